@@ -1,0 +1,119 @@
+// One call from raw objects to everything the API serves about a pool: model → join → drift → diagnosis →
+// verdict, plus the fleet-row summary and the per-instance table.
+
+import type { DriftKind, InstanceRow, PoolDetail, PoolSummary, ReplicaCounts, SourceState } from './api-types';
+import { poolKey } from './api-types';
+import { diagnose } from './diagnosis';
+import { computeDrift, countDrift, driftKindsFor } from './drift';
+import { displayId, joinSources, type JoinedId } from './join';
+import { buildPoolModel, isPaused, type PoolInput, type PoolModel } from './pool-model';
+import { autoscalerKey } from './provider-id';
+import { resyncVerdict } from './verdict';
+
+export interface AnalyzeOptions {
+  /** Evaluation time (RFC 3339). */
+  now: string;
+  /** The previous result for this pool, to carry `since` of drift items and findings forward. */
+  previous?: Pick<PoolDetail, 'drift' | 'findings'> | null;
+  /** Last change time to report in the summary, when the caller tracks it. */
+  lastChange?: string | null;
+  /** State of the management-cluster source. */
+  kube?: SourceState;
+}
+
+function replicaCounts(model: PoolModel, joined: readonly JoinedId[]): ReplicaCounts {
+  const az = model.azure.state === 'ok' ? model.azure : null;
+  let readyNodes: number | null = null;
+  if (model.workload.state === 'ok') {
+    // Ready Nodes of this pool: those that some other source of the pool knows of.
+    readyNodes = 0;
+    for (const j of joined) {
+      if (j.node?.ready && (j.raw.azure ?? j.raw.amp ?? j.raw.mp) !== null) readyNodes++;
+    }
+  }
+  return {
+    desired: model.mp.replicas,
+    vmssCapacity: az ? az.vmss.capacity : null,
+    azureInstances: az ? az.instances.length : null,
+    azureSucceeded: az ? az.instances.filter((i) => i.provisioningState === 'Succeeded').length : null,
+    azureFailed: az ? az.instances.filter((i) => i.provisioningState === 'Failed').length : null,
+    capz: model.amp?.replicas ?? null,
+    capi: model.mp.statusReplicas,
+    readyNodes,
+  };
+}
+
+const rowCollator = new Intl.Collator('en', { numeric: true });
+
+function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: readonly DriftKind[][]): InstanceRow[] {
+  const paused = model.mp.pausedAnnotation;
+  const visible = new Set(model.mp.providerIDList.map(autoscalerKey));
+  const rows = joined.map((j, idx): InstanceRow => {
+    const seen = j.raw.node ?? j.raw.azure ?? displayId(j);
+    const key = autoscalerKey(seen);
+    const i = j.instance;
+    return {
+      providerID: displayId(j),
+      sources: { ...j.raw },
+      azure: i && {
+        name: i.name,
+        instanceId: i.instanceId,
+        provisioningState: i.provisioningState,
+        powerState: i.powerState,
+        latestModelApplied: i.latestModelApplied,
+        errorCode: i.errorCode,
+        errorMessage: i.errorMessage,
+        computerName: i.computerName,
+      },
+      ampm: j.ampm && { name: j.ampm.name, ready: j.ampm.ready, provisioningState: j.ampm.provisioningState, nodeRef: j.ampm.nodeRef },
+      machine: j.machine && { name: j.machine.name, phase: j.machine.phase, nodeRef: j.machine.nodeRef, deleting: j.machine.deleting },
+      node: j.node && { name: j.node.name, ready: j.node.ready, uninitializedTaint: j.node.uninitializedTaint },
+      autoscaler: { key, visible: !paused && visible.has(key) },
+      driftKinds: kinds[idx] ?? [],
+    };
+  });
+  return rows.sort((a, b) => rowCollator.compare(a.providerID, b.providerID));
+}
+
+function sourceOf(s: PoolModel['azure'] | PoolModel['workload']): SourceState {
+  return s.state === 'ok' ? { state: 'ok' } : s;
+}
+
+export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail {
+  const joined = joinSources(model);
+  const kinds = joined.map((j) => driftKindsFor(j, model));
+  const drift = computeDrift(model, joined, { now: opts.now, previous: opts.previous?.drift }, kinds);
+  const findings = diagnose(model, joined, drift, { now: opts.now, previous: opts.previous?.findings });
+  const verdict = resyncVerdict(model, drift);
+  // Findings come sorted worst first.
+  const worst = findings[0] ?? null;
+  const summary: PoolSummary = {
+    ref: model.ref,
+    key: poolKey(model.ref),
+    clusterName: model.mp.clusterName,
+    orchestrationMode: model.azure.state === 'ok' ? model.azure.vmss.orchestrationMode : (model.amp?.orchestrationMode ?? null),
+    replicas: replicaCounts(model, joined),
+    provisioningState: model.amp?.provisioningState ?? null,
+    ampReady: model.amp?.ready ?? null,
+    mpInfrastructureReady: model.mp.infrastructureReady,
+    phase: model.mp.phase,
+    paused: isPaused(model),
+    driftCounts: countDrift(drift),
+    worstFinding: worst && { code: worst.code, severity: worst.severity, summary: worst.summary },
+    lastChange: opts.lastChange ?? null,
+  };
+  return {
+    summary,
+    findings,
+    verdict,
+    drift,
+    instances: instanceRows(model, joined, kinds),
+    sources: { kube: opts.kube ?? { state: 'ok' }, workload: sourceOf(model.workload), azure: sourceOf(model.azure) },
+    notes: model.notes,
+    at: opts.now,
+  };
+}
+
+export function analyzePool(input: PoolInput, opts: AnalyzeOptions): PoolDetail {
+  return analyzeModel(buildPoolModel(input), opts);
+}

@@ -1,0 +1,206 @@
+// The types the HTTP API returns and the UI renders. Kind and code strings are API-visible: keep them stable.
+
+export interface PoolRef {
+  /** kubeconfig context of the management cluster. */
+  context: string;
+  namespace: string;
+  /** MachinePool name. */
+  name: string;
+}
+
+export function poolKey(ref: PoolRef): string {
+  return `${ref.context}/${ref.namespace}/${ref.name}`;
+}
+
+export type Severity = 'info' | 'warning' | 'critical';
+
+export const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
+
+/** Where a providerID can be seen. */
+export type IdSource = 'azure' | 'amp' | 'mp' | 'ampm' | 'machine' | 'node';
+
+export const ID_SOURCES: readonly IdSource[] = ['azure', 'amp', 'mp', 'ampm', 'machine', 'node'];
+
+export const ID_SOURCE_LABELS: Record<IdSource, string> = {
+  azure: 'Azure instances',
+  amp: 'AzureMachinePool spec.providerIDList',
+  mp: 'MachinePool spec.providerIDList',
+  ampm: 'AzureMachinePoolMachines',
+  machine: 'Machines',
+  node: 'Nodes',
+};
+
+export type DriftKind =
+  | 'missing-from-machinepool'
+  | 'ghost-in-machinepool'
+  | 'missing-from-azuremachinepool'
+  | 'ghost-in-azuremachinepool'
+  | 'instance-without-node'
+  | 'node-without-instance'
+  | 'case-mismatch'
+  | 'order-only';
+
+export const DRIFT_KINDS: readonly DriftKind[] = [
+  'case-mismatch',
+  'missing-from-machinepool',
+  'ghost-in-machinepool',
+  'missing-from-azuremachinepool',
+  'ghost-in-azuremachinepool',
+  'instance-without-node',
+  'node-without-instance',
+  'order-only',
+];
+
+export interface DriftItem {
+  /** Stable identity across analyses: `<kind>:<join key>` (or `order-only:` for the list-level item). */
+  key: string;
+  kind: DriftKind;
+  severity: Severity;
+  /** The providerID as one source spells it; null only for `order-only`, which is about a whole list. */
+  providerID: string | null;
+  /** The exact string each source holds for this ID, or null where the source lacks it. */
+  sources: Record<IdSource, string | null>;
+  /** One line for an operator. */
+  summary: string;
+  /** When poolscope first saw this item (RFC 3339), or null if it was already there when watching began. */
+  since: string | null;
+}
+
+export type FindingCode =
+  | 'readiness-gate-frozen'
+  | 'workload-cluster-unreachable'
+  | 'paused'
+  | 'vmss-failed'
+  | 'instance-failed'
+  | 'node-not-joined'
+  | 'scaling'
+  | 'model-rollout'
+  | 'empty-infra-list'
+  | 'externally-managed-replicas'
+  | 'vmss-not-found'
+  | 'replicas-unknown'
+  | 'healthy';
+
+export interface Finding {
+  code: FindingCode;
+  severity: Severity;
+  /** One sentence, in plain words. */
+  summary: string;
+  /** Why, with the evidence (fields, states, counts). */
+  detail: string;
+  /** When the condition began (RFC 3339), when known. */
+  since?: string;
+  suggestedAction: string;
+}
+
+export type ResyncMode = 'reconcile' | 'sync-provider-ids';
+
+export interface ResyncOption {
+  /** Whether poolscope will perform it at all (false = refused, see `reason`). */
+  allowed: boolean;
+  /** Whether doing it is expected to change anything. */
+  canHelp: boolean;
+  reason: string;
+}
+
+export interface ResyncVerdict {
+  recommended: ResyncMode | null;
+  reconcile: ResyncOption;
+  syncProviderIds: ResyncOption & {
+    /** IDs the MachinePool list would gain (from the AzureMachinePool list). */
+    wouldAdd: string[];
+    /** IDs the MachinePool list would lose. */
+    wouldRemove: string[];
+  };
+}
+
+export type SourceState =
+  | { state: 'ok' }
+  | { state: 'unknown'; reason: string }
+  | { state: 'unreachable'; error: string }
+  | { state: 'throttled'; error: string; retryAfterSeconds: number | null }
+  | { state: 'not-found'; error: string };
+
+/** One row per providerID (join key), lining up every source. */
+export interface InstanceRow {
+  providerID: string;
+  sources: Record<IdSource, string | null>;
+  azure: {
+    name: string;
+    instanceId: string | null;
+    provisioningState: string | null;
+    powerState: string | null;
+    latestModelApplied: boolean | null;
+    errorCode: string | null;
+    errorMessage: string | null;
+    computerName: string | null;
+  } | null;
+  ampm: { name: string; ready: boolean | null; provisioningState: string | null; nodeRef: string | null } | null;
+  machine: { name: string; phase: string | null; nodeRef: string | null; deleting: boolean } | null;
+  node: { name: string; ready: boolean | null; uninitializedTaint: boolean } | null;
+  /** The string cluster-autoscaler keys this instance by, and whether the MachinePool list lets it see it. */
+  autoscaler: { key: string; visible: boolean };
+  driftKinds: DriftKind[];
+}
+
+/** Replica counters from every source; null = unknown (source not read or field absent). */
+export interface ReplicaCounts {
+  /** MachinePool spec.replicas. */
+  desired: number | null;
+  /** VMSS sku.capacity. */
+  vmssCapacity: number | null;
+  /** Azure instances listed (all states). */
+  azureInstances: number | null;
+  /** Azure instances whose provisioningState is Succeeded. */
+  azureSucceeded: number | null;
+  /** Azure instances whose provisioningState is Failed. */
+  azureFailed: number | null;
+  /** AzureMachinePool status.replicas (= ready AMPMs). */
+  capz: number | null;
+  /** MachinePool status.replicas. */
+  capi: number | null;
+  /** Nodes of this pool that are Ready. */
+  readyNodes: number | null;
+}
+
+/** One fleet-table row. */
+export interface PoolSummary {
+  ref: PoolRef;
+  key: string;
+  clusterName: string | null;
+  orchestrationMode: 'Uniform' | 'Flexible' | null;
+  replicas: ReplicaCounts;
+  provisioningState: string | null;
+  ampReady: boolean | null;
+  mpInfrastructureReady: boolean | null;
+  phase: string | null;
+  paused: boolean;
+  driftCounts: Partial<Record<DriftKind, number>>;
+  worstFinding: Pick<Finding, 'code' | 'severity' | 'summary'> | null;
+  /** Last time anything about this pool changed (RFC 3339), when known. */
+  lastChange: string | null;
+}
+
+export interface PoolDetail {
+  summary: PoolSummary;
+  findings: Finding[];
+  verdict: ResyncVerdict;
+  drift: DriftItem[];
+  instances: InstanceRow[];
+  sources: { kube: SourceState; workload: SourceState; azure: SourceState };
+  /** Oddities tolerated while reading the objects (unknown phase, duplicate IDs, …). */
+  notes: string[];
+  /** The instant this state describes (RFC 3339). */
+  at: string;
+}
+
+/** One stored change to one field of a pool. */
+export interface TimelineEntry {
+  at: string;
+  poolKey: string;
+  /** e.g. `amp.provisioningState`, `amp.conditions.Ready`, `drift`, `finding`, `resync`. */
+  field: string;
+  from: string | null;
+  to: string | null;
+  detail?: string;
+}

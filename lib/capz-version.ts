@@ -1,0 +1,30 @@
+// Which readiness semantics a CAPZ build has (domain.md §2.3, §2.5): the AzureMachinePool `status.ready`
+// rules changed in v1.20 (#5537) and again on main (#6488, not in a release tag as of 2026-08).
+
+export type CapzReadiness = 'pre-1.20' | '1.20-1.26' | 'main';
+
+/**
+ * Maps a controller image tag ("v1.19.1", "1.26.0", "v1.27.0-beta.0", "main") to its semantics, or null
+ * when the tag says nothing (a digest, "latest"). Releases after 1.26 are assumed to carry #6488.
+ */
+export function capzReadiness(tag: string | null | undefined): CapzReadiness | null {
+  if (!tag) return null;
+  if (/^main\b/i.test(tag)) return 'main';
+  const m = /^v?(\d+)\.(\d+)/.exec(tag);
+  if (!m) return null;
+  const major = Number(m[1]);
+  const minor = Number(m[2]);
+  if (major !== 1) return major > 1 ? 'main' : 'pre-1.20';
+  if (minor < 20) return 'pre-1.20';
+  if (minor <= 26) return '1.20-1.26';
+  return 'main';
+}
+
+export const CAPZ_READINESS_TEXT: Record<CapzReadiness, string> = {
+  'pre-1.20':
+    'CAPZ before v1.20 marks the AzureMachinePool not ready whenever ready AMPMs differ from spec.replicas, and while the scale set is Updating, Creating, Deleting or Failed.',
+  '1.20-1.26':
+    'CAPZ v1.20–v1.26 keeps the AzureMachinePool ready while scaling and even when the scale set is Failed (#5860); only Creating and Deleting mark it not ready.',
+  main:
+    'CAPZ builds with #6488 (main) mark the AzureMachinePool not ready when the scale set is Failed, Canceled or Deleted, and while it is Creating or Deleting.',
+};

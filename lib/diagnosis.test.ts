@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { analyzePool } from './analyze';
+import type { FindingCode } from './api-types';
+import { DEFAULT_AZURE, NOW, minutesBefore } from './fixtures/objects';
+import { buildPool, healthyInstances, instanceProviderId, type PoolSpec } from './fixtures/pool';
+
+const id = (m: string) => instanceProviderId(DEFAULT_AZURE, 'pool0', m);
+
+function analyse(spec: PoolSpec, now = NOW, previous?: Parameters<typeof analyzePool>[1]['previous']) {
+  return analyzePool(buildPool(spec).input, { now, previous });
+}
+const codes = (spec: PoolSpec) => analyse(spec).findings.map((f) => f.code);
+
+describe('finding codes', () => {
+  it.each<[FindingCode, PoolSpec]>([
+    ['healthy', { replicas: 2, instances: healthyInstances(2) }],
+    ['readiness-gate-frozen', { replicas: 2, instances: healthyInstances(2), amp: { ready: false }, mp: { providerIDList: [id('0')] } }],
+    ['workload-cluster-unreachable', { replicas: 1, instances: healthyInstances(1), workload: { unreachable: 'connection refused' } }],
+    ['paused', { replicas: 1, instances: healthyInstances(1), mp: { annotations: { 'cluster.x-k8s.io/paused': 'true' } } }],
+    ['paused', { replicas: 1, instances: healthyInstances(1), amp: { annotations: { 'cluster.x-k8s.io/paused': '' } } }],
+    ['vmss-failed', { replicas: 1, instances: healthyInstances(1), vmssState: 'Failed' }],
+    ['instance-failed', { replicas: 1, instances: [{ member: '0', state: 'Failed', powerState: null, node: 'none' }] }],
+    ['node-not-joined', { replicas: 1, instances: [{ member: '0', node: 'none', createdMinutesAgo: 11 }] }],
+    ['scaling', { replicas: 3, instances: healthyInstances(2), capacity: 3 }],
+    ['model-rollout', { replicas: 2, instances: [{ member: '0', latestModelApplied: false }, { member: '1' }] }],
+    ['empty-infra-list', { replicas: 1, instances: [{ member: '0', ampm: false }], amp: { providerIDList: [] }, mp: { providerIDList: [id('0')] } }],
+    ['externally-managed-replicas', { replicas: 1, instances: healthyInstances(1), mp: { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'karpenter' } } }],
+    ['vmss-not-found', { replicas: 1, instances: healthyInstances(1), azure: 'not-found' }],
+    ['replicas-unknown', { replicas: null, instances: healthyInstances(1) }],
+  ])('%s', (code, spec) => {
+    expect(codes(spec)).toContain(code);
+  });
+
+  it('reads "frozen" only when the lists differ as sets, not when they differ in order', () => {
+    expect(codes({ replicas: 2, instances: healthyInstances(2), amp: { ready: false, providerIDList: [id('1'), id('0')] }, mp: { providerIDList: [id('0'), id('1')] } }))
+      .not.toContain('readiness-gate-frozen');
+  });
+
+  it('treats an unset status.ready as a closed gate, as CAPI does', () => {
+    const b = buildPool({ replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0')] } });
+    delete (b.input.azureMachinePool?.status as Record<string, unknown>).ready;
+    expect(analyzePool(b.input, { now: NOW }).findings.map((f) => f.code)).toContain('readiness-gate-frozen');
+  });
+
+  it('waits 10 minutes before calling a Node not joined', () => {
+    expect(codes({ replicas: 1, instances: [{ member: '0', node: 'none', createdMinutesAgo: 9 }] })).not.toContain('node-not-joined');
+  });
+
+  it('ignores replicas-managed-by "false"', () => {
+    expect(codes({ replicas: 1, instances: healthyInstances(1), mp: { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'false' } } })).toEqual(['healthy']);
+  });
+
+  it('is not healthy when a source could not be read', () => {
+    expect(codes({ replicas: 1, instances: healthyInstances(1), azure: { unknown: 'not read yet' } })).toEqual([]);
+  });
+
+  it('is not healthy when there is drift but no finding', () => {
+    expect(codes({ replicas: 2, instances: healthyInstances(2), amp: { providerIDList: [id('1'), id('0')] }, mp: { providerIDList: [id('0'), id('1')] } })).toEqual([]);
+  });
+
+  it('rates vmss-failed critical when it closes the gate and warning when the pool stays ready', () => {
+    const sev = (ready: boolean) => analyse({ replicas: 1, instances: healthyInstances(1), vmssState: 'Failed', amp: { ready } }).findings.find((f) => f.code === 'vmss-failed')?.severity;
+    expect(sev(false)).toBe('critical');
+    expect(sev(true)).toBe('warning');
+  });
+
+  it('falls back to the AMPMs for failed instances when Azure is not read', () => {
+    const f = analyse({ replicas: 1, instances: [{ member: '0', state: 'Failed', node: 'none' }], azure: { unknown: 'x' } }).findings;
+    expect(f.map((x) => x.code)).toEqual(['instance-failed']);
+    expect(f[0]?.summary).toBe('1 instance failed.');
+  });
+
+  it('orders findings by severity, then by importance', () => {
+    const f = analyse({ replicas: null, instances: [{ member: '0', state: 'Failed', powerState: null, node: 'none' }], vmssState: 'Failed', clusterPaused: true }).findings;
+    expect(f.map((x) => `${x.severity}:${x.code}`)).toEqual(['warning:paused', 'warning:vmss-failed', 'warning:instance-failed', 'warning:replicas-unknown']);
+  });
+});
+
+describe('since and duration', () => {
+  const frozen: PoolSpec = {
+    replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0')] },
+    amp: { ready: false, conditions: [{ type: 'Ready', status: 'False', reason: 'ScaleSetScalingUp', lastTransitionTime: minutesBefore(NOW, 75) }] },
+  };
+
+  it('derives the freeze start from the AzureMachinePool Ready condition', () => {
+    const [f] = analyse(frozen).findings;
+    expect(f?.since).toBe(minutesBefore(NOW, 75));
+    expect(f?.summary).toMatch(/^MachinePool providerIDList frozen for 1 h 15 min: /);
+  });
+
+  it('keeps the first-seen time across analyses', () => {
+    const first = analyse(frozen);
+    const older = minutesBefore(NOW, 200);
+    const later = minutesBefore(NOW, -10);
+    const again = analyse(frozen, later, { drift: first.drift, findings: first.findings.map((f) => ({ ...f, since: older })) });
+    expect(again.findings[0]?.since).toBe(older);
+    expect(again.findings[0]?.summary).toMatch(/^MachinePool providerIDList frozen for 3 h 30 min: /);
+  });
+
+  it('stamps a finding that appears after the first analysis with now, when nothing better is known', () => {
+    const first = analyse({ replicas: 1, instances: healthyInstances(1) });
+    const later = minutesBefore(NOW, -1);
+    const again = analyse({ replicas: null, instances: healthyInstances(1) }, later, first);
+    expect(again.findings[0]).toMatchObject({ code: 'replicas-unknown', since: later });
+  });
+
+  it('says nothing about duration when the start is unknown', () => {
+    const [f] = analyse({ ...frozen, amp: { ready: false, conditions: [] } }).findings;
+    expect(f?.since).toBeUndefined();
+    expect(f?.summary).toMatch(/^MachinePool providerIDList frozen: /);
+  });
+});

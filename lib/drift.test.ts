@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { DriftKind } from './api-types';
+import { computeDrift, countDrift } from './drift';
+import { DEFAULT_AZURE, NOW, minutesBefore } from './fixtures/objects';
+import { buildPool, healthyInstances, instanceProviderId, type PoolSpec } from './fixtures/pool';
+import { joinSources } from './join';
+import { buildPoolModel } from './pool-model';
+
+const id = (m: string) => instanceProviderId(DEFAULT_AZURE, 'pool0', m);
+
+function drift(spec: PoolSpec, previous?: Parameters<typeof computeDrift>[2]['previous'], now = NOW) {
+  const model = buildPoolModel(buildPool(spec).input);
+  return computeDrift(model, joinSources(model), { now, previous });
+}
+
+const kinds = (spec: PoolSpec) => drift(spec).map((d) => `${d.kind}@${d.providerID?.split('/').pop() ?? ''}`);
+
+describe('drift kinds', () => {
+  it.each<[string, PoolSpec, string[]]>([
+    ['none for a healthy pool', { replicas: 3, instances: healthyInstances(3) }, []],
+    ['missing-from-machinepool: in Azure and the AMP list, not in the MP list',
+      { replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0')] } }, ['missing-from-machinepool@1']],
+    ['ghost-in-machinepool: in the MP list, gone from Azure',
+      { replicas: 1, instances: [{ member: '0' }, { member: '1', inAzure: false, ampm: false, node: 'none' }], mp: { providerIDList: [id('0'), id('1')] } },
+      ['ghost-in-machinepool@1']],
+    ['missing-from-azuremachinepool: in Azure, no AMPM yet',
+      { replicas: 2, instances: [{ member: '0' }, { member: '1', ampm: false }], mp: { providerIDList: [id('0'), id('1')] } },
+      ['missing-from-azuremachinepool@1']],
+    ['ghost-in-azuremachinepool (and in the MP list): VM deleted out of band',
+      { replicas: 2, instances: [{ member: '0' }, { member: '1', inAzure: false, node: 'none' }] },
+      ['ghost-in-machinepool@1', 'ghost-in-azuremachinepool@1']],
+    ['instance-without-node: running, no Node', { replicas: 1, instances: [{ member: '0', node: 'none' }] }, ['instance-without-node@0']],
+    ['node-without-instance: a Node in this scale set with no VM',
+      { replicas: 1, instances: [{ member: '0' }, { member: '9', inAzure: false, ampm: false }], mp: { providerIDList: [id('0')] } },
+      ['node-without-instance@9']],
+    ['case-mismatch, and nothing else for that ID',
+      { replicas: 1, instances: [{ member: '0', nodeProviderID: id('0').replace('prod-weu', 'PROD-WEU') }] }, ['case-mismatch@0']],
+    ['order-only: same IDs, other order',
+      { replicas: 2, instances: healthyInstances(2), amp: { providerIDList: [id('1'), id('0')] }, mp: { providerIDList: [id('0'), id('1')] } },
+      ['order-only@']],
+  ])('%s', (_name, spec, expected) => {
+    expect(kinds(spec)).toEqual(expected);
+  });
+
+  it('does not count instances Azure is deleting as missing', () => {
+    expect(kinds({ replicas: 1, instances: [{ member: '0' }, { member: '1', state: 'Deleting', ampm: false, node: 'none' }], mp: { providerIDList: [id('0')] } })).toEqual([]);
+  });
+
+  it('does not call anything a ghost when Azure could not be read', () => {
+    expect(kinds({ replicas: 1, instances: [{ member: '0' }, { member: '1', inAzure: false }], azure: { unknown: 'timeout' } })).toEqual([]);
+  });
+
+  it('does not report Node drift when the workload cluster is unreachable', () => {
+    expect(kinds({ replicas: 1, instances: [{ member: '0', node: 'none' }], workload: { unreachable: 'x' } })).toEqual([]);
+  });
+
+  it('ignores Nodes of other scale sets in the same workload cluster', () => {
+    const b = buildPool({ replicas: 1, instances: healthyInstances(1) });
+    if (b.input.workload?.state !== 'ok') throw new Error('expected nodes');
+    b.input.workload.nodes.push({ metadata: { name: 'other' }, spec: { providerID: instanceProviderId(DEFAULT_AZURE, 'pool1', '0') } });
+    const model = buildPoolModel(b.input);
+    expect(computeDrift(model, joinSources(model), { now: NOW })).toEqual([]);
+  });
+
+  it('lists which sources hold the ID in each item', () => {
+    const [item] = drift({ replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0')] } });
+    expect(item).toEqual({
+      key: `missing-from-machinepool:${id('1').slice('azure://'.length).toLowerCase()}`,
+      kind: 'missing-from-machinepool',
+      severity: 'warning',
+      providerID: id('1'),
+      sources: { azure: id('1'), amp: id('1'), mp: null, ampm: id('1'), machine: id('1'), node: id('1') },
+      summary: 'Not in the MachinePool providerIDList: cluster-autoscaler cannot see this instance.',
+      since: null,
+    });
+  });
+});
+
+describe('since', () => {
+  const spec: PoolSpec = { replicas: 3, instances: healthyInstances(3), mp: { providerIDList: [id('0')] } };
+
+  it('is unknown without a previous analysis', () => {
+    expect(drift(spec).map((d) => d.since)).toEqual([null, null]);
+  });
+
+  it('carries forward what was seen before and stamps new items with now', () => {
+    const first = drift(spec);
+    const earlier = minutesBefore(NOW, 30);
+    const previous = [{ ...first[0]!, since: earlier }];
+    const later = minutesBefore(NOW, -5);
+    expect(drift(spec, previous, later).map((d) => d.since)).toEqual([earlier, later]);
+  });
+});
+
+describe('countDrift', () => {
+  it('counts items by kind', () => {
+    const items = drift({ replicas: 2, instances: [{ member: '0' }, { member: '1', inAzure: false, node: 'none' }] });
+    expect(countDrift(items)).toEqual<Partial<Record<DriftKind, number>>>({ 'ghost-in-machinepool': 1, 'ghost-in-azuremachinepool': 1 });
+  });
+});

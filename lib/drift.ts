@@ -1,0 +1,126 @@
+// providerID drift between Azure, the AzureMachinePool list, the MachinePool list, AMPMs, Machines and Nodes
+// (domain.md §8 a–c). Sources are compared as sets; an order-only difference between the two lists is its
+// own item, because CAPI compares them order-sensitively (§1.3) and rewrites on every flip (S12).
+
+import type { DriftItem, DriftKind, Severity } from './api-types';
+import { displayId, spellings, type JoinedId } from './join';
+import type { PoolModel } from './pool-model';
+
+export const DRIFT_SEVERITY: Record<DriftKind, Severity> = {
+  'case-mismatch': 'critical',
+  'missing-from-machinepool': 'warning',
+  'ghost-in-machinepool': 'warning',
+  'missing-from-azuremachinepool': 'info',
+  'ghost-in-azuremachinepool': 'warning',
+  'instance-without-node': 'warning',
+  'node-without-instance': 'warning',
+  'order-only': 'info',
+};
+
+const SUMMARY: Record<DriftKind, string> = {
+  'case-mismatch':
+    'Sources spell this providerID differently (case only); CAPI and CAPZ compare exactly, so they do not match it.',
+  'missing-from-machinepool':
+    'Not in the MachinePool providerIDList: cluster-autoscaler cannot see this instance.',
+  'ghost-in-machinepool': 'In the MachinePool providerIDList but gone from Azure.',
+  'missing-from-azuremachinepool': 'In Azure but not (yet) in the AzureMachinePool providerIDList.',
+  'ghost-in-azuremachinepool': 'In the AzureMachinePool providerIDList but gone from Azure.',
+  'instance-without-node': 'The instance is running but no Node has its providerID.',
+  'node-without-instance': 'A Node points into this scale set, but Azure has no such instance.',
+  'order-only': 'The MachinePool and AzureMachinePool lists hold the same IDs in a different order.',
+};
+
+export interface DriftOptions {
+  /** Evaluation time (RFC 3339). */
+  now: string;
+  /** The previous analysis' items, to carry `since` forward. Without it, `since` is unknown (null). */
+  previous?: readonly DriftItem[] | null;
+}
+
+/** Instances Azure is already removing do not count as missing from the lists. */
+function isLeaving(j: JoinedId): boolean {
+  const s = j.instance?.provisioningState;
+  return s === 'Deleting' || s === 'Deleted';
+}
+
+/** A running instance: power state running, or, without an instance view, provisioned. */
+export function isRunning(j: JoinedId): boolean {
+  const inst = j.instance;
+  if (!inst || isLeaving(j)) return false;
+  if (inst.powerState !== null) return inst.powerState === 'running';
+  return inst.provisioningState === 'Succeeded';
+}
+
+export function driftKindsFor(j: JoinedId, model: PoolModel): DriftKind[] {
+  if (j.caseVariants) return ['case-mismatch'];
+  const azureKnown = model.azure.state === 'ok' || model.azure.state === 'not-found';
+  const inAzure = j.raw.azure !== null;
+  const activeInAzure = inAzure && !isLeaving(j);
+  const inAmp = j.raw.amp !== null;
+  const inMp = j.raw.mp !== null;
+  const kinds: DriftKind[] = [];
+  if ((activeInAzure || inAmp) && !inMp) kinds.push('missing-from-machinepool');
+  if (inMp && azureKnown && !inAzure) kinds.push('ghost-in-machinepool');
+  if (model.amp && activeInAzure && !inAmp) kinds.push('missing-from-azuremachinepool');
+  if (inAmp && azureKnown && !inAzure) kinds.push('ghost-in-azuremachinepool');
+  if (model.workload.state === 'ok' && isRunning(j) && j.raw.node === null) kinds.push('instance-without-node');
+  if (j.raw.node !== null && azureKnown && !inAzure) kinds.push('node-without-instance');
+  return kinds;
+}
+
+function sameOrderlessButReordered(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length || a.length === 0) return false;
+  let reordered = false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) reordered = true;
+  if (!reordered) return false;
+  const sa = [...a].sort();
+  const sb = [...b].sort();
+  return sa.every((x, i) => x === sb[i]);
+}
+
+/**
+ * The drift items of a pool. `kinds` may pass in `driftKindsFor` of each joined ID when the caller
+ * already computed them (the instance table needs them too).
+ */
+export function computeDrift(
+  model: PoolModel,
+  joined: readonly JoinedId[],
+  opts: DriftOptions,
+  kinds: readonly DriftKind[][] = joined.map((j) => driftKindsFor(j, model)),
+): DriftItem[] {
+  const prev = opts.previous ? new Map(opts.previous.map((d) => [d.key, d.since])) : null;
+  const sinceFor = (key: string): string | null => (prev ? (prev.has(key) ? (prev.get(key) ?? null) : opts.now) : null);
+  const items: DriftItem[] = [];
+  for (const [i, j] of joined.entries()) {
+    for (const kind of kinds[i] ?? []) {
+      const key = `${kind}:${j.key}`;
+      items.push({
+        key,
+        kind,
+        severity: DRIFT_SEVERITY[kind],
+        providerID: displayId(j),
+        sources: { ...j.raw },
+        summary: kind === 'case-mismatch' ? `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}` : SUMMARY[kind],
+        since: sinceFor(key),
+      });
+    }
+  }
+  if (model.amp && sameOrderlessButReordered(model.mp.providerIDList, model.amp.providerIDList)) {
+    items.push({
+      key: 'order-only:',
+      kind: 'order-only',
+      severity: DRIFT_SEVERITY['order-only'],
+      providerID: null,
+      sources: { azure: null, amp: null, mp: null, ampm: null, machine: null, node: null },
+      summary: SUMMARY['order-only'],
+      since: sinceFor('order-only:'),
+    });
+  }
+  return items;
+}
+
+export function countDrift(items: readonly DriftItem[]): Partial<Record<DriftKind, number>> {
+  const counts: Partial<Record<DriftKind, number>> = {};
+  for (const d of items) counts[d.kind] = (counts[d.kind] ?? 0) + 1;
+  return counts;
+}

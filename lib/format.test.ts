@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, listSome, plural } from './format';
+
+describe('format', () => {
+  it.each([
+    [0, '0 s'], [59_999, '59 s'], [60_000, '1 min'], [14 * 60_000 + 5_000, '14 min'], [3_600_000, '1 h'],
+    [75 * 60_000, '1 h 15 min'], [24 * 3_600_000, '1 d'], [27 * 3_600_000, '1 d 3 h'], [-5, '0 s'],
+  ])('formatDuration(%d) = %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+
+  it('pluralises', () => {
+    expect([plural(1, 'instance'), plural(2, 'instance'), plural(0, 'ID')]).toEqual(['1 instance', '2 instances', '0 IDs']);
+  });
+
+  it('lists a few and counts the rest', () => {
+    expect(listSome(['a', 'b'])).toBe('a, b');
+    expect(listSome(['a', 'b', 'c', 'd', 'e'])).toBe('a, b, c and 2 more');
+  });
+});

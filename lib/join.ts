@@ -1,0 +1,113 @@
+// Lines up every providerID a pool knows of across Azure, the two lists, AMPMs, Machines and Nodes,
+// keyed case-insensitively (domain.md §3) so that case drift shows up as one row with two spellings.
+
+import type { IdSource } from './api-types';
+import type { AmpmModel, InstanceModel, MachineModel, NodeModel, PoolModel } from './pool-model';
+import { belongsToScaleSet, joinKey, parseProviderId } from './provider-id';
+
+export interface JoinedId {
+  key: string;
+  /** The exact string each source holds (the first one, if a source holds several spellings). */
+  raw: Record<IdSource, string | null>;
+  instance: InstanceModel | null;
+  ampm: AmpmModel | null;
+  machine: MachineModel | null;
+  node: NodeModel | null;
+  /** True when sources spell this ID differently (case only, since the key is case-insensitive). */
+  caseVariants: boolean;
+}
+
+function emptyRaw(): Record<IdSource, string | null> {
+  return { azure: null, amp: null, mp: null, ampm: null, machine: null, node: null };
+}
+
+export function joinSources(model: PoolModel): JoinedId[] {
+  const byKey = new Map<string, JoinedId>();
+  // Sources nearly always agree exactly, so look the raw string up first and lower-case only on a miss.
+  const byRaw = new Map<string, JoinedId>();
+  const find = (raw: string): JoinedId | undefined => {
+    let e = byRaw.get(raw);
+    if (!e) {
+      e = byKey.get(joinKey(raw));
+      if (e) {
+        e.caseVariants = true;
+        byRaw.set(raw, e);
+      }
+    }
+    return e;
+  };
+  const entry = (raw: string): JoinedId => {
+    let e = find(raw);
+    if (!e) {
+      const key = joinKey(raw);
+      e = { key, raw: emptyRaw(), instance: null, ampm: null, machine: null, node: null, caseVariants: false };
+      byKey.set(key, e);
+      byRaw.set(raw, e);
+    }
+    return e;
+  };
+
+  if (model.azure.state === 'ok') {
+    for (const inst of model.azure.instances) {
+      const e = entry(inst.providerID);
+      if (e.raw.azure === null) {
+        e.raw.azure = inst.providerID;
+        e.instance = inst;
+      }
+    }
+  }
+  for (const id of model.amp?.providerIDList ?? []) {
+    const e = entry(id);
+    if (e.raw.amp === null) e.raw.amp = id;
+  }
+  for (const id of model.mp.providerIDList) {
+    const e = entry(id);
+    if (e.raw.mp === null) e.raw.mp = id;
+  }
+  for (const ampm of model.ampms) {
+    if (!ampm.providerID) continue;
+    const e = entry(ampm.providerID);
+    if (e.raw.ampm === null) {
+      e.raw.ampm = ampm.providerID;
+      e.ampm = ampm;
+    }
+  }
+  for (const m of model.machines) {
+    if (!m.providerID) continue;
+    const e = entry(m.providerID);
+    if (e.raw.machine === null) {
+      e.raw.machine = m.providerID;
+      e.machine = m;
+    }
+  }
+  if (model.workload.state === 'ok') {
+    for (const n of model.workload.nodes) {
+      if (!n.providerID) continue;
+      // The workload cluster has other pools' Nodes too: keep the ones this pool knows of or that point
+      // into its scale set.
+      let e = find(n.providerID);
+      if (!e) {
+        const parsed = parseProviderId(n.providerID);
+        if (!model.scaleSet || !parsed.ok || !belongsToScaleSet(parsed, model.scaleSet)) continue;
+        e = entry(n.providerID);
+      }
+      if (e.raw.node === null) {
+        e.raw.node = n.providerID;
+        e.node = n;
+      }
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** The distinct spellings of one joined ID across sources. */
+export function spellings(j: JoinedId): string[] {
+  const out: string[] = [];
+  for (const v of Object.values(j.raw)) if (v !== null && !out.includes(v)) out.push(v);
+  return out;
+}
+
+/** The spelling to show: Azure's if any, else the first source that has one. */
+export function displayId(j: JoinedId): string {
+  return j.raw.azure ?? j.raw.amp ?? j.raw.mp ?? j.raw.ampm ?? j.raw.machine ?? j.raw.node ?? j.key;
+}

@@ -1,0 +1,166 @@
+// Azure providerIDs as CAPI, CAPZ, cloud-provider-azure and cluster-autoscaler write and compare them
+// (domain.md §3). Parsing never throws: a malformed ID is a value the caller can show.
+
+export type ProviderIdKind = 'vmss-instance' | 'vm' | 'vmss';
+
+export interface ParsedProviderId {
+  ok: true;
+  raw: string;
+  kind: ProviderIdKind;
+  subscriptionId: string;
+  resourceGroup: string;
+  /** Scale set name: for `vmss` and `vmss-instance`; null for a standalone (Flexible) VM ID. */
+  scaleSet: string | null;
+  /** Uniform instance id ("0", "17"); null otherwise. */
+  instanceId: string | null;
+  /** Flexible member VM name ("pool1_1a2b3c4d"); null otherwise. */
+  vmName: string | null;
+}
+
+export interface MalformedProviderId {
+  ok: false;
+  raw: string;
+  reason: string;
+}
+
+export type ProviderIdParse = ParsedProviderId | MalformedProviderId;
+
+const PREFIX = 'azure://';
+
+function malformed(raw: string, reason: string): MalformedProviderId {
+  return { ok: false, raw, reason };
+}
+
+// The well-formed shapes in one pass; anything else goes through the slow path that explains what is wrong.
+const FAST = /^azure:\/\/\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/(?:virtualMachineScaleSets\/([^/]+)(?:\/virtualMachines\/([^/]+))?|virtualMachines\/([^/]+))$/i;
+const NUMERIC = /^\d+$/;
+
+/**
+ * Parses `azure:///subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.Compute/…`.
+ * Accepts the three shapes CAPZ produces: a Uniform instance (`…/virtualMachineScaleSets/<ss>/virtualMachines/<id>`),
+ * a Flexible member (`…/virtualMachines/<name>`) and the scale set itself (`…/virtualMachineScaleSets/<ss>`).
+ * Path segment names are matched case-insensitively, as ARM does; the values keep their case.
+ */
+export function parseProviderId(raw: unknown): ProviderIdParse {
+  if (typeof raw !== 'string') return malformed(String(raw), 'not a string');
+  const m = FAST.exec(raw);
+  if (m) {
+    const [, subscriptionId = '', resourceGroup = '', scaleSet, member, vm] = m;
+    if (vm !== undefined) return { ok: true, raw, subscriptionId, resourceGroup, kind: 'vm', scaleSet: null, instanceId: null, vmName: vm };
+    if (member === undefined) return { ok: true, raw, subscriptionId, resourceGroup, kind: 'vmss', scaleSet: scaleSet ?? null, instanceId: null, vmName: null };
+    const uniform = NUMERIC.test(member);
+    return {
+      ok: true, raw, subscriptionId, resourceGroup, kind: 'vmss-instance', scaleSet: scaleSet ?? null,
+      instanceId: uniform ? member : null, vmName: uniform ? null : member,
+    };
+  }
+  return parseSlow(raw);
+}
+
+/** Explains why an ID that failed the fast path is malformed (or parses an oddly spelled one). */
+function parseSlow(raw: string): ProviderIdParse {
+  if (raw.length === 0) return malformed(raw, 'empty');
+  if (!raw.toLowerCase().startsWith(PREFIX)) return malformed(raw, 'does not start with azure://');
+  const path = raw.slice(PREFIX.length);
+  if (!path.startsWith('/')) return malformed(raw, 'expected azure:/// followed by an ARM resource ID');
+  const seg = path.slice(1).split('/');
+  if (seg.some((s) => s.length === 0)) return malformed(raw, 'empty path segment');
+  const lower = seg.map((s) => s.toLowerCase());
+  if (lower[0] !== 'subscriptions' || lower[2] !== 'resourcegroups' || lower[4] !== 'providers') {
+    return malformed(raw, 'expected /subscriptions/<id>/resourceGroups/<name>/providers/…');
+  }
+  if (lower[5] !== 'microsoft.compute') return malformed(raw, 'not a Microsoft.Compute resource');
+  const subscriptionId = seg[1] as string;
+  const resourceGroup = seg[3] as string;
+  const base = { ok: true as const, raw, subscriptionId, resourceGroup };
+
+  if (lower[6] === 'virtualmachinescalesets' && seg.length === 8) {
+    return { ...base, kind: 'vmss', scaleSet: seg[7] as string, instanceId: null, vmName: null };
+  }
+  if (lower[6] === 'virtualmachinescalesets' && seg.length === 10 && lower[8] === 'virtualmachines') {
+    const member = seg[9] as string;
+    // Uniform instances are numbered; a nested Flexible member (as the VMSS-VMs API lists it) has a VM name.
+    const uniform = /^\d+$/.test(member);
+    return {
+      ...base,
+      kind: 'vmss-instance',
+      scaleSet: seg[7] as string,
+      instanceId: uniform ? member : null,
+      vmName: uniform ? null : member,
+    };
+  }
+  if (lower[6] === 'virtualmachines' && seg.length === 8) {
+    return { ...base, kind: 'vm', scaleSet: null, instanceId: null, vmName: seg[7] as string };
+  }
+  return malformed(raw, 'expected a scale set, a scale set instance or a virtual machine');
+}
+
+/**
+ * The join key poolscope uses to line sources up: the ID without `azure://`, lower-cased.
+ * Two IDs with the same key but different raw strings are case drift (CAPI and CAPZ compare exactly).
+ */
+export function joinKey(raw: string): string {
+  const lower = raw.toLowerCase();
+  return lower.startsWith(PREFIX) ? lower.slice(PREFIX.length) : lower;
+}
+
+export type ProviderIdMatch = 'exact' | 'case-insensitive' | 'none';
+
+export function compareProviderIds(a: string, b: string): ProviderIdMatch {
+  if (a === b) return 'exact';
+  return joinKey(a) === joinKey(b) ? 'case-insensitive' : 'none';
+}
+
+/**
+ * cluster-autoscaler's `normalizedProviderString` (clusterapi_utils.go): an `azure://` ID that contains
+ * `virtualMachineScaleSets` is kept whole and case-sensitive; anything else is cut to its last path segment.
+ * So Flexible IDs reduce to the VM name. This is what the autoscaler uses to map a Node to a node group.
+ */
+export function autoscalerKey(raw: string): string {
+  if (raw.startsWith(PREFIX) && raw.includes('virtualMachineScaleSets')) return raw;
+  const i = raw.lastIndexOf('/');
+  return i >= 0 ? raw.slice(i + 1) : raw;
+}
+
+/**
+ * The providerID CAPZ and cloud-provider-azure derive from an ARM ID: `azure://` + the ID with only the
+ * resource-group segment lower-cased. A nested Flexible member ID is first turned into the standalone VM ID.
+ */
+const RG_SEGMENT = /^(\/subscriptions\/[^/]+\/resourceGroups\/)([^/]+)(\/.*)$/i;
+const NESTED_FLEX = /^(.*\/providers\/Microsoft\.Compute\/)virtualMachineScaleSets\/[^/]+\/virtualMachines\/([^/]*[^/\d][^/]*)$/i;
+
+export function providerIdFromArmId(armId: string): string {
+  const m = RG_SEGMENT.exec(armId);
+  if (m) {
+    const id = `${m[1]}${(m[2] as string).toLowerCase()}${m[3]}`;
+    const flex = NESTED_FLEX.exec(id);
+    return PREFIX + (flex ? `${flex[1]}virtualMachines/${flex[2]}` : id);
+  }
+  return providerIdFromArmIdSlow(armId);
+}
+
+function providerIdFromArmIdSlow(armId: string): string {
+  const seg = armId.split('/');
+  // ['', 'subscriptions', sub, 'resourceGroups', rg, 'providers', 'Microsoft.Compute', ...]
+  if (seg.length > 4 && seg[3]?.toLowerCase() === 'resourcegroups') seg[4] = (seg[4] as string).toLowerCase();
+  if (
+    seg.length === 11 &&
+    seg[7]?.toLowerCase() === 'virtualmachinescalesets' &&
+    seg[9]?.toLowerCase() === 'virtualmachines' &&
+    !/^\d+$/.test(seg[10] as string)
+  ) {
+    return PREFIX + [...seg.slice(0, 7), 'virtualMachines', seg[10]].join('/');
+  }
+  return PREFIX + seg.join('/');
+}
+
+/** True when `candidate` (a VM or instance providerID) belongs to the scale set `vmss` (its providerID). */
+export function belongsToScaleSet(candidate: ParsedProviderId, vmss: ParsedProviderId): boolean {
+  if (candidate.subscriptionId.toLowerCase() !== vmss.subscriptionId.toLowerCase()) return false;
+  if (candidate.resourceGroup.toLowerCase() !== vmss.resourceGroup.toLowerCase()) return false;
+  const ss = (vmss.scaleSet ?? '').toLowerCase();
+  if (candidate.kind === 'vmss-instance') return (candidate.scaleSet ?? '').toLowerCase() === ss;
+  // Flexible members are named `<scale set>_<suffix>` by Azure.
+  if (candidate.kind === 'vm') return (candidate.vmName ?? '').toLowerCase().startsWith(`${ss}_`);
+  return false;
+}

@@ -1,0 +1,77 @@
+// The resync verdict: whether a reconcile trigger or a MachinePool-list repair can help this pool, and why
+// not when it cannot (domain.md §5 and §7 "What a correct resync can and cannot do").
+
+import type { DriftItem, ResyncVerdict } from './api-types';
+import { gateClosed, listDiff } from './diagnosis';
+import { plural } from './format';
+import { isPaused, type PoolModel } from './pool-model';
+
+function refusal(model: PoolModel): string | null {
+  if (isPaused(model) || model.amp?.pausedAnnotation) {
+    return 'The pool is paused; controllers ignore it, and poolscope never unpauses as a side effect.';
+  }
+  if (model.mp.deleting) return 'The MachinePool is being deleted.';
+  if (model.cluster?.deleting) return 'The Cluster is being deleted.';
+  if (model.amp?.deleting) return 'The AzureMachinePool is being deleted.';
+  if (!model.amp) return 'No AzureMachinePool was found for this MachinePool.';
+  return null;
+}
+
+export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[]): ResyncVerdict {
+  const { add, remove } = listDiff(model);
+  const blocked = refusal(model);
+  const closed = gateClosed(model);
+  const unreachable = model.workload.state === 'unreachable';
+  const differ = add.length > 0 || remove.length > 0;
+  const has = (kind: DriftItem['kind']) => drift.some((d) => d.kind === kind);
+
+  // reconcile: an annotation bump on the AMP and MP re-runs CAPZ and CAPI, but cannot pass the gate.
+  let reconcile: ResyncVerdict['reconcile'];
+  if (blocked) {
+    reconcile = { allowed: false, canHelp: false, reason: blocked };
+  } else if (unreachable) {
+    reconcile = { allowed: true, canHelp: false, reason: 'CAPI stops before its readiness gate while the workload cluster is unreachable; a reconcile changes nothing until it is back.' };
+  } else if (model.amp && model.amp.providerIDList.length === 0 && (model.mp.replicas ?? 0) > 0) {
+    reconcile = { allowed: true, canHelp: true, reason: 'Re-runs CAPZ so it lists the AMPMs again and repopulates the empty list (harmless; CAPZ may wait out its 10 s debounce).' };
+  } else if (closed) {
+    reconcile = { allowed: true, canHelp: false, reason: 'The AzureMachinePool is not ready: a reconcile re-runs the controllers but cannot get past CAPI\'s readiness gate.' };
+  } else if (differ) {
+    reconcile = { allowed: true, canHelp: true, reason: 'The gate is open: CAPI copies the list on its next reconcile, and a trigger makes that happen now.' };
+  } else if (has('ghost-in-azuremachinepool') || has('missing-from-azuremachinepool')) {
+    reconcile = { allowed: true, canHelp: true, reason: 'The AzureMachinePool list lags Azure: a reconcile makes CAPZ re-read the scale set (after its 10 s debounce).' };
+  } else {
+    reconcile = { allowed: true, canHelp: false, reason: 'Nothing is out of date that a reconcile would fix.' };
+  }
+
+  // sync-provider-ids: write exactly what CAPI would copy, only when that can't make things worse.
+  let syncReason: string | null = blocked;
+  if (!syncReason && unreachable) syncReason = 'The workload cluster is unreachable, so CAPI cannot maintain nodeRefs for a rewritten list; restore connectivity first.';
+  if (!syncReason && model.amp && model.amp.providerIDList.length === 0 && (model.mp.replicas ?? 0) > 0) {
+    syncReason = 'The AzureMachinePool list is empty while replicas > 0; copying it would drop every instance.';
+  }
+  if (!syncReason && has('case-mismatch')) {
+    syncReason = 'Sources disagree on the case of some providerIDs; rewriting the list could make CAPI delete Nodes it believes retired.';
+  }
+  if (!syncReason && model.azure.state !== 'ok' && model.azure.state !== 'not-found') {
+    syncReason = 'Azure could not be read, so poolscope cannot check that every ID in the AzureMachinePool list still exists.';
+  }
+  if (!syncReason && has('ghost-in-azuremachinepool')) {
+    const n = drift.filter((d) => d.kind === 'ghost-in-azuremachinepool').length;
+    syncReason = `The AzureMachinePool list holds ${plural(n, 'ID')} absent from Azure; copying it would add ghosts.`;
+  }
+  if (!syncReason && !differ) syncReason = 'The MachinePool list already holds the same IDs as the AzureMachinePool list.';
+
+  const counts = `${add.length} to add, ${remove.length} to remove`;
+  const syncProviderIds: ResyncVerdict['syncProviderIds'] = syncReason
+    ? { allowed: false, canHelp: false, reason: syncReason, wouldAdd: add, wouldRemove: remove }
+    : closed
+      ? { allowed: true, canHelp: true, reason: `CAPI will not copy the list while the AzureMachinePool is not ready; this writes exactly what it would copy (${counts}).`, wouldAdd: add, wouldRemove: remove }
+      : { allowed: true, canHelp: true, reason: `CAPI copies the list itself on its next reconcile; writing it now has the same effect (${counts}).`, wouldAdd: add, wouldRemove: remove };
+
+  let recommended: ResyncVerdict['recommended'] = null;
+  if (closed && syncProviderIds.allowed && syncProviderIds.canHelp) recommended = 'sync-provider-ids';
+  else if (reconcile.allowed && reconcile.canHelp) recommended = 'reconcile';
+  else if (syncProviderIds.allowed && syncProviderIds.canHelp) recommended = 'sync-provider-ids';
+
+  return { recommended, reconcile, syncProviderIds };
+}

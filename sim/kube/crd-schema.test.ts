@@ -3,7 +3,7 @@
 
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { machinePoolToV1beta1 } from '../../lib/capi-conversion';
+import { convertCapiObject, machinePoolToV1beta1 } from '../../lib/capi-conversion';
 import { SCENARIOS, buildScenario } from '../../lib/fixtures/scenarios';
 import type { KubeObject } from '../../lib/unstructured';
 import { findUpstreamDir, loadCrdSchemas, validateAgainstCrd } from './crd-schema';
@@ -66,5 +66,33 @@ describe.skipIf(!upstream)(`fixtures validate against the upstream CRD schemas${
 
   it('returns null for kinds it has no schema for', () => {
     expect(validateAgainstCrd(schemas, { apiVersion: 'v1', kind: 'Node' })).toBeNull();
+  });
+});
+
+describe.skipIf(!upstream)('CAPI conversion keeps objects valid in both versions', () => {
+  const schemas = upstream ? loadCrdSchemas(upstream) : new Map();
+  const b = buildScenario('s04-one-vm-failed-main');
+  const capi = [b.input.machinePool, b.input.cluster as KubeObject, ...(b.input.machines ?? [])];
+
+  it.each(capi.map((o) => [o.kind, o]))('%s v1beta2 → v1beta1 validates, and converts back unchanged', (_kind, obj) => {
+    const down = convertCapiObject(obj as KubeObject, 'v1beta1');
+    expect(validateAgainstCrd(schemas, down)).toEqual([]);
+    expect(convertCapiObject(down, 'v1beta2')).toEqual(obj);
+  });
+
+  it('converts Machine deletion timeouts and nodeRef, and Cluster failureDomains', () => {
+    const machine = structuredClone(capi.find((o) => o.kind === 'Machine')) as KubeObject & { spec: Record<string, unknown>; status: Record<string, unknown> };
+    machine.spec.deletion = { nodeDrainTimeoutSeconds: 90 };
+    const cluster = structuredClone(b.input.cluster) as KubeObject & { status: Record<string, unknown> };
+    cluster.status.failureDomains = [{ name: '1', controlPlane: true }, { name: '2', controlPlane: false }];
+    const m1 = convertCapiObject(machine, 'v1beta1');
+    const c1 = convertCapiObject(cluster, 'v1beta1');
+    expect(m1.spec).toMatchObject({ nodeDrainTimeout: '90s' });
+    expect(m1.status).toMatchObject({ nodeRef: { apiVersion: 'v1', kind: 'Node', name: machine.status.nodeRef && (machine.status.nodeRef as { name: string }).name } });
+    expect(c1.status).toMatchObject({ failureDomains: { 1: { controlPlane: true }, 2: { controlPlane: false } } });
+    expect(validateAgainstCrd(schemas, m1)).toEqual([]);
+    expect(validateAgainstCrd(schemas, c1)).toEqual([]);
+    expect(convertCapiObject(m1, 'v1beta2')).toEqual(machine);
+    expect(convertCapiObject(c1, 'v1beta2')).toEqual(cluster);
   });
 });

@@ -1,0 +1,516 @@
+// One simulated Kubernetes API server over HTTPS: discovery, the REST verbs on every resource of the
+// resource table, watch streams, tables for kubectl, authentication, authorization and impersonation.
+
+import { randomUUID } from 'node:crypto';
+import https from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KubeObject } from '../../lib/unstructured';
+import { Authorizer, forbiddenMessage, type PolicyRule, type ResourceAttributes, type UserInfo } from './auth';
+import { ApiError, badRequest } from './errors';
+import { evalJsonPath } from './jsonpath';
+import { PATCH_TYPES } from './patch';
+import { decodeAccessReview, isKubeProtobuf } from './protobuf';
+import { apiVersionOf, findByPlural, RESOURCES, storageVersion, type ResourceDef } from './resources';
+import { parseFieldSelector, parseLabelSelector, SelectorError } from './selectors';
+import type { ClusterStore, StoredEvent } from './store';
+
+export interface ApiServerOptions {
+  name: string;
+  store: ClusterStore;
+  tls: { certPem: string; keyPem: string };
+  /** bearer token → identity */
+  tokens: Record<string, UserInfo>;
+  policy: PolicyRule[];
+  port?: number;
+  host?: string;
+  /** How often watches with allowWatchBookmarks get a BOOKMARK (ms). */
+  bookmarkIntervalMs?: number;
+  /** Kubernetes version the server reports. */
+  gitVersion?: string;
+}
+
+interface Route {
+  resource: ResourceDef;
+  version: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+const MAX_BODY = 3 * 1024 * 1024;
+
+function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, e: ApiError): void {
+  send(res, e.code, e.toStatus());
+}
+
+/** Reads a JSON body; protobuf only for the access reviews kubectl sends that way. */
+async function readBody(req: IncomingMessage, protobufReview = false): Promise<unknown> {
+  const ct = req.headers['content-type'] ?? '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) throw new ApiError(413, 'BadRequest', 'request entity too large');
+    chunks.push(c as Buffer);
+  }
+  const raw = Buffer.concat(chunks);
+  if (/protobuf/.test(ct) && protobufReview && isKubeProtobuf(raw)) {
+    try {
+      return decodeAccessReview(raw);
+    } catch (e) {
+      throw badRequest(`the request body could not be decoded: ${(e as Error).message}`);
+    }
+  }
+  if (/protobuf|cbor/.test(ct)) {
+    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  }
+  const text = raw.toString('utf8');
+  if (!text.trim()) throw badRequest('the request body is empty');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`the request body could not be decoded: ${(e as Error).message}`);
+  }
+}
+
+function age(ts: unknown): string {
+  const ms = Date.now() - Date.parse(String(ts));
+  if (!Number.isFinite(ms)) return '<unknown>';
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 120) return `${m}m`;
+  const h = Math.floor(m / 60);
+  return h < 48 ? `${h}h` : `${Math.floor(h / 24)}d`;
+}
+
+function wantsTable(req: IncomingMessage): boolean {
+  return /as=Table/.test(req.headers.accept ?? '');
+}
+
+function tableFor(r: ResourceDef, items: KubeObject[], rv: string, cont?: string): Record<string, unknown> {
+  const cols = r.printerColumns ?? [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }];
+  return {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) },
+    columnDefinitions: [
+      { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0 },
+      ...cols.map((c) => ({ name: c.name, type: c.type === 'date' ? 'string' : c.type, format: '', description: c.jsonPath, priority: c.priority ?? 0 })),
+    ],
+    rows: items.map((o) => ({
+      cells: [o.metadata?.name ?? '', ...cols.map((c) => {
+        const v = evalJsonPath(o, c.jsonPath);
+        if (c.type === 'date') return v === undefined ? '<unknown>' : age(v);
+        return v === undefined ? '' : Array.isArray(v) ? v.join(',') : v;
+      })],
+      object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
+    })),
+  };
+}
+
+export class SimApiServer {
+  readonly name: string;
+  readonly store: ClusterStore;
+  private server: https.Server;
+  private readonly authz: Authorizer;
+  private readonly openStreams = new Set<ServerResponse>();
+  private url_ = '';
+  /** Requests served, by verb, for benchmarks and tests. */
+  readonly requestCounts = new Map<string, number>();
+
+  constructor(private readonly opts: ApiServerOptions) {
+    this.name = opts.name;
+    this.store = opts.store;
+    this.authz = new Authorizer(opts.policy);
+    this.server = https.createServer({ cert: opts.tls.certPem, key: opts.tls.keyPem }, (req, res) => {
+      this.handle(req, res).catch((e: unknown) => {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        sendError(res, e instanceof ApiError ? e : new ApiError(500, 'InternalError', `internal error: ${(e as Error).message}`));
+      });
+    });
+    this.server.keepAliveTimeout = 30_000;
+  }
+
+  get url(): string {
+    return this.url_;
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1', () => resolve());
+    });
+    const addr = this.server.address() as AddressInfo;
+    this.url_ = `https://127.0.0.1:${addr.port}`;
+    return this.url_;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.openStreams) s.end();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Ends every open watch stream (as when an API server restarts or a load balancer drops connections). */
+  dropWatches(): void {
+    for (const s of this.openStreams) s.destroy();
+  }
+
+  private count(verb: string): void {
+    this.requestCounts.set(verb, (this.requestCounts.get(verb) ?? 0) + 1);
+  }
+
+  private authenticate(req: IncomingMessage): UserInfo {
+    const h = req.headers.authorization ?? '';
+    const m = /^Bearer\s+(.+)$/i.exec(h);
+    const user = m ? this.opts.tokens[m[1] as string] : undefined;
+    if (!user) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
+    const asUser = req.headers['impersonate-user'];
+    if (typeof asUser !== 'string') return user;
+    const check = (resource: string, name: string) => {
+      const d = this.authz.authorize(user, { verb: 'impersonate', group: '', resource, name });
+      if (!d.allowed) throw new ApiError(403, 'Forbidden', `${resource} "${name}" is forbidden: User "${user.username}" cannot impersonate resource "${resource}" in API group "" at the cluster scope`);
+    };
+    check('users', asUser);
+    const rawGroups = req.headers['impersonate-group'];
+    const groups = rawGroups === undefined ? [] : Array.isArray(rawGroups) ? rawGroups : [rawGroups];
+    for (const g of groups) check('groups', g);
+    return { username: asUser, groups: [...groups, 'system:authenticated'] };
+  }
+
+  private authorize(user: UserInfo, a: ResourceAttributes, plural: string): void {
+    if (!this.authz.authorize(user, a).allowed) throw new ApiError(403, 'Forbidden', forbiddenMessage(user, a, plural), { name: a.name, group: a.group, kind: plural });
+  }
+
+  private discovery(path: string): unknown | undefined {
+    const groups = [...new Set(RESOURCES.filter((r) => r.group).map((r) => r.group))];
+    const groupDoc = (g: string) => {
+      const versions = [...new Set(RESOURCES.filter((r) => r.group === g).flatMap((r) => r.versions.filter((v) => v.served).map((v) => v.name)))];
+      const preferred = RESOURCES.find((r) => r.group === g && r.versions.length > 1) ?? RESOURCES.find((r) => r.group === g);
+      const pv = preferred ? storageVersion(preferred) : versions[0];
+      return {
+        name: g,
+        versions: versions.map((v) => ({ groupVersion: `${g}/${v}`, version: v })),
+        preferredVersion: { groupVersion: `${g}/${pv}`, version: pv },
+      };
+    };
+    const resourceList = (g: string, v: string) => ({
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: apiVersionOf(g, v),
+      resources: RESOURCES.filter((r) => r.group === g && r.versions.some((x) => x.name === v && x.served)).flatMap((r) => [
+        {
+          name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs,
+          ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
+          ...(r.categories ? { categories: r.categories } : {}),
+          storageVersionHash: Buffer.from(`${r.group}/${r.plural}`).toString('base64').slice(0, 11),
+        },
+        ...(r.statusSubresource ? [{ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] }] : []),
+      ]),
+    });
+    if (path === '/version') {
+      const gv = this.opts.gitVersion ?? 'v1.33.4';
+      const [, major, minor] = /^v(\d+)\.(\d+)/.exec(gv) ?? [];
+      return { major, minor, gitVersion: gv, gitCommit: 'poolscope-sim', gitTreeState: 'clean', buildDate: '2026-08-01T00:00:00Z', goVersion: 'go1.24.5', compiler: 'gc', platform: 'linux/amd64' };
+    }
+    if (path === '/openapi/v3') return this.openapiRoot();
+    const oa = /^\/openapi\/v3\/(api\/v1|apis\/[^/]+\/[^/]+)$/.exec(path);
+    if (oa) return this.openapiGroupVersion(oa[1] as string);
+    if (path === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.url_.replace('https://', '') }] };
+    if (path === '/api/v1') return resourceList('', 'v1');
+    if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map(groupDoc) };
+    const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+    if (m && groups.includes(m[1] as string)) {
+      if (!m[2]) return { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(m[1] as string) };
+      const list = resourceList(m[1] as string, m[2]);
+      return list.resources.length ? list : undefined;
+    }
+    return undefined;
+  }
+
+  /** The OpenAPI v3 index kubectl reads to learn that the server validates fields itself. */
+  private openapiRoot(): unknown {
+    const gvs = new Set<string>();
+    for (const r of RESOURCES) for (const v of r.versions) if (v.served) gvs.add(r.group ? `apis/${r.group}/${v.name}` : `api/${v.name}`);
+    return { paths: Object.fromEntries([...gvs].map((gv) => [gv, { serverRelativeURL: `/openapi/v3/${gv}?hash=${Buffer.from(gv).toString('hex').slice(0, 16)}` }])) };
+  }
+
+  /**
+   * One group-version's OpenAPI v3 document: paths with the operations and the `fieldValidation` parameter,
+   * and an open schema per kind (the server validates against the real CRD schemas itself).
+   */
+  private openapiGroupVersion(gv: string): unknown {
+    const [group, version] = gv.startsWith('api/') ? ['', gv.slice(4)] : (gv.slice(5).split('/') as [string, string]);
+    const rs = RESOURCES.filter((r) => r.group === group && r.versions.some((v) => v.name === version && v.served));
+    if (rs.length === 0) return undefined;
+    const schemaName = (r: ResourceDef) => `${group ? group.split('.').reverse().join('.') : 'io.k8s.api.core'}.${version}.${r.kind}`;
+    const paths: Record<string, unknown> = {};
+    const param = (name: string) => ({ name, in: 'query', schema: { type: 'string', uniqueItems: true } });
+    for (const r of rs) {
+      const gvk = { group, version, kind: r.kind };
+      const op = (action: string, extra: string[] = []) => ({
+        'x-kubernetes-action': action,
+        'x-kubernetes-group-version-kind': gvk,
+        parameters: [param('dryRun'), param('fieldManager'), ...extra.map(param)],
+        responses: { 200: { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName(r)}` } } } } },
+      });
+      const base = `/${gv}${r.namespaced ? '/namespaces/{namespace}' : ''}/${r.plural}`;
+      paths[base] = { get: op('list'), post: op('post', ['fieldValidation']) };
+      paths[`${base}/{name}`] = { get: op('get'), put: op('put', ['fieldValidation']), patch: op('patch', ['fieldValidation', 'force']), delete: op('delete') };
+    }
+    const schemas = Object.fromEntries(rs.map((r) => [schemaName(r), {
+      type: 'object',
+      'x-kubernetes-group-version-kind': [{ group, version, kind: r.kind }],
+      'x-kubernetes-preserve-unknown-fields': true,
+    }]));
+    return { openapi: '3.0.0', info: { title: 'Kubernetes', version: this.opts.gitVersion ?? 'v1.33.4' }, paths, components: { schemas } };
+  }
+
+  private route(path: string): Route | undefined {
+    let group = '';
+    let version: string;
+    let rest: string[];
+    const segs = path.split('/').filter(Boolean);
+    if (segs[0] === 'api' && segs.length >= 3) {
+      version = segs[1] as string;
+      rest = segs.slice(2);
+    } else if (segs[0] === 'apis' && segs.length >= 4) {
+      group = segs[1] as string;
+      version = segs[2] as string;
+      rest = segs.slice(3);
+    } else return undefined;
+    let namespace: string | undefined;
+    if (rest[0] === 'namespaces' && rest.length >= 3 && rest[2] !== 'status' && rest[2] !== 'finalize') {
+      namespace = rest[1];
+      rest = rest.slice(2);
+    }
+    const [plural, name, subresource, ...extra] = rest;
+    if (!plural || extra.length) return undefined;
+    const resource = findByPlural(group, version, plural);
+    if (!resource) return undefined;
+    if (namespace && !resource.namespaced) return undefined;
+    if (subresource && !(subresource === 'status' && resource.statusSubresource)) return undefined;
+    return { resource, version, namespace, name, subresource };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://sim');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    res.setHeader('Audit-Id', randomUUID());
+    if (path === '/healthz' || path === '/readyz' || path === '/livez') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
+    const user = this.authenticate(req);
+    const method = req.method ?? 'GET';
+    const doc = method === 'GET' ? this.discovery(path) : undefined;
+    if (doc !== undefined) {
+      this.count('discovery');
+      send(res, 200, doc);
+      return;
+    }
+    const route = this.route(path);
+    if (!route) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    const { resource: r } = route;
+    const q = url.searchParams;
+
+    const dryRunValues = q.getAll('dryRun');
+    if (dryRunValues.some((v) => v !== 'All')) throw badRequest(`Invalid dryRun value: ${dryRunValues.join(',')}`);
+    const dryRun = dryRunValues.includes('All');
+    const fv = q.get('fieldValidation');
+    if (fv && !['Strict', 'Warn', 'Ignore'].includes(fv)) throw badRequest(`fieldValidation must be one of Strict, Warn, Ignore; got "${fv}"`);
+    const warnings: string[] = [];
+    const writeOpts = { dryRun, version: route.version, fieldValidation: (fv ?? 'Warn') as 'Strict' | 'Warn' | 'Ignore', warnings };
+    const warningHeaders = (): Record<string, string> =>
+      warnings.length ? { Warning: warnings.map((w) => `299 - "${w.replace(/"/g, '\\"')}"`).join(', ') } : {};
+
+    const isCollection = route.name === undefined;
+    let verb: string;
+    if (method === 'GET') verb = isCollection ? (q.get('watch') === 'true' || q.get('watch') === '1' ? 'watch' : 'list') : 'get';
+    else if (method === 'POST' && isCollection) verb = 'create';
+    else if (method === 'PUT' && !isCollection) verb = 'update';
+    else if (method === 'PATCH' && !isCollection) verb = 'patch';
+    else if (method === 'DELETE') verb = isCollection ? 'deletecollection' : 'delete';
+    else throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
+    if (!r.verbs.includes(verb)) throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
+    this.count(verb);
+
+    if (r.createOnly) {
+      const body = (await readBody(req, true)) as KubeObject;
+      send(res, 201, this.review(r, body, user));
+      return;
+    }
+
+    this.authorize(user, { verb, group: r.group, resource: r.plural, subresource: route.subresource, namespace: route.namespace, name: route.name }, r.plural);
+
+    let labels;
+    let fields;
+    try {
+      labels = parseLabelSelector(q.get('labelSelector'));
+      fields = parseFieldSelector(q.get('fieldSelector'));
+    } catch (e) {
+      if (e instanceof SelectorError) throw badRequest(e.message);
+      throw e;
+    }
+
+    switch (verb) {
+      case 'get': {
+        const obj = this.store.get(r, route.namespace, route.name as string, route.version);
+        send(res, 200, wantsTable(req) ? tableFor(r, [obj], this.store.resourceVersion) : obj);
+        return;
+      }
+      case 'list': {
+        const limitRaw = q.get('limit');
+        const limit = limitRaw === null ? undefined : Number(limitRaw);
+        if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit "${limitRaw}"`);
+        const page = this.store.list(r, { namespace: route.namespace, labels, fields, limit: limit || undefined, continueToken: q.get('continue') }, route.version);
+        if (wantsTable(req)) {
+          send(res, 200, tableFor(r, page.items, page.resourceVersion, page.continueToken));
+          return;
+        }
+        send(res, 200, {
+          kind: r.listKind,
+          apiVersion: apiVersionOf(r.group, route.version),
+          metadata: { resourceVersion: page.resourceVersion, ...(page.continueToken ? { continue: page.continueToken, remainingItemCount: page.remaining } : {}) },
+          items: page.items,
+        });
+        return;
+      }
+      case 'watch':
+        this.serveWatch(req, res, r, route, q, labels, fields);
+        return;
+      case 'create': {
+        const body = (await readBody(req)) as KubeObject;
+        const obj = this.store.create(r, route.namespace, body, writeOpts);
+        send(res, 201, obj, warningHeaders());
+        return;
+      }
+      case 'update': {
+        const body = (await readBody(req)) as KubeObject;
+        const obj = this.store.update(r, route.namespace, route.name as string, body, { ...writeOpts, subresource: route.subresource as 'status' | undefined });
+        send(res, 200, obj, warningHeaders());
+        return;
+      }
+      case 'patch': {
+        const ct = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+        const type = PATCH_TYPES[ct as keyof typeof PATCH_TYPES];
+        if (!type) throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`);
+        if (type === 'strategic' && r.group !== '') {
+          throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
+        }
+        const body = await readBody(req);
+        const obj = this.store.patch(r, route.namespace, route.name as string, type, body, { ...writeOpts, subresource: route.subresource as 'status' | undefined });
+        send(res, 200, obj, warningHeaders());
+        return;
+      }
+      case 'delete': {
+        let pre: string | undefined;
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        const text = Buffer.concat(chunks).toString('utf8').trim();
+        if (text) {
+          let opts: { preconditions?: { resourceVersion?: string }; dryRun?: string[] };
+          try {
+            opts = JSON.parse(text) as typeof opts;
+          } catch (e) {
+            throw badRequest(`the request body could not be decoded: ${(e as Error).message}`);
+          }
+          pre = opts.preconditions?.resourceVersion;
+          if (opts.dryRun?.includes('All')) writeOpts.dryRun = true;
+        }
+        const obj = this.store.delete(r, route.namespace, route.name as string, { ...writeOpts, preconditionRv: pre });
+        send(res, 200, obj);
+        return;
+      }
+      case 'deletecollection': {
+        const page = this.store.list(r, { namespace: route.namespace, labels, fields });
+        for (const o of page.items) this.store.delete(r, o.metadata?.namespace, o.metadata?.name ?? '', writeOpts);
+        send(res, 200, { kind: r.listKind, apiVersion: apiVersionOf(r.group, route.version), metadata: { resourceVersion: this.store.resourceVersion }, items: page.items });
+        return;
+      }
+    }
+  }
+
+  private review(r: ResourceDef, body: KubeObject, requester: UserInfo): KubeObject {
+    if (body.kind !== r.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
+    const spec = (body.spec ?? {}) as { user?: string; groups?: string[]; resourceAttributes?: ResourceAttributes & { resource?: string }; nonResourceAttributes?: unknown };
+    const a = spec.resourceAttributes;
+    const subject = r.kind === 'SelfSubjectAccessReview' ? requester : { username: spec.user ?? '', groups: spec.groups ?? [] };
+    if (r.kind === 'SubjectAccessReview') {
+      this.authorize(requester, { verb: 'create', group: r.group, resource: r.plural }, r.plural);
+      if (!subject.username && subject.groups.length === 0) throw new ApiError(422, 'Invalid', 'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified');
+    }
+    if (!a) {
+      return { ...body, apiVersion: 'authorization.k8s.io/v1', metadata: { creationTimestamp: null as unknown as string }, status: { allowed: false, reason: 'only resourceAttributes are supported by this server' } };
+    }
+    const decision = this.authz.authorize(subject, { verb: a.verb ?? '', group: a.group ?? '', resource: a.resource ?? '', subresource: a.subresource || undefined, namespace: a.namespace || undefined, name: a.name || undefined });
+    return {
+      ...body,
+      apiVersion: 'authorization.k8s.io/v1',
+      metadata: { creationTimestamp: null as unknown as string },
+      status: decision.allowed ? { allowed: true, reason: decision.reason } : { allowed: false },
+    };
+  }
+
+  private serveWatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: ResourceDef,
+    route: Route,
+    q: URLSearchParams,
+    labels: ReturnType<typeof parseLabelSelector>,
+    fields: ReturnType<typeof parseFieldSelector>,
+  ): void {
+    const table = wantsTable(req);
+    const encode = (e: StoredEvent) => {
+      const obj = r.convert && route.version !== storageVersion(r) ? r.convert(e.object, route.version) : e.object;
+      return `${JSON.stringify({ type: e.type, object: table ? tableFor(r, [obj], String(e.rv)) : obj })}\n`;
+    };
+    const timeoutSec = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : 1800;
+    if (!Number.isFinite(timeoutSec) || timeoutSec < 0) throw badRequest(`invalid timeoutSeconds "${q.get('timeoutSeconds')}"`);
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+    this.openStreams.add(res);
+    let unsubscribe: (() => void) | undefined;
+    const timers: NodeJS.Timeout[] = [];
+    const close = () => {
+      unsubscribe?.();
+      for (const t of timers) clearTimeout(t);
+      this.openStreams.delete(res);
+      if (!res.writableEnded) res.end();
+    };
+    req.on('close', close);
+    res.on('close', close);
+    try {
+      unsubscribe = this.store.watch({ resource: r, namespace: route.namespace ?? null, labels, fields, send: (e) => res.write(encode(e)) }, q.get('resourceVersion'), route.version);
+    } catch (e) {
+      if (e instanceof ApiError) {
+        res.write(`${JSON.stringify({ type: 'ERROR', object: e.toStatus() })}\n`);
+        close();
+        return;
+      }
+      throw e;
+    }
+    if (timeoutSec > 0) timers.push(setTimeout(close, timeoutSec * 1000));
+    if (q.get('allowWatchBookmarks') === 'true') {
+      const tick = () => {
+        if (res.writableEnded) return;
+        res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: r.kind, apiVersion: apiVersionOf(r.group, route.version), metadata: { resourceVersion: this.store.resourceVersion } } })}\n`);
+        timers.push(setTimeout(tick, this.opts.bookmarkIntervalMs ?? 60_000));
+      };
+      timers.push(setTimeout(tick, this.opts.bookmarkIntervalMs ?? 60_000));
+    }
+  }
+}

@@ -121,7 +121,7 @@ export class SimApiServer {
   readonly store: ClusterStore;
   private server: https.Server;
   private readonly authz: Authorizer;
-  private readonly openStreams = new Set<ServerResponse>();
+  private readonly openStreams = new Map<ServerResponse, () => void>();
   private url_ = '';
   /** Requests served, by verb, for benchmarks and tests. */
   readonly requestCounts = new Map<string, number>();
@@ -157,14 +157,19 @@ export class SimApiServer {
   }
 
   async stop(): Promise<void> {
-    for (const s of this.openStreams) s.end();
+    for (const close of this.openStreams.values()) close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  /** Ends every open watch stream (as when an API server restarts or a load balancer drops connections). */
+  /** Ends every open watch stream cleanly, as an API server does when a watch times out or it shuts down. */
   dropWatches(): void {
-    for (const s of this.openStreams) s.destroy();
+    for (const close of this.openStreams.values()) close();
+  }
+
+  /** Cuts every open watch connection mid-stream, as a network failure or a crashed server would. */
+  resetWatchConnections(): void {
+    for (const s of [...this.openStreams.keys()]) s.destroy();
   }
 
   private count(verb: string): void {
@@ -482,7 +487,6 @@ export class SimApiServer {
     if (!Number.isFinite(timeoutSec) || timeoutSec < 0) throw badRequest(`invalid timeoutSeconds "${q.get('timeoutSeconds')}"`);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
     res.flushHeaders();
-    this.openStreams.add(res);
     let unsubscribe: (() => void) | undefined;
     const timers: NodeJS.Timeout[] = [];
     const close = () => {
@@ -491,13 +495,17 @@ export class SimApiServer {
       this.openStreams.delete(res);
       if (!res.writableEnded) res.end();
     };
+    const write = (text: string) => {
+      if (!res.writableEnded && !res.destroyed) res.write(text);
+    };
+    this.openStreams.set(res, close);
     req.on('close', close);
     res.on('close', close);
     try {
-      unsubscribe = this.store.watch({ resource: r, namespace: route.namespace ?? null, labels, fields, send: (e) => res.write(encode(e)) }, q.get('resourceVersion'), route.version);
+      unsubscribe = this.store.watch({ resource: r, namespace: route.namespace ?? null, labels, fields, send: (e) => write(encode(e)) }, q.get('resourceVersion'), route.version);
     } catch (e) {
       if (e instanceof ApiError) {
-        res.write(`${JSON.stringify({ type: 'ERROR', object: e.toStatus() })}\n`);
+        write(`${JSON.stringify({ type: 'ERROR', object: e.toStatus() })}\n`);
         close();
         return;
       }
@@ -507,7 +515,7 @@ export class SimApiServer {
     if (q.get('allowWatchBookmarks') === 'true') {
       const tick = () => {
         if (res.writableEnded) return;
-        res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: r.kind, apiVersion: apiVersionOf(r.group, route.version), metadata: { resourceVersion: this.store.resourceVersion } } })}\n`);
+        write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: r.kind, apiVersion: apiVersionOf(r.group, route.version), metadata: { resourceVersion: this.store.resourceVersion } } })}\n`);
         timers.push(setTimeout(tick, this.opts.bookmarkIntervalMs ?? 60_000));
       };
       timers.push(setTimeout(tick, this.opts.bookmarkIntervalMs ?? 60_000));

@@ -1,11 +1,13 @@
 // `npm run bench`: runs every benchmark suite and prints one JSON report on stdout.
-// Usage: npm run bench [-- suite...]   (suites: analyze)
+// Usage: npm run bench [-- suite...]   (suites: analyze, sim-kube)
 
 import os from 'node:os';
 import { benchAnalyze } from './analyze';
+import { benchSimKube } from './sim-kube';
 
 const suites: Record<string, () => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   analyze: benchAnalyze,
+  'sim-kube': benchSimKube,
 };
 
 const wanted = process.argv.slice(2);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every suite that exists — static checks, unit tests, browser tests — and one total line.
 // Usage: npm test [-- suite...]   suites: lint, typecheck, unit, browser (default: all)
-// Missing system packages (Debian chromium) are installed when this runs as root with apt-get;
+// Missing system packages (Debian chromium, kubectl) are installed when this runs as root with apt-get;
 // otherwise it stops and prints the exact command to run.
 
 import { spawnSync } from 'node:child_process';
@@ -29,17 +29,23 @@ function readJson(file) {
   }
 }
 
+/** Finds an executable by absolute path or on PATH. */
+function found(binary) {
+  if (binary.includes('/')) return existsSync(binary);
+  return (process.env.PATH ?? '').split(path.delimiter).some((d) => d && existsSync(path.join(d, binary)));
+}
+
 /** Makes sure a Debian package's binary exists; installs it when we are root with apt-get. */
 function ensurePackage({ binary, pkg, envVar }) {
   const override = envVar ? process.env[envVar] : undefined;
   if (override && existsSync(override)) return true;
-  if (existsSync(binary)) return true;
+  if (found(binary)) return true;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasApt = existsSync('/usr/bin/apt-get');
   if (isRoot && hasApt) {
     console.log(`\n${binary} is missing: installing Debian package ${pkg} …`);
     run('apt-get', ['update', '-qq']);
-    if (run('apt-get', ['install', '-y', '-qq', pkg], { env: { ...env, DEBIAN_FRONTEND: 'noninteractive' } }) === 0 && existsSync(binary)) return true;
+    if (run('apt-get', ['install', '-y', '-qq', pkg], { env: { ...env, DEBIAN_FRONTEND: 'noninteractive' } }) === 0 && found(binary)) return true;
   }
   console.error(`\n${binary} is missing. Install it with:\n\n    sudo apt-get install -y ${pkg}\n` +
     (envVar ? `\nor point ${envVar} at an existing binary.\n` : ''));
@@ -55,6 +61,8 @@ const suites = {
   typecheck: () => (run(bin('tsc'), ['--noEmit']) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 }),
 
   unit: () => {
+    // The simulator's tests drive the real kubectl.
+    if (!ensurePackage({ binary: 'kubectl', pkg: 'kubernetes-client' })) return { passed: 0, failed: 1, skipped: 0, note: 'kubectl missing' };
     const out = 'test-results/vitest.json';
     rmSync(out, { force: true });
     const code = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile=${out}`]);

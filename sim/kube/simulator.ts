@@ -47,6 +47,8 @@ export interface KubeSimulatorOptions {
 export interface KubeSimulator {
   tls: SimTls;
   kubeconfigPath: string;
+  /** One kubeconfig file per non-admin user (same clusters and contexts), keyed by user name. */
+  userKubeconfigPaths: Map<string, string>;
   /** Admin kubeconfig (object form) with one context per cluster, named after the cluster. */
   kubeconfig: Record<string, unknown>;
   clusters: Map<string, SimApiServer>;
@@ -179,10 +181,18 @@ export async function startKubeSimulator(opts: KubeSimulatorOptions): Promise<Ku
   const kubeconfigPath = opts.kubeconfigPath ?? path.join(os.tmpdir(), `poolscope-sim-${process.pid}-${Date.now()}`, 'kubeconfig');
   mkdirSync(path.dirname(kubeconfigPath), { recursive: true });
   writeFileSync(kubeconfigPath, stringify(kubeconfig), { mode: 0o600 });
+  const userKubeconfigPaths = new Map<string, string>();
+  for (const [user, token] of tokens) {
+    if (user === 'admin') continue;
+    const file = `${kubeconfigPath}-${user}`;
+    writeFileSync(file, stringify(kubeconfigDoc(all, tls.caPem, user, token, String(kubeconfig['current-context']))), { mode: 0o600 });
+    userKubeconfigPaths.set(user, file);
+  }
 
   return {
     tls,
     kubeconfigPath,
+    userKubeconfigPaths,
     kubeconfig,
     clusters,
     tokens,

@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     include: ['{lib,server,sim,components,app,scripts}/**/*.test.{ts,tsx}'],
     environment: 'node',
-    pool: 'threads',
+    // Forked workers inherit NODE_EXTRA_CA_CERTS set by the global setup (threads would not read it).
+    pool: 'forks',
+    globalSetup: ['./sim/test-ca.setup.ts'],
   },
 });

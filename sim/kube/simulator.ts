@@ -40,6 +40,10 @@ export interface KubeSimulatorOptions {
   upstreamDir?: string | null;
   historyWindow?: number;
   bookmarkIntervalMs?: number;
+  /** CA directory (see sim/kube/tls.ts); defaults to POOLSCOPE_SIM_CA_DIR, else an in-memory CA. */
+  caDir?: string | null;
+  /** Serving certificate to use (shared with the simulated Azure); generated when omitted. */
+  tls?: SimTls;
   /** Called once with a human-readable notice (e.g. schema validation off). */
   log?: (msg: string) => void;
 }
@@ -116,7 +120,7 @@ export async function startKubeSimulator(opts: KubeSimulatorOptions): Promise<Ku
   const upstream = opts.upstreamDir === undefined ? findUpstreamDir(REPO_ROOT) : opts.upstreamDir;
   if (!upstream) log('sim/kube: upstream CRDs not found (POOLSCOPE_UPSTREAM_DIR or ../shared/upstream); objects are not validated against CAPI/CAPZ schemas.');
   const validate = makeValidator(upstream);
-  const tls = await generateTls();
+  const tls = opts.tls ?? (await generateTls({ caDir: opts.caDir === undefined ? (process.env.POOLSCOPE_SIM_CA_DIR ?? null) : opts.caDir }));
 
   const tokens = new Map<string, string>();
   const identities: Record<string, UserInfo> = {};

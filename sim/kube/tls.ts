@@ -2,7 +2,9 @@
 // so clients verify the simulator over TLS exactly as they verify a real API server.
 
 import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import * as x509 from '@peculiar/x509';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
@@ -12,8 +14,19 @@ const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 export interface SimTls {
   /** PEM of the CA certificate (what kubeconfigs carry as certificate-authority-data). */
   caPem: string;
+  /** Where the CA certificate is on disk (for NODE_EXTRA_CA_CERTS), when a CA directory is used. */
+  caPath: string | null;
   certPem: string;
   keyPem: string;
+}
+
+export interface TlsOptions {
+  /**
+   * Directory holding the CA (`ca.pem`, `ca-key.pem`). An existing CA there is reused, so processes
+   * started with NODE_EXTRA_CA_CERTS pointing at it trust every simulator started later; otherwise a new
+   * one is created and written there. Without a directory the CA lives in memory only.
+   */
+  caDir?: string | null;
 }
 
 async function pemKey(key: CryptoKey): Promise<string> {
@@ -22,10 +35,26 @@ async function pemKey(key: CryptoKey): Promise<string> {
   return `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n`;
 }
 
-export async function generateTls(hosts: { dns?: string[]; ips?: string[] } = {}): Promise<SimTls> {
-  const now = Date.now();
-  const notBefore = new Date(now - 60_000);
-  const notAfter = new Date(now + 30 * 24 * 3600_000);
+async function importKey(pem: string): Promise<CryptoKeyPair> {
+  const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+  const privateKey = (await webcrypto.subtle.importKey('pkcs8', der, ALG, true, ['sign'])) as unknown as CryptoKey;
+  return { privateKey, publicKey: privateKey };
+}
+
+interface Ca {
+  cert: x509.X509Certificate;
+  keys: CryptoKeyPair;
+  pem: string;
+  path: string | null;
+}
+
+async function loadOrCreateCa(caDir: string | null | undefined, notBefore: Date, notAfter: Date): Promise<Ca> {
+  const certFile = caDir ? path.join(caDir, 'ca.pem') : null;
+  const keyFile = caDir ? path.join(caDir, 'ca-key.pem') : null;
+  if (certFile && keyFile && existsSync(certFile) && existsSync(keyFile)) {
+    const pem = readFileSync(certFile, 'utf8');
+    return { cert: new x509.X509Certificate(pem), keys: await importKey(readFileSync(keyFile, 'utf8')), pem, path: certFile };
+  }
   const caKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
@@ -40,11 +69,25 @@ export async function generateTls(hosts: { dns?: string[]; ips?: string[] } = {}
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });
+  const pem = ca.toString('pem');
+  if (caDir && certFile && keyFile) {
+    mkdirSync(caDir, { recursive: true });
+    writeFileSync(keyFile, await pemKey(caKeys.privateKey), { mode: 0o600 });
+    writeFileSync(certFile, pem);
+  }
+  return { cert: ca, keys: caKeys, pem, path: certFile };
+}
+
+export async function generateTls(opts: TlsOptions = {}, hosts: { dns?: string[]; ips?: string[] } = {}): Promise<SimTls> {
+  const now = Date.now();
+  const notBefore = new Date(now - 60_000);
+  const notAfter = new Date(now + 30 * 24 * 3600_000);
+  const { cert: ca, keys: caKeys, pem: caPem, path: caPath } = await loadOrCreateCa(opts.caDir, notBefore, new Date(now + 365 * 24 * 3600_000));
   const leafKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
   const dns = ['localhost', ...(hosts.dns ?? [])];
   const ips = ['127.0.0.1', '::1', ...(hosts.ips ?? [])];
   const leaf = await x509.X509CertificateGenerator.create({
-    serialNumber: '02',
+    serialNumber: randomBytes(8).toString('hex'),
     subject: 'CN=poolscope simulator',
     issuer: ca.subject,
     notBefore,
@@ -63,5 +106,5 @@ export async function generateTls(hosts: { dns?: string[]; ips?: string[] } = {}
       await x509.AuthorityKeyIdentifierExtension.create(ca, false),
     ],
   });
-  return { caPem: ca.toString('pem'), certPem: leaf.toString('pem'), keyPem: await pemKey(leafKeys.privateKey) };
+  return { caPem, caPath, certPem: leaf.toString('pem'), keyPem: await pemKey(leafKeys.privateKey) };
 }

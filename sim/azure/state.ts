@@ -1,0 +1,172 @@
+// The simulated Azure Compute state: scale sets and their VMs, kept exactly as the ARM REST API returns
+// them (REST shapes from lib/fixtures/objects.ts). Lookups are case-insensitive, as ARM's are.
+
+import { randomUUID } from 'node:crypto';
+import { makeVm, makeVmss, type AzureLocation } from '../../lib/fixtures/objects';
+
+export type Rest = Record<string, unknown> & { id: string; name: string };
+
+export interface ScaleSetRecord {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  location: string;
+  /** The VMSS as GET returns it. */
+  body: Rest;
+  /** VMs by instanceId (Uniform) or VM name (Flexible), as the VMSS-VMs list returns them with `$expand=instanceView`. */
+  vms: Map<string, Rest>;
+  nextInstanceId: number;
+}
+
+export interface Operation {
+  id: string;
+  name: string;
+  status: 'InProgress' | 'Succeeded' | 'Failed';
+  startTime: string;
+  endTime?: string;
+  scaleSetKey: string;
+}
+
+const key = (sub: string, rg: string, name: string) => `${sub}/${rg}/${name}`.toLowerCase();
+
+function props(o: Rest): Record<string, unknown> {
+  if (typeof o.properties !== 'object' || o.properties === null) o.properties = {};
+  return o.properties as Record<string, unknown>;
+}
+
+export class AzureState {
+  readonly scaleSets = new Map<string, ScaleSetRecord>();
+  readonly operations = new Map<string, Operation>();
+  private readonly listeners = new Set<() => void>();
+
+  /** Called after every change (the world controllers watch Azure this way). */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  /** Adds or replaces a scale set given in REST form; its VMs may follow in REST form too. */
+  putScaleSet(vmss: Record<string, unknown>, vms: Record<string, unknown>[] = []): ScaleSetRecord {
+    const body = structuredClone(vmss) as Rest;
+    const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(body.id ?? '');
+    if (!m) throw new Error(`scale set id is not a VMSS ARM id: ${String(body.id)}`);
+    const rec: ScaleSetRecord = {
+      subscriptionId: m[1] as string,
+      resourceGroup: m[2] as string,
+      name: m[3] as string,
+      location: String(body.location ?? 'westeurope'),
+      body,
+      vms: new Map(),
+      nextInstanceId: 0,
+    };
+    for (const vm of vms) this.putVmInto(rec, vm);
+    this.scaleSets.set(key(rec.subscriptionId, rec.resourceGroup, rec.name), rec);
+    this.changed();
+    return rec;
+  }
+
+  private putVmInto(rec: ScaleSetRecord, vm: Record<string, unknown>): void {
+    const v = structuredClone(vm) as Rest;
+    const member = String(v.instanceId ?? v.name);
+    rec.vms.set(member.toLowerCase(), v);
+    if (/^\d+$/.test(member)) rec.nextInstanceId = Math.max(rec.nextInstanceId, Number(member) + 1);
+  }
+
+  putVm(rec: ScaleSetRecord, vm: Record<string, unknown>): void {
+    this.putVmInto(rec, vm);
+    this.changed();
+  }
+
+  get(sub: string, rg: string, name: string): ScaleSetRecord | undefined {
+    return this.scaleSets.get(key(sub, rg, name));
+  }
+
+  deleteScaleSet(sub: string, rg: string, name: string): boolean {
+    const ok = this.scaleSets.delete(key(sub, rg, name));
+    if (ok) this.changed();
+    return ok;
+  }
+
+  listByResourceGroup(sub: string, rg: string): ScaleSetRecord[] {
+    return [...this.scaleSets.values()].filter((r) => r.subscriptionId.toLowerCase() === sub.toLowerCase() && r.resourceGroup.toLowerCase() === rg.toLowerCase());
+  }
+
+  listBySubscription(sub: string): ScaleSetRecord[] {
+    return [...this.scaleSets.values()].filter((r) => r.subscriptionId.toLowerCase() === sub.toLowerCase());
+  }
+
+  capacity(rec: ScaleSetRecord): number {
+    return Number((rec.body.sku as { capacity?: number } | undefined)?.capacity ?? 0);
+  }
+
+  orchestrationMode(rec: ScaleSetRecord): 'Uniform' | 'Flexible' {
+    return props(rec.body).orchestrationMode === 'Flexible' ? 'Flexible' : 'Uniform';
+  }
+
+  setProvisioningState(rec: ScaleSetRecord, state: string): void {
+    props(rec.body).provisioningState = state;
+    this.changed();
+  }
+
+  /** A capacity update as the PATCH does it: the scale set goes Updating until the world converges. */
+  setCapacity(rec: ScaleSetRecord, capacity: number): Operation {
+    (rec.body.sku as Record<string, unknown>).capacity = capacity;
+    props(rec.body).provisioningState = 'Updating';
+    const op: Operation = { id: randomUUID(), name: '', status: 'InProgress', startTime: new Date().toISOString(), scaleSetKey: key(rec.subscriptionId, rec.resourceGroup, rec.name) };
+    op.name = op.id;
+    this.operations.set(op.id, op);
+    this.changed();
+    return op;
+  }
+
+  /** Adds a new VM in the given state; returns its member key. */
+  addVm(rec: ScaleSetRecord, opts: { provisioningState?: string; powerState?: string | null; errorCode?: string; createdAt?: string } = {}): Rest {
+    const flexible = this.orchestrationMode(rec) === 'Flexible';
+    const member = flexible ? `${rec.name}_${randomUUID().replace(/-/g, '').slice(0, 8)}` : String(rec.nextInstanceId);
+    const az: AzureLocation = { subscriptionId: rec.subscriptionId, resourceGroup: rec.resourceGroup, location: rec.location };
+    const vm = makeVm({
+      az, vmss: rec.name, member, mode: flexible ? 'Flexible' : 'Uniform',
+      provisioningState: opts.provisioningState ?? 'Creating',
+      powerState: opts.powerState === undefined ? 'starting' : opts.powerState,
+      errorCode: opts.errorCode,
+      createdAt: opts.createdAt ?? new Date().toISOString(),
+    }) as Rest;
+    this.putVm(rec, vm);
+    return vm;
+  }
+
+  /** Sets a VM's provisioning and power state, keeping its instance view consistent. */
+  setVmState(vm: Rest, state: string, powerState: string | null, error?: { code: string; message: string }): void {
+    const p = props(vm);
+    p.provisioningState = state;
+    const iv = (p.instanceView ?? {}) as { statuses?: Record<string, unknown>[] };
+    const now = new Date().toISOString();
+    iv.statuses = [
+      error
+        ? { code: `ProvisioningState/failed/${error.code}`, level: 'Error', displayStatus: 'Provisioning failed', message: error.message, time: now }
+        : { code: `ProvisioningState/${state.toLowerCase()}`, level: 'Info', displayStatus: `Provisioning ${state.toLowerCase()}`, time: now },
+      ...(powerState ? [{ code: `PowerState/${powerState}`, level: 'Info', displayStatus: `VM ${powerState}` }] : []),
+    ];
+    p.instanceView = iv;
+    this.changed();
+  }
+
+  deleteVm(rec: ScaleSetRecord, member: string): boolean {
+    const ok = rec.vms.delete(member.toLowerCase());
+    if (ok) this.changed();
+    return ok;
+  }
+
+  findVm(rec: ScaleSetRecord, member: string): Rest | undefined {
+    return rec.vms.get(member.toLowerCase());
+  }
+}
+
+/** A scale set in REST form, for tests and scenario builders. */
+export function newScaleSet(az: AzureLocation, name: string, capacity: number, mode: 'Uniform' | 'Flexible' = 'Uniform'): Record<string, unknown> {
+  return makeVmss({ az, name, capacity, orchestrationMode: mode });
+}

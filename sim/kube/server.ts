@@ -125,12 +125,18 @@ export class SimApiServer {
   private url_ = '';
   /** Requests served, by verb, for benchmarks and tests. */
   readonly requestCounts = new Map<string, number>();
+  /** When false, every connection is dropped, as for an API server that is down or unreachable. */
+  available = true;
 
   constructor(private readonly opts: ApiServerOptions) {
     this.name = opts.name;
     this.store = opts.store;
     this.authz = new Authorizer(opts.policy);
     this.server = https.createServer({ cert: opts.tls.certPem, key: opts.tls.keyPem }, (req, res) => {
+      if (!this.available) {
+        req.socket.destroy();
+        return;
+      }
       this.handle(req, res).catch((e: unknown) => {
         if (res.headersSent) {
           res.destroy();
@@ -160,6 +166,12 @@ export class SimApiServer {
     for (const close of this.openStreams.values()) close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Takes the server down (every request's connection is dropped) or brings it back. */
+  setAvailable(available: boolean): void {
+    this.available = available;
+    if (!available) this.resetWatchConnections();
   }
 
   /** Ends every open watch stream cleanly, as an API server does when a watch times out or it shuts down. */

@@ -1,0 +1,162 @@
+// Starts a whole simulated fleet from a scenario: management and workload Kubernetes API servers, Azure
+// Resource Manager with its token endpoint, the living world, and the scenario's timed steps. Writes the
+// kubeconfig and an env file with the ordinary settings a real user would set to reach the same things.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { KubeObject } from '../lib/unstructured';
+import { SimAzureServer } from './azure/server';
+import { findByKind, type ResourceDef } from './kube/resources';
+import { startKubeSimulator, type KubeSimulator } from './kube/simulator';
+import { generateTls } from './kube/tls';
+import type { Scenario, Step } from './world/scenario';
+import { World } from './world/world';
+
+export interface SimulationOptions {
+  /** Directory for the CA, kubeconfig and env file; a new temporary one by default. */
+  stateDir?: string;
+  /** Overrides the scenario's speed. */
+  speed?: number;
+  /** VMs per page of the VMSS-VMs list. */
+  armPageSize?: number;
+  log?: (msg: string) => void;
+}
+
+export interface Simulation {
+  scenario: Scenario;
+  kube: KubeSimulator;
+  azure: SimAzureServer;
+  world: World | null;
+  stateDir: string;
+  kubeconfigPath: string;
+  envPath: string;
+  /** The settings written to the env file. */
+  env: Record<string, string>;
+  /** Errors from steps (kept; never thrown out of the timers). */
+  stepErrors: string[];
+  runStep(step: Step): void;
+  stop(): Promise<void>;
+}
+
+const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
+const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef;
+const CLUSTER = findByKind('cluster.x-k8s.io/v1beta2', 'Cluster') as ResourceDef;
+
+export async function startSimulation(scenario: Scenario, opts: SimulationOptions = {}): Promise<Simulation> {
+  const log = opts.log ?? ((m: string) => console.error(m));
+  const stateDir = opts.stateDir ?? path.join(os.tmpdir(), `poolscope-sim-${process.pid}-${Date.now()}`);
+  mkdirSync(stateDir, { recursive: true });
+  const tls = await generateTls({ caDir: process.env.POOLSCOPE_SIM_CA_DIR ?? path.join(stateDir, 'ca') });
+  const kube = await startKubeSimulator({
+    clusters: [
+      ...[...scenario.management].map(([name, objects]) => ({ name, role: 'management' as const, objects })),
+      ...[...scenario.workload].filter(([name]) => !scenario.management.has(name)).map(([name, objects]) => ({ name, role: 'workload' as const, objects })),
+    ],
+    tls,
+    kubeconfigPath: path.join(stateDir, 'kubeconfig'),
+    log,
+  });
+  const azure = new SimAzureServer({ tls, pageSize: opts.armPageSize });
+  await azure.start();
+  for (const s of scenario.azure) azure.state.putScaleSet(s.vmss, s.vms);
+  for (const t of scenario.throttled) azure.throttler.throttleSubscription(t.subscription, t.seconds);
+  for (const w of scenario.unreachable) kube.clusters.get(w)?.setAvailable(false);
+
+  const speed = opts.speed ?? scenario.speed;
+  const world = scenario.controllers ? new World(kube, azure, { capz: scenario.capz, speed, delays: scenario.delays }) : null;
+  for (const w of scenario.unreachable) world?.unreachable.add(w);
+
+  const client = azure.clients[0] as { tenantId: string; clientId: string; clientSecret: string };
+  const env: Record<string, string> = {
+    KUBECONFIG: kube.kubeconfigPath,
+    AZURE_TENANT_ID: client.tenantId,
+    AZURE_CLIENT_ID: client.clientId,
+    AZURE_CLIENT_SECRET: client.clientSecret,
+    AZURE_AUTHORITY_HOST: azure.url,
+    POOLSCOPE_ARM_ENDPOINT: azure.url,
+    POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY: 'true',
+    NODE_EXTRA_CA_CERTS: tls.caPath ?? '',
+  };
+  const envPath = path.join(stateDir, 'env');
+  writeFileSync(envPath, `# poolscope simulator: ${scenario.name}\n${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
+
+  const stepErrors: string[] = [];
+  const poolAmp = (ref: { cluster: string; namespace?: string; name: string }) => {
+    const store = kube.cluster(ref.cluster).store;
+    const ns = ref.namespace ?? 'default';
+    const mp = store.get(MP, ns, ref.name);
+    const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name ?? ref.name;
+    return { store, ns, mp, amp: store.get(AMP, ns, ampName) };
+  };
+  const scaleSetOf = (ref: { cluster: string; namespace?: string; name: string }) => {
+    const id = String(poolAmp(ref).amp.spec?.providerID ?? '').replace(/^azure:\/\//, '');
+    const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(id);
+    const rec = m ? azure.state.get(m[1] as string, m[2] as string, m[3] as string) : undefined;
+    if (!rec) throw new Error(`no scale set for MachinePool ${ref.name} (AzureMachinePool spec.providerID ${id || 'unset'})`);
+    return rec;
+  };
+  const runStep = (step: Step): void => {
+    if ('apply' in step) {
+      const { cluster, object } = step.apply;
+      kube.load(cluster, [object as KubeObject]);
+    } else if ('mergePatch' in step) {
+      const s = step.mergePatch;
+      const r = findByKind(s.apiVersion, s.kind) as ResourceDef;
+      kube.cluster(s.cluster).store.patch(r, s.namespace ?? (r.namespaced ? 'default' : undefined), s.name, 'merge', s.patch, { version: s.apiVersion.split('/').pop() });
+    } else if ('delete' in step) {
+      const s = step.delete;
+      const r = findByKind(s.apiVersion, s.kind) as ResourceDef;
+      kube.cluster(s.cluster).store.delete(r, s.namespace ?? (r.namespaced ? 'default' : undefined), s.name);
+    } else if ('setAzure' in step) {
+      azure.state.putScaleSet(step.setAzure.vmss, step.setAzure.vms ?? []);
+    } else if ('deleteAzure' in step) {
+      const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(step.deleteAzure.scaleSet);
+      if (!m || !azure.state.deleteScaleSet(m[1] as string, m[2] as string, m[3] as string)) throw new Error(`no scale set ${step.deleteAzure.scaleSet}`);
+    } else if ('scale' in step) {
+      const { store, ns } = poolAmp(step.scale);
+      store.patch(MP, ns, step.scale.name, 'merge', { spec: { replicas: step.scale.replicas } });
+    } else if ('failInstances' in step) {
+      const rec = scaleSetOf(step.failInstances);
+      if (!world) throw new Error('failInstances needs controllers: on');
+      world.failNextInstances(String(rec.body.id), step.failInstances.count, step.failInstances.errorCode);
+    } else if ('deleteVm' in step) {
+      const rec = scaleSetOf(step.deleteVm);
+      if (!azure.state.deleteVm(rec, step.deleteVm.member)) throw new Error(`no VM ${step.deleteVm.member} in ${rec.name}`);
+    } else if ('nodeJoins' in step) {
+      const rec = scaleSetOf(step.nodeJoins);
+      if (!world) throw new Error('nodeJoins needs controllers: on');
+      if (step.nodeJoins.enabled) world.noJoin.delete(String(rec.body.id).toLowerCase());
+      else world.noJoin.add(String(rec.body.id).toLowerCase());
+    } else if ('pauseCluster' in step) {
+      const s = step.pauseCluster;
+      kube.cluster(s.cluster).store.patch(CLUSTER, s.namespace ?? 'default', s.name, 'merge', { spec: { paused: s.paused ? true : null } });
+    } else if ('throttle' in step) {
+      azure.throttler.throttleSubscription(step.throttle.subscription, step.throttle.seconds);
+    } else if ('unreachable' in step) {
+      const s = step.unreachable;
+      kube.clusters.get(s.workload)?.setAvailable(!s.unreachable);
+      if (s.unreachable) world?.unreachable.add(s.workload);
+      else world?.unreachable.delete(s.workload);
+    }
+  };
+  const timers = scenario.steps.map((step) => setTimeout(() => {
+    try {
+      runStep(step);
+    } catch (e) {
+      const msg = `${scenario.file}:${step.line}: step at ${step.at}s failed: ${(e as Error).message}`;
+      stepErrors.push(msg);
+      log(msg);
+    }
+  }, (step.at * 1000) / speed));
+  world?.start();
+
+  return {
+    scenario, kube, azure, world, stateDir, kubeconfigPath: kube.kubeconfigPath, envPath, env, stepErrors, runStep,
+    stop: async () => {
+      for (const t of timers) clearTimeout(t);
+      world?.stop();
+      await Promise.all([kube.stop(), azure.stop()]);
+    },
+  };
+}

@@ -1,0 +1,501 @@
+// The living world: emulated controllers that make the simulated fleet move — Azure scaling scale sets,
+// VMs provisioning (or failing), Nodes joining, CAPZ reconciling AzureMachinePools and their machines, and
+// CAPI's MachinePool controller with its readiness gate (domain.md §1–§2). Every change goes through the
+// simulated APIs, so resourceVersions, watches and clients see it like any controller's write.
+
+import { providerIdFromArmId } from '../../lib/provider-id';
+import type { KubeObject } from '../../lib/unstructured';
+import type { Rest, ScaleSetRecord } from '../azure/state';
+import type { SimAzureServer } from '../azure/server';
+import { findByKind, type ResourceDef } from '../kube/resources';
+import type { KubeSimulator } from '../kube/simulator';
+import type { ClusterStore } from '../kube/store';
+import { capzProvisioningState, type CapzBehaviour } from './capz-behaviour';
+
+const R = {
+  mp: findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef,
+  machine: findByKind('cluster.x-k8s.io/v1beta2', 'Machine') as ResourceDef,
+  cluster: findByKind('cluster.x-k8s.io/v1beta2', 'Cluster') as ResourceDef,
+  amp: findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef,
+  ampm: findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef,
+  node: findByKind('v1', 'Node') as ResourceDef,
+};
+
+export interface WorldOptions {
+  /** CAPZ behaviour of every management cluster, or per management cluster name. */
+  capz: CapzBehaviour | Record<string, CapzBehaviour>;
+  /** Simulated seconds per real second. */
+  speed?: number;
+  /** Real milliseconds between controller passes. */
+  tickMs?: number;
+  /** Simulated seconds a VM takes to provision, to be deleted, a Node to join and to become Ready. */
+  delays?: Partial<WorldDelays>;
+}
+
+export interface WorldDelays {
+  provision: number;
+  delete: number;
+  join: number;
+  ready: number;
+  /** CAPZ's requeue: an AzureMachinePool is reconciled this often, and at once when spec.replicas changes. */
+  capzRequeue: number;
+}
+
+const DEFAULT_DELAYS: WorldDelays = { provision: 20, delete: 10, join: 15, ready: 10, capzRequeue: 30 };
+
+interface VmPlan {
+  /** Simulated time (ms) the next transition is due. */
+  dueAt: number;
+  /** Error code if provisioning will fail. */
+  failWith?: string;
+  /** Whether a Node will join for it. */
+  joins: boolean;
+}
+
+interface PendingFailure {
+  count: number;
+  errorCode: string;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+function setCond(conds: Record<string, unknown>[], c: { type: string; status: string; reason?: string; severity?: string }, now: string): Record<string, unknown>[] {
+  const prev = conds.find((x) => x.type === c.type);
+  const keepTime = prev && prev.status === c.status && prev.reason === c.reason;
+  const next: Record<string, unknown> = { type: c.type, status: c.status, lastTransitionTime: keepTime ? prev.lastTransitionTime : now };
+  if (c.reason) next.reason = c.reason;
+  if (c.status === 'False' && c.severity) next.severity = c.severity;
+  return [...conds.filter((x) => x.type !== c.type), next].sort((a, b) => String(a.type).localeCompare(String(b.type)));
+}
+
+export class World {
+  private readonly plans = new Map<string, VmPlan>();
+  private readonly pendingFailures = new Map<string, PendingFailure>();
+  /** When CAPZ last reconciled each pool, and at which spec.replicas. */
+  private readonly lastCapz = new Map<string, { at: number; replicas: unknown }>();
+  /** Workload clusters whose API the management controllers cannot reach (a world event). */
+  readonly unreachable = new Set<string>();
+  /** Scale sets whose new VMs never get a Node (a world event). */
+  readonly noJoin = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private readonly startReal = Date.now();
+  private readonly startSim: number;
+  private readonly delays: WorldDelays;
+  private running = false;
+  /** Errors a controller pass hit (kept, never thrown out of the loop). */
+  readonly errors: string[] = [];
+
+  constructor(private readonly kube: KubeSimulator, private readonly azure: SimAzureServer, private readonly opts: WorldOptions) {
+    this.startSim = Date.now();
+    this.delays = { ...DEFAULT_DELAYS, ...opts.delays };
+  }
+
+  /** Simulated now (ms). */
+  now(): number {
+    return this.startSim + (Date.now() - this.startReal) * (this.opts.speed ?? 1);
+  }
+
+  private iso(): string {
+    return new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+
+  start(): void {
+    if (this.timer) return;
+    const loop = () => {
+      if (!this.running) {
+        this.running = true;
+        try {
+          this.tick();
+        } catch (e) {
+          this.errors.push((e as Error).message);
+          if (this.errors.length > 100) this.errors.shift();
+        } finally {
+          this.running = false;
+        }
+      }
+      this.timer = setTimeout(loop, this.opts.tickMs ?? 200);
+    };
+    loop();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** The next `count` VMs created in this scale set fail to provision with `errorCode`. */
+  failNextInstances(scaleSetId: string, count: number, errorCode: string): void {
+    this.pendingFailures.set(scaleSetId.toLowerCase(), { count, errorCode });
+  }
+
+  /** One controller pass: Azure, Nodes, CAPZ, CAPI. */
+  tick(): void {
+    for (const rec of this.azure.state.scaleSets.values()) this.azureScaleSet(rec);
+    for (const name of this.managementClusters()) {
+      const store = this.kube.cluster(name).store;
+      for (const mp of store.list(R.mp).items) {
+        const pool = this.resolve(store, mp);
+        if (!pool) continue;
+        this.nodes(pool);
+        if (!pool.capzPaused && this.capzDue(name, pool)) {
+          this.capz(pool, typeof this.opts.capz === 'string' ? this.opts.capz : (this.opts.capz[name] ?? 'main'));
+          this.capzDone(name, pool);
+        }
+        if (!pool.capiPaused) this.capi(pool);
+      }
+    }
+  }
+
+  private managementClusters(): string[] {
+    return [...this.kube.clusters.keys()].filter((n) => this.kube.cluster(n).store.list(R.cluster).items.length > 0 || this.kube.cluster(n).store.list(R.mp).items.length > 0);
+  }
+
+  // ---------------- Azure ----------------
+
+  private vmKey(vm: Rest): string {
+    return String(vm.id).toLowerCase();
+  }
+
+  private azureScaleSet(rec: ScaleSetRecord): void {
+    const state = this.azure.state;
+    const now = this.now();
+    const vms = [...rec.vms.values()];
+    const stateOf = (vm: Rest) => String((vm.properties as Record<string, unknown>).provisioningState);
+    const active = vms.filter((v) => stateOf(v) !== 'Deleting');
+    const capacity = state.capacity(rec);
+    const ssKey = String(rec.body.id).toLowerCase();
+    for (let i = active.length; i < capacity; i++) {
+      const vm = state.addVm(rec, { provisioningState: 'Creating', powerState: 'starting', createdAt: this.iso() });
+      const pending = this.pendingFailures.get(ssKey);
+      let failWith: string | undefined;
+      if (pending && pending.count > 0) {
+        failWith = pending.errorCode;
+        if (--pending.count === 0) this.pendingFailures.delete(ssKey);
+      }
+      this.plans.set(this.vmKey(vm), { dueAt: now + this.delays.provision * 1000, failWith, joins: !this.noJoin.has(ssKey) });
+    }
+    if (active.length > capacity) {
+      // Azure scales in the highest instance ids first (default scale-in policy).
+      const victims = [...active].sort((a, b) => Number(b.instanceId ?? 0) - Number(a.instanceId ?? 0)).slice(0, active.length - capacity);
+      for (const vm of victims) {
+        state.setVmState(vm, 'Deleting', 'stopping');
+        this.plans.set(this.vmKey(vm), { dueAt: now + this.delays.delete * 1000, joins: false });
+      }
+    }
+    for (const vm of [...rec.vms.values()]) {
+      const plan = this.plans.get(this.vmKey(vm));
+      if (!plan || plan.dueAt > now) continue;
+      const s = stateOf(vm);
+      if (s === 'Creating') {
+        if (plan.failWith) state.setVmState(vm, 'Failed', 'running', { code: plan.failWith, message: `Provisioning failed: ${plan.failWith}.` });
+        else state.setVmState(vm, 'Succeeded', 'running');
+        plan.dueAt = now + this.delays.join * 1000;
+      } else if (s === 'Deleting') {
+        state.deleteVm(rec, String(vm.instanceId ?? vm.name));
+        this.plans.delete(this.vmKey(vm));
+      }
+    }
+    const states = [...rec.vms.values()].map(stateOf);
+    const target = states.some((s) => s === 'Creating' || s === 'Deleting')
+      ? 'Updating'
+      : states.some((s) => s === 'Failed') ? 'Failed' : 'Succeeded';
+    const current = String((rec.body.properties as Record<string, unknown>).provisioningState);
+    if (current !== target && !(current === 'Updating' && rec.vms.size !== capacity)) state.setProvisioningState(rec, target);
+    if (target !== 'Updating') {
+      for (const op of state.operations.values()) {
+        if (op.scaleSetKey === `${rec.subscriptionId}/${rec.resourceGroup}/${rec.name}`.toLowerCase() && op.status === 'InProgress') {
+          op.status = target === 'Failed' ? 'Failed' : 'Succeeded';
+          op.endTime = new Date().toISOString();
+        }
+      }
+    }
+  }
+
+  // ---------------- resolving a pool ----------------
+
+  private resolve(store: ClusterStore, mp: KubeObject): Pool | null {
+    const ns = mp.metadata?.namespace as string;
+    const infra = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string; kind?: string } } } | undefined)?.spec?.infrastructureRef;
+    if (infra?.kind !== 'AzureMachinePool' || !infra.name || !store.has(R.amp, ns, infra.name)) return null;
+    const amp = store.get(R.amp, ns, infra.name);
+    const clusterName = String(mp.spec?.clusterName ?? '');
+    const cluster = store.has(R.cluster, ns, clusterName) ? store.get(R.cluster, ns, clusterName) : null;
+    const vmssId = String(amp.spec?.providerID ?? '').replace(/^azure:\/\//, '');
+    const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(vmssId);
+    const rec = m ? this.azure.state.get(m[1] as string, m[2] as string, m[3] as string) ?? null : null;
+    const clusterPaused = cluster?.spec?.paused === true || cluster?.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined;
+    const workload = this.kube.clusters.get(clusterName)?.store ?? null;
+    return {
+      store, ns, mp, amp, rec, clusterName,
+      workload: workload && !this.unreachable.has(clusterName) ? workload : null,
+      capiPaused: clusterPaused || mp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
+      capzPaused: clusterPaused || amp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
+      ampms: store.list(R.ampm, { namespace: ns }).items.filter((a) => a.metadata?.labels?.['azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool'] === amp.metadata?.name),
+    };
+  }
+
+  private capzDue(cluster: string, pool: Pool): boolean {
+    const key = `${cluster}/${pool.ns}/${pool.amp.metadata?.name}`;
+    const last = this.lastCapz.get(key);
+    const now = this.now();
+    // Changes to the AzureMachinePool itself (e.g. a resync annotation) also trigger a reconcile.
+    const replicas = `${String(pool.mp.spec?.replicas)}|${pool.amp.metadata?.resourceVersion}`;
+    if (last && last.replicas === replicas && now - last.at < this.delays.capzRequeue * 1000) return false;
+    this.lastCapz.set(key, { at: now, replicas: undefined });
+    return true;
+  }
+
+  /** Records what CAPZ saw after its pass, so its own writes do not retrigger it. */
+  private capzDone(cluster: string, pool: Pool): void {
+    const key = `${cluster}/${pool.ns}/${pool.amp.metadata?.name}`;
+    const amp = pool.store.get(R.amp, pool.ns, String(pool.amp.metadata?.name));
+    const entry = this.lastCapz.get(key);
+    if (entry) entry.replicas = `${String(pool.mp.spec?.replicas)}|${amp.metadata?.resourceVersion}`;
+  }
+
+  // ---------------- Nodes join ----------------
+
+  private nodes(pool: Pool): void {
+    const workload = this.kube.clusters.get(pool.clusterName)?.store;
+    if (!workload || !pool.rec) return;
+    const now = this.now();
+    for (const vm of pool.rec.vms.values()) {
+      const p = vm.properties as Record<string, unknown>;
+      const plan = this.plans.get(this.vmKey(vm));
+      if (!plan || !plan.joins || p.provisioningState !== 'Succeeded' || plan.dueAt > now) continue;
+      const name = String((p.osProfile as { computerName?: string } | undefined)?.computerName ?? vm.name);
+      const providerID = providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id));
+      if (!workload.has(R.node, undefined, name)) {
+        workload.create(R.node, undefined, {
+          apiVersion: 'v1', kind: 'Node',
+          metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'topology.kubernetes.io/region': pool.rec.location } },
+          spec: { providerID, taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' }] },
+        });
+        const node = workload.get(R.node, undefined, name);
+        workload.update(R.node, undefined, name, { ...node, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime network not ready', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }], nodeInfo: { kubeletVersion: 'v1.33.4' } } }, { subresource: 'status' });
+        plan.dueAt = now + this.delays.ready * 1000;
+      } else {
+        const node = workload.get(R.node, undefined, name);
+        const ready = (node.status?.conditions as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'Ready');
+        if (ready?.status !== 'True') {
+          workload.update(R.node, undefined, name, { ...node, status: { ...node.status, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }] } }, { subresource: 'status' });
+        }
+        plan.joins = false; // done
+      }
+    }
+  }
+
+  // ---------------- CAPZ ----------------
+
+  private capz(pool: Pool, behaviour: CapzBehaviour): void {
+    const { store, ns, mp, amp, rec } = pool;
+    if (!rec) return;
+    const state = this.azure.state;
+    const replicas = typeof mp.spec?.replicas === 'number' ? mp.spec.replicas : null;
+    const managed = mp.metadata?.annotations?.['cluster.x-k8s.io/replicas-managed-by'];
+    // Scale the VMSS to spec.replicas (unless an external autoscaler manages it).
+    if (replicas !== null && (!managed || managed === 'false') && state.capacity(rec) !== replicas && (rec.body.properties as Record<string, unknown>).provisioningState !== 'Updating') {
+      state.setCapacity(rec, replicas);
+    }
+    const vmsById = new Map([...rec.vms.values()].map((vm) => [providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id)), vm]));
+    const byProviderId = new Map(pool.ampms.map((a) => [String(a.spec?.providerID), a]));
+    const workload = pool.workload;
+    const nodes = workload ? workload.list(R.node).items : [];
+    const nodeByPid = new Map(nodes.map((n) => [String(n.spec?.providerID), n]));
+    const now = this.iso();
+    // Create an AMPM for every instance that has none (skipping Deleting).
+    for (const [pid, vm] of vmsById) {
+      const p = vm.properties as Record<string, unknown>;
+      if (byProviderId.has(pid) || p.provisioningState === 'Deleting') continue;
+      const member = String(vm.instanceId ?? vm.name);
+      const name = `${amp.metadata?.name}-${member.replace(/_/g, '-')}`.toLowerCase();
+      if (store.has(R.ampm, ns, name)) continue;
+      store.create(R.ampm, ns, {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureMachinePoolMachine',
+        metadata: {
+          name,
+          labels: {
+            'cluster.x-k8s.io/cluster-name': pool.clusterName,
+            'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool': String(amp.metadata?.name),
+            'cluster.x-k8s.io/pool-name': String(mp.metadata?.name),
+            [pool.clusterName]: 'owned',
+          },
+          finalizers: ['azuremachinepoolmachine.infrastructure.cluster.x-k8s.io'],
+          ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureMachinePool', name: String(amp.metadata?.name), uid: String(amp.metadata?.uid) }],
+        },
+        spec: { providerID: pid, instanceID: member },
+      });
+      byProviderId.set(pid, store.get(R.ampm, ns, name));
+    }
+    // AMPMs whose instance is gone: delete the owner Machine and the AMPM (drain is instant here).
+    for (const [pid, ampm] of byProviderId) {
+      if (vmsById.has(pid)) continue;
+      const name = String(ampm.metadata?.name);
+      const machine = ampm.metadata?.ownerReferences?.find((o) => o.kind === 'Machine')?.name;
+      if (machine && store.has(R.machine, ns, machine)) this.remove(store, R.machine, ns, machine);
+      this.remove(store, R.ampm, ns, name);
+      byProviderId.delete(pid);
+    }
+    // AMPM status: ready = the Node found by exact providerID is Ready and the VM Succeeded.
+    let ready = 0;
+    for (const [pid, a] of byProviderId) {
+      const vm = vmsById.get(pid);
+      const vmState = String((vm?.properties as Record<string, unknown> | undefined)?.provisioningState ?? 'Deleted');
+      const node = nodeByPid.get(pid);
+      const nodeReady = (node?.status?.conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+      const isReady = nodeReady && vmState === 'Succeeded';
+      if (isReady) ready++;
+      const conds = (a.status?.conditions as Record<string, unknown>[] | undefined) ?? [];
+      const reason = isReady ? undefined : node ? 'NodeConditionsFailed' : 'NodeProvisioning';
+      const status = {
+        ...a.status,
+        ready: isReady,
+        provisioningState: vmState,
+        latestModelApplied: (vm?.properties as { latestModelApplied?: boolean } | undefined)?.latestModelApplied ?? true,
+        version: 'v1.33.4',
+        ...(node && isReady ? { nodeRef: { apiVersion: 'v1', kind: 'Node', name: node.metadata?.name } } : {}),
+        conditions: setCond(setCond(conds, { type: 'MachineNodeHealthy', status: isReady ? 'True' : 'False', reason, severity: 'Info' }, now), { type: 'Ready', status: isReady ? 'True' : 'False', reason, severity: 'Info' }, now),
+      };
+      if (!same(status, a.status)) store.update(R.ampm, ns, String(a.metadata?.name), { ...a, status }, { subresource: 'status', force: true });
+    }
+    // setProvisioningStateAndConditions (with the previous status.replicas), then updateReplicasAndProviderIDs.
+    const vmssState = String((rec.body.properties as Record<string, unknown>).provisioningState);
+    const prevReplicas = typeof amp.status?.replicas === 'number' ? amp.status.replicas : 0;
+    const s = capzProvisioningState(behaviour, vmssState, replicas ?? 0, prevReplicas);
+    let conds = (amp.status?.conditions as Record<string, unknown>[] | undefined) ?? [];
+    for (const c of s.conditions) conds = setCond(conds, c, now);
+    const firstFalse = s.conditions.find((c) => c.status === 'False');
+    conds = setCond(conds, firstFalse ? { type: 'Ready', status: 'False', reason: firstFalse.reason, severity: firstFalse.severity } : { type: 'Ready', status: 'True' }, now);
+    const ampStatus = {
+      ...amp.status,
+      ready: s.ready ?? amp.status?.ready ?? false,
+      provisioningState: s.provisioningState,
+      replicas: ready,
+      infrastructureMachineKind: 'AzureMachinePoolMachine',
+      conditions: conds,
+    };
+    const list = [...byProviderId.keys()].sort();
+    if (!same(ampStatus, amp.status)) store.update(R.amp, ns, String(amp.metadata?.name), { ...amp, status: ampStatus }, { subresource: 'status', force: true });
+    if (!same(list, amp.spec?.providerIDList ?? [])) {
+      const cur = store.get(R.amp, ns, String(amp.metadata?.name));
+      store.update(R.amp, ns, String(amp.metadata?.name), { ...cur, spec: { ...cur.spec, providerIDList: list } }, { force: true });
+    }
+  }
+
+  private remove(store: ClusterStore, r: ResourceDef, ns: string, name: string): void {
+    const o = store.get(r, ns, name);
+    if ((o.metadata?.finalizers ?? []).length) store.update(r, ns, name, { ...o, metadata: { ...o.metadata, finalizers: [] } }, { force: true });
+    if (store.has(r, ns, name)) store.delete(r, ns, name);
+  }
+
+  // ---------------- CAPI ----------------
+
+  private capi(pool: Pool): void {
+    const { store, ns } = pool;
+    const mpName = String(pool.mp.metadata?.name);
+    const amp = store.get(R.amp, ns, String(pool.amp.metadata?.name));
+    const now = this.iso();
+    // MachinePool Machines, one per AMPM (not gated by readiness).
+    for (const a of store.list(R.ampm, { namespace: ns }).items.filter((x) => x.metadata?.labels?.['cluster.x-k8s.io/pool-name'] === mpName)) {
+      const name = String(a.metadata?.name);
+      if (!store.has(R.machine, ns, name)) {
+        store.create(R.machine, ns, {
+          apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine',
+          metadata: {
+            name,
+            labels: { 'cluster.x-k8s.io/cluster-name': pool.clusterName, 'cluster.x-k8s.io/pool-name': mpName },
+            finalizers: ['machine.cluster.x-k8s.io'],
+            ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: mpName, uid: String(pool.mp.metadata?.uid), controller: true }],
+          },
+          spec: {
+            clusterName: pool.clusterName,
+            bootstrap: { dataSecretName: `${mpName}-bootstrap` },
+            infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AzureMachinePoolMachine', name },
+            providerID: a.spec?.providerID,
+          },
+        });
+        const cur = store.get(R.ampm, ns, name);
+        store.update(R.ampm, ns, name, { ...cur, metadata: { ...cur.metadata, ownerReferences: [...(cur.metadata?.ownerReferences ?? []), { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name, uid: String(store.get(R.machine, ns, name).metadata?.uid), controller: true }] } }, { force: true });
+      }
+      const m = store.get(R.machine, ns, name);
+      const nodeRef = (a.status?.nodeRef as { name?: string } | undefined)?.name;
+      const status = { ...m.status, phase: nodeRef ? 'Running' : 'Provisioned', ...(nodeRef ? { nodeRef: { name: nodeRef } } : {}), initialization: { bootstrapDataSecretCreated: true, infrastructureProvisioned: true } };
+      if (!same(status, m.status)) store.update(R.machine, ns, name, { ...m, status }, { subresource: 'status', force: true });
+    }
+    const mp = store.get(R.mp, ns, mpName);
+    const ready = amp.status?.ready === true;
+    const st = structuredClone(mp.status ?? {}) as Record<string, unknown>;
+    st.initialization = { bootstrapDataSecretCreated: true, infrastructureProvisioned: ready };
+    const dep = (isObj(st.deprecated) && isObj(st.deprecated.v1beta1) ? st.deprecated.v1beta1 : {}) as Record<string, unknown>;
+    let specList = (mp.spec?.providerIDList as string[] | undefined) ?? [];
+    let specChanged = false;
+    // Before the gate: the workload cluster must answer (since CAPI v1.8).
+    if (pool.workload) {
+      if (ready) {
+        const ampList = (amp.spec?.providerIDList as string[] | undefined) ?? [];
+        const ampReplicas = typeof amp.status?.replicas === 'number' ? amp.status.replicas : 0;
+        st.replicas = ampReplicas;
+        if (!(ampList.length === 0 && ampReplicas !== 0) && !same(ampList, specList)) {
+          specList = ampList;
+          specChanged = true;
+          dep.readyReplicas = 0;
+          dep.availableReplicas = 0;
+          dep.unavailableReplicas = ampReplicas;
+        }
+      }
+      const nodes = pool.workload.list(R.node).items;
+      const inList = new Set(specList);
+      const matched = nodes.filter((n) => inList.has(String(n.spec?.providerID)));
+      const readyNodes = matched.filter((n) => (n.status?.conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      st.nodeRefs = matched.map((n) => ({ apiVersion: 'v1', kind: 'Node', name: n.metadata?.name, uid: n.metadata?.uid }));
+      dep.readyReplicas = readyNodes.length;
+      dep.availableReplicas = readyNodes.length;
+      dep.unavailableReplicas = Math.max(0, Number(st.replicas ?? 0) - readyNodes.length);
+    }
+    const replicas = typeof mp.spec?.replicas === 'number' ? mp.spec.replicas : null;
+    st.readyReplicas = st.replicas ?? 0;
+    st.availableReplicas = st.replicas ?? 0;
+    st.upToDateReplicas = replicas ?? 0;
+    // reconcilePhase (§1.6): later matches overwrite earlier ones.
+    let phase = String(st.phase ?? 'Pending');
+    if (ready === false) phase = 'Provisioning';
+    if (Array.isArray(st.nodeRefs) && st.nodeRefs.length > 0) phase = 'Provisioned';
+    const managed = mp.metadata?.annotations?.['cluster.x-k8s.io/replicas-managed-by'];
+    const scaling = managed !== undefined && managed !== 'false';
+    if (ready && replicas !== null) {
+      const r = Number(dep.readyReplicas ?? 0);
+      if (replicas === r) phase = 'Running';
+      else if (replicas > r) phase = scaling ? 'Scaling' : 'ScalingUp';
+      else phase = scaling ? 'Scaling' : 'ScalingDown';
+    }
+    if (mp.metadata?.deletionTimestamp) phase = 'Deleting';
+    st.phase = phase;
+    let conds = (dep.conditions as Record<string, unknown>[] | undefined) ?? [];
+    const infraReady = (amp.status?.conditions as { type: string; status: string; reason?: string; severity?: string }[] | undefined)?.find((c) => c.type === 'Ready');
+    conds = setCond(conds, { type: 'InfrastructureReady', status: infraReady?.status ?? (ready ? 'True' : 'False'), reason: infraReady?.reason, severity: infraReady?.severity }, now);
+    conds = setCond(conds, { type: 'BootstrapReady', status: 'True' }, now);
+    conds = setCond(conds, { type: 'ReplicasReady', status: replicas === Number(dep.readyReplicas ?? 0) ? 'True' : 'False', reason: 'WaitingForReplicasReady', severity: 'Info' }, now);
+    const notReady = conds.find((c) => c.type !== 'Ready' && c.status === 'False');
+    conds = setCond(conds, notReady ? { type: 'Ready', status: 'False', reason: String(notReady.reason ?? ''), severity: String(notReady.severity ?? 'Info') } : { type: 'Ready', status: 'True' }, now);
+    dep.conditions = conds;
+    st.deprecated = { v1beta1: dep };
+    if (specChanged) store.update(R.mp, ns, mpName, { ...mp, spec: { ...mp.spec, providerIDList: specList } }, { force: true });
+    const latest = store.get(R.mp, ns, mpName);
+    if (!same(st, latest.status)) store.update(R.mp, ns, mpName, { ...latest, status: st }, { subresource: 'status', force: true });
+  }
+}
+
+interface Pool {
+  store: ClusterStore;
+  ns: string;
+  mp: KubeObject;
+  amp: KubeObject;
+  rec: ScaleSetRecord | null;
+  clusterName: string;
+  /** The workload cluster's store, or null while it is unreachable. */
+  workload: ClusterStore | null;
+  capiPaused: boolean;
+  capzPaused: boolean;
+  ampms: KubeObject[];
+}

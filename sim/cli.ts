@@ -6,10 +6,12 @@ import path from 'node:path';
 import { startSimulation } from './index';
 import { ManifestError, readManifestDir } from './kube/manifests';
 import { startKubeSimulator } from './kube/simulator';
-import { readScenario, ScenarioError } from './world/scenario';
+import { fleetScenario, parseFleetSpec } from './world/fleet';
+import { readScenario, ScenarioError, type Scenario } from './world/scenario';
 
 function usage(): never {
   console.error(`usage: npm run sim -- --scenario <file.yaml> [--speed <n>] [--state-dir <dir>]
+       npm run sim -- --fleet <clusters>x<pools>x<instances>[,subs=S][,regions=a+b][,churn=0.01][,capz=main][,static] [--speed <n>]
        npm run sim -- <manifest-dir> [--kubeconfig <path>]
   e.g. npm run sim -- --scenario sim/scenarios/seed-scale-up-frozen.yaml`);
   process.exit(2);
@@ -27,16 +29,13 @@ function onStop(stop: () => Promise<void>): void {
   process.on('SIGTERM', handler);
 }
 
-async function runScenario(file: string, speed: number | undefined, stateDir: string | undefined): Promise<void> {
-  let scenario;
+async function runScenario(source: { file: string } | { fleet: string }, speed: number | undefined, stateDir: string | undefined): Promise<void> {
+  let scenario: Scenario;
   try {
-    scenario = readScenario(path.resolve(file));
+    scenario = 'file' in source ? readScenario(path.resolve(source.file)) : fleetScenario(parseFleetSpec(source.fleet));
   } catch (e) {
-    if (e instanceof ScenarioError) {
-      console.error(`sim: ${e.message}`);
-      process.exit(1);
-    }
-    throw e;
+    console.error(`sim: ${(e as Error).message}`);
+    process.exit(e instanceof ScenarioError ? 1 : 2);
   }
   const sim = await startSimulation(scenario, { speed, stateDir: stateDir && path.resolve(stateDir) });
   console.log(`poolscope simulator running scenario "${scenario.name}"${scenario.controllers ? ` (controllers on, CAPZ ${scenario.capz}, speed ${speed ?? scenario.speed}×)` : ' (static)'}`);
@@ -75,12 +74,14 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   let dir: string | undefined;
   let scenario: string | undefined;
+  let fleet: string | undefined;
   let kubeconfigPath: string | undefined;
   let stateDir: string | undefined;
   let speed: number | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '--scenario') scenario = args[++i] ?? usage();
+    else if (a === '--fleet') fleet = args[++i] ?? usage();
     else if (a === '--kubeconfig') kubeconfigPath = args[++i] ?? usage();
     else if (a === '--state-dir') stateDir = args[++i] ?? usage();
     else if (a === '--speed') {
@@ -89,7 +90,8 @@ async function main(): Promise<void> {
     } else if (a === '-h' || a === '--help' || a.startsWith('-')) usage();
     else dir = a;
   }
-  if (scenario) await runScenario(scenario, speed, stateDir);
+  if (scenario) await runScenario({ file: scenario }, speed, stateDir);
+  else if (fleet) await runScenario({ fleet }, speed, stateDir);
   else if (dir) await runManifests(dir, kubeconfigPath);
   else usage();
 }

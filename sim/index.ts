@@ -150,11 +150,22 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
     }
   }, (step.at * 1000) / speed));
   world?.start();
+  // Churn: every simulated minute, delete a fraction of all instances out of band (the controllers replace them).
+  const churn = scenario.churnPerMinute ?? 0;
+  const churnTimer = churn > 0 && world ? setInterval(() => {
+    const all = [...azure.state.scaleSets.values()].flatMap((rec) => [...rec.vms.keys()].map((member) => ({ rec, member })));
+    const n = Math.max(1, Math.round(all.length * churn));
+    for (let i = 0; i < n && all.length; i++) {
+      const [pick] = all.splice(Math.floor(Math.random() * all.length), 1);
+      if (pick) azure.state.deleteVm(pick.rec, pick.member);
+    }
+  }, 60_000 / speed) : null;
 
   return {
     scenario, kube, azure, world, stateDir, kubeconfigPath: kube.kubeconfigPath, envPath, env, stepErrors, runStep,
     stop: async () => {
       for (const t of timers) clearTimeout(t);
+      if (churnTimer) clearInterval(churnTimer);
       world?.stop();
       await Promise.all([kube.stop(), azure.stop()]);
     },

@@ -86,6 +86,8 @@ function deleteAtPath(o: unknown, path: string): void {
 export class ClusterStore {
   private rv = 0;
   private readonly objects = new Map<string, Map<string, KubeObject>>();
+  /** Sorted keys per resource, rebuilt lazily after an object is added or removed. */
+  private readonly sortedKeys = new Map<string, string[]>();
   private history: StoredEvent[] = [];
   private readonly watchers = new Set<Watcher>();
   private readonly historyWindow: number;
@@ -116,6 +118,25 @@ export class ClusterStore {
 
   private bucket(r: ResourceDef): Map<string, KubeObject> {
     return this.objects.get(resourceKey(r)) as Map<string, KubeObject>;
+  }
+
+  private keysOf(r: ResourceDef): string[] {
+    let keys = this.sortedKeys.get(resourceKey(r));
+    if (!keys) {
+      keys = [...this.bucket(r).keys()].sort();
+      this.sortedKeys.set(resourceKey(r), keys);
+    }
+    return keys;
+  }
+
+  private setObject(r: ResourceDef, key: string, obj: KubeObject): void {
+    const b = this.bucket(r);
+    if (!b.has(key)) this.sortedKeys.delete(resourceKey(r));
+    b.set(key, obj);
+  }
+
+  private deleteObject(r: ResourceDef, key: string): void {
+    if (this.bucket(r).delete(key)) this.sortedKeys.delete(resourceKey(r));
   }
 
   private toVersion(r: ResourceDef, obj: KubeObject, version: string): KubeObject {
@@ -153,12 +174,23 @@ export class ClusterStore {
         throw badRequest('invalid continue token');
       }
     }
-    const keys = [...this.bucket(r).keys()].sort();
+    const keys = this.keysOf(r);
     const matches: KubeObject[] = [];
     let lastKey = '';
     let more = 0;
-    for (const k of keys) {
+    // Keys are "<namespace>/<name>", sorted: start at the namespace (or after the continue key) by binary search.
+    const from = after || (opts.namespace ? `${opts.namespace}/` : '');
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((keys[mid] as string) < from || (after && keys[mid] === after)) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let idx = lo; idx < keys.length; idx++) {
+      const k = keys[idx] as string;
       if (after && k <= after) continue;
+      if (opts.namespace && !k.startsWith(`${opts.namespace}/`)) break;
       const o = this.bucket(r).get(k) as KubeObject;
       if (opts.namespace && o.metadata?.namespace !== opts.namespace) continue;
       if (opts.labels && !matchLabels(opts.labels, o.metadata?.labels)) continue;
@@ -308,7 +340,7 @@ export class ClusterStore {
       return this.toVersion(r, stored, opts.version ?? storageVersion(r));
     }
     (stored.metadata as Record<string, unknown>).resourceVersion = this.nextRv();
-    this.bucket(r).set(objKey(meta.namespace, meta.name as string), stored);
+    this.setObject(r, objKey(meta.namespace, meta.name as string), stored);
     this.emit('ADDED', r, stored);
     return this.toVersion(r, stored, opts.version ?? storageVersion(r));
   }
@@ -375,12 +407,12 @@ export class ClusterStore {
     // Removing the last finalizer of an object being deleted completes the deletion.
     if (meta.deletionTimestamp && (meta.finalizers ?? []).length === 0) {
       meta.resourceVersion = this.nextRv();
-      this.bucket(r).delete(objKey(current.metadata?.namespace, name));
+      this.deleteObject(r, objKey(current.metadata?.namespace, name));
       this.emit('DELETED', r, stored);
       return this.toVersion(r, stored, version);
     }
     meta.resourceVersion = this.nextRv();
-    this.bucket(r).set(objKey(current.metadata?.namespace, name), stored);
+    this.setObject(r, objKey(current.metadata?.namespace, name), stored);
     this.emit('MODIFIED', r, stored);
     return this.toVersion(r, stored, version);
   }
@@ -416,14 +448,14 @@ export class ClusterStore {
       (next.metadata as Record<string, unknown>).deletionGracePeriodSeconds = 0;
       if (opts.dryRun) return this.toVersion(r, next, version);
       (next.metadata as Record<string, unknown>).resourceVersion = this.nextRv();
-      this.bucket(r).set(objKey(namespace, name), next);
+      this.setObject(r, objKey(namespace, name), next);
       this.emit('MODIFIED', r, next);
       return this.toVersion(r, next, version);
     }
     if (opts.dryRun) return this.toVersion(r, current, version);
     const gone = clone(current);
     (gone.metadata as Record<string, unknown>).resourceVersion = this.nextRv();
-    this.bucket(r).delete(objKey(namespace, name));
+    this.deleteObject(r, objKey(namespace, name));
     this.emit('DELETED', r, gone);
     return this.toVersion(r, gone, version);
   }

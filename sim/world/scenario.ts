@@ -58,6 +58,8 @@ export interface Scenario {
   throttled: { subscription: string; seconds: number }[];
   unreachable: string[];
   steps: Step[];
+  /** Fraction of all instances replaced per simulated minute (deleted out of band; the controllers recreate them). */
+  churnPerMinute?: number;
 }
 
 /** "30s", "2m", "1m30s", "1h", or a number of seconds. */
@@ -100,7 +102,7 @@ export function parseScenario(text: string, file: string, now = Date.now()): Sce
   const root = doc.toJS() as unknown;
   if (!isObj(root)) fail([], 'a scenario is a YAML mapping');
   const r = root as Record<string, unknown>;
-  const known = new Set(['name', 'description', 'controllers', 'capz', 'speed', 'delays', 'management', 'workload', 'azure', 'pools', 'steps']);
+  const known = new Set(['name', 'description', 'controllers', 'capz', 'speed', 'delays', 'churn', 'management', 'workload', 'azure', 'pools', 'steps']);
   for (const k of Object.keys(r)) if (!known.has(k)) fail([k], `unknown field "${k}" (expected one of ${[...known].join(', ')})`);
 
   const controllers = r.controllers === undefined ? false : r.controllers === true || r.controllers === 'on' ? true : r.controllers === false || r.controllers === 'off' ? false : fail(['controllers'], 'controllers must be on or off');
@@ -121,8 +123,10 @@ export function parseScenario(text: string, file: string, now = Date.now()): Sce
       delays[k as keyof Scenario['delays']] = d;
     }
   }
+  const churn = r.churn === undefined ? 0 : Number(r.churn);
+  if (!(churn >= 0 && churn <= 1)) fail(['churn'], 'churn is the fraction of instances replaced per simulated minute, between 0 and 1');
   const scenario: Scenario = {
-    file, name: String(r.name ?? file), description: String(r.description ?? ''), controllers, capz, speed, delays,
+    file, name: String(r.name ?? file), description: String(r.description ?? ''), controllers, capz, speed, delays, churnPerMinute: churn,
     management: new Map(), workload: new Map(), azure: [], throttled: [], unreachable: [], steps: [],
   };
 

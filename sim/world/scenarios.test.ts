@@ -1,7 +1,9 @@
 // Scenario files and the living world, observed from outside as the product will: kubectl, client-node and
 // the Azure SDK against the simulated servers — never through simulator internals for the assertions.
 
-import { readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ComputeManagementClient } from '@azure/arm-compute';
 import { ClientSecretCredential } from '@azure/identity';
@@ -13,7 +15,8 @@ import type { KubeObject } from '../../lib/unstructured';
 import { startSimulation, type Simulation } from '../index';
 import { findUpstreamDir, loadCrdSchemas, validateAgainstCrd } from '../kube/crd-schema';
 import { RESOURCES } from '../kube/resources';
-import { kubectl } from '../kube/testing';
+import { kubectl, writeKubeconfig } from '../kube/testing';
+import { fleetScenario, parseFleetSpec } from './fleet';
 import { parseScenario, readScenario, ScenarioError } from './scenario';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -189,7 +192,7 @@ steps:
     await until('the cluster to be paused', async () => ((await json(kc, ['get', 'cluster', 'prod-weu', '-n', 'default'])).spec?.paused === true ? true : undefined));
     await expect(compute.virtualMachineScaleSets.get(DEFAULT_AZURE.resourceGroup, 'pool0')).rejects.toMatchObject({ statusCode: 429 });
     const secret = await json(kc, ['get', 'secret', 'prod-weu-kubeconfig', '-n', 'default']);
-    const wl = (await import('../kube/testing')).writeKubeconfig((await import('yaml')).parse(Buffer.from((secret as unknown as { data: { value: string } }).data.value, 'base64').toString()) as Record<string, unknown>);
+    const wl = writeKubeconfig((await import('yaml')).parse(Buffer.from((secret as unknown as { data: { value: string } }).data.value, 'base64').toString()) as Record<string, unknown>);
     const nodes = await kubectl(wl, ['get', 'nodes', '--request-timeout=3s']);
     expect(nodes.code).not.toBe(0);
     // Paused: CAPI and CAPZ leave the lists alone although the VM is gone.
@@ -197,4 +200,55 @@ steps:
     const amp = await json(kc, ['get', 'amp', 'pool0', '-n', 'default']);
     expect(amp.spec?.providerIDList).toContain(instanceProviderId(DEFAULT_AZURE, 'pool0', '2'));
   }, 60_000);
+});
+
+describe('fleet generator', () => {
+  it('spreads N clusters × M pools × K instances over subscriptions and regions, and serves them', async () => {
+    const sc = fleetScenario(parseFleetSpec('3x2x4,subs=2,regions=westeurope+northeurope,churn=0.5,static'));
+    expect([...sc.management.keys()]).toEqual(['mgmt-0', 'mgmt-1', 'mgmt-2']);
+    expect(sc.azure).toHaveLength(6);
+    expect(sc.azure.map((s) => s.vms.length)).toEqual([4, 4, 4, 4, 4, 4]);
+    expect(new Set(sc.azure.map((s) => String(s.vmss.id).split('/')[2])).size).toBe(2);
+    expect(new Set(sc.azure.map((s) => s.vmss.location))).toEqual(new Set(['westeurope', 'northeurope']));
+    expect(sc.churnPerMinute).toBe(0.5);
+    const sim = await startSimulation(sc, { log: () => {} });
+    running.push(sim);
+    const kc = writeKubeconfig(sim.kube.kubeconfigFor('mgmt-1'));
+    const r = await kubectl(kc, ['get', 'mp', '-A', '-o', 'name']);
+    expect(r.stdout.trim().split('\n')).toEqual(['machinepool.cluster.x-k8s.io/pool0', 'machinepool.cluster.x-k8s.io/pool1']);
+  });
+
+  it('rejects a malformed fleet spec', () => {
+    expect(() => parseFleetSpec('3x2')).toThrow(/fleet spec must look like/);
+    expect(() => parseFleetSpec('3x2x4,bogus=1')).toThrow(/unknown fleet option "bogus"/);
+  });
+});
+
+describe('npm run sim -- --scenario', () => {
+  it('starts the fleet, writes the kubeconfig and an env file with the ordinary settings, and stops on Ctrl-C', async () => {
+    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'sim', 'cli.ts'), '--scenario', path.join(DIR, 's04-one-vm-failed-main.yaml')], { cwd: ROOT });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    const envPath = await until('the env file line', async () => /^env file:\s+(.+)$/m.exec(out)?.[1]);
+    const env = Object.fromEntries(readFileSync(envPath, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
+    expect(Object.keys(env).sort()).toEqual(['AZURE_AUTHORITY_HOST', 'AZURE_CLIENT_ID', 'AZURE_CLIENT_SECRET', 'AZURE_TENANT_ID', 'KUBECONFIG', 'NODE_EXTRA_CA_CERTS', 'POOLSCOPE_ARM_ENDPOINT', 'POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY']);
+    const r = await kubectl(env.KUBECONFIG as string, ['get', 'amp', 'pool0', '-o', 'jsonpath={.status.provisioningState}']);
+    expect(r.stdout).toBe('Failed');
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  }, 30_000);
+
+  it('reports a bad scenario file with its line and exits 1', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-scn-'));
+    const file = path.join(dir, 'bad.yaml');
+    writeFileSync(file, 'name: bad\npools:\n  - management: m\n    fixture: s99\n');
+    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'sim', 'cli.ts'), '--scenario', file], { cwd: ROOT });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toContain(`sim: ${file}:4: unknown fixture "s99"`);
+  }, 30_000);
 });

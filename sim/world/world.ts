@@ -74,6 +74,7 @@ export class World {
   private readonly pendingFailures = new Map<string, PendingFailure>();
   /** When CAPZ last reconciled each pool, and at which spec.replicas. */
   private readonly lastCapz = new Map<string, { at: number; replicas: unknown }>();
+  private readonly lastCapi = new Map<string, { at: number; sig: string }>();
   /** Workload clusters whose API the management controllers cannot reach (a world event). */
   readonly unreachable = new Set<string>();
   /** Scale sets whose new VMs never get a Node (a world event). */
@@ -134,15 +135,23 @@ export class World {
     for (const rec of this.azure.state.scaleSets.values()) this.azureScaleSet(rec);
     for (const name of this.managementClusters()) {
       const store = this.kube.cluster(name).store;
+      // One list per cluster and tick, grouped by pool, instead of one per pool.
+      const ampmsByAmp = new Map<string, KubeObject[]>();
+      for (const a of store.list(R.ampm).items) {
+        const k = `${a.metadata?.namespace}/${a.metadata?.labels?.['azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool']}`;
+        const list = ampmsByAmp.get(k) ?? [];
+        list.push(a);
+        ampmsByAmp.set(k, list);
+      }
       for (const mp of store.list(R.mp).items) {
-        const pool = this.resolve(store, mp);
+        const pool = this.resolve(store, mp, ampmsByAmp);
         if (!pool) continue;
         this.nodes(pool);
         if (!pool.capzPaused && this.capzDue(name, pool)) {
           this.capz(pool, typeof this.opts.capz === 'string' ? this.opts.capz : (this.opts.capz[name] ?? 'main'));
           this.capzDone(name, pool);
         }
-        if (!pool.capiPaused) this.capi(pool);
+        if (!pool.capiPaused && this.capiDue(name, pool)) this.capi(pool);
       }
     }
   }
@@ -214,7 +223,7 @@ export class World {
 
   // ---------------- resolving a pool ----------------
 
-  private resolve(store: ClusterStore, mp: KubeObject): Pool | null {
+  private resolve(store: ClusterStore, mp: KubeObject, ampmsByAmp: Map<string, KubeObject[]>): Pool | null {
     const ns = mp.metadata?.namespace as string;
     const infra = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string; kind?: string } } } | undefined)?.spec?.infrastructureRef;
     if (infra?.kind !== 'AzureMachinePool' || !infra.name || !store.has(R.amp, ns, infra.name)) return null;
@@ -231,7 +240,7 @@ export class World {
       workload: workload && !this.unreachable.has(clusterName) ? workload : null,
       capiPaused: clusterPaused || mp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
       capzPaused: clusterPaused || amp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
-      ampms: store.list(R.ampm, { namespace: ns }).items.filter((a) => a.metadata?.labels?.['azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool'] === amp.metadata?.name),
+      ampms: ampmsByAmp.get(`${ns}/${amp.metadata?.name}`) ?? [],
     };
   }
 
@@ -243,6 +252,25 @@ export class World {
     const replicas = `${String(pool.mp.spec?.replicas)}|${pool.amp.metadata?.resourceVersion}`;
     if (last && last.replicas === replicas && now - last.at < this.delays.capzRequeue * 1000) return false;
     this.lastCapz.set(key, { at: now, replicas: undefined });
+    return true;
+  }
+
+  /**
+   * CAPI reconciles a pool when its MachinePool, AzureMachinePool, AMPMs or workload Nodes changed, and at
+   * least every 10 simulated seconds (a stand-in for its watches and resync).
+   */
+  private capiDue(cluster: string, pool: Pool): boolean {
+    const key = `${cluster}/${pool.ns}/${pool.mp.metadata?.name}`;
+    const sig = [
+      pool.mp.metadata?.resourceVersion,
+      pool.store.has(R.amp, pool.ns, String(pool.amp.metadata?.name)) ? pool.store.get(R.amp, pool.ns, String(pool.amp.metadata?.name)).metadata?.resourceVersion : '',
+      pool.ampms.map((a) => a.metadata?.resourceVersion).join(','),
+      pool.workload?.resourceVersion ?? 'unreachable',
+    ].join('|');
+    const last = this.lastCapi.get(key);
+    const now = this.now();
+    if (last && last.sig === sig && now - last.at < 10_000) return false;
+    this.lastCapi.set(key, { at: now, sig });
     return true;
   }
 
@@ -397,7 +425,7 @@ export class World {
     const amp = store.get(R.amp, ns, String(pool.amp.metadata?.name));
     const now = this.iso();
     // MachinePool Machines, one per AMPM (not gated by readiness).
-    for (const a of store.list(R.ampm, { namespace: ns }).items.filter((x) => x.metadata?.labels?.['cluster.x-k8s.io/pool-name'] === mpName)) {
+    for (const a of pool.ampms.filter((x) => store.has(R.ampm, ns, String(x.metadata?.name))).map((x) => store.get(R.ampm, ns, String(x.metadata?.name)))) {
       const name = String(a.metadata?.name);
       if (!store.has(R.machine, ns, name)) {
         store.create(R.machine, ns, {

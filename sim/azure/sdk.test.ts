@@ -124,3 +124,39 @@ describe('Azure SDK against the simulated ARM', () => {
     expect(server.requestCounts.get('operations.get')).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('more of ARM', () => {
+  it('lists Flexible members as virtual machines filtered by scale set', async () => {
+    const flex = newScaleSet(az, 'flex', 2, 'Flexible');
+    server.state.putScaleSet(flex, ['flex_1a2b3c4d', 'flex_5e6f7a8b'].map((m) => makeVm({ az, vmss: 'flex', member: m, mode: 'Flexible' })));
+    const vms = [];
+    for await (const vm of client().virtualMachines.list(az.resourceGroup, { filter: `'virtualMachineScaleSet/id' eq '${String(flex.id)}'` })) vms.push(vm);
+    expect(vms.map((v) => [v.name, v.virtualMachineScaleSet?.id])).toEqual([['flex_1a2b3c4d', flex.id], ['flex_5e6f7a8b', flex.id]]);
+    expect(vms[0]?.id).toBe(`/subscriptions/${az.subscriptionId}/resourceGroups/${az.resourceGroup}/providers/Microsoft.Compute/virtualMachines/flex_1a2b3c4d`);
+  });
+
+  it('lists scale sets by resource group and by subscription', async () => {
+    const byRg = [];
+    for await (const s of client().virtualMachineScaleSets.list(az.resourceGroup)) byRg.push(s.name);
+    expect(byRg).toEqual(expect.arrayContaining(['big', 'small']));
+    const all = [];
+    for await (const s of client().virtualMachineScaleSets.listAll()) all.push(s.name);
+    expect(all).toEqual(expect.arrayContaining(['big', 'small', 'throttled']));
+  });
+
+  it('injects faults per operation: a 5xx, then a reset connection', async () => {
+    const c = client({ retryOptions: { maxRetries: 0 } });
+    server.addFault({ operation: 'vmss.get', kind: 'error', status: 500, count: 1 });
+    await expect(c.virtualMachineScaleSets.get(az.resourceGroup, 'small')).rejects.toMatchObject({ statusCode: 500 });
+    server.addFault({ operation: 'vmss.get', kind: 'reset', count: 1 });
+    await expect(c.virtualMachineScaleSets.get(az.resourceGroup, 'small')).rejects.toThrow();
+    expect((await c.virtualMachineScaleSets.get(az.resourceGroup, 'small')).name).toBe('small');
+  });
+
+  it('rejects an unknown api-version with 400 InvalidApiVersionParameter', async () => {
+    const token = await cred.getToken('https://management.azure.com/.default');
+    const res = await fetch(`${server.url}/subscriptions/${az.subscriptionId}/resourceGroups/${az.resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/small?api-version=1999-01-01`, { headers: { Authorization: `Bearer ${token?.token}` } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('InvalidApiVersionParameter');
+  });
+});

@@ -158,6 +158,10 @@ describe('seed scenarios with the controllers on', () => {
       expect(vmss.provisioningState).toBe('Failed');
       const view = await compute.virtualMachineScaleSetVMs.getInstanceView(DEFAULT_AZURE.resourceGroup, 'pool0', '3');
       expect(view.statuses?.[0]?.code).toBe('ProvisioningState/failed/OSProvisioningTimedOut');
+      // CAPZ records the failure as an Event on the AMPM, as kubectl shows it.
+      const events = await kubectl(sim.kubeconfigPath, ['get', 'events', '-n', 'default', '--field-selector', 'metadata.namespace=default', '-o', 'json']);
+      const items = (JSON.parse(events.stdout) as { items: { reason: string; involvedObject: { kind: string; name: string }; message: string }[] }).items;
+      expect(items.map((e) => [e.reason, e.involvedObject.kind, e.involvedObject.name])).toContainEqual(['FailedVMState', 'AzureMachinePoolMachine', 'pool0-3']);
     } finally {
       await informer.stop();
     }

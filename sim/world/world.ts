@@ -19,6 +19,7 @@ const R = {
   amp: findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef,
   ampm: findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef,
   node: findByKind('v1', 'Node') as ResourceDef,
+  event: findByKind('v1', 'Event') as ResourceDef,
 };
 
 export interface WorldOptions {
@@ -84,6 +85,10 @@ export class World {
   private readonly startSim: number;
   private readonly delays: WorldDelays;
   private running = false;
+  /** VMs Azure removed by scale-in (their disappearance is expected, unlike an out-of-band deletion). */
+  private readonly scaledIn = new Set<string>();
+  /** Events already recorded, so each occurrence is reported once. */
+  private readonly emitted = new Set<string>();
   /** Errors a controller pass hit (kept, never thrown out of the loop). */
   readonly errors: string[] = [];
 
@@ -188,6 +193,7 @@ export class World {
       // Azure scales in the highest instance ids first (default scale-in policy).
       const victims = [...active].sort((a, b) => Number(b.instanceId ?? 0) - Number(a.instanceId ?? 0)).slice(0, active.length - capacity);
       for (const vm of victims) {
+        this.scaledIn.add(providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id)));
         state.setVmState(vm, 'Deleting', 'stopping');
         this.plans.set(this.vmKey(vm), { dueAt: now + this.delays.delete * 1000, joins: false });
       }
@@ -360,6 +366,9 @@ export class World {
     for (const [pid, ampm] of byProviderId) {
       if (vmsById.has(pid)) continue;
       const name = String(ampm.metadata?.name);
+      if (!this.scaledIn.delete(pid)) {
+        this.event(store, amp, 'UnexpectedVMDeletion', `VM ${String(ampm.spec?.instanceID ?? name)} (${pid}) was deleted outside of CAPZ`, 'azuremachinepool-reconciler', `deleted:${pid}`);
+      }
       const machine = ampm.metadata?.ownerReferences?.find((o) => o.kind === 'Machine')?.name;
       if (machine && store.has(R.machine, ns, machine)) this.remove(store, R.machine, ns, machine);
       this.remove(store, R.ampm, ns, name);
@@ -374,6 +383,10 @@ export class World {
       const nodeReady = (node?.status?.conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
       const isReady = nodeReady && vmState === 'Succeeded';
       if (isReady) ready++;
+      if (vmState === 'Failed') {
+        const code = /ProvisioningState\/failed\/(.+)/.exec(String(((vm?.properties as { instanceView?: { statuses?: { code?: string }[] } } | undefined)?.instanceView?.statuses ?? [])[0]?.code ?? ''))?.[1] ?? 'unknown';
+        this.event(store, a, 'FailedVMState', `VM is in a failed state: ProvisioningState/failed/${code}`, 'azuremachinepoolmachine-reconciler', `failed:${pid}`);
+      }
       const conds = (a.status?.conditions as Record<string, unknown>[] | undefined) ?? [];
       const reason = isReady ? undefined : node ? 'NodeConditionsFailed' : 'NodeProvisioning';
       const status = {
@@ -409,6 +422,22 @@ export class World {
       const cur = store.get(R.amp, ns, String(amp.metadata?.name));
       store.update(R.amp, ns, String(amp.metadata?.name), { ...cur, spec: { ...cur.spec, providerIDList: list } }, { force: true });
     }
+  }
+
+  /** Records a Kubernetes Event about an object, as CAPZ's recorder does (once per occurrence key). */
+  private event(store: ClusterStore, obj: KubeObject, reason: string, message: string, component: string, once: string): void {
+    if (this.emitted.has(once)) return;
+    this.emitted.add(once);
+    const ns = String(obj.metadata?.namespace ?? 'default');
+    const now = this.iso();
+    store.create(R.event, ns, {
+      apiVersion: 'v1', kind: 'Event',
+      metadata: { name: `${obj.metadata?.name}.${Date.now().toString(16)}${Math.random().toString(16).slice(2, 6)}`, namespace: ns },
+      involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata?.name, namespace: ns, uid: obj.metadata?.uid, resourceVersion: obj.metadata?.resourceVersion },
+      reason, message, type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
+      source: { component },
+      reportingComponent: component, reportingInstance: `${component}-0`,
+    } as KubeObject);
   }
 
   private remove(store: ClusterStore, r: ResourceDef, ns: string, name: string): void {

@@ -2,7 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  resolve: { alias: { '@': fileURLToPath(new URL('./', import.meta.url)) } },
+  resolve: {
+    alias: {
+      '@': fileURLToPath(new URL('./', import.meta.url)),
+      // `server-only` throws outside a React Server Components build; in tests it is a no-op.
+      'server-only': fileURLToPath(new URL('./server/testing/server-only-stub.ts', import.meta.url)),
+    },
+  },
   test: {
     include: ['{lib,server,sim,components,app,scripts}/**/*.test.{ts,tsx}'],
     environment: 'node',

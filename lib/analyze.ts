@@ -1,7 +1,7 @@
 // One call from raw objects to everything the API serves about a pool: model → join → drift → diagnosis →
 // verdict, plus the fleet-row summary and the per-instance table.
 
-import type { DriftKind, InstanceRow, PoolDetail, PoolSummary, ReplicaCounts, SourceState } from './api-types';
+import type { DriftKind, InstanceRow, ListDigest, PoolDetail, PoolSummary, ReplicaCounts, SourceState } from './api-types';
 import { poolKey } from './api-types';
 import { diagnose } from './diagnosis';
 import { computeDrift, countDrift, driftKindsFor } from './drift';
@@ -75,6 +75,16 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
   return rows.sort((a, b) => rowCollator.compare(a.providerID, b.providerID));
 }
 
+/** FNV-1a over the list, order-sensitive like CAPI's comparison. */
+export function digest(list: readonly string[]): ListDigest {
+  let h = 0x811c9dc5;
+  for (const id of list) {
+    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
+    h = Math.imul(h ^ 10, 16777619) >>> 0;
+  }
+  return { count: list.length, hash: h.toString(16).padStart(8, '0') };
+}
+
 function sourceOf(s: PoolModel['azure'] | PoolModel['workload']): SourceState {
   return s.state === 'ok' ? { state: 'ok' } : s;
 }
@@ -104,6 +114,11 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
   };
   return {
     summary,
+    conditions: [
+      ...(model.amp?.conditions ?? []).map((c) => ({ source: 'amp' as const, type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: c.lastTransitionTime })),
+      ...model.mp.conditions.map((c) => ({ source: 'mp' as const, type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: c.lastTransitionTime })),
+    ],
+    lists: { mp: digest(model.mp.providerIDList), amp: model.amp ? digest(model.amp.providerIDList) : null },
     findings,
     verdict,
     drift,

@@ -181,8 +181,26 @@ export interface PoolSummary {
   lastChange: string | null;
 }
 
+/** A condition of the AzureMachinePool or (v1beta1-style) of the MachinePool, for the timeline lanes. */
+export interface PoolCondition {
+  source: 'amp' | 'mp';
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string | null;
+  message: string | null;
+  lastTransitionTime: string | null;
+}
+
+/** A providerID list in short: how many IDs, and a hash that changes with any change, order included. */
+export interface ListDigest {
+  count: number;
+  hash: string;
+}
+
 export interface PoolDetail {
   summary: PoolSummary;
+  conditions: PoolCondition[];
+  lists: { mp: ListDigest; amp: ListDigest | null };
   findings: Finding[];
   verdict: ResyncVerdict;
   drift: DriftItem[];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
+import { headline } from './diagnosis';
 import type { FindingCode } from './api-types';
 import { DEFAULT_AZURE, NOW, minutesBefore } from './fixtures/objects';
 import { buildPool, healthyInstances, instanceProviderId, type PoolSpec } from './fixtures/pool';
@@ -85,7 +86,8 @@ describe('since and duration', () => {
   it('derives the freeze start from the AzureMachinePool Ready condition', () => {
     const [f] = analyse(frozen).findings;
     expect(f?.since).toBe(minutesBefore(NOW, 75));
-    expect(f?.summary).toMatch(/^MachinePool providerIDList frozen for 1 h 15 min: /);
+    expect(f?.summary).toMatch(/^MachinePool providerIDList frozen: /);
+    expect(headline(f!, NOW)).toMatch(/^MachinePool providerIDList frozen for 1 h 15 min: /);
   });
 
   it('keeps the first-seen time across analyses', () => {
@@ -94,7 +96,9 @@ describe('since and duration', () => {
     const later = minutesBefore(NOW, -10);
     const again = analyse(frozen, later, { drift: first.drift, findings: first.findings.map((f) => ({ ...f, since: older })) });
     expect(again.findings[0]?.since).toBe(older);
-    expect(again.findings[0]?.summary).toMatch(/^MachinePool providerIDList frozen for 3 h 30 min: /);
+    expect(headline(again.findings[0]!, later)).toMatch(/^MachinePool providerIDList frozen for 3 h 30 min: /);
+    // The stored summary does not change as time passes, so nothing is rewritten every cycle.
+    expect(again.findings[0]?.summary).toBe(first.findings[0]?.summary);
   });
 
   it('stamps a finding that appears after the first analysis with now, when nothing better is known', () => {
@@ -108,5 +112,6 @@ describe('since and duration', () => {
     const [f] = analyse({ ...frozen, amp: { ready: false, conditions: [] } }).findings;
     expect(f?.since).toBeUndefined();
     expect(f?.summary).toMatch(/^MachinePool providerIDList frozen: /);
+    expect(headline(f!, NOW)).toBe(f?.summary);
   });
 });

@@ -35,6 +35,17 @@ export interface DiagnosisOptions {
   previous?: readonly Finding[] | null;
 }
 
+/**
+ * A finding's summary as of `now`: the stored summary has no duration (it would change every second), so the
+ * freeze's length is put in when it is shown — "frozen for 14 min: …".
+ */
+export function headline(f: Pick<Finding, 'code' | 'summary' | 'since'>, now: string): string {
+  const since = toMs(f.since ?? null);
+  const nowMs = toMs(now);
+  if (f.code !== 'readiness-gate-frozen' || since === null || nowMs === null) return f.summary;
+  return f.summary.replace(/^MachinePool providerIDList frozen:/, `MachinePool providerIDList frozen for ${formatDuration(nowMs - since)}:`);
+}
+
 /** Whether CAPI's readiness gate is closed: `external.IsReady` reads only `status.ready` (domain.md §1.2). */
 export function gateClosed(model: PoolModel): boolean {
   return model.amp !== null && model.amp.ready !== true;
@@ -166,7 +177,7 @@ export function diagnose(
     drafts.push({
       code: 'readiness-gate-frozen',
       severity: 'critical',
-      summary: `MachinePool providerIDList frozen{FOR}: AzureMachinePool not ready (${cause}).${sentence2}`,
+      summary: `MachinePool providerIDList frozen: AzureMachinePool not ready (${cause}).${sentence2}`,
       detail: `CAPI copies the AzureMachinePool's spec.providerIDList into the MachinePool only while the AzureMachinePool's status.ready is true; it is ${amp.ready === null ? 'unset' : 'false'}, and the lists differ (${diff}). Until it copies, cluster-autoscaler, nodeRefs and the uninitialized taint removal work from the stale list.${versionText}`,
       suggestedAction: `${action} A reconcile trigger cannot get past the gate; copying the list with poolscope's sync-provider-ids can, when its safety checks pass.`,
       derivedSince: sinceOfCondition(model, 'Ready', 'False'),
@@ -212,7 +223,7 @@ export function diagnose(
         code: 'node-not-joined',
         severity: 'warning',
         summary: `${plural(stuck.length, 'instance')} running for over 10 min without a Node.`,
-        detail: `No Node has the providerID of ${listSome(stuck.map((s) => s.j.instance?.name ?? s.j.key), 10)}. The oldest was created ${formatDuration(nowMs - oldest)} ago. Their AMPMs stay NodeProvisioning and never Ready; cluster-autoscaler treats them as unregistered and removes them after max-node-provision-time (15 min by default).`,
+        detail: `No Node has the providerID of ${listSome(stuck.map((s) => s.j.instance?.name ?? s.j.key), 10)}. The oldest was created at ${new Date(oldest).toISOString()}. Their AMPMs stay NodeProvisioning and never Ready; cluster-autoscaler treats them as unregistered and removes them after max-node-provision-time (15 min by default).`,
         suggestedAction: 'Look at the VM boot diagnostics and cloud-init/kubeadm logs. Delete the Machine (or use a MachineHealthCheck) to replace it. A resync cannot help.',
         derivedSince: new Date(oldest + NODE_JOIN_GRACE_MS).toISOString(),
       });
@@ -312,9 +323,7 @@ export function diagnose(
     let since: string | undefined;
     if (prev?.has(f.code)) since = prev.get(f.code) ?? derivedSince;
     else since = derivedSince ?? (prev ? opts.now : undefined);
-    const forText = since && toMs(since) !== null ? ` for ${formatDuration(nowMs - (toMs(since) as number))}` : '';
-    const summary = f.summary.replace('{FOR}', forText);
-    return since ? { ...f, summary, since } : { ...f, summary };
+    return since ? { ...f, since } : f;
   });
   return findings.sort(
     (a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || FINDING_ORDER.indexOf(a.code) - FINDING_ORDER.indexOf(b.code),

@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
+import { headline } from './diagnosis';
 import type { DriftKind, FindingCode, PoolDetail, ReplicaCounts, ResyncMode, Severity } from './api-types';
 import { SCENARIOS, buildScenario } from './fixtures/scenarios';
 
@@ -217,12 +218,13 @@ describe('plain-words findings', () => {
     expect(frozen).toEqual({
       code: 'readiness-gate-frozen',
       severity: 'critical',
-      summary: 'MachinePool providerIDList frozen for 14 min: AzureMachinePool not ready (provisioningState Failed, 1 instance failed: OSProvisioningTimedOut, ScaleSetRunning=False/ScaleSetProvisionFailed, 2 AMPMs ready for 3 desired). The autoscaler cannot see 1 instance.',
+      summary: 'MachinePool providerIDList frozen: AzureMachinePool not ready (provisioningState Failed, 1 instance failed: OSProvisioningTimedOut, ScaleSetRunning=False/ScaleSetProvisionFailed, 2 AMPMs ready for 3 desired). The autoscaler cannot see 1 instance.',
       detail: expect.stringContaining('(1 to add)') as string,
       suggestedAction: expect.stringContaining('Replace the failed instances') as string,
       since: '2026-11-29T11:46:00Z',
     });
     expect(frozen?.detail).toContain('#6488');
+    expect(headline(frozen!, b.now)).toBe('MachinePool providerIDList frozen for 14 min: AzureMachinePool not ready (provisioningState Failed, 1 instance failed: OSProvisioningTimedOut, ScaleSetRunning=False/ScaleSetProvisionFailed, 2 AMPMs ready for 3 desired). The autoscaler cannot see 1 instance.');
     expect(vmss?.detail).toContain('not ready because of it');
     expect(failed?.detail).toBe('Failed: pool0_2 (OSProvisioningTimedOut). Their AMPMs never become Ready, so the AzureMachinePool\'s status.replicas stays below spec.replicas.');
   });

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { analyzePool } from './analyze';
+import { buildScenario } from './fixtures/scenarios';
+import { NOW, minutesBefore } from './fixtures/objects';
+import { diffDetails, sameDetail } from './transitions';
+
+const later = minutesBefore(NOW, -1);
+
+describe('transitions', () => {
+  it('records every field of a first analysis as a change from nothing', () => {
+    const b = buildScenario('s05-flexible');
+    const d = analyzePool(b.input, { now: b.now });
+    const t = diffDetails(null, d, NOW);
+    expect(t.map((x) => x.field)).toEqual(expect.arrayContaining(['amp.provisioningState', 'amp.ready', 'mp.phase', 'replicas.desired', 'list.mp', 'condition.amp.Ready', 'finding.healthy']));
+    expect(t.every((x) => x.from === null && x.at === NOW && x.poolKey === 'mgmt-weu/default/pool0')).toBe(true);
+  });
+
+  it('records nothing when nothing changed, even as time passes', () => {
+    const b = buildScenario('s01-scale-up-pre-fix');
+    const a = analyzePool(b.input, { now: b.now });
+    const c = analyzePool(b.input, { now: later, previous: a });
+    expect(diffDetails(a, c, later)).toEqual([]);
+    expect(sameDetail(a, c)).toBe(true);
+  });
+
+  it('records the freeze ending: ready flips, the list changes, drift clears, the finding ends', () => {
+    const frozen = buildScenario('s01-scale-up-pre-fix');
+    const a = analyzePool(frozen.input, { now: frozen.now });
+    const healed = buildScenario('s01-scale-up-pre-fix', { amp: { ready: true }, mp: {} });
+    const c = analyzePool(healed.input, { now: later, previous: a });
+    const t = diffDetails(a, c, later);
+    const by = (f: string) => t.filter((x) => x.field === f).map((x) => [x.from, x.to]);
+    expect(by('amp.ready')).toEqual([['false', 'true']]);
+    expect(by('finding.readiness-gate-frozen')).toEqual([['critical', null]]);
+    expect(by('drift').map(([from, to]) => [from?.split('/').pop(), to])).toEqual([['3', null], ['4', null]]);
+    expect(by('list.mp')).toHaveLength(1);
+    expect(sameDetail(a, c)).toBe(false);
+  });
+});

@@ -1,0 +1,58 @@
+import 'server-only';
+// The only reader of process.env: every setting, validated once at start-up. A wrong value stops start-up
+// with a message naming the variable and what it expects — never a stack trace.
+
+import { z } from 'zod';
+
+const bool = (dflt: boolean) =>
+  z.enum(['true', 'false', '1', '0', 'yes', 'no', '']).optional().transform((v) => (v === undefined || v === '' ? dflt : v === 'true' || v === '1' || v === 'yes'));
+
+const seconds = (dflt: number, min = 1) => z.coerce.number().int().min(min).optional().transform((v) => v ?? dflt);
+
+const schema = z.object({
+  KUBECONFIG: z.string().optional(),
+  POOLSCOPE_CONTEXTS: z.string().optional().transform((v) => {
+    const t = (v ?? '').trim();
+    if (!t) return { mode: 'current' as const };
+    if (t === '*') return { mode: 'all' as const };
+    return { mode: 'list' as const, names: t.split(',').map((s) => s.trim()).filter(Boolean) };
+  }),
+  DATABASE_URL: z.string().optional().refine((v) => v === undefined || v === '' || /^postgres(ql)?:\/\/[^\s]+$/.test(v), {
+    message: 'must be a PostgreSQL URL like postgres://user:password@host:5432/dbname',
+  }),
+  POOLSCOPE_DB_PATH: z.string().min(1).default('./data/poolscope.db'),
+  POOLSCOPE_ARM_ENDPOINT: z.string().url().default('https://management.azure.com'),
+  POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY: bool(false),
+  POOLSCOPE_AZURE_BUDGET_SHARE: z.coerce.number().gt(0).max(1).default(0.1),
+  POOLSCOPE_FAST_INTERVAL_SECONDS: seconds(15),
+  POOLSCOPE_SLOW_INTERVAL_SECONDS: seconds(120),
+  POOLSCOPE_RETENTION_DAYS: seconds(30),
+  POOLSCOPE_COLLECTOR: bool(true),
+  POOLSCOPE_LEADER_ELECTION: bool(false),
+  POOLSCOPE_LEADER_NAMESPACE: z.string().min(1).default('poolscope'),
+  POOLSCOPE_LEADER_LEASE: z.string().min(1).default('poolscope-collector'),
+  POD_NAME: z.string().optional(),
+});
+
+export type Env = z.output<typeof schema>;
+
+export class ConfigError extends Error {}
+
+/** Parses settings from an environment (process.env by default); throws ConfigError naming each bad variable. */
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const r = schema.safeParse(source);
+  if (r.success) return r.data;
+  const lines = r.error.issues.map((i) => {
+    const name = String(i.path[0] ?? '?');
+    return `  ${name}=${JSON.stringify(source[name] ?? '')}: ${i.message}`;
+  });
+  throw new ConfigError(`poolscope configuration is invalid:\n${lines.join('\n')}`);
+}
+
+let cached: Env | null = null;
+
+/** The validated settings of this process (parsed on first use). */
+export function env(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

@@ -1,0 +1,187 @@
+import 'server-only';
+// The timeline store: transitions (one row per changed field) and each pool's state history as keyframes plus
+// JSON patches, so a pool can be shown as it was at any instant without storing repeated snapshots. One
+// implementation over a tiny SQL interface, with SQLite (default) and PostgreSQL drivers.
+
+import fjp from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
+import type { PoolDetail, TimelineEntry } from '@/lib/api-types';
+import { stableDetail } from '@/lib/transitions';
+
+/** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
+export interface SqlDb {
+  readonly dialect: 'sqlite' | 'postgres';
+  all<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  run(sql: string, params?: unknown[]): Promise<number>;
+  /** Runs `fn` atomically; a throw rolls everything back. */
+  tx<T>(fn: (db: SqlDb) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface PoolWrite {
+  detail: PoolDetail;
+  transitions: TimelineEntry[];
+}
+
+export interface StoreStats {
+  pools: number;
+  transitions: number;
+  historyRows: number;
+}
+
+/** A keyframe every this many history rows bounds the replay for an as-of query. */
+export const KEYFRAME_EVERY = 32;
+
+const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] = [
+  {
+    version: 1,
+    up: (d) => [
+      `CREATE TABLE IF NOT EXISTS pools (
+        pool_key TEXT PRIMARY KEY, context TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+        first_seen TEXT NOT NULL, last_change TEXT NOT NULL, seq INTEGER NOT NULL, detail TEXT NOT NULL)`,
+      `CREATE TABLE IF NOT EXISTS pool_history (
+        pool_key TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (pool_key, seq))`,
+      'CREATE INDEX IF NOT EXISTS pool_history_at ON pool_history (pool_key, at)',
+      `CREATE TABLE IF NOT EXISTS transitions (
+        id ${d === 'postgres' ? 'BIGSERIAL PRIMARY KEY' : 'INTEGER PRIMARY KEY AUTOINCREMENT'},
+        pool_key TEXT NOT NULL, at TEXT NOT NULL, field TEXT NOT NULL, from_value TEXT, to_value TEXT, detail TEXT)`,
+      'CREATE INDEX IF NOT EXISTS transitions_pool_at ON transitions (pool_key, at)',
+      'CREATE TABLE IF NOT EXISTS cycles (id TEXT PRIMARY KEY, at TEXT NOT NULL, pools INTEGER NOT NULL, transitions INTEGER NOT NULL)',
+    ],
+  },
+];
+
+export class TimelineStore {
+  constructor(private readonly db: SqlDb) {}
+
+  get dialect(): SqlDb['dialect'] {
+    return this.db.dialect;
+  }
+
+  /** Applies pending migrations, each in its own transaction. */
+  async migrate(): Promise<number[]> {
+    await this.db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+    const done = new Set((await this.db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+    const applied: number[] = [];
+    for (const m of MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      await this.db.tx(async (t) => {
+        for (const stmt of m.up(this.db.dialect)) await t.run(stmt);
+        await t.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [m.version, new Date().toISOString()]);
+      });
+      applied.push(m.version);
+    }
+    return applied;
+  }
+
+  /**
+   * Writes one collector cycle atomically: each changed pool's new state (as a keyframe or a patch) and its
+   * transitions, and the cycle marker. A crash leaves the previous cycle's consistent state.
+   */
+  async writeCycle(cycle: { id: string; at: string }, writes: PoolWrite[]): Promise<void> {
+    await this.db.tx(async (t) => {
+      let transitions = 0;
+      for (const w of writes) {
+        const d = w.detail;
+        const key = d.summary.key;
+        const stable = stableDetail(d);
+        const rows = await t.all<{ seq: number; detail: string; first_seen: string }>('SELECT seq, detail, first_seen FROM pools WHERE pool_key = ?', [key]);
+        const prev = rows[0];
+        const seq = prev ? Number(prev.seq) + 1 : 1;
+        let kind = 'key';
+        let body = JSON.stringify(stable);
+        if (prev && seq % KEYFRAME_EVERY !== 1) {
+          const ops = fjp.compare(JSON.parse(prev.detail) as object, stable as object);
+          const patch = JSON.stringify(ops);
+          if (patch.length < body.length) {
+            kind = 'patch';
+            body = patch;
+          }
+        }
+        await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, cycle.at, kind, body]);
+        if (prev) {
+          await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ? WHERE pool_key = ?', [seq, JSON.stringify(stable), cycle.at, key]);
+        } else {
+          await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, JSON.stringify(stable)]);
+        }
+        for (const e of w.transitions) {
+          await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)', [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null]);
+          transitions++;
+        }
+      }
+      await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);
+    });
+  }
+
+  private revive(row: { detail: string; last_change: string }, at: string): PoolDetail {
+    const d = JSON.parse(row.detail) as PoolDetail;
+    return { ...d, summary: { ...d.summary, lastChange: row.last_change }, at };
+  }
+
+  /** The latest state of every pool. */
+  async currentPools(now = new Date().toISOString()): Promise<PoolDetail[]> {
+    const rows = await this.db.all<{ detail: string; last_change: string }>('SELECT detail, last_change FROM pools ORDER BY pool_key');
+    return rows.map((r) => this.revive(r, now));
+  }
+
+  async currentPool(key: string, now = new Date().toISOString()): Promise<PoolDetail | null> {
+    const rows = await this.db.all<{ detail: string; last_change: string }>('SELECT detail, last_change FROM pools WHERE pool_key = ?', [key]);
+    return rows[0] ? this.revive(rows[0], now) : null;
+  }
+
+  /** Transitions of one pool in [from, to], oldest first. */
+  async timeline(key: string, from: string, to: string): Promise<TimelineEntry[]> {
+    const rows = await this.db.all<{ at: string; pool_key: string; field: string; from_value: string | null; to_value: string | null; detail: string | null }>(
+      'SELECT at, pool_key, field, from_value, to_value, detail FROM transitions WHERE pool_key = ? AND at >= ? AND at <= ? ORDER BY at, id', [key, from, to]);
+    return rows.map((r) => ({ at: r.at, poolKey: r.pool_key, field: r.field, from: r.from_value, to: r.to_value, ...(r.detail ? { detail: r.detail } : {}) }));
+  }
+
+  /** The pool's complete state as of `at`: the last keyframe at or before it, with the patches after it applied. */
+  async poolAt(key: string, at: string): Promise<PoolDetail | null> {
+    const rows = await this.db.all<{ seq: number; at: string; kind: string; body: string }>(
+      `SELECT seq, at, kind, body FROM pool_history WHERE pool_key = ? AND at <= ? AND seq >= (
+         SELECT COALESCE(MAX(seq), 0) FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?) ORDER BY seq`, [key, at, key, at]);
+    if (rows.length === 0 || rows[0]?.kind !== 'key') return null;
+    let doc = JSON.parse((rows[0] as { body: string }).body) as object;
+    let lastChange = (rows[0] as { at: string }).at;
+    for (const r of rows.slice(1)) {
+      doc = r.kind === 'key' ? (JSON.parse(r.body) as object) : fjp.applyPatch(doc, JSON.parse(r.body) as Operation[], false, true).newDocument;
+      lastChange = r.at;
+    }
+    const d = doc as PoolDetail;
+    return { ...d, summary: { ...d.summary, lastChange }, at };
+  }
+
+  async lastCycle(): Promise<{ id: string; at: string } | null> {
+    const rows = await this.db.all<{ id: string; at: string }>('SELECT id, at FROM cycles ORDER BY at DESC, id DESC LIMIT 1');
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Drops what is older than `before`, keeping for every pool the keyframe (and its patches) needed to show
+   * the state at `before` itself.
+   */
+  async prune(before: string): Promise<{ transitions: number; history: number; cycles: number }> {
+    return this.db.tx(async (t) => {
+      const transitions = await t.run('DELETE FROM transitions WHERE at < ?', [before]);
+      const history = await t.run(
+        `DELETE FROM pool_history WHERE seq < (
+           SELECT COALESCE(MAX(h.seq), 0) FROM pool_history h WHERE h.pool_key = pool_history.pool_key AND h.kind = 'key' AND h.at <= ?)`, [before]);
+      const cycles = await t.run('DELETE FROM cycles WHERE at < ?', [before]);
+      return { transitions, history, cycles };
+    });
+  }
+
+  async stats(): Promise<StoreStats> {
+    const [p] = await this.db.all<{ n: number }>('SELECT COUNT(*) AS n FROM pools');
+    const [t] = await this.db.all<{ n: number }>('SELECT COUNT(*) AS n FROM transitions');
+    const [h] = await this.db.all<{ n: number }>('SELECT COUNT(*) AS n FROM pool_history');
+    return { pools: Number(p?.n ?? 0), transitions: Number(t?.n ?? 0), historyRows: Number(h?.n ?? 0) };
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}

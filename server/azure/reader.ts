@@ -1,0 +1,125 @@
+import 'server-only';
+// Reads one scale set and its VMs through @azure/arm-compute, as plain REST-shaped objects for lib/
+// (never SDK models), with the rate-limit headers of each response. One VMSS GET and one VM list per read;
+// instance views only for failed VMs, to explain the failure.
+
+import { ComputeManagementClient } from '@azure/arm-compute';
+import type { TokenCredential } from '@azure/core-auth';
+import { DefaultAzureCredential } from '@azure/identity';
+import { parseProviderId } from '@/lib/provider-id';
+
+export interface ScaleSetRef {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+}
+
+export type AzureRead =
+  | { state: 'ok'; vmss: Record<string, unknown>; vms: Record<string, unknown>[]; remaining: Record<string, number>; calls: number }
+  | { state: 'not-found'; error: string; calls: number }
+  | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number>; calls: number }
+  | { state: 'unreachable'; error: string; calls: number };
+
+export function scaleSetRefOf(providerID: string | null | undefined): ScaleSetRef | null {
+  const p = parseProviderId(providerID);
+  if (!p.ok || p.kind !== 'vmss' || !p.scaleSet) return null;
+  return { subscriptionId: p.subscriptionId, resourceGroup: p.resourceGroup, name: p.scaleSet };
+}
+
+/** `Microsoft.Compute/HighCostGetVMScaleSet3Min;159,…` → { HighCostGetVMScaleSet3Min: 159, … }, plus subscription reads. */
+export function parseRateLimitHeaders(get: (name: string) => string | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of (get('x-ms-ratelimit-remaining-resource') ?? '').split(',')) {
+    const m = /^\s*Microsoft\.Compute\/([^;]+);(\d+)\s*$/.exec(part);
+    if (m) out[m[1] as string] = Number(m[2]);
+  }
+  const reads = get('x-ms-ratelimit-remaining-subscription-reads');
+  if (reads && /^\d+$/.test(reads)) out.SubscriptionReads = Number(reads);
+  return out;
+}
+
+const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : d);
+
+type Sdk = Record<string, unknown>;
+
+/** The SDK flattens `properties`; lib/ reads the REST shape. Only the fields lib/ uses are carried over. */
+function restVmss(v: Sdk): Record<string, unknown> {
+  return {
+    id: v.id, name: v.name, location: v.location, type: v.type, sku: v.sku, zones: v.zones,
+    properties: { provisioningState: v.provisioningState, orchestrationMode: v.orchestrationMode, timeCreated: iso(v.timeCreated) },
+  };
+}
+
+function restVm(v: Sdk): Record<string, unknown> {
+  const iv = v.instanceView as { statuses?: { code?: string; level?: string; message?: string; time?: unknown }[] } | undefined;
+  return {
+    id: v.id, name: v.name, instanceId: v.instanceId, location: v.location, zones: v.zones,
+    ...(v.virtualMachineResourceId ? { virtualMachineResourceId: v.virtualMachineResourceId } : {}),
+    properties: {
+      provisioningState: v.provisioningState,
+      latestModelApplied: v.latestModelApplied,
+      timeCreated: iso(v.timeCreated),
+      osProfile: (v.osProfile as { computerName?: string } | undefined)?.computerName ? { computerName: (v.osProfile as { computerName?: string }).computerName } : undefined,
+      ...(iv ? { instanceView: { statuses: (iv.statuses ?? []).map((s) => ({ code: s.code, level: s.level, message: s.message, time: iso(s.time) })) } } : {}),
+    },
+  };
+}
+
+export interface AzureReaderOptions {
+  endpoint: string;
+  disableInstanceDiscovery: boolean;
+  credential?: TokenCredential;
+  /** How many failed VMs get their instance view read per cycle. */
+  maxInstanceViews?: number;
+}
+
+export class AzureReader {
+  private readonly credential: TokenCredential;
+  private readonly clients = new Map<string, ComputeManagementClient>();
+
+  constructor(private readonly opts: AzureReaderOptions) {
+    this.credential = opts.credential ?? new DefaultAzureCredential({ disableInstanceDiscovery: opts.disableInstanceDiscovery } as never);
+  }
+
+  private client(sub: string): ComputeManagementClient {
+    let c = this.clients.get(sub);
+    if (!c) {
+      // No SDK retries: the scheduler decides when to call again, so 429s are honoured for the whole budget.
+      c = new ComputeManagementClient(this.credential, sub, { endpoint: this.opts.endpoint, retryOptions: { maxRetries: 0 } });
+      this.clients.set(sub, c);
+    }
+    return c;
+  }
+
+  async read(ref: ScaleSetRef): Promise<AzureRead> {
+    const c = this.client(ref.subscriptionId);
+    let remaining: Record<string, number> = {};
+    let calls = 0;
+    const onResponse = (r: { headers: { get(name: string): string | undefined } }) => {
+      remaining = { ...remaining, ...parseRateLimitHeaders((n) => r.headers.get(n)) };
+    };
+    try {
+      calls++;
+      const vmss = (await c.virtualMachineScaleSets.get(ref.resourceGroup, ref.name, { onResponse })) as unknown as Sdk;
+      const vms: Sdk[] = [];
+      calls++;
+      for await (const vm of c.virtualMachineScaleSetVMs.list(ref.resourceGroup, ref.name, { onResponse })) vms.push(vm as unknown as Sdk);
+      const failed = vms.filter((v) => v.provisioningState === 'Failed').slice(0, this.opts.maxInstanceViews ?? 10);
+      for (const v of failed) {
+        calls++;
+        v.instanceView = await c.virtualMachineScaleSetVMs.getInstanceView(ref.resourceGroup, ref.name, String(v.instanceId), { onResponse });
+      }
+      return { state: 'ok', vmss: restVmss(vmss), vms: vms.map(restVm), remaining, calls };
+    } catch (e) {
+      const err = e as { statusCode?: number; code?: string; message?: string; response?: { headers: { get(n: string): string | undefined } } };
+      const message = `${err.code ?? 'Error'}: ${(err.message ?? String(e)).split('\n')[0]}`;
+      if (err.statusCode === 404) return { state: 'not-found', error: message, calls };
+      if (err.statusCode === 429) {
+        const ra = Number(err.response?.headers.get('retry-after'));
+        if (err.response) remaining = { ...remaining, ...parseRateLimitHeaders((n) => err.response?.headers.get(n)) };
+        return { state: 'throttled', error: message, retryAfterSeconds: Number.isFinite(ra) ? ra : null, remaining, calls };
+      }
+      return { state: 'unreachable', error: message, calls };
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import 'server-only';
+// When to read each scale set: fast (≈15 s) while its pool is in motion, not ready or drifting, slow (≈2 min)
+// when steady, jittered; never more than a share of the remaining Compute budget per subscription+region; and
+// nothing for a whole subscription+region until Retry-After has passed after a 429.
+
+export interface SchedulerOptions {
+  fastSeconds: number;
+  slowSeconds: number;
+  /** Share of the remaining budget poolscope may use (0–1). */
+  budgetShare: number;
+  /** The budget window the remaining counts refer to (s). */
+  windowSeconds?: number;
+  random?: () => number;
+}
+
+interface Entry {
+  id: string;
+  /** `${subscription}|${region}`, or `${subscription}|?` before the region is known. */
+  budgetKey: string;
+  nextAt: number;
+  fast: boolean;
+}
+
+interface Budget {
+  /** Smallest remaining count seen across policies in the last response. */
+  remaining: number | null;
+  calls: number[];
+  blockedUntil: number;
+}
+
+export class Scheduler {
+  private readonly entries = new Map<string, Entry>();
+  private readonly budgets = new Map<string, Budget>();
+
+  constructor(private readonly opts: SchedulerOptions) {}
+
+  private jitter(seconds: number): number {
+    const r = this.opts.random?.() ?? Math.random();
+    return seconds * 1000 * (0.9 + 0.2 * r);
+  }
+
+  private budget(key: string): Budget {
+    let b = this.budgets.get(key);
+    if (!b) {
+      b = { remaining: null, calls: [], blockedUntil: 0 };
+      this.budgets.set(key, b);
+    }
+    return b;
+  }
+
+  /** Adds (or keeps) a scale set; new ones are due at once. */
+  track(id: string, subscription: string, now: number): void {
+    if (!this.entries.has(id)) this.entries.set(id, { id, budgetKey: `${subscription.toLowerCase()}|?`, nextAt: now, fast: true });
+  }
+
+  untrack(id: string): void {
+    this.entries.delete(id);
+  }
+
+  tracked(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** A Kubernetes change to the pool: read its scale set at once and keep it in the fast lane. */
+  expedite(id: string, now: number): void {
+    const e = this.entries.get(id);
+    if (e) {
+      e.fast = true;
+      e.nextAt = Math.min(e.nextAt, now);
+    }
+  }
+
+  private allowed(b: Budget, now: number): boolean {
+    if (b.blockedUntil > now) return false;
+    const window = (this.opts.windowSeconds ?? 180) * 1000;
+    b.calls = b.calls.filter((t) => now - t < window);
+    if (b.remaining === null) return b.calls.length < 5;
+    // Our own calls already spent count against what was left, so compare with the budget before them.
+    return b.calls.length < Math.max(1, Math.floor(this.opts.budgetShare * (b.remaining + b.calls.length)));
+  }
+
+  /** Scale sets due now whose budget allows a read; each is counted as `calls` calls. */
+  due(now: number, calls = 2): string[] {
+    const out: string[] = [];
+    for (const e of [...this.entries.values()].sort((a, b) => a.nextAt - b.nextAt)) {
+      if (e.nextAt > now) continue;
+      const b = this.budget(e.budgetKey);
+      if (!this.allowed(b, now)) continue;
+      for (let i = 0; i < calls; i++) b.calls.push(now);
+      out.push(e.id);
+    }
+    return out;
+  }
+
+  /** Records a read's outcome: its region, the budget headers, throttling, and when to read next. */
+  record(id: string, now: number, r: { region?: string; remaining?: Record<string, number>; retryAfterSeconds?: number | null; throttled?: boolean; fast: boolean; extraCalls?: number }): void {
+    const e = this.entries.get(id);
+    if (!e) return;
+    if (r.region && e.budgetKey.endsWith('|?')) e.budgetKey = `${e.budgetKey.slice(0, -1)}${r.region.toLowerCase()}`;
+    const b = this.budget(e.budgetKey);
+    for (let i = 0; i < (r.extraCalls ?? 0); i++) b.calls.push(now);
+    const values = Object.entries(r.remaining ?? {}).filter(([k]) => k !== 'SubscriptionReads').map(([, v]) => v);
+    if (values.length) b.remaining = Math.min(...values);
+    if (r.throttled) {
+      b.blockedUntil = Math.max(b.blockedUntil, now + (r.retryAfterSeconds ?? 60) * 1000);
+      e.nextAt = b.blockedUntil;
+      return;
+    }
+    e.fast = r.fast;
+    e.nextAt = now + this.jitter(r.fast ? this.opts.fastSeconds : this.opts.slowSeconds);
+  }
+
+  /** Budget state per subscription+region, for the source bar and metrics. */
+  budgetsView(now: number): { key: string; remaining: number | null; callsInWindow: number; blockedUntil: string | null }[] {
+    return [...this.budgets.entries()].map(([key, b]) => ({
+      key, remaining: b.remaining, callsInWindow: b.calls.filter((t) => now - t < (this.opts.windowSeconds ?? 180) * 1000).length,
+      blockedUntil: b.blockedUntil > now ? new Date(b.blockedUntil).toISOString() : null,
+    }));
+  }
+}

@@ -1,0 +1,259 @@
+import 'server-only';
+// The collector: Kubernetes informers and scheduled Azure reads feed the lib/ pool model; each cycle
+// analyses the pools that changed, writes their transitions atomically, and publishes change events.
+// It never overlaps itself and survives source errors (they become source states in the data).
+
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { KubeConfig } from '@kubernetes/client-node';
+import { analyzePool } from '@/lib/analyze';
+import type { PoolDetail, SourceState } from '@/lib/api-types';
+import type { PoolInput } from '@/lib/pool-model';
+import { diffDetails, sameDetail } from '@/lib/transitions';
+import type { AzureRead, AzureReader } from '../azure/reader';
+import { scaleSetRefOf } from '../azure/reader';
+import type { Scheduler } from '../azure/scheduler';
+import { ContextSource, type SourceHealth } from '../kube/context-source';
+import type { TimelineStore } from '../store/store';
+
+export interface ChangeEvent {
+  seq: number;
+  poolKey: string;
+  at: string;
+  fields: string[];
+}
+
+export interface CollectorOptions {
+  kubeconfig: KubeConfig;
+  contexts: string[];
+  store: TimelineStore;
+  azure: AzureReader;
+  scheduler: Scheduler;
+  /** Real ms between cycles. */
+  cycleMs?: number;
+  now?: () => number;
+  /** How many scale sets are read at once. */
+  azureConcurrency?: number;
+}
+
+export interface AzureHealth {
+  subscription: string;
+  state: 'live' | 'throttled' | 'unreachable';
+  since: string;
+  error?: string;
+}
+
+export class Collector {
+  readonly bus = new EventEmitter();
+  private seq = 0;
+  private readonly sources = new Map<string, ContextSource>();
+  private readonly dirty = new Set<string>();
+  private readonly previous = new Map<string, PoolDetail>();
+  /** Latest Azure read per scale-set id (lower-case), kept across cycles. */
+  private readonly azureData = new Map<string, { read: AzureRead; at: number }>();
+  private readonly azureHealth = new Map<string, AzureHealth>();
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private stopped = false;
+  cycles = 0;
+  lastCycleAt: string | null = null;
+  lastError: string | null = null;
+  /** Azure calls made, by outcome, for metrics and benchmarks. */
+  readonly azureCalls = { ok: 0, throttled: 0, notFound: 0, unreachable: 0, total: 0 };
+
+  constructor(private readonly opts: CollectorOptions) {
+    this.bus.setMaxListeners(0);
+  }
+
+  private now(): number {
+    return this.opts.now?.() ?? Date.now();
+  }
+
+  /** Loads the last stored state (so a restart continues without duplicates) and starts sources and cycles. */
+  async start(): Promise<void> {
+    for (const d of await this.opts.store.currentPools()) this.previous.set(d.summary.key, d);
+    for (const ctx of this.opts.contexts) {
+      const kc = new KubeConfig();
+      kc.loadFromString(this.opts.kubeconfig.exportConfig());
+      kc.setCurrentContext(ctx);
+      const src = new ContextSource(ctx, kc, (pools) => this.onKubeChange(ctx, pools));
+      this.sources.set(ctx, src);
+      await src.start();
+    }
+    this.schedule();
+  }
+
+  private onKubeChange(ctx: string, pools: string[]): void {
+    for (const p of pools) {
+      const key = `${ctx}/${p}`;
+      this.dirty.add(key);
+      const id = this.scaleSetIdOf(ctx, p);
+      if (id) this.opts.scheduler.expedite(id, this.now());
+    }
+  }
+
+  private scaleSetIdOf(ctx: string, pool: string): string | null {
+    const input = this.sources.get(ctx)?.poolInput(pool);
+    const pid = input?.azureMachinePool?.spec?.providerID;
+    return typeof pid === 'string' ? pid.toLowerCase() : null;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.cycle().finally(() => this.schedule());
+    }, this.opts.cycleMs ?? 1000);
+  }
+
+  /** One cycle; returns the number of pools written. Never runs twice at once. */
+  async cycle(): Promise<number> {
+    if (this.running) return 0;
+    this.running = true;
+    try {
+      await this.readAzure();
+      return await this.analyseAndWrite();
+    } catch (e) {
+      this.lastError = (e as Error).message;
+      return 0;
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async readAzure(): Promise<void> {
+    const now = this.now();
+    const wanted = new Map<string, string>(); // scale-set id → subscription
+    for (const [ctx, src] of this.sources) {
+      for (const p of src.poolKeys()) {
+        const id = this.scaleSetIdOf(ctx, p);
+        const ref = scaleSetRefOf(id);
+        if (id && ref) wanted.set(id, ref.subscriptionId);
+      }
+    }
+    for (const id of this.opts.scheduler.tracked()) if (!wanted.has(id)) this.opts.scheduler.untrack(id);
+    for (const [id, sub] of wanted) this.opts.scheduler.track(id, sub, now);
+    const due = this.opts.scheduler.due(now);
+    const limit = this.opts.azureConcurrency ?? 4;
+    for (let i = 0; i < due.length; i += limit) {
+      await Promise.all(due.slice(i, i + limit).map(async (id) => {
+        const ref = scaleSetRefOf(id);
+        if (!ref) return;
+        const read = await this.opts.azure.read(ref);
+        const t = this.now();
+        this.azureCalls.total += read.calls;
+        const sub = ref.subscriptionId.toLowerCase();
+        if (read.state === 'throttled') this.throttled.set(id, read.error);
+        else this.throttled.delete(id);
+        if (read.state === 'throttled') {
+          this.azureCalls.throttled++;
+          this.setAzureHealth(sub, 'throttled', read.error);
+          this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds: read.retryAfterSeconds, remaining: read.remaining, fast: true });
+          // Keep the last good data; the pool shows Azure as throttled.
+          const prev = this.azureData.get(id);
+          this.azureData.set(id, { read: prev?.read.state === 'ok' ? prev.read : read, at: prev?.at ?? t });
+        } else {
+          if (read.state === 'ok') this.azureCalls.ok++;
+          if (read.state === 'not-found') this.azureCalls.notFound++;
+          if (read.state === 'unreachable') this.azureCalls.unreachable++;
+          this.setAzureHealth(sub, read.state === 'unreachable' ? 'unreachable' : 'live', read.state === 'unreachable' ? read.error : undefined);
+          this.azureData.set(id, { read, at: t });
+          const region = read.state === 'ok' ? String(read.vmss.location ?? '') : undefined;
+          const fast = this.poolNeedsFastLane(id);
+          this.opts.scheduler.record(id, t, { region, remaining: read.state === 'ok' ? read.remaining : undefined, fast, extraCalls: Math.max(0, read.calls - 2) });
+        }
+        for (const [ctx, src] of this.sources) for (const p of src.poolKeys()) if (this.scaleSetIdOf(ctx, p) === id) this.dirty.add(`${ctx}/${p}`);
+      }));
+    }
+  }
+
+  private setAzureHealth(sub: string, state: AzureHealth['state'], error?: string): void {
+    const cur = this.azureHealth.get(sub);
+    if (cur?.state === state && cur.error === error) return;
+    this.azureHealth.set(sub, { subscription: sub, state, since: new Date(this.now()).toISOString(), ...(error ? { error } : {}) });
+  }
+
+  /** In motion, not ready or drifting (or not analysed yet): read its scale set often. */
+  private poolNeedsFastLane(scaleSetId: string): boolean {
+    for (const [key, sid] of this.keyToScaleSet) {
+      if (sid !== scaleSetId) continue;
+      const d = this.previous.get(key);
+      if (!d || d.drift.length > 0 || d.summary.ampReady !== true || d.findings.some((f) => f.code !== 'healthy')) return true;
+    }
+    return false;
+  }
+
+  /** Pool key → its scale-set id, as last seen. */
+  private readonly keyToScaleSet = new Map<string, string>();
+  /** Scale sets whose last read was throttled (their last good data is still shown). */
+  private readonly throttled = new Map<string, string>();
+
+  private azureFor(id: string | null): PoolInput['azure'] {
+    if (!id) return { state: 'unknown', reason: 'the AzureMachinePool has no spec.providerID yet' };
+    const d = this.azureData.get(id);
+    if (!d) return { state: 'unknown', reason: 'not read yet' };
+    const r = d.read;
+    if (r.state === 'ok') return { state: 'ok', vmss: r.vmss, vms: r.vms };
+    if (r.state === 'not-found') return { state: 'not-found', error: r.error };
+    if (r.state === 'throttled') return { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds };
+    return { state: 'unreachable', error: r.error };
+  }
+
+  private async analyseAndWrite(): Promise<number> {
+    if (this.dirty.size === 0) {
+      this.cycles++;
+      this.lastCycleAt = new Date(this.now()).toISOString();
+      return 0;
+    }
+    const at = new Date(this.now()).toISOString();
+    const keys = [...this.dirty];
+    this.dirty.clear();
+    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails> }[] = [];
+    for (const key of keys) {
+      const [ctx, ns, name] = key.split('/') as [string, string, string];
+      const src = this.sources.get(ctx);
+      const input = src?.poolInput(`${ns}/${name}`);
+      if (!src || !input) continue; // MachinePool gone: its history stays; nothing new to record
+      const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
+      if (id) this.keyToScaleSet.set(key, id);
+      // Azure throttled: analyse with the last good data, but report the source as throttled.
+      const azure = this.azureFor(id);
+      const throttledError = id ? this.throttled.get(id) : undefined;
+      const prev = this.previous.get(key) ?? null;
+      const kube: SourceState = src.kubeState();
+      const detail = analyzePool({ ...input, azure, capzVersion: null }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
+      if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
+      if (prev && sameDetail(prev, detail)) continue;
+      const transitions = diffDetails(prev, detail, at);
+      detail.summary.lastChange = at;
+      writes.push({ detail, transitions });
+    }
+    if (writes.length) {
+      await this.opts.store.writeCycle({ id: randomUUID(), at }, writes);
+      for (const w of writes) {
+        this.previous.set(w.detail.summary.key, w.detail);
+        const ev: ChangeEvent = { seq: ++this.seq, poolKey: w.detail.summary.key, at, fields: [...new Set(w.transitions.map((t) => t.field))] };
+        this.bus.emit('change', ev);
+      }
+    }
+    this.cycles++;
+    this.lastCycleAt = at;
+    return writes.length;
+  }
+
+  /** Source health for the source bar: management and workload clusters, and Azure subscriptions. */
+  health(): { kube: SourceHealth[]; azure: AzureHealth[] } {
+    return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure: [...this.azureHealth.values()] };
+  }
+
+  /** Current in-memory state of every pool (what the last cycle computed). */
+  pools(): PoolDetail[] {
+    return [...this.previous.values()];
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    while (this.running) await new Promise((r) => setTimeout(r, 10));
+    for (const s of this.sources.values()) s.stop();
+  }
+}

@@ -1,0 +1,308 @@
+import 'server-only';
+// One management cluster (a kubeconfig context): list+watch informers for the CAPI and CAPZ kinds a pool is
+// made of, and a Node informer per workload cluster built from its `<cluster>-kubeconfig` Secret. Keeps its
+// own indexed caches, tells the collector which pools changed, and reports its health as data.
+
+import { ApisApi, CoreV1Api, CustomObjectsApi, KubeConfig, makeInformer, type Informer, type KubernetesObject } from '@kubernetes/client-node';
+import type { SourceState } from '@/lib/api-types';
+import type { PoolInput } from '@/lib/pool-model';
+import type { KubeObject } from '@/lib/unstructured';
+
+export interface SourceHealth {
+  name: string;
+  kind: 'management' | 'workload';
+  state: 'live' | 'stale' | 'error' | 'starting';
+  since: string;
+  error?: string;
+}
+
+interface Kind {
+  name: 'mp' | 'amp' | 'ampm' | 'machine' | 'cluster';
+  group: string;
+  version: string;
+  plural: string;
+  labelSelector?: string;
+}
+
+const AMPM_POOL_LABEL = 'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool';
+const POOL_LABEL = 'cluster.x-k8s.io/pool-name';
+const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
+
+const key = (o: { metadata?: { name?: string; namespace?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+/** Restarts an informer after errors, with backoff; tells the owner about state changes. */
+function supervise(informer: Informer<KubernetesObject>, onState: (s: 'live' | 'stale', error?: string) => void): { stop(): void } {
+  let attempt = 0;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  informer.on('connect', () => onState('live'));
+  informer.on('error', (err: unknown) => {
+    if (stopped) return;
+    onState('stale', err instanceof Error ? err.message : String(err));
+    const delay = BACKOFF_MS[Math.min(attempt++, BACKOFF_MS.length - 1)] as number;
+    timer = setTimeout(() => {
+      if (!stopped) void informer.start().then(() => { attempt = 0; onState('live'); }).catch(() => {});
+    }, delay);
+  });
+  void informer.start().then(() => onState('live')).catch(() => {});
+  return {
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      void informer.stop();
+    },
+  };
+}
+
+class WorkloadSource {
+  nodes = new Map<string, KubeObject>();
+  health: SourceHealth;
+  private handle: { stop(): void } | null = null;
+  listed = false;
+
+  constructor(readonly cluster: string, private readonly onChange: () => void) {
+    this.health = { name: cluster, kind: 'workload', state: 'starting', since: new Date().toISOString() };
+  }
+
+  start(kubeconfigYaml: string): void {
+    this.stop();
+    const kc = new KubeConfig();
+    try {
+      kc.loadFromString(kubeconfigYaml);
+    } catch (e) {
+      this.setHealth('error', `the kubeconfig in the Secret cannot be read: ${(e as Error).message}`);
+      return;
+    }
+    const core = kc.makeApiClient(CoreV1Api);
+    const informer = makeInformer(kc, '/api/v1/nodes', () => core.listNode());
+    const upsert = (o: KubernetesObject) => {
+      // Typed lists deserialize timestamps into Dates; keep plain JSON as the API sends it.
+      this.nodes.set(String(o.metadata?.name), JSON.parse(JSON.stringify(o)) as KubeObject);
+      this.onChange();
+    };
+    informer.on('add', upsert);
+    informer.on('update', upsert);
+    informer.on('delete', (o) => {
+      this.nodes.delete(String(o.metadata?.name));
+      this.onChange();
+    });
+    informer.on('connect', () => {
+      this.listed = true;
+    });
+    this.handle = supervise(informer as Informer<KubernetesObject>, (s, error) => {
+      if (s === 'live') this.listed = true;
+      this.setHealth(s, error);
+      this.onChange();
+    });
+  }
+
+  setHealth(state: SourceHealth['state'], error?: string): void {
+    if (this.health.state !== state || this.health.error !== error) {
+      this.health = { ...this.health, state, since: new Date().toISOString(), ...(error ? { error } : {}) };
+      if (!error) delete this.health.error;
+    }
+  }
+
+  /** What the pool model gets: the Nodes, or why they are not known. */
+  data(): PoolInput['workload'] {
+    if (this.health.state === 'live' && this.listed) return { state: 'ok', nodes: [...this.nodes.values()] };
+    if (this.health.state === 'starting') return { state: 'unknown', reason: 'the workload cluster is not listed yet' };
+    return { state: 'unreachable', error: this.health.error ?? 'the workload cluster does not answer' };
+  }
+
+  stop(): void {
+    this.handle?.stop();
+    this.handle = null;
+  }
+}
+
+export class ContextSource {
+  readonly caches: Record<Kind['name'], Map<string, KubeObject>> = { mp: new Map(), amp: new Map(), ampm: new Map(), machine: new Map(), cluster: new Map() };
+  /** AMPM keys by `${namespace}/${amp name}`; Machine keys by `${namespace}/${pool name}`. */
+  private readonly ampmsByAmp = new Map<string, Set<string>>();
+  private readonly machinesByPool = new Map<string, Set<string>>();
+  private readonly workloads = new Map<string, WorkloadSource>();
+  private readonly handles: { stop(): void }[] = [];
+  private readonly kindHealth = new Map<string, SourceHealth>();
+  private secretTimer: NodeJS.Timeout | null = null;
+  mpVersion = 'v1beta2';
+
+  constructor(
+    readonly context: string,
+    private readonly kc: KubeConfig,
+    /** Called with pool keys (`namespace/name`) whose inputs changed. */
+    private readonly onChange: (pools: string[]) => void,
+  ) {}
+
+  /** Discovers the served MachinePool version (v1beta2 preferred), then starts the informers. */
+  async start(): Promise<void> {
+    const custom = this.kc.makeApiClient(CustomObjectsApi);
+    this.mpVersion = await this.discoverMachinePoolVersion();
+    const kinds: Kind[] = [
+      { name: 'mp', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'machinepools' },
+      { name: 'cluster', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'clusters' },
+      { name: 'machine', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'machines', labelSelector: POOL_LABEL },
+      { name: 'amp', group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1', plural: 'azuremachinepools' },
+      { name: 'ampm', group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1', plural: 'azuremachinepoolmachines' },
+    ];
+    for (const k of kinds) {
+      const list = () => custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural, labelSelector: k.labelSelector }) as never;
+      const informer = makeInformer(this.kc, `/apis/${k.group}/${k.version}/${k.plural}`, list, k.labelSelector);
+      informer.on('add', (o) => this.upsert(k.name, o as KubeObject));
+      informer.on('update', (o) => this.upsert(k.name, o as KubeObject));
+      informer.on('delete', (o) => this.remove(k.name, o as KubeObject));
+      this.kindHealth.set(k.name, { name: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
+      this.handles.push(supervise(informer as Informer<KubernetesObject>, (s, error) => {
+        this.kindHealth.set(k.name, { name: this.context, kind: 'management', state: s, since: new Date().toISOString(), ...(error ? { error } : {}) });
+      }));
+    }
+    // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret),
+    // when a Cluster appears and every minute for rotations and recoveries.
+    this.secretTimer = setInterval(() => void this.refreshWorkloads(), 60_000);
+  }
+
+  /** v1beta2 when the cluster serves it (CAPI ≥ v1.11), else v1beta1; the pool model reads both. */
+  private async discoverMachinePoolVersion(): Promise<string> {
+    try {
+      const groups = await this.kc.makeApiClient(ApisApi).getAPIVersions();
+      const capi = groups.groups.find((g) => g.name === 'cluster.x-k8s.io');
+      if (!capi) throw new Error('the cluster does not serve cluster.x-k8s.io: is Cluster API installed?');
+      return capi.versions.some((v) => v.version === 'v1beta2') ? 'v1beta2' : (capi.preferredVersion?.version ?? 'v1beta1');
+    } catch (e) {
+      this.kindHealth.set('discovery', { name: this.context, kind: 'management', state: 'error', since: new Date().toISOString(), error: (e as Error).message });
+      return 'v1beta2';
+    }
+  }
+
+  health(): SourceHealth[] {
+    const kinds = [...this.kindHealth.values()];
+    const worst = kinds.find((h) => h.state === 'error') ?? kinds.find((h) => h.state === 'stale') ?? kinds.find((h) => h.state === 'starting') ?? kinds[0];
+    const mgmt: SourceHealth = worst ?? { name: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() };
+    return [mgmt, ...[...this.workloads.values()].map((w) => w.health)];
+  }
+
+  /** State of the management cluster source, for the pool model. */
+  kubeState(): SourceState {
+    const h = this.health()[0] as SourceHealth;
+    if (h.state === 'live') return { state: 'ok' };
+    if (h.state === 'starting') return { state: 'unknown', reason: 'not listed yet' };
+    return { state: 'unreachable', error: h.error ?? 'the management cluster does not answer' };
+  }
+
+  private index(map: Map<string, Set<string>>, k: string, objKey: string, add: boolean): void {
+    const set = map.get(k) ?? new Set<string>();
+    if (add) set.add(objKey);
+    else set.delete(objKey);
+    if (set.size) map.set(k, set);
+    else map.delete(k);
+  }
+
+  private poolsOfCluster(ns: string, cluster: string): string[] {
+    return [...this.caches.mp.values()].filter((m) => m.metadata?.namespace === ns && m.spec?.clusterName === cluster).map((m) => key(m));
+  }
+
+  private poolsOfAmp(ns: string, amp: string): string[] {
+    return [...this.caches.mp.values()]
+      .filter((m) => m.metadata?.namespace === ns && (m.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name === amp)
+      .map((m) => key(m));
+  }
+
+  private upsert(kind: Kind['name'], o: KubeObject): void {
+    const k = key(o);
+    const ns = String(o.metadata?.namespace ?? '');
+    const old = this.caches[kind].get(k);
+    this.caches[kind].set(k, o);
+    if (kind === 'ampm') {
+      if (old) this.index(this.ampmsByAmp, `${ns}/${old.metadata?.labels?.[AMPM_POOL_LABEL]}`, k, false);
+      this.index(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k, true);
+      this.onChange(this.poolsOfAmp(ns, String(o.metadata?.labels?.[AMPM_POOL_LABEL])));
+    } else if (kind === 'machine') {
+      if (old) this.index(this.machinesByPool, `${ns}/${old.metadata?.labels?.[POOL_LABEL]}`, k, false);
+      this.index(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k, true);
+      this.onChange([`${ns}/${o.metadata?.labels?.[POOL_LABEL]}`]);
+    } else if (kind === 'mp') {
+      this.onChange([k]);
+    } else if (kind === 'amp') {
+      this.onChange(this.poolsOfAmp(ns, String(o.metadata?.name)));
+    } else if (kind === 'cluster') {
+      if (!old) void this.refreshWorkload(ns, String(o.metadata?.name));
+      this.onChange(this.poolsOfCluster(ns, String(o.metadata?.name)));
+    }
+  }
+
+  private remove(kind: Kind['name'], o: KubeObject): void {
+    const k = key(o);
+    const ns = String(o.metadata?.namespace ?? '');
+    this.caches[kind].delete(k);
+    if (kind === 'ampm') this.index(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k, false);
+    if (kind === 'machine') this.index(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k, false);
+    if (kind === 'cluster') {
+      const w = this.workloads.get(k);
+      w?.stop();
+      this.workloads.delete(k);
+    }
+    this.onChange(kind === 'mp' ? [k] : kind === 'amp' || kind === 'ampm' ? this.poolsOfAmp(ns, String(kind === 'amp' ? o.metadata?.name : o.metadata?.labels?.[AMPM_POOL_LABEL])) : kind === 'machine' ? [`${ns}/${o.metadata?.labels?.[POOL_LABEL]}`] : this.poolsOfCluster(ns, String(o.metadata?.name)));
+  }
+
+  private async refreshWorkloads(): Promise<void> {
+    for (const c of this.caches.cluster.values()) await this.refreshWorkload(String(c.metadata?.namespace), String(c.metadata?.name));
+  }
+
+  /** Reads `<cluster>-kubeconfig` (key `value`) and (re)starts the Node informer when it changed or failed. */
+  private async refreshWorkload(ns: string, cluster: string): Promise<void> {
+    const k = `${ns}/${cluster}`;
+    let w = this.workloads.get(k);
+    if (!w) {
+      w = new WorkloadSource(cluster, () => this.onChange(this.poolsOfCluster(ns, cluster)));
+      this.workloads.set(k, w);
+    }
+    try {
+      const secret = await this.kc.makeApiClient(CoreV1Api).readNamespacedSecret({ name: `${cluster}-kubeconfig`, namespace: ns });
+      const value = secret.data?.value;
+      if (!value) throw new Error(`Secret ${ns}/${cluster}-kubeconfig has no key "value"`);
+      const yaml = Buffer.from(value, 'base64').toString('utf8');
+      if (w.health.state === 'starting' || w.health.state === 'error' || (w as unknown as { last?: string }).last !== yaml) {
+        (w as unknown as { last?: string }).last = yaml;
+        w.start(yaml);
+      }
+    } catch (e) {
+      const msg = (e as { code?: number }).code === 404 ? `Secret ${ns}/${cluster}-kubeconfig not found` : (e as Error).message;
+      w.setHealth('error', msg);
+      this.onChange(this.poolsOfCluster(ns, cluster));
+    }
+  }
+
+  /** Every pool of this context, as `namespace/name`. */
+  poolKeys(): string[] {
+    return [...this.caches.mp.keys()];
+  }
+
+  /** The objects that make up one pool, as the pool model takes them; null when the MachinePool is gone. */
+  poolInput(poolKey: string): PoolInput | null {
+    const mp = this.caches.mp.get(poolKey);
+    if (!mp) return null;
+    const ns = String(mp.metadata?.namespace);
+    const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name ?? String(mp.metadata?.name);
+    const amp = this.caches.amp.get(`${ns}/${ampName}`) ?? null;
+    const ampms = [...(this.ampmsByAmp.get(`${ns}/${ampName}`) ?? [])].map((k) => this.caches.ampm.get(k)).filter((x): x is KubeObject => !!x);
+    const machines = [...(this.machinesByPool.get(`${ns}/${mp.metadata?.name}`) ?? [])].map((k) => this.caches.machine.get(k)).filter((x): x is KubeObject => !!x);
+    const clusterName = String(mp.spec?.clusterName ?? '');
+    const cluster = this.caches.cluster.get(`${ns}/${clusterName}`) ?? null;
+    const w = this.workloads.get(`${ns}/${clusterName}`);
+    return {
+      context: this.context,
+      machinePool: mp,
+      azureMachinePool: amp,
+      azureMachinePoolMachines: ampms,
+      machines,
+      cluster,
+      workload: w ? w.data() : { state: 'unknown', reason: cluster ? 'the workload cluster is not read yet' : `Cluster ${clusterName} not found` },
+    };
+  }
+
+  stop(): void {
+    for (const h of this.handles) h.stop();
+    for (const w of this.workloads.values()) w.stop();
+    if (this.secretTimer) clearInterval(this.secretTimer);
+  }
+}

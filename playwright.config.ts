@@ -26,6 +26,7 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/`,
     reuseExistingServer: false,
     timeout: 60_000,
-    env: { NEXT_TELEMETRY_DISABLED: '1' },
+    // The skeleton pages need no fleet: run without the collector, with a throw-away store.
+    env: { NEXT_TELEMETRY_DISABLED: '1', POOLSCOPE_COLLECTOR: 'false', POOLSCOPE_DB_PATH: 'test-results/e2e/poolscope.db' },
   },
 });

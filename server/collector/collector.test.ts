@@ -16,7 +16,9 @@ import { AzureReader } from '../azure/reader';
 import { Scheduler } from '../azure/scheduler';
 import { openSqlite } from '../store/sqlite';
 import { TimelineStore } from '../store/store';
+import { parseEnv } from '../env';
 import { Collector } from './collector';
+import { startRuntime } from './start';
 
 const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
 const POOL = 'mgmt-weu/default/pool0';
@@ -181,4 +183,25 @@ describe('collector resilience', () => {
       last.set(e.field, e.to);
     }
   }, 60_000);
+});
+
+describe('starting from the environment', () => {
+  it('runs from exactly the settings in the simulator env file (KUBECONFIG, AZURE_*, ARM endpoint)', async () => {
+    const sim = await startSimulation(readScenario(path.join(SCENARIOS, 's04-one-vm-failed-main.yaml')), { log: () => {} });
+    cleanups.push(() => sim.stop());
+    const saved = { ...process.env };
+    const dbDir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-env-'));
+    Object.assign(process.env, sim.env, { POOLSCOPE_DB_PATH: path.join(dbDir, 'db.sqlite'), POOLSCOPE_CONTEXTS: '*' });
+    try {
+      const rt = await startRuntime(parseEnv(process.env));
+      cleanups.push(() => rt.stop());
+      const d = await until('the pool to be stored', async () => {
+        const p = await rt.store.currentPool(POOL);
+        return p?.sources.azure.state === 'ok' ? p : undefined;
+      });
+      expect(d.findings.map((f) => f.code)).toEqual(['readiness-gate-frozen', 'vmss-failed', 'instance-failed']);
+    } finally {
+      process.env = saved;
+    }
+  }, 30_000);
 });

@@ -1,0 +1,82 @@
+import 'server-only';
+// Builds and starts the collector from the validated environment, once per process (dev hot reload keeps the
+// same one), and prunes the store in the background. Configuration problems become ConfigError messages.
+
+import { KubeConfig } from '@kubernetes/client-node';
+import { AzureReader } from '../azure/reader';
+import { Scheduler } from '../azure/scheduler';
+import { ConfigError, env as readEnv, type Env } from '../env';
+import { openStore, type TimelineStore } from '../store';
+import { Collector } from './collector';
+
+export interface Runtime {
+  env: Env;
+  store: TimelineStore;
+  collector: Collector | null;
+  stop(): Promise<void>;
+}
+
+/** Loads the kubeconfig (KUBECONFIG, ~/.kube/config, or in-cluster) and resolves which contexts to watch. */
+export function resolveContexts(e: Env, kc = new KubeConfig()): { kc: KubeConfig; contexts: string[] } {
+  try {
+    kc.loadFromDefault();
+  } catch (err) {
+    throw new ConfigError(`poolscope cannot read the kubeconfig${e.KUBECONFIG ? ` at KUBECONFIG=${e.KUBECONFIG}` : ''}: ${(err as Error).message}`);
+  }
+  const available = kc.getContexts().map((c) => c.name);
+  if (available.length === 0) throw new ConfigError(`poolscope found no kubeconfig contexts${e.KUBECONFIG ? ` in KUBECONFIG=${e.KUBECONFIG}` : ''} and is not running in a cluster.`);
+  const c = e.POOLSCOPE_CONTEXTS;
+  if (c.mode === 'all') return { kc, contexts: available };
+  if (c.mode === 'current') return { kc, contexts: [kc.getCurrentContext() || (available[0] as string)] };
+  const unknown = c.names.filter((n) => !available.includes(n));
+  if (unknown.length) {
+    throw new ConfigError(`POOLSCOPE_CONTEXTS names context${unknown.length > 1 ? 's' : ''} the kubeconfig does not have: ${unknown.join(', ')}. Available: ${available.join(', ')}.`);
+  }
+  return { kc, contexts: c.names };
+}
+
+export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
+  let store: TimelineStore;
+  try {
+    store = await openStore({ databaseUrl: e.DATABASE_URL || undefined, sqlitePath: e.POOLSCOPE_DB_PATH });
+  } catch (err) {
+    const where = e.DATABASE_URL ? 'DATABASE_URL' : `POOLSCOPE_DB_PATH=${e.POOLSCOPE_DB_PATH}`;
+    throw new ConfigError(`poolscope cannot open its store (${where}): ${(err as Error).message}`);
+  }
+  let collector: Collector | null = null;
+  if (e.POOLSCOPE_COLLECTOR) {
+    const { kc, contexts } = resolveContexts(e);
+    collector = new Collector({
+      kubeconfig: kc,
+      contexts,
+      store,
+      azure: new AzureReader({ endpoint: e.POOLSCOPE_ARM_ENDPOINT, disableInstanceDiscovery: e.POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY }),
+      scheduler: new Scheduler({ fastSeconds: e.POOLSCOPE_FAST_INTERVAL_SECONDS, slowSeconds: e.POOLSCOPE_SLOW_INTERVAL_SECONDS, budgetShare: e.POOLSCOPE_AZURE_BUDGET_SHARE }),
+    });
+    await collector.start();
+  }
+  const prune = () => void store.prune(new Date(Date.now() - e.POOLSCOPE_RETENTION_DAYS * 86_400_000).toISOString()).catch(() => {});
+  const pruneTimer = setInterval(prune, 3_600_000);
+  pruneTimer.unref();
+  prune();
+  return {
+    env: e,
+    store,
+    collector,
+    async stop() {
+      clearInterval(pruneTimer);
+      await collector?.stop();
+      await store.close();
+    },
+  };
+}
+
+const KEY = Symbol.for('poolscope.runtime');
+type Holder = { [KEY]?: Promise<Runtime> };
+
+/** The process's runtime, started on first call (kept on globalThis so hot reloads do not start a second). */
+export function runtime(): Promise<Runtime> {
+  const g = globalThis as Holder;
+  g[KEY] ??= startRuntime();
+  return g[KEY];
+}

@@ -1,0 +1,53 @@
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { resolveContexts, startRuntime } from './collector/start';
+import { ConfigError, parseEnv } from './env';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    expect(parseEnv({})).toMatchObject({
+      POOLSCOPE_CONTEXTS: { mode: 'current' }, POOLSCOPE_DB_PATH: './data/poolscope.db', POOLSCOPE_ARM_ENDPOINT: 'https://management.azure.com',
+      POOLSCOPE_AZURE_BUDGET_SHARE: 0.1, POOLSCOPE_FAST_INTERVAL_SECONDS: 15, POOLSCOPE_SLOW_INTERVAL_SECONDS: 120, POOLSCOPE_RETENTION_DAYS: 30,
+      POOLSCOPE_COLLECTOR: true, POOLSCOPE_LEADER_ELECTION: false, POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY: false,
+    });
+    expect(parseEnv({ POOLSCOPE_CONTEXTS: 'a, b' }).POOLSCOPE_CONTEXTS).toEqual({ mode: 'list', names: ['a', 'b'] });
+    expect(parseEnv({ POOLSCOPE_CONTEXTS: '*' }).POOLSCOPE_CONTEXTS).toEqual({ mode: 'all' });
+  });
+
+  it.each([
+    ['DATABASE_URL', 'mysql://x', 'must be a PostgreSQL URL'],
+    ['POOLSCOPE_AZURE_BUDGET_SHARE', '2', 'POOLSCOPE_AZURE_BUDGET_SHARE="2"'],
+    ['POOLSCOPE_FAST_INTERVAL_SECONDS', 'soon', 'POOLSCOPE_FAST_INTERVAL_SECONDS="soon"'],
+    ['POOLSCOPE_ARM_ENDPOINT', 'not a url', 'POOLSCOPE_ARM_ENDPOINT="not a url"'],
+    ['POOLSCOPE_LEADER_ELECTION', 'maybe', 'POOLSCOPE_LEADER_ELECTION="maybe"'],
+  ])('names the variable and what it expects: %s=%s', (name, value, text) => {
+    const call = () => parseEnv({ [name]: value });
+    expect(call).toThrow(ConfigError);
+    expect(call).toThrow(text);
+  });
+
+  it('rejects an unknown context, naming the ones there are', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-kc-'));
+    const file = path.join(dir, 'kubeconfig');
+    writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: mgmt, context: {cluster: c, user: u}}]\ncurrent-context: mgmt\n');
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = file;
+    try {
+      expect(() => resolveContexts(parseEnv({ POOLSCOPE_CONTEXTS: 'mgmt,prod' }), new KubeConfig())).toThrow('POOLSCOPE_CONTEXTS names context the kubeconfig does not have: prod. Available: mgmt.');
+      expect(resolveContexts(parseEnv({}), new KubeConfig()).contexts).toEqual(['mgmt']);
+      writeFileSync(file, 'this: [is not a kubeconfig');
+      expect(() => resolveContexts(parseEnv({ KUBECONFIG: file }), new KubeConfig())).toThrow(/^poolscope cannot read the kubeconfig at KUBECONFIG=/);
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+  });
+
+  it('explains a store it cannot open', async () => {
+    const e = parseEnv({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', POOLSCOPE_COLLECTOR: 'false' });
+    await expect(startRuntime(e)).rejects.toThrow(/^poolscope cannot open its store \(DATABASE_URL\): /);
+  });
+});

@@ -2,17 +2,25 @@ import 'server-only';
 // Builds and starts the collector from the validated environment, once per process (dev hot reload keeps the
 // same one), and prunes the store in the background. Configuration problems become ConfigError messages.
 
+import { EventEmitter } from 'node:events';
+import os from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { AzureReader } from '../azure/reader';
 import { Scheduler } from '../azure/scheduler';
 import { ConfigError, env as readEnv, type Env } from '../env';
 import { openStore, type TimelineStore } from '../store';
-import { Collector } from './collector';
+import { listenForChanges } from '../store/postgres';
+import { CHANGE_CHANNEL } from '../store/store';
+import { Collector, type ChangeEvent } from './collector';
+import { LeaderElector } from './leader';
 
 export interface Runtime {
   env: Env;
   store: TimelineStore;
-  collector: Collector | null;
+  /** The running collector; null on a replica that is not the leader, or with POOLSCOPE_COLLECTOR=false. */
+  readonly collector: Collector | null;
+  /** Change events, from this process's collector or (followers) from the leader through PostgreSQL. */
+  bus: EventEmitter;
   stop(): Promise<void>;
 }
 
@@ -43,17 +51,52 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
     const where = e.DATABASE_URL ? 'DATABASE_URL' : `POOLSCOPE_DB_PATH=${e.POOLSCOPE_DB_PATH}`;
     throw new ConfigError(`poolscope cannot open its store (${where}): ${(err as Error).message}`);
   }
+  const bus = new EventEmitter();
+  bus.setMaxListeners(0);
+  let seq = 0;
   let collector: Collector | null = null;
+  let elector: LeaderElector | null = null;
+  let unlisten: (() => Promise<void>) | null = null;
+  const forward = (ev: ChangeEvent) => bus.emit('change', { ...ev, seq: ++seq });
   if (e.POOLSCOPE_COLLECTOR) {
     const { kc, contexts } = resolveContexts(e);
-    collector = new Collector({
+    const makeCollector = () => new Collector({
       kubeconfig: kc,
       contexts,
       store,
       azure: new AzureReader({ endpoint: e.POOLSCOPE_ARM_ENDPOINT, disableInstanceDiscovery: e.POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY }),
       scheduler: new Scheduler({ fastSeconds: e.POOLSCOPE_FAST_INTERVAL_SECONDS, slowSeconds: e.POOLSCOPE_SLOW_INTERVAL_SECONDS, budgetShare: e.POOLSCOPE_AZURE_BUDGET_SHARE }),
     });
-    await collector.start();
+    const startCollecting = async () => {
+      collector = makeCollector();
+      collector.bus.on('change', forward);
+      await collector.start();
+    };
+    if (e.POOLSCOPE_LEADER_ELECTION) {
+      const leaseKc = new KubeConfig();
+      leaseKc.loadFromString(kc.exportConfig());
+      leaseKc.setCurrentContext(contexts[0] as string);
+      elector = new LeaderElector({
+        kubeconfig: leaseKc,
+        namespace: e.POOLSCOPE_LEADER_NAMESPACE,
+        name: e.POOLSCOPE_LEADER_LEASE,
+        identity: e.POD_NAME ?? `${os.hostname()}-${process.pid}`,
+        onStartedLeading: startCollecting,
+        onStoppedLeading: async () => {
+          await collector?.stop();
+          collector = null;
+        },
+      });
+      elector.start();
+    } else {
+      await startCollecting();
+    }
+  }
+  // Replicas that do not collect still see the leader's changes, through PostgreSQL.
+  if (e.DATABASE_URL && (e.POOLSCOPE_LEADER_ELECTION || !e.POOLSCOPE_COLLECTOR)) {
+    unlisten = await listenForChanges(e.DATABASE_URL, CHANGE_CHANNEL, (c) => {
+      if (!collector) bus.emit('change', { seq: ++seq, ...c });
+    });
   }
   const prune = () => void store.prune(new Date(Date.now() - e.POOLSCOPE_RETENTION_DAYS * 86_400_000).toISOString()).catch(() => {});
   const pruneTimer = setInterval(prune, 3_600_000);
@@ -62,10 +105,15 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
   return {
     env: e,
     store,
-    collector,
+    get collector() {
+      return collector;
+    },
+    bus,
     async stop() {
       clearInterval(pruneTimer);
+      await elector?.stop();
       await collector?.stop();
+      await unlisten?.();
       await store.close();
     },
   };

@@ -46,3 +46,21 @@ export function openPostgres(url: string): SqlDb {
   pool.on('error', () => {}); // idle-client errors surface on the next query
   return wrap(pool, false, pool);
 }
+
+/** Calls `onChange` for every change another replica commits; returns a function that stops listening. */
+export async function listenForChanges(url: string, channel: string, onChange: (change: { poolKey: string; at: string; fields: string[] }) => void): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  client.on('notification', (n) => {
+    if (n.channel !== channel || !n.payload) return;
+    try {
+      onChange(JSON.parse(n.payload) as { poolKey: string; at: string; fields: string[] });
+    } catch {
+      // a malformed payload is not ours; ignore it
+    }
+  });
+  await client.query(`LISTEN ${channel}`);
+  return async () => {
+    await client.end().catch(() => {});
+  };
+}

@@ -29,6 +29,9 @@ export interface StoreStats {
   historyRows: number;
 }
 
+/** The PostgreSQL NOTIFY channel for stored changes. */
+export const CHANGE_CHANNEL = 'poolscope_changes';
+
 /** A keyframe every this many history rows bounds the replay for an as-of query. */
 export const KEYFRAME_EVERY = 32;
 
@@ -112,6 +115,13 @@ export class TimelineStore {
         }
       }
       await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);
+      // Other replicas reading the same PostgreSQL learn of the change at commit (LISTEN/NOTIFY).
+      if (this.db.dialect === 'postgres') {
+        for (const w of writes) {
+          const payload = JSON.stringify({ poolKey: w.detail.summary.key, at: cycle.at, fields: [...new Set(w.transitions.map((e) => e.field))] });
+          await t.all('SELECT pg_notify(?, ?)', [CHANGE_CHANNEL, payload]);
+        }
+      }
     });
   }
 

@@ -1,13 +1,15 @@
 // `npm run bench`: runs every benchmark suite and prints one JSON report on stdout.
-// Usage: npm run bench [-- suite...]   (suites: analyze, sim-kube)
+// Usage: npm run bench [-- suite...]   (suites: analyze, sim-kube, collector)
 
 import os from 'node:os';
 import { benchAnalyze } from './analyze';
+import { benchCollector } from './collector';
 import { benchSimKube } from './sim-kube';
 
 const suites: Record<string, () => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   analyze: benchAnalyze,
   'sim-kube': benchSimKube,
+  collector: benchCollector,
 };
 
 const wanted = process.argv.slice(2);

@@ -13,6 +13,16 @@ export interface SchedulerOptions {
   random?: () => number;
 }
 
+/** Compute throttling policies counted per subscription+region over a 3-minute window. */
+export const REGIONAL_POLICY = /^(HighCost\w*3Min|VMScaleSetVMViews3Min)$/;
+
+/**
+ * The scarce budget: each read costs one high-cost VMSS GET (the VM list draws on the far larger
+ * VMScaleSetVMViews3Min). Before the first answer, the commonly observed 190 per 3 minutes is assumed.
+ */
+export const GATING_POLICY = 'HighCostGetVMScaleSet3Min';
+const ASSUMED_REMAINING = 190;
+
 interface Entry {
   id: string;
   /** `${subscription}|${region}`, or `${subscription}|?` before the region is known. */
@@ -22,8 +32,10 @@ interface Entry {
 }
 
 interface Budget {
-  /** Smallest remaining count seen across policies in the last response. */
+  /** What the gating policy had left at the last response. */
   remaining: number | null;
+  /** How many of our own calls in the window that remaining count already included. */
+  ownAtObservation: number;
   calls: number[];
   blockedUntil: number;
 }
@@ -42,7 +54,7 @@ export class Scheduler {
   private budget(key: string): Budget {
     let b = this.budgets.get(key);
     if (!b) {
-      b = { remaining: null, calls: [], blockedUntil: 0 };
+      b = { remaining: null, ownAtObservation: 0, calls: [], blockedUntil: 0 };
       this.budgets.set(key, b);
     }
     return b;
@@ -74,13 +86,13 @@ export class Scheduler {
     if (b.blockedUntil > now) return false;
     const window = (this.opts.windowSeconds ?? 180) * 1000;
     b.calls = b.calls.filter((t) => now - t < window);
-    if (b.remaining === null) return b.calls.length < 5;
-    // Our own calls already spent count against what was left, so compare with the budget before them.
-    return b.calls.length < Math.max(1, Math.floor(this.opts.budgetShare * (b.remaining + b.calls.length)));
+    // Our share is of the budget as it stood before our own calls in this window.
+    const budget = b.remaining === null ? ASSUMED_REMAINING : b.remaining + Math.min(b.ownAtObservation, b.calls.length);
+    return b.calls.length < Math.max(1, Math.floor(this.opts.budgetShare * budget));
   }
 
-  /** Scale sets due now whose budget allows a read; each is counted as `calls` calls. */
-  due(now: number, calls = 2): string[] {
+  /** Scale sets due now whose budget allows a read; each is counted as `calls` gating calls. */
+  due(now: number, calls = 1): string[] {
     const out: string[] = [];
     for (const e of [...this.entries.values()].sort((a, b) => a.nextAt - b.nextAt)) {
       if (e.nextAt > now) continue;
@@ -99,8 +111,15 @@ export class Scheduler {
     if (r.region && e.budgetKey.endsWith('|?')) e.budgetKey = `${e.budgetKey.slice(0, -1)}${r.region.toLowerCase()}`;
     const b = this.budget(e.budgetKey);
     for (let i = 0; i < (r.extraCalls ?? 0); i++) b.calls.push(now);
-    const values = Object.entries(r.remaining ?? {}).filter(([k]) => k !== 'SubscriptionReads').map(([, v]) => v);
-    if (values.length) b.remaining = Math.min(...values);
+    // The subscription+region budget is what the region-wide 3-minute policies have left; per-resource
+    // policies (e.g. GetVMScaleSet3Min) and ARM's subscription reads are not shared by the whole region.
+    const rem = r.remaining ?? {};
+    const regional = Object.entries(rem).filter(([k]) => REGIONAL_POLICY.test(k)).map(([, v]) => v);
+    const observed = rem[GATING_POLICY] ?? (regional.length ? Math.min(...regional) : undefined);
+    if (observed !== undefined) {
+      b.remaining = observed;
+      b.ownAtObservation = b.calls.filter((t) => now - t < (this.opts.windowSeconds ?? 180) * 1000).length;
+    }
     if (r.throttled) {
       b.blockedUntil = Math.max(b.blockedUntil, now + (r.retryAfterSeconds ?? 60) * 1000);
       e.nextAt = b.blockedUntil;

@@ -29,7 +29,7 @@ export interface CollectorOptions {
   store: TimelineStore;
   azure: AzureReader;
   scheduler: Scheduler;
-  /** Real ms between cycles. */
+  /** Real ms between cycles (a cycle with nothing to do costs nothing). */
   cycleMs?: number;
   now?: () => number;
   /** How many scale sets are read at once. */
@@ -102,7 +102,7 @@ export class Collector {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       void this.cycle().finally(() => this.schedule());
-    }, this.opts.cycleMs ?? 1000);
+    }, this.opts.cycleMs ?? 250);
   }
 
   /** One cycle; returns the number of pools written. Never runs twice at once. */
@@ -159,7 +159,7 @@ export class Collector {
           this.azureData.set(id, { read, at: t });
           const region = read.state === 'ok' ? String(read.vmss.location ?? '') : undefined;
           const fast = this.poolNeedsFastLane(id);
-          this.opts.scheduler.record(id, t, { region, remaining: read.state === 'ok' ? read.remaining : undefined, fast, extraCalls: Math.max(0, read.calls - 2) });
+          this.opts.scheduler.record(id, t, { region, remaining: read.state === 'ok' ? read.remaining : undefined, fast });
         }
         for (const [ctx, src] of this.sources) for (const p of src.poolKeys()) if (this.scaleSetIdOf(ctx, p) === id) this.dirty.add(`${ctx}/${p}`);
       }));

@@ -1,0 +1,143 @@
+// Collector benchmark: a simulated fleet (in a child process, so its memory and CPU are not counted) with
+// churn; the collector in this process. Reports RSS, steady CPU, Kubernetes change → stored transition
+// latency, ARM calls per scale set per hour beside a naive 15 s poller, 429s, and store bytes per pool per day.
+// Size: POOLSCOPE_BENCH_FLEET (default 10x10x20,subs=4,churn=0.01), duration: POOLSCOPE_BENCH_SECONDS (default 90).
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+function readEnvFile(file: string): Record<string, string> {
+  return Object.fromEntries(readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => {
+    const i = l.indexOf('=');
+    return [l.slice(0, i), l.slice(i + 1)];
+  }));
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+
+export async function benchCollector(): Promise<Record<string, unknown>> {
+  const fleet = process.env.POOLSCOPE_BENCH_FLEET ?? '10x10x20,subs=4,churn=0.01';
+  const seconds = Number(process.env.POOLSCOPE_BENCH_SECONDS ?? 90);
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-bench-'));
+  const sim = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'sim', 'cli.ts'), '--fleet', fleet, '--state-dir', stateDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  sim.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  sim.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  const envFile = path.join(stateDir, 'env');
+  for (let i = 0; i < 1200 && !(existsSync(envFile) && /Ctrl-C/.test(out)); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!existsSync(envFile)) throw new Error(`the simulator did not start:\n${out}`);
+  const env = readEnvFile(envFile);
+  // The collector process is this one; it must trust the simulator's CA, which Node reads only at start,
+  // so the measurement runs in a child process started with NODE_EXTRA_CA_CERTS.
+  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', path.join(ROOT, 'bench', 'collector-child.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: '*', POOLSCOPE_BENCH_SECONDS: String(seconds) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let result = '';
+  child.stdout.on('data', (d: Buffer) => { result += d.toString(); });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  sim.kill('SIGINT');
+  if (code !== 0) throw new Error(`collector benchmark failed (exit ${code}): ${result}`);
+  return { fleet, seconds, ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
+}
+
+/** Runs inside the child: start the runtime from the environment, measure, print one JSON line. */
+export async function measureInChild(): Promise<void> {
+  const { parseEnv } = await import('../server/env');
+  const { startRuntime } = await import('../server/collector/start');
+  const e = parseEnv(process.env);
+  const seconds = Number(process.env.POOLSCOPE_BENCH_SECONDS ?? 90);
+  const t0 = Date.now();
+  const rt = await startRuntime(e);
+  const col = rt.collector;
+  if (!col) throw new Error('no collector');
+  // Warm-up: until every pool has been analysed, and (within the Azure budget) read from Azure once.
+  let allKube = 0;
+  for (let i = 0; i < 600; i++) {
+    const pools = col.pools();
+    if (!allKube && pools.length > 0) allKube = Date.now() - t0;
+    if (pools.length > 0 && pools.every((p) => p.sources.azure.state === 'ok')) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const warmupMs = Date.now() - t0;
+  const pools = col.pools();
+  const scaleSets = new Set(pools.map((p) => p.instances[0]?.providerID.split('/virtualMachines/')[0])).size;
+  const dbFile = e.POOLSCOPE_DB_PATH;
+  const size = () => ['', '-wal'].reduce((n, s) => n + (existsSync(dbFile + s) ? statSync(dbFile + s).size : 0), 0);
+  const bytes0 = size();
+  const calls0 = col.azureCalls.total;
+  const throttled0 = col.azureCalls.throttled;
+  const cpu0 = process.cpuUsage();
+  const wall0 = Date.now();
+  // Latency: patch a pool's replicas through the API and wait for the collector's change event.
+  const kc = new KubeConfig();
+  kc.loadFromDefault();
+  const contexts = kc.getContexts().map((c) => c.name).filter((n) => n.startsWith('mgmt-'));
+  const latencies: number[] = [];
+  const samples = Math.min(20, pools.length);
+  const end = wall0 + seconds * 1000;
+  let rssMax = process.memoryUsage().rss;
+  for (let i = 0; Date.now() < end; i++) {
+    rssMax = Math.max(rssMax, process.memoryUsage().rss);
+    if (i < samples) {
+      const p = pools[i % pools.length];
+      if (!p) break;
+      const ctx = p.summary.ref.context;
+      if (!contexts.includes(ctx)) continue;
+      const k = new KubeConfig();
+      k.loadFromDefault();
+      k.setCurrentContext(ctx);
+      const api = k.makeApiClient(CustomObjectsApi);
+      const t = Date.now();
+      const got = new Promise<void>((resolve) => {
+        const on = (ev: { poolKey: string; fields: string[] }) => {
+          if (ev.poolKey === p.summary.key && ev.fields.includes('paused')) {
+            col.bus.off('change', on);
+            resolve();
+          }
+        };
+        col.bus.on('change', on);
+      });
+      // Pausing a pool is a change the collector records (a `paused` transition) without making the world
+      // scale anything; it is undone right after.
+      const patch = (paused: boolean) => api.patchNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: p.summary.ref.namespace, name: p.summary.ref.name, body: { metadata: { annotations: { 'cluster.x-k8s.io/paused': paused ? 'true' : null } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await patch(true);
+      await Promise.race([got, new Promise((r) => setTimeout(r, 10_000))]);
+      latencies.push(Date.now() - t);
+      await patch(false);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const wallMs = Date.now() - wall0;
+  const cpu = process.cpuUsage(cpu0);
+  const hours = wallMs / 3_600_000;
+  const callsPerScaleSetHour = (col.azureCalls.total - calls0) / Math.max(1, scaleSets) / hours;
+  const stats = await rt.store.stats();
+  const out = {
+    pools: pools.length,
+    scaleSets,
+    firstAnalysisSeconds: Math.round(allKube / 100) / 10,
+    allReadFromAzureSeconds: Math.round(warmupMs / 100) / 10,
+    rssMaxMB: Math.round(rssMax / 2 ** 20),
+    steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,
+    changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95) },
+    armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
+    naiveArmCallsPerScaleSetPerHour: 480,
+    ratioToNaive: Math.round((callsPerScaleSetHour / 480) * 1000) / 1000,
+    throttled429: col.azureCalls.throttled - throttled0,
+    storeBytesPerPoolPerDay: Math.round(((size() - bytes0) / Math.max(1, pools.length)) * (86_400_000 / wallMs)),
+    store: stats,
+  };
+  await rt.stop();
+  console.log(JSON.stringify(out));
+}

@@ -160,6 +160,22 @@ describe('collector resilience', () => {
     expect(field(tl, 'source.azure').map((e) => e.to)).toEqual(['ok', 'unreachable', 'ok', 'throttled', 'ok']);
   }, 60_000);
 
+  it('keeps Azure data fresh while the management cluster is down, and reports it', async () => {
+    const h = await harness('s05-flexible.yaml', 1);
+    await h.start();
+    await until('the first full analysis', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    h.sim.kube.cluster('mgmt-weu').setAvailable(false);
+    h.sim.runStep({ at: 0, line: 0, deleteVm: { cluster: 'mgmt-weu', name: 'pool0', member: 'pool0_5e6f7a8b' } });
+    const d = await until('the Azure change with Kubernetes down', async () => {
+      const p = await h.store.currentPool(POOL);
+      return p && p.sources.kube.state !== 'ok' && p.drift.some((x) => x.kind === 'ghost-in-machinepool') ? p : undefined;
+    }, 20_000);
+    expect(d.sources.kube.state).toBe('unreachable');
+    expect(d.sources.azure.state).toBe('ok');
+    expect(d.drift.filter((x) => x.kind === 'ghost-in-machinepool').map((x) => x.providerID?.split('/').pop())).toEqual(['pool0_5e6f7a8b']);
+    h.sim.kube.cluster('mgmt-weu').setAvailable(true);
+  }, 40_000);
+
   it('continues after a restart with no duplicated and no missing transitions', async () => {
     const h = await harness('seed-one-vm-failed.yaml', 20);
     const first = await h.start();

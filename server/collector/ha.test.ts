@@ -2,41 +2,21 @@
 // PostgreSQL and hear of changes through LISTEN/NOTIFY.
 
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSimulation } from '@/sim/index';
 import { readScenario } from '@/sim/world/scenario';
 import { kubectl } from '@/sim/kube/testing';
 import { parseEnv } from '../env';
+import { createTestDatabase } from '../testing/postgres';
 import { startRuntime, type Runtime } from './start';
 
-const ADMIN_URL = process.env.POOLSCOPE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `poolscope_ha_${process.pid}_${Date.now()}`;
-
-async function createDb(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.query(`CREATE DATABASE ${dbName}`);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
-const pgAvailable = await createDb();
-if (!pgAvailable) console.warn(`[skipped] HA tests: no PostgreSQL at ${ADMIN_URL}; .ci/run starts it in CI.`);
+const testDb = await createTestDatabase('HA tests');
+const pgAvailable = testDb !== null;
 
 const stops: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const s of stops.reverse()) await s();
-  if (pgAvailable) {
-    const c = new pg.Client({ connectionString: ADMIN_URL });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await c.end();
-  }
+  await testDb?.drop();
 });
 
 async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
@@ -59,7 +39,7 @@ describe.skipIf(!pgAvailable)(`leader election and shared PostgreSQL${pgAvailabl
       for (const pod of ['replica-a', 'replica-b']) {
         const e = parseEnv({
           ...process.env, ...sim.env,
-          DATABASE_URL: ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`),
+          DATABASE_URL: testDb?.url,
           POOLSCOPE_LEADER_ELECTION: 'true', POOLSCOPE_LEADER_NAMESPACE: 'default', POD_NAME: pod,
         });
         Object.assign(process.env, sim.env);

@@ -30,21 +30,34 @@ const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
 
 const key = (o: { metadata?: { name?: string; namespace?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
+/** A list function that reports success (live) and failure (stale) — the only reliable sign of health. */
+function reporting<T>(list: () => Promise<T>, onState: (s: 'live' | 'stale', error?: string) => void): () => Promise<T> {
+  return async () => {
+    try {
+      const r = await list();
+      onState('live');
+      return r;
+    } catch (e) {
+      onState('stale', e instanceof Error ? e.message : String(e));
+      throw e;
+    }
+  };
+}
+
 /** Restarts an informer after errors, with backoff; tells the owner about state changes. */
 function supervise(informer: Informer<KubernetesObject>, onState: (s: 'live' | 'stale', error?: string) => void): { stop(): void } {
   let attempt = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
-  informer.on('connect', () => onState('live'));
   informer.on('error', (err: unknown) => {
     if (stopped) return;
     onState('stale', err instanceof Error ? err.message : String(err));
     const delay = BACKOFF_MS[Math.min(attempt++, BACKOFF_MS.length - 1)] as number;
     timer = setTimeout(() => {
-      if (!stopped) void informer.start().then(() => { attempt = 0; onState('live'); }).catch(() => {});
+      if (!stopped) void informer.start().then(() => { attempt = 0; }).catch(() => {});
     }, delay);
   });
-  void informer.start().then(() => onState('live')).catch(() => {});
+  void informer.start().catch(() => {});
   return {
     stop() {
       stopped = true;
@@ -74,7 +87,12 @@ class WorkloadSource {
       return;
     }
     const core = kc.makeApiClient(CoreV1Api);
-    const informer = makeInformer(kc, '/api/v1/nodes', () => core.listNode());
+    const onState = (st: 'live' | 'stale', error?: string) => {
+      if (st === 'live') this.listed = true;
+      this.setHealth(st, error);
+      this.onChange();
+    };
+    const informer = makeInformer(kc, '/api/v1/nodes', reporting(() => core.listNode(), onState));
     const upsert = (o: KubernetesObject) => {
       // Typed lists deserialize timestamps into Dates; keep plain JSON as the API sends it.
       this.nodes.set(String(o.metadata?.name), JSON.parse(JSON.stringify(o)) as KubeObject);
@@ -86,14 +104,7 @@ class WorkloadSource {
       this.nodes.delete(String(o.metadata?.name));
       this.onChange();
     });
-    informer.on('connect', () => {
-      this.listed = true;
-    });
-    this.handle = supervise(informer as Informer<KubernetesObject>, (s, error) => {
-      if (s === 'live') this.listed = true;
-      this.setHealth(s, error);
-      this.onChange();
-    });
+    this.handle = supervise(informer as Informer<KubernetesObject>, onState);
   }
 
   setHealth(state: SourceHealth['state'], error?: string): void {
@@ -146,15 +157,21 @@ export class ContextSource {
       { name: 'ampm', group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1', plural: 'azuremachinepoolmachines' },
     ];
     for (const k of kinds) {
-      const list = () => custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural, labelSelector: k.labelSelector }) as never;
+      const onState = (s: 'live' | 'stale', error?: string) => {
+        const prev = this.kindHealth.get(k.name);
+        if (prev?.state !== s || prev.error !== error) {
+          this.kindHealth.set(k.name, { name: this.context, kind: 'management', state: s, since: new Date().toISOString(), ...(error ? { error } : {}) });
+          // Every pool's source state changed.
+          this.onChange(this.poolKeys());
+        }
+      };
+      const list = reporting(() => custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural, labelSelector: k.labelSelector }) as Promise<never>, onState);
       const informer = makeInformer(this.kc, `/apis/${k.group}/${k.version}/${k.plural}`, list, k.labelSelector);
       informer.on('add', (o) => this.upsert(k.name, o as KubeObject));
       informer.on('update', (o) => this.upsert(k.name, o as KubeObject));
       informer.on('delete', (o) => this.remove(k.name, o as KubeObject));
       this.kindHealth.set(k.name, { name: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
-      this.handles.push(supervise(informer as Informer<KubernetesObject>, (s, error) => {
-        this.kindHealth.set(k.name, { name: this.context, kind: 'management', state: s, since: new Date().toISOString(), ...(error ? { error } : {}) });
-      }));
+      this.handles.push(supervise(informer as Informer<KubernetesObject>, onState));
     }
     // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret),
     // when a Cluster appears and every minute for rotations and recoveries.

@@ -3,48 +3,26 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import type { PoolDetail } from '@/lib/api-types';
 import { buildScenario } from '@/lib/fixtures/scenarios';
 import { diffDetails } from '@/lib/transitions';
+import { createTestDatabase } from '../testing/postgres';
 import { openPostgres } from './postgres';
 import { openSqlite } from './sqlite';
 import { KEYFRAME_EVERY, TimelineStore, type SqlDb } from './store';
 
-const ADMIN_URL = process.env.POOLSCOPE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `poolscope_test_${process.pid}_${Date.now()}`;
-
-async function postgresReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.query(`CREATE DATABASE ${dbName}`);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
-
-const pgAvailable = await postgresReachable();
-if (!pgAvailable) {
-  console.warn(`[skipped] PostgreSQL store contract tests: no PostgreSQL at ${ADMIN_URL}. Start one (e.g. pg_ctlcluster 15 main start) or set POOLSCOPE_TEST_DATABASE_URL; .ci/run starts it in CI.`);
-}
+const testDb = await createTestDatabase('PostgreSQL store contract tests');
+const pgAvailable = testDb !== null;
 
 afterAll(async () => {
-  if (!pgAvailable) return;
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await c.end();
+  await testDb?.drop();
 });
 
 const drivers: [string, boolean, () => SqlDb][] = [
   ['sqlite', true, () => openSqlite(path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-store-')), 'test.db'))],
-  [`postgres${pgAvailable ? '' : ' (skipped: no PostgreSQL reachable; see the warning above)'}`, pgAvailable, () => openPostgres(ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`))],
+  [`postgres${pgAvailable ? '' : ' (skipped: no PostgreSQL reachable; see the warning above)'}`, pgAvailable, () => openPostgres(testDb?.url ?? '')],
 ];
 
 const t0 = Date.parse('2026-11-29T10:00:00.000Z');

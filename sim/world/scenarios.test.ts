@@ -256,3 +256,27 @@ describe('npm run sim -- --scenario', () => {
     expect(err).toContain(`sim: ${file}:4: unknown fixture "s99"`);
   }, 30_000);
 });
+
+describe('raw scenario format', () => {
+  it('loads Kubernetes objects as kubectl prints them and Azure objects as the REST API returns them', async () => {
+    const { stringify } = await import('yaml');
+    const { buildScenario } = await import('../../lib/fixtures/scenarios');
+    const { input } = buildScenario('s08-node-never-joined');
+    if (input.azure?.state !== 'ok' || input.workload?.state !== 'ok') throw new Error('fixture shape');
+    const text = stringify({
+      name: 'raw',
+      controllers: 'off',
+      management: { 'mgmt-weu': [input.cluster, input.machinePool, input.azureMachinePool, ...(input.azureMachinePoolMachines ?? []), ...(input.machines ?? [])] },
+      workload: { 'prod-weu': input.workload.nodes },
+      azure: { scaleSets: [{ vmss: input.azure.vmss, vms: input.azure.vms }] },
+    });
+    const sim = await startSimulation(parseScenario(text, 'raw.yaml'), { log: () => {} });
+    running.push(sim);
+    const amp = await json(sim.kubeconfigPath, ['get', 'amp', 'pool0', '-n', 'default']);
+    expect(amp.spec?.providerIDList).toEqual((input.azureMachinePool as KubeObject).spec?.providerIDList);
+    const cred = new ClientSecretCredential(sim.env.AZURE_TENANT_ID as string, sim.env.AZURE_CLIENT_ID as string, sim.env.AZURE_CLIENT_SECRET as string, { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true });
+    const vms = [];
+    for await (const vm of new ComputeManagementClient(cred, DEFAULT_AZURE.subscriptionId, { endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT }).virtualMachineScaleSetVMs.list(DEFAULT_AZURE.resourceGroup, 'pool0')) vms.push(vm.instanceId);
+    expect(vms).toEqual(['0', '1', '2']);
+  });
+});

@@ -132,6 +132,12 @@ describe('collector resilience', () => {
     }
     const cur = await h.store.currentPool(POOL);
     expect(cur?.summary.provisioningState).toBe('Failed');
+    // CAPZ's Event about the failed VM is on the timeline too.
+    const events = await until('the FailedVMState event', async () => {
+      const e = field(await h.store.timeline(POOL, ago, far), 'event.FailedVMState');
+      return e.length ? e : undefined;
+    });
+    expect(events.map((e) => e.to)).toEqual(['AzureMachinePoolMachine/pool0-3']);
     expect(cur?.drift.map((d) => `${d.kind}:${d.providerID?.split('/').pop()}`)).toContain('missing-from-machinepool:3');
   }, 60_000);
 

@@ -13,7 +13,7 @@ import { diffDetails, sameDetail } from '@/lib/transitions';
 import type { AzureRead, AzureReader } from '../azure/reader';
 import { scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
-import { ContextSource, type SourceHealth } from '../kube/context-source';
+import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
 import type { TimelineStore } from '../store/store';
 
 export interface ChangeEvent {
@@ -48,6 +48,10 @@ export class Collector {
   private seq = 0;
   private readonly sources = new Map<string, ContextSource>();
   private readonly dirty = new Set<string>();
+  /** Events waiting to be written, by pool key. */
+  private readonly pendingEvents = new Map<string, PoolEvent[]>();
+  /** Events older than this were recorded before a restart (or predate poolscope). */
+  private eventsSince = '';
   private readonly previous = new Map<string, PoolDetail>();
   /** Latest Azure read per scale-set id (lower-case), kept across cycles. */
   private readonly azureData = new Map<string, { read: AzureRead; at: number }>();
@@ -72,11 +76,19 @@ export class Collector {
   /** Loads the last stored state (so a restart continues without duplicates) and starts sources and cycles. */
   async start(): Promise<void> {
     for (const d of await this.opts.store.currentPools()) this.previous.set(d.summary.key, d);
+    this.eventsSince = (await this.opts.store.lastCycle())?.at ?? new Date(this.now()).toISOString();
     for (const ctx of this.opts.contexts) {
       const kc = new KubeConfig();
       kc.loadFromString(this.opts.kubeconfig.exportConfig());
       kc.setCurrentContext(ctx);
-      const src = new ContextSource(ctx, kc, (pools) => this.onKubeChange(ctx, pools));
+      const src = new ContextSource(ctx, kc, (pools) => this.onKubeChange(ctx, pools), (pools, ev) => {
+        if (ev.time < this.eventsSince) return;
+        for (const p of pools) {
+          const key = `${ctx}/${p}`;
+          this.pendingEvents.set(key, [...(this.pendingEvents.get(key) ?? []), ev]);
+          this.dirty.add(key);
+        }
+      });
       this.sources.set(ctx, src);
       await src.start();
     }
@@ -207,7 +219,7 @@ export class Collector {
     const at = new Date(this.now()).toISOString();
     const keys = [...this.dirty];
     this.dirty.clear();
-    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails> }[] = [];
+    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean }[] = [];
     for (const key of keys) {
       const [ctx, ns, name] = key.split('/') as [string, string, string];
       const src = this.sources.get(ctx);
@@ -222,15 +234,22 @@ export class Collector {
       const kube: SourceState = src.kubeState();
       const detail = analyzePool({ ...input, azure, capzVersion: null }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
       if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
-      if (prev && sameDetail(prev, detail)) continue;
-      const transitions = diffDetails(prev, detail, at);
+      const events = (this.pendingEvents.get(key) ?? []).map((ev) => ({ at, poolKey: key, field: `event.${ev.reason}`, from: null, to: ev.object, detail: `${ev.type}: ${ev.message} (${ev.time})` }));
+      this.pendingEvents.delete(key);
+      const unchanged = prev !== null && sameDetail(prev, detail);
+      if (unchanged && events.length === 0) continue;
+      const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
+      if (unchanged) {
+        writes.push({ detail: prev, transitions, detailUnchanged: true });
+        continue;
+      }
       detail.summary.lastChange = at;
       writes.push({ detail, transitions });
     }
     if (writes.length) {
       await this.opts.store.writeCycle({ id: randomUUID(), at }, writes);
       for (const w of writes) {
-        this.previous.set(w.detail.summary.key, w.detail);
+        if (!w.detailUnchanged) this.previous.set(w.detail.summary.key, w.detail);
         const ev: ChangeEvent = { seq: ++this.seq, poolKey: w.detail.summary.key, at, fields: [...new Set(w.transitions.map((t) => t.field))] };
         this.bus.emit('change', ev);
       }

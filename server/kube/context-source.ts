@@ -127,6 +127,18 @@ class WorkloadSource {
   }
 }
 
+/** A Kubernetes Event about one of a pool's objects. */
+export interface PoolEvent {
+  uid: string;
+  reason: string;
+  message: string;
+  type: string;
+  object: string;
+  time: string;
+}
+
+const EVENT_KINDS = new Set(['MachinePool', 'AzureMachinePool', 'AzureMachinePoolMachine', 'Machine']);
+
 export class ContextSource {
   readonly caches: Record<Kind['name'], Map<string, KubeObject>> = { mp: new Map(), amp: new Map(), ampm: new Map(), machine: new Map(), cluster: new Map() };
   /** AMPM keys by `${namespace}/${amp name}`; Machine keys by `${namespace}/${pool name}`. */
@@ -143,7 +155,44 @@ export class ContextSource {
     private readonly kc: KubeConfig,
     /** Called with pool keys (`namespace/name`) whose inputs changed. */
     private readonly onChange: (pools: string[]) => void,
+    /** Called with Events about a pool's objects (MachinePool, AzureMachinePool, AMPMs, Machines). */
+    private readonly onEvent: (pools: string[], event: PoolEvent) => void = () => {},
   ) {}
+
+  /** Which pools an Event's object belongs to. */
+  private poolsOfEvent(ns: string, kind: string, name: string): string[] {
+    if (kind === 'MachinePool') return [`${ns}/${name}`];
+    if (kind === 'AzureMachinePool') return this.poolsOfAmp(ns, name);
+    if (kind === 'AzureMachinePoolMachine') {
+      const a = this.caches.ampm.get(`${ns}/${name}`);
+      return a ? this.poolsOfAmp(ns, String(a.metadata?.labels?.[AMPM_POOL_LABEL])) : [];
+    }
+    const m = this.caches.machine.get(`${ns}/${name}`);
+    return m ? [`${ns}/${m.metadata?.labels?.[POOL_LABEL]}`] : [];
+  }
+
+  private startEvents(): void {
+    const core = this.kc.makeApiClient(CoreV1Api);
+    const informer = makeInformer(this.kc, '/api/v1/events', () => core.listEventForAllNamespaces());
+    const seen = new Set<string>();
+    const handle = (o: KubernetesObject) => {
+      const e = JSON.parse(JSON.stringify(o)) as { metadata?: { uid?: string; namespace?: string }; involvedObject?: { kind?: string; name?: string }; reason?: string; message?: string; type?: string; count?: number; lastTimestamp?: string; eventTime?: string; firstTimestamp?: string };
+      const kind = e.involvedObject?.kind ?? '';
+      if (!EVENT_KINDS.has(kind)) return;
+      const id = `${e.metadata?.uid}:${e.count ?? 1}`;
+      if (seen.has(id)) return;
+      seen.add(id);
+      const pools = this.poolsOfEvent(String(e.metadata?.namespace), kind, String(e.involvedObject?.name));
+      if (pools.length === 0) return;
+      this.onEvent(pools, {
+        uid: id, reason: e.reason ?? 'Unknown', message: e.message ?? '', type: e.type ?? 'Normal',
+        object: `${kind}/${e.involvedObject?.name}`, time: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? new Date().toISOString(),
+      });
+    };
+    informer.on('add', handle);
+    informer.on('update', handle);
+    this.handles.push(supervise(informer as Informer<KubernetesObject>, () => {}));
+  }
 
   /** Discovers the served MachinePool version (v1beta2 preferred), then starts the informers. */
   async start(): Promise<void> {
@@ -173,6 +222,7 @@ export class ContextSource {
       this.kindHealth.set(k.name, { name: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
       this.handles.push(supervise(informer as Informer<KubernetesObject>, onState));
     }
+    this.startEvents();
     // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret),
     // when a Cluster appears and every minute for rotations and recoveries.
     this.secretTimer = setInterval(() => void this.refreshWorkloads(), 60_000);

@@ -21,6 +21,8 @@ export interface SqlDb {
 export interface PoolWrite {
   detail: PoolDetail;
   transitions: TimelineEntry[];
+  /** Only transitions (e.g. Events) are new: the pool's state history is not touched. */
+  detailUnchanged?: boolean;
 }
 
 export interface StoreStats {
@@ -86,6 +88,11 @@ export class TimelineStore {
     await this.db.tx(async (t) => {
       let transitions = 0;
       for (const w of writes) {
+        for (const e of w.transitions) {
+          await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)', [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null]);
+          transitions++;
+        }
+        if (w.detailUnchanged) continue;
         const d = w.detail;
         const key = d.summary.key;
         const stable = stableDetail(d);
@@ -108,10 +115,6 @@ export class TimelineStore {
         } else {
           await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
             [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, JSON.stringify(stable)]);
-        }
-        for (const e of w.transitions) {
-          await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)', [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null]);
-          transitions++;
         }
       }
       await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);

@@ -96,6 +96,7 @@ export class Collector {
   }
 
   private onKubeChange(ctx: string, pools: string[]): void {
+    this.poolsByScaleSetStale = true;
     for (const p of pools) {
       const key = `${ctx}/${p}`;
       this.dirty.add(key);
@@ -105,10 +106,12 @@ export class Collector {
   }
 
   private scaleSetIdOf(ctx: string, pool: string): string | null {
-    const input = this.sources.get(ctx)?.poolInput(pool);
-    const pid = input?.azureMachinePool?.spec?.providerID;
-    return typeof pid === 'string' ? pid.toLowerCase() : null;
+    return this.sources.get(ctx)?.scaleSetOf(pool) ?? null;
   }
+
+  /** Scale set → the pools (`context/namespace/name`) it backs; rebuilt only after Kubernetes changes. */
+  private poolsByScaleSet = new Map<string, Set<string>>();
+  private poolsByScaleSetStale = true;
 
   private schedule(): void {
     if (this.stopped) return;
@@ -134,16 +137,22 @@ export class Collector {
 
   private async readAzure(): Promise<void> {
     const now = this.now();
-    const wanted = new Map<string, string>(); // scale-set id → subscription
-    for (const [ctx, src] of this.sources) {
-      for (const p of src.poolKeys()) {
-        const id = this.scaleSetIdOf(ctx, p);
-        const ref = scaleSetRefOf(id);
-        if (id && ref) wanted.set(id, ref.subscriptionId);
+    if (this.poolsByScaleSetStale) {
+      this.poolsByScaleSetStale = false;
+      const index = new Map<string, Set<string>>();
+      for (const [ctx, src] of this.sources) {
+        for (const p of src.poolKeys()) {
+          const id = this.scaleSetIdOf(ctx, p);
+          if (!id || !scaleSetRefOf(id)) continue;
+          const set = index.get(id) ?? new Set<string>();
+          set.add(`${ctx}/${p}`);
+          index.set(id, set);
+        }
       }
+      this.poolsByScaleSet = index;
+      for (const id of this.opts.scheduler.tracked()) if (!index.has(id)) this.opts.scheduler.untrack(id);
+      for (const id of index.keys()) this.opts.scheduler.track(id, (scaleSetRefOf(id) as { subscriptionId: string }).subscriptionId, now);
     }
-    for (const id of this.opts.scheduler.tracked()) if (!wanted.has(id)) this.opts.scheduler.untrack(id);
-    for (const [id, sub] of wanted) this.opts.scheduler.track(id, sub, now);
     const due = this.opts.scheduler.due(now);
     const limit = this.opts.azureConcurrency ?? 4;
     for (let i = 0; i < due.length; i += limit) {
@@ -173,7 +182,7 @@ export class Collector {
           const fast = this.poolNeedsFastLane(id);
           this.opts.scheduler.record(id, t, { region, remaining: read.state === 'ok' ? read.remaining : undefined, fast });
         }
-        for (const [ctx, src] of this.sources) for (const p of src.poolKeys()) if (this.scaleSetIdOf(ctx, p) === id) this.dirty.add(`${ctx}/${p}`);
+        for (const key of this.poolsByScaleSet.get(id) ?? []) this.dirty.add(key);
       }));
     }
   }

@@ -339,6 +339,16 @@ export class ContextSource {
     }
   }
 
+  /** The pool's scale set (its AzureMachinePool's spec.providerID, lower-cased), without building its input. */
+  scaleSetOf(poolKey: string): string | null {
+    const mp = this.caches.mp.get(poolKey);
+    if (!mp) return null;
+    const ns = String(mp.metadata?.namespace);
+    const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name ?? String(mp.metadata?.name);
+    const pid = this.caches.amp.get(`${ns}/${ampName}`)?.spec?.providerID;
+    return typeof pid === 'string' ? pid.toLowerCase() : null;
+  }
+
   /** Every pool of this context, as `namespace/name`. */
   poolKeys(): string[] {
     return [...this.caches.mp.keys()];

@@ -16,15 +16,19 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** RFC 7386 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObj(patch)) return structuredClone(patch);
+/** Merges `patch` into `target` key by key: `null` deletes, other values merge through `recurse`. */
+function mergeObjects(target: unknown, patch: Record<string, unknown>, recurse: (t: unknown, p: unknown) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = isObj(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    else out[k] = recurse(out[k], v);
   }
   return out;
+}
+
+/** RFC 7386 JSON merge patch. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  return isObj(patch) ? mergeObjects(target, patch, mergePatch) : structuredClone(patch);
 }
 
 /**
@@ -40,12 +44,7 @@ export function strategicMergePatch(target: unknown, patch: unknown): unknown {
   if ('$patch' in patch || Object.keys(patch).some((k) => k.startsWith('$setElementOrder') || k.startsWith('$deleteFromPrimitiveList') || k === '$retainKeys')) {
     throw new ApiError(400, 'BadRequest', 'strategic merge patch directives other than "$patch: replace" are not supported by this server');
   }
-  const out: Record<string, unknown> = isObj(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = strategicMergePatch(out[k], v);
-  }
-  return out;
+  return mergeObjects(target, patch, strategicMergePatch);
 }
 
 /** RFC 6902 JSON patch; a failed `test` is 422 Invalid, a malformed patch 400, as on a real server. */

@@ -195,16 +195,13 @@ export class Collector {
 
   /** In motion, not ready or drifting (or not analysed yet): read its scale set often. */
   private poolNeedsFastLane(scaleSetId: string): boolean {
-    for (const [key, sid] of this.keyToScaleSet) {
-      if (sid !== scaleSetId) continue;
+    for (const key of this.poolsByScaleSet.get(scaleSetId) ?? []) {
       const d = this.previous.get(key);
       if (!d || d.drift.length > 0 || d.summary.ampReady !== true || d.findings.some((f) => f.code !== 'healthy')) return true;
     }
     return false;
   }
 
-  /** Pool key → its scale-set id, as last seen. */
-  private readonly keyToScaleSet = new Map<string, string>();
   /** Scale sets whose last read was throttled (their last good data is still shown). */
   private readonly throttled = new Map<string, string>();
 
@@ -235,7 +232,6 @@ export class Collector {
       const input = src?.poolInput(`${ns}/${name}`);
       if (!src || !input) continue; // MachinePool gone: its history stays; nothing new to record
       const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
-      if (id) this.keyToScaleSet.set(key, id);
       // Azure throttled: analyse with the last good data, but report the source as throttled.
       const azure = this.azureFor(id);
       const throttledError = id ? this.throttled.get(id) : undefined;

@@ -132,3 +132,11 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
 export function analyzePool(input: PoolInput, opts: AnalyzeOptions): PoolDetail {
   return analyzeModel(buildPoolModel(input), opts);
 }
+
+/**
+ * Whether a pool is unsettled — in motion, not ready, drifting or showing any finding but `healthy` — so its
+ * scale set deserves the fast read cadence.
+ */
+export function isUnsettled(d: Pick<PoolDetail, 'drift' | 'findings' | 'summary'>): boolean {
+  return d.drift.length > 0 || d.summary.ampReady !== true || d.findings.some((f) => f.code !== 'healthy');
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzePool } from './analyze';
+import { analyzePool, isUnsettled } from './analyze';
 import { buildScenario } from './fixtures/scenarios';
 import { NOW, minutesBefore } from './fixtures/objects';
 import { diffDetails, sameDetail } from './transitions';
@@ -35,5 +35,15 @@ describe('transitions', () => {
     expect(by('drift').map(([from, to]) => [from?.split('/').pop(), to])).toEqual([['3', null], ['4', null]]);
     expect(by('list.mp')).toHaveLength(1);
     expect(sameDetail(a, c)).toBe(false);
+  });
+});
+
+describe('isUnsettled', () => {
+  it('is false for a healthy pool and true for a frozen, a scaling or a drifting one', () => {
+    const d = (id: string) => { const b = buildScenario(id); return analyzePool(b.input, { now: b.now }); };
+    expect(isUnsettled(d('s05-flexible'))).toBe(false);
+    expect(isUnsettled(d('s01-scale-up-pre-fix'))).toBe(true);
+    expect(isUnsettled(d('s02-scale-up-post-fix'))).toBe(true);
+    expect(isUnsettled(d('s12-order-churn'))).toBe(true);
   });
 });

@@ -6,7 +6,7 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
-import { analyzePool } from '@/lib/analyze';
+import { analyzePool, isUnsettled } from '@/lib/analyze';
 import type { PoolDetail, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import { diffDetails, sameDetail } from '@/lib/transitions';
@@ -197,7 +197,7 @@ export class Collector {
   private poolNeedsFastLane(scaleSetId: string): boolean {
     for (const key of this.poolsByScaleSet.get(scaleSetId) ?? []) {
       const d = this.previous.get(key);
-      if (!d || d.drift.length > 0 || d.summary.ampReady !== true || d.findings.some((f) => f.code !== 'healthy')) return true;
+      if (!d || isUnsettled(d)) return true;
     }
     return false;
   }

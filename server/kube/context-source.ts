@@ -72,6 +72,8 @@ class WorkloadSource {
   health: SourceHealth;
   private handle: { stop(): void } | null = null;
   listed = false;
+  /** The kubeconfig the running informer was built from, to restart only when the Secret changes. */
+  kubeconfig: string | null = null;
 
   constructor(readonly cluster: string, private readonly onChange: () => void) {
     this.health = { name: cluster, kind: 'workload', state: 'starting', since: new Date().toISOString() };
@@ -328,8 +330,8 @@ export class ContextSource {
       const value = secret.data?.value;
       if (!value) throw new Error(`Secret ${ns}/${cluster}-kubeconfig has no key "value"`);
       const yaml = Buffer.from(value, 'base64').toString('utf8');
-      if (w.health.state === 'starting' || w.health.state === 'error' || (w as unknown as { last?: string }).last !== yaml) {
-        (w as unknown as { last?: string }).last = yaml;
+      if (w.health.state === 'starting' || w.health.state === 'error' || w.kubeconfig !== yaml) {
+        w.kubeconfig = yaml;
         w.start(yaml);
       }
     } catch (e) {

@@ -514,7 +514,7 @@ export class SimApiServer {
     req.on('close', close);
     res.on('close', close);
     try {
-      unsubscribe = this.store.watch({ resource: r, namespace: route.namespace ?? null, labels, fields, send: (e) => write(encode(e)) }, q.get('resourceVersion'), route.version);
+      unsubscribe = this.store.watch({ resource: r, namespace: route.namespace ?? null, labels, fields, send: (e) => write(encode(e)) }, q.get('resourceVersion'));
     } catch (e) {
       if (e instanceof ApiError) {
         write(`${JSON.stringify({ type: 'ERROR', object: e.toStatus() })}\n`);

@@ -210,9 +210,11 @@ export class ClusterStore {
     return out;
   }
 
-  /** Registers a watcher; replays history after `sinceRv`, or sends ADDED for current objects when none is given. */
-  watch(w: Watcher, sinceRv: string | null, version = storageVersion(w.resource)): () => void {
-    void version;
+  /**
+   * Registers a watcher; replays history after `sinceRv`, or sends ADDED for current objects when none is given.
+   * Events carry storage-version objects; the server converts them to the version the client asked for.
+   */
+  watch(w: Watcher, sinceRv: string | null): () => void {
     const matches = (e: { resource: ResourceDef; object: KubeObject }) =>
       e.resource === w.resource &&
       (!w.namespace || e.object.metadata?.namespace === w.namespace) &&

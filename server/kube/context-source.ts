@@ -3,10 +3,12 @@ import 'server-only';
 // made of, and a Node informer per workload cluster built from its `<cluster>-kubeconfig` Secret. Keeps its
 // own indexed caches, tells the collector which pools changed, and reports its health as data.
 
-import { ApisApi, CoreV1Api, CustomObjectsApi, KubeConfig, makeInformer, type Informer, type KubernetesObject } from '@kubernetes/client-node';
+import { ApisApi, CoreV1Api, CustomObjectsApi, KubeConfig, type Informer, type KubernetesObject } from '@kubernetes/client-node';
+import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL } from '@/lib/slim';
 import type { SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
+import { leanInformer } from './lean-informer';
 
 export interface SourceHealth {
   name: string;
@@ -24,8 +26,6 @@ interface Kind {
   labelSelector?: string;
 }
 
-const AMPM_POOL_LABEL = 'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool';
-const POOL_LABEL = 'cluster.x-k8s.io/pool-name';
 const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
 
 const key = (o: { metadata?: { name?: string; namespace?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
@@ -94,10 +94,9 @@ class WorkloadSource {
       this.setHealth(st, error);
       this.onChange();
     };
-    const informer = makeInformer(kc, '/api/v1/nodes', reporting(() => core.listNode(), onState));
+    const informer = leanInformer(kc, '/api/v1/nodes', 'node', reporting(() => core.listNode(), onState));
     const upsert = (o: KubernetesObject) => {
-      // Typed lists deserialize timestamps into Dates; keep plain JSON as the API sends it.
-      this.nodes.set(String(o.metadata?.name), JSON.parse(JSON.stringify(o)) as KubeObject);
+      this.nodes.set(String(o.metadata?.name), o as KubeObject);
       this.onChange();
     };
     informer.on('add', upsert);
@@ -175,15 +174,17 @@ export class ContextSource {
 
   private startEvents(): void {
     const core = this.kc.makeApiClient(CoreV1Api);
-    const informer = makeInformer(this.kc, '/api/v1/events', () => core.listEventForAllNamespaces());
+    const informer = leanInformer(this.kc, '/api/v1/events', 'event', () => core.listEventForAllNamespaces());
     const seen = new Set<string>();
     const handle = (o: KubernetesObject) => {
-      const e = JSON.parse(JSON.stringify(o)) as { metadata?: { uid?: string; namespace?: string }; involvedObject?: { kind?: string; name?: string }; reason?: string; message?: string; type?: string; count?: number; lastTimestamp?: string; eventTime?: string; firstTimestamp?: string };
+      const e = o as { metadata?: { uid?: string; namespace?: string }; involvedObject?: { kind?: string; name?: string }; reason?: string; message?: string; type?: string; count?: number; lastTimestamp?: string; eventTime?: string; firstTimestamp?: string };
       const kind = e.involvedObject?.kind ?? '';
       if (!EVENT_KINDS.has(kind)) return;
       const id = `${e.metadata?.uid}:${e.count ?? 1}`;
       if (seen.has(id)) return;
       seen.add(id);
+      // Remember the recent ones only: a relist replays at most the Events the API still keeps.
+      if (seen.size > 20_000) seen.delete(seen.values().next().value as string);
       const pools = this.poolsOfEvent(String(e.metadata?.namespace), kind, String(e.involvedObject?.name));
       if (pools.length === 0) return;
       this.onEvent(pools, {
@@ -217,7 +218,7 @@ export class ContextSource {
         }
       };
       const list = reporting(() => custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural, labelSelector: k.labelSelector }) as Promise<never>, onState);
-      const informer = makeInformer(this.kc, `/apis/${k.group}/${k.version}/${k.plural}`, list, k.labelSelector);
+      const informer = leanInformer(this.kc, `/apis/${k.group}/${k.version}/${k.plural}`, k.name, list, k.labelSelector);
       informer.on('add', (o) => this.upsert(k.name, o as KubeObject));
       informer.on('update', (o) => this.upsert(k.name, o as KubeObject));
       informer.on('delete', (o) => this.remove(k.name, o as KubeObject));

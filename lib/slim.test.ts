@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { analyzePool } from './analyze';
+import { SCENARIOS, buildScenario } from './fixtures/scenarios';
+import { slim } from './slim';
+import type { PoolInput } from './pool-model';
+
+function slimmed(input: PoolInput): PoolInput {
+  return {
+    ...input,
+    machinePool: slim('mp', input.machinePool),
+    azureMachinePool: input.azureMachinePool ? slim('amp', input.azureMachinePool) : input.azureMachinePool,
+    azureMachinePoolMachines: input.azureMachinePoolMachines?.map((o) => slim('ampm', o)),
+    machines: input.machines?.map((o) => slim('machine', o)),
+    workload: input.workload?.state === 'ok' ? { state: 'ok', nodes: input.workload.nodes.map((n) => slim('node', n)) } : input.workload,
+  };
+}
+
+describe('slim', () => {
+  it.each(SCENARIOS.map((s) => s.id))('%s: the analysis of slimmed objects equals that of the full ones', (id) => {
+    const b = buildScenario(id);
+    expect(analyzePool(slimmed(b.input), { now: b.now })).toEqual(analyzePool(b.input, { now: b.now }));
+  });
+
+  it('cuts a Node from kubectl down to name, providerID, taints and the Ready condition, Dates as strings', () => {
+    const node = {
+      apiVersion: 'v1', kind: 'Node',
+      metadata: { name: 'n0', uid: 'u', resourceVersion: '7', creationTimestamp: new Date('2026-11-29T10:00:00Z') as unknown as string, labels: { a: 'b' }, annotations: { x: 'y' } },
+      spec: { providerID: 'azure:///x', taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule', timeAdded: new Date() }] },
+      status: { conditions: [{ type: 'MemoryPressure', status: 'False' }, { type: 'Ready', status: 'True', lastTransitionTime: new Date('2026-11-29T10:01:00Z') }], images: [{ names: ['big'] }], nodeInfo: { kubeletVersion: 'v1.33.0' } },
+    };
+    expect(slim('node', node)).toEqual({
+      metadata: { name: 'n0', uid: 'u', resourceVersion: '7', creationTimestamp: '2026-11-29T10:00:00.000Z' },
+      spec: { providerID: 'azure:///x', taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' }] },
+      status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-11-29T10:01:00.000Z' }] },
+    });
+  });
+
+  it('keeps only the pool label of an AzureMachinePoolMachine and drops managedFields elsewhere', () => {
+    const ampm = { metadata: { name: 'a', namespace: 'ns', labels: { 'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool': 'p', other: 'x' } } };
+    expect(slim('ampm', ampm).metadata?.labels).toEqual({ 'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool': 'p' });
+    const mp = { metadata: { name: 'p', managedFields: [{ manager: 'm' }] }, spec: { replicas: 2 } };
+    expect(slim('mp', mp)).toEqual({ metadata: { name: 'p' }, spec: { replicas: 2 } });
+  });
+});

@@ -66,5 +66,13 @@ describe.skipIf(!pgAvailable)(`leader election and shared PostgreSQL${pgAvailabl
       return p?.summary.replicas.desired === 5 ? p : undefined;
     });
     expect(seen.summary.key).toBe('mgmt-weu/default/pool0');
+    // Failover: the leader shuts down; the follower takes the released Lease and collects.
+    await leader.stop();
+    await until('the follower to lead', () => follower.collector ?? undefined, 15_000);
+    sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
+    await until('the new leader to record a change', async () => {
+      const p = await follower.store.currentPool('mgmt-weu/default/pool0');
+      return p?.summary.replicas.desired === 4 ? p : undefined;
+    });
   }, 60_000);
 });

@@ -90,6 +90,19 @@ export class LeaderElector {
     if (this.leading) {
       this.leading = false;
       await this.opts.onStoppedLeading();
+      await this.release();
+    }
+  }
+
+  /** On a clean shutdown, hand the Lease back (as client-go's ReleaseOnCancel) so a follower need not wait for it to expire. */
+  private async release(): Promise<void> {
+    const { namespace, name, identity } = this.opts;
+    try {
+      const lease = await this.api.readNamespacedLease({ name, namespace });
+      if (lease.spec?.holderIdentity !== identity) return;
+      await this.api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: { ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: this.now() as never } } });
+    } catch {
+      // The Lease then simply expires.
     }
   }
 }

@@ -100,6 +100,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
   }
   const prune = () => void store.prune(new Date(Date.now() - e.POOLSCOPE_RETENTION_DAYS * 86_400_000).toISOString()).catch(() => {});
   const pruneTimer = setInterval(prune, 3_600_000);
+  let stopping: Promise<void> | null = null;
   pruneTimer.unref();
   prune();
   return {
@@ -109,12 +110,15 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       return collector;
     },
     bus,
-    async stop() {
-      clearInterval(pruneTimer);
-      await elector?.stop();
-      await collector?.stop();
-      await unlisten?.();
-      await store.close();
+    stop() {
+      stopping ??= (async () => {
+        clearInterval(pruneTimer);
+        await elector?.stop();
+        await collector?.stop();
+        await unlisten?.();
+        await store.close();
+      })();
+      return stopping;
     },
   };
 }

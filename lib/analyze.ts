@@ -108,6 +108,7 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
     mpInfrastructureReady: model.mp.infrastructureReady,
     phase: model.mp.phase,
     paused: isPaused(model),
+    capzVersion: model.capzVersion,
     driftCounts: countDrift(drift),
     worstFinding: worst && { code: worst.code, severity: worst.severity, summary: worst.summary },
     lastChange: opts.lastChange ?? null,

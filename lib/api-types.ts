@@ -175,6 +175,8 @@ export interface PoolSummary {
   mpInfrastructureReady: boolean | null;
   phase: string | null;
   paused: boolean;
+  /** The CAPZ controller's image tag (e.g. "v1.26.0"), when the management cluster lets it be read. */
+  capzVersion: string | null;
   driftCounts: Partial<Record<DriftKind, number>>;
   worstFinding: Pick<Finding, 'code' | 'severity' | 'summary'> | null;
   /** Last time anything about this pool changed (RFC 3339), when known. */

@@ -11,6 +11,7 @@ import { findByKind, type ResourceDef } from './kube/resources';
 import { startKubeSimulator, type KubeSimulator } from './kube/simulator';
 import { generateTls } from './kube/tls';
 import type { Scenario, Step } from './world/scenario';
+import { capzDeployment } from './world/capz-behaviour';
 import { World } from './world/world';
 
 export interface SimulationOptions {
@@ -65,6 +66,11 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
 
   const speed = opts.speed ?? scenario.speed;
   const world = scenario.controllers ? new World(kube, azure, { capz: scenario.capz, speed, delays: scenario.delays }) : null;
+  // Each management cluster runs the CAPZ build the scenario names (the one whose behaviour the world plays).
+  for (const name of scenario.management.keys()) {
+    const behaviour = typeof scenario.capz === 'string' ? scenario.capz : (scenario.capz[name] ?? 'main');
+    if (!kube.cluster(name).store.has(findByKind('apps/v1', 'Deployment') as ResourceDef, 'capz-system', 'capz-controller-manager')) kube.load(name, [capzDeployment(behaviour) as KubeObject]);
+  }
   for (const w of scenario.unreachable) world?.unreachable.add(w);
 
   const client = azure.clients[0] as { tenantId: string; clientId: string; clientSecret: string };

@@ -222,6 +222,9 @@ describe('starting from the environment', () => {
         return p?.sources.azure.state === 'ok' ? p : undefined;
       });
       expect(d.findings.map((f) => f.code)).toEqual(['readiness-gate-frozen', 'vmss-failed', 'instance-failed']);
+      // The CAPZ version comes from the controller's image, and the diagnosis speaks of that version's rules.
+      expect(d.summary.capzVersion).toBe('main');
+      expect(d.findings[0]?.detail).toContain('CAPZ builds with #6488 (main)');
     } finally {
       process.env = saved;
     }

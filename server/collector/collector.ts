@@ -16,6 +16,11 @@ import type { Scheduler } from '../azure/scheduler';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
 import type { TimelineStore } from '../store/store';
 
+/** How an Event is recorded on a pool's timeline; the count tells repeats within one second apart. */
+function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string } {
+  return { field: `event.${ev.reason}`, to: ev.object, detail: `${ev.type}: ${ev.message} (${ev.time}${ev.count > 1 ? `, ×${ev.count}` : ''})` };
+}
+
 export interface ChangeEvent {
   seq: number;
   poolKey: string;
@@ -81,18 +86,46 @@ export class Collector {
       const kc = new KubeConfig();
       kc.loadFromString(this.opts.kubeconfig.exportConfig());
       kc.setCurrentContext(ctx);
-      const src = new ContextSource(ctx, kc, (pools) => this.onKubeChange(ctx, pools), (pools, ev) => {
-        if (ev.time < this.eventsSince) return;
-        for (const p of pools) {
-          const key = `${ctx}/${p}`;
-          this.pendingEvents.set(key, [...(this.pendingEvents.get(key) ?? []), ev]);
-          this.dirty.add(key);
-        }
-      });
+      const src = new ContextSource(ctx, kc, (pools) => this.onKubeChange(ctx, pools), (pools, ev) => void this.onPoolEvent(ctx, pools, ev));
       this.sources.set(ctx, src);
       await src.start();
     }
     this.schedule();
+  }
+
+  /** Per pool, the Event entries already on its timeline (loaded once, kept up to date), so none is recorded twice. */
+  private readonly recordedEvents = new Map<string, Promise<Set<string>>>();
+
+  private recorded(key: string): Promise<Set<string>> {
+    let p = this.recordedEvents.get(key);
+    if (!p) {
+      // Event times come from the API server's clock; an hour either side of ours covers any sane skew.
+      const from = new Date(Date.parse(this.eventsSince) - 3_600_000).toISOString();
+      p = this.opts.store.timeline(key, from, '9999-12-31T23:59:59.999Z')
+        .then((tl) => new Set(tl.filter((t) => t.field.startsWith('event.')).map((t) => `${t.field}|${t.to}|${t.detail}`)))
+        .catch(() => new Set<string>());
+      this.recordedEvents.set(key, p);
+    }
+    return p;
+  }
+
+  /**
+   * Queues an Event for the next cycle. After a restart the Event informer relists every Event: those from
+   * before the last stored cycle, or already on the pool's timeline, are not recorded again.
+   */
+  private async onPoolEvent(ctx: string, pools: string[], ev: PoolEvent): Promise<void> {
+    if (Date.parse(ev.time) < Math.floor(Date.parse(this.eventsSince) / 1000) * 1000 - 3_600_000) return;
+    const entry = eventEntry(ev);
+    const sig = `${entry.field}|${entry.to}|${entry.detail}`;
+    for (const p of pools) {
+      const key = `${ctx}/${p}`;
+      const seen = await this.recorded(key);
+      if (seen.has(sig)) continue;
+      seen.add(sig);
+      if (seen.size > 500) seen.delete(seen.values().next().value as string);
+      this.pendingEvents.set(key, [...(this.pendingEvents.get(key) ?? []), ev]);
+      this.dirty.add(key);
+    }
   }
 
   private onKubeChange(ctx: string, pools: string[]): void {
@@ -237,9 +270,9 @@ export class Collector {
       const throttledError = id ? this.throttled.get(id) : undefined;
       const prev = this.previous.get(key) ?? null;
       const kube: SourceState = src.kubeState();
-      const detail = analyzePool({ ...input, azure, capzVersion: null }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
+      const detail = analyzePool({ ...input, azure }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
       if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
-      const events = (this.pendingEvents.get(key) ?? []).map((ev) => ({ at, poolKey: key, field: `event.${ev.reason}`, from: null, to: ev.object, detail: `${ev.type}: ${ev.message} (${ev.time})` }));
+      const events = (this.pendingEvents.get(key) ?? []).map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
       this.pendingEvents.delete(key);
       const unchanged = prev !== null && sameDetail(prev, detail);
       if (unchanged && events.length === 0) continue;

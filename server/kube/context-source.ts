@@ -3,7 +3,7 @@ import 'server-only';
 // made of, and a Node informer per workload cluster built from its `<cluster>-kubeconfig` Secret. Keeps its
 // own indexed caches, tells the collector which pools changed, and reports its health as data.
 
-import { ApisApi, CoreV1Api, CustomObjectsApi, KubeConfig, type Informer, type KubernetesObject } from '@kubernetes/client-node';
+import { ApisApi, AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, type Informer, type KubernetesObject } from '@kubernetes/client-node';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL } from '@/lib/slim';
 import type { SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
@@ -27,6 +27,14 @@ interface Kind {
 }
 
 const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
+
+/** The tag of an image reference ("…/cluster-api-azure-controller:v1.26.0" → "v1.26.0"); null for a digest or none. */
+export function imageTag(image: string | undefined): string | null {
+  if (!image || image.includes('@')) return null;
+  const last = image.split('/').pop() ?? '';
+  const i = last.lastIndexOf(':');
+  return i >= 0 ? last.slice(i + 1) || null : null;
+}
 
 const key = (o: { metadata?: { name?: string; namespace?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
@@ -136,6 +144,8 @@ export interface PoolEvent {
   type: string;
   object: string;
   time: string;
+  /** How many times it happened so far (Event.count). */
+  count: number;
 }
 
 const EVENT_KINDS = new Set(['MachinePool', 'AzureMachinePool', 'AzureMachinePoolMachine', 'Machine']);
@@ -150,6 +160,8 @@ export class ContextSource {
   private readonly kindHealth = new Map<string, SourceHealth>();
   private secretTimer: NodeJS.Timeout | null = null;
   mpVersion = 'v1beta2';
+  /** The CAPZ controller's image tag (e.g. "v1.26.0"), when it can be read; it decides which readiness rules apply. */
+  capzVersion: string | null = null;
 
   constructor(
     readonly context: string,
@@ -189,7 +201,7 @@ export class ContextSource {
       if (pools.length === 0) return;
       this.onEvent(pools, {
         uid: id, reason: e.reason ?? 'Unknown', message: e.message ?? '', type: e.type ?? 'Normal',
-        object: `${kind}/${e.involvedObject?.name}`, time: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? new Date().toISOString(),
+        object: `${kind}/${e.involvedObject?.name}`, count: e.count ?? 1, time: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? new Date().toISOString(),
       });
     };
     informer.on('add', handle);
@@ -228,7 +240,37 @@ export class ContextSource {
     this.startEvents();
     // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret),
     // when a Cluster appears and every minute for rotations and recoveries.
-    this.secretTimer = setInterval(() => void this.refreshWorkloads(), 60_000);
+    await this.refreshCapzVersion();
+    this.secretTimer = setInterval(() => {
+      void this.refreshWorkloads();
+      void this.refreshCapzVersion();
+    }, 60_000);
+  }
+
+  /**
+   * Reads the CAPZ controller image: the Deployment `capz-system/capz-controller-manager` that `clusterctl init`
+   * creates, else any Deployment labelled as the Azure infrastructure provider. Unknown (null) when neither can
+   * be read; the diagnosis then gives advice that holds for every CAPZ version.
+   */
+  private async refreshCapzVersion(): Promise<void> {
+    const apps = this.kc.makeApiClient(AppsV1Api);
+    let image: string | undefined;
+    try {
+      const d = await apps.readNamespacedDeployment({ name: 'capz-controller-manager', namespace: 'capz-system' });
+      image = d.spec?.template.spec?.containers.find((c) => c.name === 'manager')?.image ?? d.spec?.template.spec?.containers[0]?.image;
+    } catch {
+      try {
+        const list = await apps.listDeploymentForAllNamespaces({ labelSelector: 'cluster.x-k8s.io/provider=infrastructure-azure' });
+        image = list.items[0]?.spec?.template.spec?.containers.find((c) => c.name === 'manager')?.image;
+      } catch {
+        image = undefined;
+      }
+    }
+    const tag = imageTag(image);
+    if (tag !== this.capzVersion) {
+      this.capzVersion = tag;
+      this.onChange(this.poolKeys());
+    }
   }
 
   /** v1beta2 when the cluster serves it (CAPI ≥ v1.11), else v1beta1; the pool model reads both. */
@@ -371,6 +413,7 @@ export class ContextSource {
     const w = this.workloads.get(`${ns}/${clusterName}`);
     return {
       context: this.context,
+      capzVersion: this.capzVersion,
       machinePool: mp,
       azureMachinePool: amp,
       azureMachinePoolMachines: ampms,

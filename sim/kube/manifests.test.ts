@@ -26,7 +26,7 @@ describe('manifest directories', () => {
 
   it.each([
     ['bad YAML', { 'management/m/a.yaml': 'kind: Node\nmetadata: [unclosed\n' }, /a\.yaml:\d+: invalid YAML/],
-    ['an unknown kind', { 'management/m/a.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n' }, /a\.yaml:1: unknown kind apps\/v1 Deployment/],
+    ['an unknown kind', { 'management/m/a.yaml': 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: x\n' }, /a\.yaml:1: unknown kind apps\/v1 StatefulSet/],
     ['a second document without a name', { 'management/m/a.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Namespace\nmetadata: {}\n' }, /a\.yaml:6: Namespace without metadata\.name/],
     ['no management cluster', { 'workload/w/a.yaml': 'apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n' }, /no management cluster/],
   ])('reports %s with file and line', (_name, files, message) => {

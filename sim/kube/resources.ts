@@ -61,6 +61,8 @@ export const RESOURCES: readonly ResourceDef[] = [
   def({ group: '', kind: 'Event', plural: 'events', namespaced: true, versions: v1(), statusSubresource: false, shortNames: ['ev'],
     printerColumns: [{ name: 'Type', type: 'string', jsonPath: '.type' }, { name: 'Reason', type: 'string', jsonPath: '.reason' }, { name: 'Message', type: 'string', jsonPath: '.message' }] }),
   def({ group: 'events.k8s.io', kind: 'Event', plural: 'events', namespaced: true, versions: v1(), statusSubresource: false, shortNames: ['ev'] }),
+  def({ group: 'apps', kind: 'Deployment', plural: 'deployments', namespaced: true, versions: v1(), statusSubresource: true, shortNames: ['deploy'],
+    printerColumns: [{ name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas' }, { name: 'Images', type: 'string', jsonPath: '.spec.template.spec.containers[*].image', priority: 1 }, AGE] }),
   def({ group: 'coordination.k8s.io', kind: 'Lease', plural: 'leases', namespaced: true, versions: v1(), statusSubresource: false,
     printerColumns: [{ name: 'Holder', type: 'string', jsonPath: '.spec.holderIdentity' }, AGE] }),
   def({ group: 'authorization.k8s.io', kind: 'SubjectAccessReview', plural: 'subjectaccessreviews', namespaced: false, versions: v1(), statusSubresource: false, createOnly: true, verbs: ['create'] }),

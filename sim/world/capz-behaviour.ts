@@ -5,6 +5,28 @@ export type CapzBehaviour = 'pre-1.20' | '1.26' | 'main';
 
 export const CAPZ_BEHAVIOURS: readonly CapzBehaviour[] = ['pre-1.20', '1.26', 'main'];
 
+/** The controller image each behaviour runs as, as the CAPZ release manifests (and staging builds) name it. */
+export const CAPZ_IMAGES: Record<CapzBehaviour, string> = {
+  'pre-1.20': 'registry.k8s.io/cluster-api-azure/cluster-api-azure-controller:v1.19.4',
+  '1.26': 'registry.k8s.io/cluster-api-azure/cluster-api-azure-controller:v1.26.0',
+  main: 'gcr.io/k8s-staging-cluster-api-azure/cluster-api-azure-controller:main',
+};
+
+/** The CAPZ controller Deployment, as `clusterctl init --infrastructure azure` creates it. */
+export function capzDeployment(behaviour: CapzBehaviour): Record<string, unknown> {
+  const labels = { 'cluster.x-k8s.io/provider': 'infrastructure-azure', 'control-plane': 'capz-controller-manager' };
+  return {
+    apiVersion: 'apps/v1', kind: 'Deployment',
+    metadata: { name: 'capz-controller-manager', namespace: 'capz-system', labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'manager', image: CAPZ_IMAGES[behaviour] }] } },
+    },
+    status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 },
+  };
+}
+
 export interface CapzCondition {
   type: 'ScaleSetRunning' | 'ScaleSetDesiredReplicas' | 'ScaleSetModelUpdated';
   status: 'True' | 'False';

@@ -89,7 +89,7 @@ describe('scenario errors name the file, the line and what is wrong', () => {
   it.each([
     ['bad YAML', 'name: x\npools: [\n', /^f\.yaml:\d+: invalid YAML/],
     ['an unknown field', 'name: x\nbogus: 1\n', /^f\.yaml:2: unknown field "bogus"/],
-    ['an unknown kind', 'management:\n  m:\n    - apiVersion: apps/v1\n      kind: Deployment\n      metadata: { name: d }\n', /^f\.yaml:3: unknown kind apps\/v1 Deployment/],
+    ['an unknown kind', 'management:\n  m:\n    - apiVersion: apps/v1\n      kind: StatefulSet\n      metadata: { name: d }\n', /^f\.yaml:3: unknown kind apps\/v1 StatefulSet/],
     ['an unknown step action', 'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: 5s\n    explode: {}\n', /^f\.yaml:3: a step needs exactly one action/],
     ['a bad duration', 'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: soon\n    throttle: { subscription: s, seconds: 1 }\n', /^f\.yaml:3: at must be a duration/],
     ['a step referring to a missing pool', 'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: 5s\n    scale: { cluster: m, name: nope, replicas: 2 }\n', /^f\.yaml:3: step refers to MachinePool default\/nope in m/],

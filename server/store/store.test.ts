@@ -69,6 +69,7 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     expect(current?.summary.lastChange).toBe(at(ds.length - 1));
     expect(current?.at).toBe(at(100));
     expect((await store.currentPools()).map((p) => p.summary.key)).toEqual([key]);
+    expect(await store.currentSummaries()).toEqual([current?.summary]);
 
     const tl = await store.timeline(key, at(5), at(7));
     expect(tl.filter((e) => e.field === 'replicas.desired').map((e) => [e.at, e.from, e.to])).toEqual([
@@ -82,6 +83,21 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     }
     expect(await store.poolAt(key, at(-1))).toBeNull();
     expect(await store.lastCycle()).toEqual({ id: `c${ds.length - 1}`, at: at(ds.length - 1) });
+  });
+
+  it.skipIf(!available)('migration 2 fills the summary column of pools stored before it', async () => {
+    // A database at version 1 with one pool, as an earlier poolscope left it.
+    const db = open();
+    const old = new TimelineStore(db);
+    await old.migrate();
+    const [d] = details(1);
+    await old.writeCycle({ id: 'old', at: at(0) }, [{ detail: d!, transitions: [] }]);
+    await db.run('UPDATE pools SET summary = NULL');
+    await db.run('DELETE FROM schema_migrations WHERE version = 2');
+    await db.run('ALTER TABLE pools DROP COLUMN summary');
+    expect(await old.migrate()).toEqual([2]);
+    expect((await old.currentSummaries()).find((s) => s.key === d!.summary.key)?.replicas.desired).toBe(d!.summary.replicas.desired);
+    await old.close();
   });
 
   it.skipIf(!available)('writes a cycle atomically: a failure leaves nothing of it', async () => {

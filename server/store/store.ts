@@ -5,7 +5,7 @@ import 'server-only';
 
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import type { PoolDetail, TimelineEntry } from '@/lib/api-types';
+import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
 import { stableDetail } from '@/lib/transitions';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
@@ -53,6 +53,14 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
         pool_key TEXT NOT NULL, at TEXT NOT NULL, field TEXT NOT NULL, from_value TEXT, to_value TEXT, detail TEXT)`,
       'CREATE INDEX IF NOT EXISTS transitions_pool_at ON transitions (pool_key, at)',
       'CREATE TABLE IF NOT EXISTS cycles (id TEXT PRIMARY KEY, at TEXT NOT NULL, pools INTEGER NOT NULL, transitions INTEGER NOT NULL)',
+    ],
+  },
+  {
+    // The fleet page reads summaries only: a column of its own spares parsing every pool's instance table.
+    version: 2,
+    up: (d) => [
+      'ALTER TABLE pools ADD COLUMN summary TEXT',
+      d === 'postgres' ? "UPDATE pools SET summary = (detail::json -> 'summary')::text" : "UPDATE pools SET summary = json_extract(detail, '$.summary')",
     ],
   },
 ];
@@ -111,10 +119,10 @@ export class TimelineStore {
         }
         await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, cycle.at, kind, body]);
         if (prev) {
-          await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ? WHERE pool_key = ?', [seq, JSON.stringify(stable), cycle.at, key]);
+          await t.run('UPDATE pools SET seq = ?, detail = ?, summary = ?, last_change = ? WHERE pool_key = ?', [seq, JSON.stringify(stable), JSON.stringify(stable.summary), cycle.at, key]);
         } else {
-          await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, JSON.stringify(stable)]);
+          await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, JSON.stringify(stable), JSON.stringify(stable.summary)]);
         }
       }
       await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);
@@ -137,6 +145,12 @@ export class TimelineStore {
   async currentPools(now = new Date().toISOString()): Promise<PoolDetail[]> {
     const rows = await this.db.all<{ detail: string; last_change: string }>('SELECT detail, last_change FROM pools ORDER BY pool_key');
     return rows.map((r) => this.revive(r, now));
+  }
+
+  /** The latest summary of every pool (the fleet table), without reading their instance tables. */
+  async currentSummaries(): Promise<PoolSummary[]> {
+    const rows = await this.db.all<{ summary: string; last_change: string }>('SELECT summary, last_change FROM pools ORDER BY pool_key');
+    return rows.map((r) => ({ ...(JSON.parse(r.summary) as PoolSummary), lastChange: r.last_change }));
   }
 
   async currentPool(key: string, now = new Date().toISOString()): Promise<PoolDetail | null> {

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { analyzePool } from './analyze';
+import type { TimelineEntry } from './api-types';
+import { buildScenario } from './fixtures/scenarios';
+import { buildTimeline } from './timeline';
+import { diffDetails } from './transitions';
+
+const T0 = '2026-11-29T10:00:00.000Z';
+const T1 = '2026-11-29T10:14:00.000Z';
+const T2 = '2026-11-29T11:00:00.000Z';
+
+/** The S1 freeze at T0, over at T1 (the pool settles at 5 ready replicas). */
+function freezeAndThaw() {
+  const frozen = buildScenario('s01-scale-up-pre-fix');
+  const d1 = analyzePool(frozen.input, { now: T0 });
+  const settled = buildScenario('s02-scale-up-post-fix', { capzVersion: 'v1.19.1' });
+  const d2 = analyzePool(settled.input, { now: T1, previous: d1 });
+  return { d1, d2, entries: diffDetails(d1, d2, T1) };
+}
+
+describe('buildTimeline', () => {
+  it('draws the frozen period: AMP not ready and the finding from the range start until the thaw', () => {
+    const { d1, d2, entries } = freezeAndThaw();
+    expect(d1.summary.ampReady).toBe(false);
+    const view = buildTimeline(d1, entries, T0, T2);
+    const lane = (f: string) => view.lanes.find((l) => l.field === f);
+    expect(d2.summary.ampReady).toBe(true);
+    expect(lane('amp.ready')?.periods.map((p) => [p.start, p.end, p.value])).toEqual([[T0, T1, 'false'], [T1, T2, 'true']]);
+    expect(lane('amp.provisioningState')?.periods.map((p) => p.value)).toEqual(['Updating', 'Succeeded']);
+    expect(lane('condition.mp.Ready')?.periods.map((p) => p.value)).toEqual(['False/WaitingForInfrastructure', 'True']);
+    expect(lane('finding.readiness-gate-frozen')?.periods).toEqual([
+      { start: T0, end: T1, value: 'critical', detail: d1.findings.find((f) => f.code === 'readiness-gate-frozen')?.summary },
+    ]);
+    expect(view.lanes[0]?.field).toBe('amp.provisioningState');
+    expect(view.knownAtStart).toBe(true);
+  });
+
+  it('turns replica transitions into steps that run to the end of the range', () => {
+    const { d1, entries } = freezeAndThaw();
+    const view = buildTimeline(d1, [...entries, { at: T1, poolKey: 'k', field: 'replicas.capi', from: '3', to: '5' }], T0, T2);
+    expect(view.series.capi).toEqual([[T0, 3], [T1, 5], [T2, 5]]);
+    expect(view.series.desired).toEqual([[T0, 5], [T2, 5]]);
+  });
+
+  it('shows Events and resync actions as markers, and starts lanes where an unknown pool first appears', () => {
+    const entries: TimelineEntry[] = [
+      { at: T1, poolKey: 'k', field: 'amp.provisioningState', from: null, to: 'Updating' },
+      { at: T1, poolKey: 'k', field: 'event.FailedVMState', from: null, to: 'AzureMachinePoolMachine/p-3', detail: 'Warning: failed' },
+      { at: T2, poolKey: 'k', field: 'resync', from: null, to: 'reconcile', detail: 'by alice' },
+      { at: '2026-11-29T12:00:00.000Z', poolKey: 'k', field: 'amp.provisioningState', from: 'Updating', to: 'Succeeded' },
+    ];
+    const view = buildTimeline(null, entries, T0, T2);
+    expect(view.knownAtStart).toBe(false);
+    expect(view.lanes).toEqual([{ field: 'amp.provisioningState', label: 'AzureMachinePool provisioningState', group: 'state', periods: [{ start: T1, end: T2, value: 'Updating' }] }]);
+    expect(view.markers).toEqual([
+      { at: T1, kind: 'event', label: 'FailedVMState on AzureMachinePoolMachine/p-3', detail: 'Warning: failed' },
+      { at: T2, kind: 'resync', label: 'Resync: reconcile', detail: 'by alice' },
+    ]);
+    expect(view.series.desired).toEqual([]);
+  });
+});

@@ -1,0 +1,137 @@
+// Turns a pool's state at the start of a range plus the transitions inside it into what the timeline draws:
+// state lanes (each a run of periods), replica series (steps) and point markers (Events, resync actions).
+
+import type { PoolDetail, ReplicaCounts, TimelineEntry } from './api-types';
+
+export interface LanePeriod {
+  start: string;
+  end: string;
+  value: string;
+  detail?: string;
+}
+
+export type LaneGroup = 'state' | 'condition' | 'finding';
+
+export interface Lane {
+  /** The transition field it follows, e.g. `amp.provisioningState`, `condition.amp.Ready`, `finding.vmss-failed`. */
+  field: string;
+  label: string;
+  group: LaneGroup;
+  periods: LanePeriod[];
+}
+
+export type SeriesPoint = [at: string, value: number | null];
+
+export interface TimelineMarker {
+  at: string;
+  kind: 'event' | 'resync';
+  label: string;
+  detail?: string;
+}
+
+export interface TimelineView {
+  from: string;
+  to: string;
+  lanes: Lane[];
+  series: Record<keyof ReplicaCounts, SeriesPoint[]>;
+  markers: TimelineMarker[];
+  /** Whether the state at `from` was known (false: the pool was first seen inside the range). */
+  knownAtStart: boolean;
+}
+
+const STATE_LANES: { field: string; label: string; read: (d: PoolDetail) => unknown }[] = [
+  { field: 'amp.provisioningState', label: 'AzureMachinePool provisioningState', read: (d) => d.summary.provisioningState },
+  { field: 'amp.ready', label: 'AzureMachinePool ready', read: (d) => d.summary.ampReady },
+  { field: 'mp.phase', label: 'MachinePool phase', read: (d) => d.summary.phase },
+  { field: 'mp.infrastructureReady', label: 'MachinePool infrastructure ready', read: (d) => d.summary.mpInfrastructureReady },
+  { field: 'paused', label: 'Paused', read: (d) => d.summary.paused },
+];
+
+export const REPLICA_SERIES: { key: keyof ReplicaCounts; label: string }[] = [
+  { key: 'desired', label: 'Desired (MachinePool spec)' },
+  { key: 'vmssCapacity', label: 'VMSS capacity' },
+  { key: 'azureInstances', label: 'Azure instances' },
+  { key: 'azureSucceeded', label: 'Azure Succeeded' },
+  { key: 'azureFailed', label: 'Azure Failed' },
+  { key: 'capz', label: 'CAPZ replicas' },
+  { key: 'capi', label: 'CAPI replicas' },
+  { key: 'readyNodes', label: 'Ready Nodes' },
+];
+
+const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+function laneOf(field: string): { label: string; group: LaneGroup } | null {
+  const fixed = STATE_LANES.find((l) => l.field === field);
+  if (fixed) return { label: fixed.label, group: 'state' };
+  const c = /^condition\.(amp|mp)\.(.+)$/.exec(field);
+  if (c) return { label: `${c[1] === 'amp' ? 'AzureMachinePool' : 'MachinePool'} ${c[2]}`, group: 'condition' };
+  const f = /^finding\.(.+)$/.exec(field);
+  if (f) return { label: `Finding: ${f[1]}`, group: 'finding' };
+  return null;
+}
+
+/** Builds lanes, series and markers for [from, to] from the state at `from` (null if unknown) and the entries. */
+export function buildTimeline(initial: PoolDetail | null, entries: readonly TimelineEntry[], from: string, to: string): TimelineView {
+  const open = new Map<string, { value: string; since: string; detail?: string }>();
+  const lanes = new Map<string, Lane>();
+  const lane = (field: string): Lane | null => {
+    let l = lanes.get(field);
+    if (!l) {
+      const meta = laneOf(field);
+      if (!meta) return null;
+      l = { field, ...meta, periods: [] };
+      lanes.set(field, l);
+    }
+    return l;
+  };
+  const begin = (field: string, value: string | null, at: string, detail?: string) => {
+    if (!lane(field)) return;
+    const cur = open.get(field);
+    if (cur) {
+      lanes.get(field)?.periods.push({ start: cur.since, end: at, value: cur.value, ...(cur.detail ? { detail: cur.detail } : {}) });
+      open.delete(field);
+    }
+    if (value !== null) open.set(field, { value, since: at, ...(detail ? { detail } : {}) });
+  };
+
+  const series = Object.fromEntries(REPLICA_SERIES.map((s) => [s.key, [] as SeriesPoint[]])) as TimelineView['series'];
+  if (initial) {
+    for (const l of STATE_LANES) begin(l.field, text(l.read(initial)), from);
+    for (const c of initial.conditions) begin(`condition.${c.source}.${c.type}`, `${c.status}${c.reason ? `/${c.reason}` : ''}`, from, c.message ?? undefined);
+    for (const f of initial.findings) begin(`finding.${f.code}`, f.severity, from, f.summary);
+    for (const s of REPLICA_SERIES) series[s.key].push([from, initial.summary.replicas[s.key]]);
+  }
+  const markers: TimelineMarker[] = [];
+  for (const e of entries) {
+    if (e.at < from || e.at > to) continue;
+    const r = /^replicas\.(.+)$/.exec(e.field);
+    if (r) {
+      const points = series[r[1] as keyof ReplicaCounts];
+      if (points) points.push([e.at, e.to === null ? null : Number(e.to)]);
+      continue;
+    }
+    if (e.field.startsWith('event.')) {
+      markers.push({ at: e.at, kind: 'event', label: `${e.field.slice('event.'.length)} on ${e.to ?? '?'}`, ...(e.detail ? { detail: e.detail } : {}) });
+      continue;
+    }
+    if (e.field === 'resync' || e.field.startsWith('resync.')) {
+      markers.push({ at: e.at, kind: 'resync', label: `Resync: ${e.to ?? e.field}`, ...(e.detail ? { detail: e.detail } : {}) });
+      continue;
+    }
+    begin(e.field, e.to, e.at, e.detail);
+  }
+  for (const field of [...open.keys()]) begin(field, null, to);
+  // Steps run to the end of the range.
+  for (const s of REPLICA_SERIES) {
+    const last = series[s.key].at(-1);
+    if (last && last[0] !== to) series[s.key].push([to, last[1]]);
+  }
+  const order = (l: Lane) => (l.group === 'state' ? STATE_LANES.findIndex((s) => s.field === l.field) : l.group === 'condition' ? 100 : 200);
+  return {
+    from, to,
+    lanes: [...lanes.values()].filter((l) => l.periods.length > 0).sort((a, b) => order(a) - order(b) || a.label.localeCompare(b.label)),
+    series,
+    markers,
+    knownAtStart: initial !== null,
+  };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { analyzePool } from './analyze';
+import { buildScenario } from './fixtures/scenarios';
+import { fleetQuery, parseFleetParams, parseWindow, poolPath, selectPools, windowQuery } from './url-state';
+
+const NOW = Date.parse('2026-11-29T12:00:00.000Z');
+
+describe('fleet filters in the URL', () => {
+  it('round-trips every filter and the sort', () => {
+    const q = 'context=mgmt-weu&namespace=default&drifting=1&notReady=1&q=work&sort=-lastChange';
+    const f = parseFleetParams(new URLSearchParams(q));
+    expect(f).toEqual({ context: 'mgmt-weu', namespace: 'default', drifting: true, notReady: true, q: 'work', sort: 'lastChange', desc: true });
+    expect(fleetQuery(f)).toBe(q);
+  });
+  it('falls back to defaults for an old or wrong sort, and keeps default links empty', () => {
+    expect(parseFleetParams({ sort: 'bogus' })).toEqual({ drifting: false, notReady: false, sort: 'finding', desc: false });
+    expect(fleetQuery(parseFleetParams({}))).toBe('');
+  });
+
+  it('filters drifting and not-ready pools, by text, and sorts worst first', () => {
+    const frozen = analyzePool(buildScenario('s01-scale-up-pre-fix').input, { now: '2026-11-29T10:00:00.000Z' }).summary;
+    const flex = analyzePool(buildScenario('s05-flexible').input, { now: '2026-11-29T10:00:00.000Z' }).summary;
+    const calm = { ...flex, key: 'mgmt-neu/default/calm', ref: { ...flex.ref, context: 'mgmt-neu', name: 'calm' } };
+    const pools = [calm, frozen];
+    expect(selectPools(pools, parseFleetParams({ drifting: '1' })).map((p) => p.key)).toEqual(
+      [calm, frozen].filter((p) => Object.keys(p.driftCounts).length > 0).map((p) => p.key),
+    );
+    expect(selectPools(pools, parseFleetParams({ notReady: '1' })).map((p) => p.key)).toEqual([frozen.key]);
+    expect(selectPools(pools, parseFleetParams({ q: 'CALM' })).map((p) => p.key)).toEqual([calm.key]);
+    expect(selectPools(pools, parseFleetParams({})).map((p) => p.key)[0]).toBe(frozen.key);
+    expect(selectPools(pools, parseFleetParams({ sort: 'pool' })).map((p) => p.ref.name)).toEqual(['calm', 'pool0']);
+    expect(selectPools(pools, parseFleetParams({ sort: '-pool' })).map((p) => p.ref.name)).toEqual(['pool0', 'calm']);
+  });
+});
+
+describe('pool page time window', () => {
+  it('defaults to the last 6 hours', () => {
+    expect(parseWindow({}, NOW)).toEqual({ ok: true, window: { from: '2026-11-29T06:00:00.000Z', to: '2026-11-29T12:00:00.000Z', at: null, range: '6h' } });
+  });
+  it('ends a named range at `at`, and takes explicit from/to in any offset', () => {
+    expect(parseWindow({ range: '1h', at: '2026-11-29T10:30:00+01:00' }, NOW)).toEqual({ ok: true, window: { from: '2026-11-29T08:30:00.000Z', to: '2026-11-29T09:30:00.000Z', at: '2026-11-29T09:30:00.000Z', range: '1h' } });
+    expect(parseWindow({ from: '2026-11-29T10:00:00Z', to: '2026-11-29T11:00:00Z' }, NOW)).toEqual({ ok: true, window: { from: '2026-11-29T10:00:00.000Z', to: '2026-11-29T11:00:00.000Z', at: null, range: null } });
+  });
+  it.each([
+    [{ at: 'yesterday' }, /"at" must be an RFC 3339 instant/],
+    [{ at: '2026-13-45T99:00:00Z' }, /"at" must be an RFC 3339 instant/],
+    [{ range: '2w' }, /"range" must be one of 1h, 6h, 24h, 7d, 30d; got "2w"/],
+    [{ from: '2026-11-29T11:00:00Z', to: '2026-11-29T10:00:00Z' }, /"from" .* must be before "to"/],
+    [{ from: 'x' }, /"from" must be an RFC 3339 instant/],
+    [{ from: '2026-01-01T00:00:00Z', to: '2026-11-29T10:00:00Z' }, /at most 31 days/],
+  ])('rejects %j with a message saying what is expected', (params, message) => {
+    const r = parseWindow(params, NOW);
+    expect(r.ok).toBe(false);
+    expect(r.ok ? '' : r.error).toMatch(message);
+  });
+  it('writes short links', () => {
+    expect(windowQuery({ range: '6h', from: '', to: '', at: null })).toBe('');
+    expect(windowQuery({ range: '24h', from: '', to: '', at: '2026-11-29T10:00:00.000Z' })).toBe('range=24h&at=2026-11-29T10%3A00%3A00.000Z');
+    expect(poolPath({ context: 'mgmt/weu', namespace: 'default', name: 'p' })).toBe('/pools/mgmt%2Fweu/default/p');
+  });
+});

@@ -224,3 +224,51 @@ export interface TimelineEntry {
   to: string | null;
   detail?: string;
 }
+
+/** One Kubernetes source: a management cluster (a kubeconfig context) or a workload cluster read through it. */
+export interface SourceHealth {
+  name: string;
+  /** The management cluster's context (for a workload cluster, the context it is read through). */
+  context: string;
+  kind: 'management' | 'workload';
+  state: 'live' | 'stale' | 'error' | 'starting';
+  since: string;
+  error?: string;
+}
+
+/** One Azure subscription as poolscope reads it. */
+export interface AzureHealth {
+  subscription: string;
+  state: 'live' | 'throttled' | 'unreachable';
+  since: string;
+  error?: string;
+}
+
+export interface SourcesReport {
+  /** Whether this server process runs the collector (false on a follower replica or with POOLSCOPE_COLLECTOR=false). */
+  collecting: boolean;
+  lastCycle: { id: string; at: string } | null;
+  kube: SourceHealth[];
+  azure: AzureHealth[];
+}
+
+/** `GET /api/pools`. */
+export interface FleetResponse {
+  pools: PoolSummary[];
+  /** Pools before filtering. */
+  total: number;
+  sources: SourcesReport;
+  at: string;
+}
+
+/** `GET /api/pools/{context}/{namespace}/{name}` (and with `?at=`: the state at that instant). */
+export interface PoolResponse {
+  pool: PoolDetail;
+  /** The instant asked for with `?at=`, or null for the current state. */
+  asOf: string | null;
+}
+
+/** `GET /api/error` shape of every 4xx/5xx answer. */
+export interface ApiError {
+  error: { code: string; message: string };
+}

@@ -70,6 +70,11 @@ function laneOf(field: string): { label: string; group: LaneGroup } | null {
   return null;
 }
 
+/** `GET /api/pools/{context}/{namespace}/{name}/timeline?from=&to=`: the view and the raw transitions behind it. */
+export interface TimelineResponse extends TimelineView {
+  entries: TimelineEntry[];
+}
+
 /** Builds lanes, series and markers for [from, to] from the state at `from` (null if unknown) and the entries. */
 export function buildTimeline(initial: PoolDetail | null, entries: readonly TimelineEntry[], from: string, to: string): TimelineView {
   const open = new Map<string, { value: string; since: string; detail?: string }>();

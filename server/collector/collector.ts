@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool, isUnsettled } from '@/lib/analyze';
-import type { PoolDetail, SourceState } from '@/lib/api-types';
+import type { AzureHealth, PoolDetail, PoolSummary, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import { diffDetails, sameDetail } from '@/lib/transitions';
 import type { AzureRead, AzureReader } from '../azure/reader';
@@ -26,6 +26,8 @@ export interface ChangeEvent {
   poolKey: string;
   at: string;
   fields: string[];
+  /** The pool's new summary (absent when the change came through another replica). */
+  summary?: PoolSummary;
 }
 
 export interface CollectorOptions {
@@ -41,12 +43,7 @@ export interface CollectorOptions {
   azureConcurrency?: number;
 }
 
-export interface AzureHealth {
-  subscription: string;
-  state: 'live' | 'throttled' | 'unreachable';
-  since: string;
-  error?: string;
-}
+export type { AzureHealth } from '@/lib/api-types';
 
 export class Collector {
   readonly bus = new EventEmitter();
@@ -288,7 +285,8 @@ export class Collector {
       await this.opts.store.writeCycle({ id: randomUUID(), at }, writes);
       for (const w of writes) {
         if (!w.detailUnchanged) this.previous.set(w.detail.summary.key, w.detail);
-        const ev: ChangeEvent = { seq: ++this.seq, poolKey: w.detail.summary.key, at, fields: [...new Set(w.transitions.map((t) => t.field))] };
+        const summary = w.detailUnchanged ? (this.previous.get(w.detail.summary.key) ?? w.detail).summary : { ...w.detail.summary, lastChange: at };
+        const ev: ChangeEvent = { seq: ++this.seq, poolKey: w.detail.summary.key, at, fields: [...new Set(w.transitions.map((t) => t.field))], summary };
         this.bus.emit('change', ev);
       }
     }

@@ -2,6 +2,7 @@ import 'server-only';
 // Builds and starts the collector from the validated environment, once per process (dev hot reload keeps the
 // same one), and prunes the store in the background. Configuration problems become ConfigError messages.
 
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -21,6 +22,8 @@ export interface Runtime {
   readonly collector: Collector | null;
   /** Change events, from this process's collector or (followers) from the leader through PostgreSQL. */
   bus: EventEmitter;
+  /** This process's change stream: its identity and last sequence number (the SSE `hello`). */
+  hello(): { stream: string; seq: number };
   stop(): Promise<void>;
 }
 
@@ -54,6 +57,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
   let seq = 0;
+  const stream = randomUUID();
   let collector: Collector | null = null;
   let elector: LeaderElector | null = null;
   let unlisten: (() => Promise<void>) | null = null;
@@ -110,6 +114,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       return collector;
     },
     bus,
+    hello: () => ({ stream, seq }),
     stop() {
       stopping ??= (async () => {
         clearInterval(pruneTimer);

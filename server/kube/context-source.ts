@@ -5,18 +5,12 @@ import 'server-only';
 
 import { ApisApi, AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, type Informer, type KubernetesObject } from '@kubernetes/client-node';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL } from '@/lib/slim';
-import type { SourceState } from '@/lib/api-types';
+import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
 import { leanInformer } from './lean-informer';
 
-export interface SourceHealth {
-  name: string;
-  kind: 'management' | 'workload';
-  state: 'live' | 'stale' | 'error' | 'starting';
-  since: string;
-  error?: string;
-}
+export type { SourceHealth } from '@/lib/api-types';
 
 interface Kind {
   name: 'mp' | 'amp' | 'ampm' | 'machine' | 'cluster';
@@ -83,8 +77,8 @@ class WorkloadSource {
   /** The kubeconfig the running informer was built from, to restart only when the Secret changes. */
   kubeconfig: string | null = null;
 
-  constructor(readonly cluster: string, private readonly onChange: () => void) {
-    this.health = { name: cluster, kind: 'workload', state: 'starting', since: new Date().toISOString() };
+  constructor(readonly cluster: string, context: string, private readonly onChange: () => void) {
+    this.health = { name: cluster, context, kind: 'workload', state: 'starting', since: new Date().toISOString() };
   }
 
   start(kubeconfigYaml: string): void {
@@ -224,7 +218,7 @@ export class ContextSource {
       const onState = (s: 'live' | 'stale', error?: string) => {
         const prev = this.kindHealth.get(k.name);
         if (prev?.state !== s || prev.error !== error) {
-          this.kindHealth.set(k.name, { name: this.context, kind: 'management', state: s, since: new Date().toISOString(), ...(error ? { error } : {}) });
+          this.kindHealth.set(k.name, { name: this.context, context: this.context, kind: 'management', state: s, since: new Date().toISOString(), ...(error ? { error } : {}) });
           // Every pool's source state changed.
           this.onChange(this.poolKeys());
         }
@@ -234,7 +228,7 @@ export class ContextSource {
       informer.on('add', (o) => this.upsert(k.name, o as KubeObject));
       informer.on('update', (o) => this.upsert(k.name, o as KubeObject));
       informer.on('delete', (o) => this.remove(k.name, o as KubeObject));
-      this.kindHealth.set(k.name, { name: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
+      this.kindHealth.set(k.name, { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
       this.handles.push(supervise(informer as Informer<KubernetesObject>, onState));
     }
     this.startEvents();
@@ -281,7 +275,7 @@ export class ContextSource {
       if (!capi) throw new Error('the cluster does not serve cluster.x-k8s.io: is Cluster API installed?');
       return capi.versions.some((v) => v.version === 'v1beta2') ? 'v1beta2' : (capi.preferredVersion?.version ?? 'v1beta1');
     } catch (e) {
-      this.kindHealth.set('discovery', { name: this.context, kind: 'management', state: 'error', since: new Date().toISOString(), error: (e as Error).message });
+      this.kindHealth.set('discovery', { name: this.context, context: this.context, kind: 'management', state: 'error', since: new Date().toISOString(), error: (e as Error).message });
       return 'v1beta2';
     }
   }
@@ -289,7 +283,7 @@ export class ContextSource {
   health(): SourceHealth[] {
     const kinds = [...this.kindHealth.values()];
     const worst = kinds.find((h) => h.state === 'error') ?? kinds.find((h) => h.state === 'stale') ?? kinds.find((h) => h.state === 'starting') ?? kinds[0];
-    const mgmt: SourceHealth = worst ?? { name: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() };
+    const mgmt: SourceHealth = worst ?? { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() };
     return [mgmt, ...[...this.workloads.values()].map((w) => w.health)];
   }
 
@@ -365,7 +359,7 @@ export class ContextSource {
     const k = `${ns}/${cluster}`;
     let w = this.workloads.get(k);
     if (!w) {
-      w = new WorkloadSource(cluster, () => this.onChange(this.poolsOfCluster(ns, cluster)));
+      w = new WorkloadSource(cluster, this.context, () => this.onChange(this.poolsOfCluster(ns, cluster)));
       this.workloads.set(k, w);
     }
     try {

@@ -1,0 +1,6 @@
+import { route } from '@/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+/** Liveness: the process answers. */
+export const GET = route({}, async () => ({ status: 'ok' }));

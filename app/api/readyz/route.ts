@@ -1,0 +1,12 @@
+import { errorResponse, route } from '@/server/http/route';
+import { runtime } from '@/server/collector/start';
+
+export const dynamic = 'force-dynamic';
+
+/** Readiness: the store answers, and some collector (this process's or the leader's) has stored a cycle. */
+export const GET = route({}, async () => {
+  const rt = await runtime();
+  const last = await rt.store.lastCycle();
+  if (!last) return errorResponse(503, 'not-ready', rt.collector ? 'The collector has not completed its first cycle yet.' : 'No collector has stored a cycle yet.');
+  return { status: 'ready', lastCycle: last, collecting: rt.collector !== null };
+});

@@ -1,0 +1,10 @@
+import { route } from '@/server/http/route';
+import { sseResponse } from '@/server/http/sse';
+import { runtime } from '@/server/collector/start';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = route({}, async ({ request }) => {
+  const rt = await runtime();
+  return sseResponse(request, { bus: rt.bus, hello: rt.hello });
+});

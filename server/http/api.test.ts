@@ -1,0 +1,143 @@
+// The HTTP API, called through its route handlers as Next calls them: answers, filters, past instants, and the
+// 4xx `{error:{code,message}}` for every kind of bad input.
+
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzePool } from '@/lib/analyze';
+import type { FleetResponse, PoolDetail, PoolResponse } from '@/lib/api-types';
+import { buildScenario } from '@/lib/fixtures/scenarios';
+import type { TimelineResponse } from '@/lib/timeline';
+import { diffDetails } from '@/lib/transitions';
+import { openSqlite } from '../store/sqlite';
+import { TimelineStore } from '../store/store';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-api-'));
+process.env.POOLSCOPE_DB_PATH = path.join(dir, 'db.sqlite');
+process.env.POOLSCOPE_COLLECTOR = 'false';
+
+const T = (m: number) => new Date(Date.parse('2026-11-29T10:00:00.000Z') + m * 60_000).toISOString();
+const POOL = 'mgmt-weu/default/pool0';
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+let fleet: Handler, detail: Handler, timeline: Handler, healthz: Handler, readyz: Handler;
+
+async function call(h: Handler, url: string, params: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  const res = await h(new Request(`http://localhost${url}`), { params: Promise.resolve(params) });
+  return { status: res.status, body: await res.json() };
+}
+const poolParams = { context: 'mgmt-weu', namespace: 'default', name: 'pool0' };
+
+beforeAll(async () => {
+  // History: frozen at T0, thawed at T10; a second pool in another context that is healthy.
+  const store = new TimelineStore(openSqlite(process.env.POOLSCOPE_DB_PATH as string));
+  await store.migrate();
+  const frozen = analyzePool(buildScenario('s01-scale-up-pre-fix').input, { now: T(0) });
+  const thawed = analyzePool(buildScenario('s02-scale-up-post-fix').input, { now: T(10), previous: frozen });
+  const other = analyzePool(buildScenario('s05-flexible').input, { now: T(0) });
+  const moved: PoolDetail = { ...other, summary: { ...other.summary, key: 'mgmt-neu/default/flex', ref: { context: 'mgmt-neu', namespace: 'default', name: 'flex' } } };
+  await store.writeCycle({ id: 'c0', at: T(0) }, [{ detail: frozen, transitions: diffDetails(null, frozen, T(0)) }, { detail: moved, transitions: diffDetails(null, moved, T(0)) }]);
+  await store.writeCycle({ id: 'c1', at: T(10) }, [{ detail: thawed, transitions: diffDetails(frozen, thawed, T(10)) }]);
+  await store.close();
+  fleet = (await import('@/app/api/pools/route')).GET as unknown as Handler;
+  detail = (await import('@/app/api/pools/[context]/[namespace]/[name]/route')).GET as unknown as Handler;
+  timeline = (await import('@/app/api/pools/[context]/[namespace]/[name]/timeline/route')).GET as unknown as Handler;
+  healthz = (await import('@/app/api/healthz/route')).GET as unknown as Handler;
+  readyz = (await import('@/app/api/readyz/route')).GET as unknown as Handler;
+});
+afterAll(async () => {
+  const { runtime } = await import('../collector/start');
+  await (await runtime()).stop();
+});
+
+describe('GET /api/pools', () => {
+  it('lists every pool with its summary and the sources report', async () => {
+    const { status, body } = await call(fleet, '/api/pools');
+    const b = body as FleetResponse;
+    expect(status).toBe(200);
+    expect(b.total).toBe(2);
+    expect(b.pools.map((p) => p.key).sort()).toEqual(['mgmt-neu/default/flex', POOL]);
+    expect(b.pools.find((p) => p.key === POOL)?.lastChange).toBe(T(10));
+    expect(b.sources).toEqual({ collecting: false, lastCycle: { id: 'c1', at: T(10) }, kube: [], azure: [] });
+  });
+  it('filters by context and text, and sorts', async () => {
+    expect(((await call(fleet, '/api/pools?context=mgmt-neu')).body as FleetResponse).pools.map((p) => p.key)).toEqual(['mgmt-neu/default/flex']);
+    expect(((await call(fleet, '/api/pools?q=POOL0')).body as FleetResponse).pools.map((p) => p.key)).toEqual([POOL]);
+    expect(((await call(fleet, '/api/pools?sort=-pool')).body as FleetResponse).pools.map((p) => p.ref.name)).toEqual(['pool0', 'flex']);
+  });
+  it.each([
+    ['/api/pools?drifting=maybe', 'invalid-query', /"drifting": must be 1, true, 0 or false/],
+    ['/api/pools?sort=size', 'invalid-query', /"sort": must be one of pool, context/],
+    ['/api/pools?colour=red', 'invalid-query', /unknown query parameter "colour"/],
+  ])('%s → 400 %s', async (url, code, message) => {
+    const { status, body } = await call(fleet, url);
+    expect(status).toBe(400);
+    expect((body as { error: { code: string; message: string } }).error.code).toBe(code);
+    expect((body as { error: { message: string } }).error.message).toMatch(message);
+  });
+});
+
+describe('GET /api/pools/{context}/{namespace}/{name}', () => {
+  it('returns the current state with findings, verdict, drift and instances', async () => {
+    const { status, body } = await call(detail, '/api/pools/mgmt-weu/default/pool0', poolParams);
+    const b = body as PoolResponse;
+    expect(status).toBe(200);
+    expect(b.asOf).toBeNull();
+    expect(b.pool.summary.ampReady).toBe(true);
+    expect(b.pool.instances).toHaveLength(5);
+  });
+  it('returns the state at a past instant with ?at=', async () => {
+    const b = (await call(detail, `/api/pools/mgmt-weu/default/pool0?at=${T(5)}`, poolParams)).body as PoolResponse;
+    expect(b.asOf).toBe(T(5));
+    expect(b.pool.summary.ampReady).toBe(false);
+    expect(b.pool.findings[0]?.code).toBe('readiness-gate-frozen');
+    expect(b.pool.drift.map((d) => d.kind)).toEqual(['missing-from-machinepool', 'missing-from-machinepool']);
+  });
+  it('answers 404 for an unknown pool and for an instant before it was known', async () => {
+    const missing = await call(detail, '/api/pools/mgmt-weu/default/nope', { ...poolParams, name: 'nope' });
+    expect(missing).toEqual({ status: 404, body: { error: { code: 'pool-not-found', message: 'poolscope knows no MachinePool default/nope in context mgmt-weu.' } } });
+    const early = await call(detail, `/api/pools/mgmt-weu/default/pool0?at=${T(-5)}`, poolParams);
+    expect(early.status).toBe(404);
+  });
+  it.each([
+    [{ at: 'yesterday' }, poolParams, /"at": must be an RFC 3339 instant/],
+    [{}, { ...poolParams, namespace: 'Not_A_Namespace' }, /"namespace": must be a Kubernetes namespace name/],
+  ])('rejects bad input %j %j with 400', async (q, params, message) => {
+    const { status, body } = await call(detail, `/api/pools/x/y/z?${new URLSearchParams(q)}`, params);
+    expect(status).toBe(400);
+    expect((body as { error: { message: string } }).error.message).toMatch(message);
+  });
+});
+
+describe('GET /api/pools/{…}/timeline', () => {
+  it('returns lanes, series and entries for a range, starting from the state at its start', async () => {
+    const { status, body } = await call(timeline, `/api/pools/mgmt-weu/default/pool0/timeline?from=${T(5)}&to=${T(20)}`, poolParams);
+    const b = body as TimelineResponse;
+    expect(status).toBe(200);
+    expect(b.knownAtStart).toBe(true);
+    expect(b.lanes.find((l) => l.field === 'amp.ready')?.periods.map((p) => [p.start, p.end, p.value])).toEqual([[T(5), T(10), 'false'], [T(10), T(20), 'true']]);
+    expect(b.entries.every((e) => e.at >= T(5) && e.at <= T(20))).toBe(true);
+  });
+  it('returns the full state at an instant with ?at=', async () => {
+    const b = (await call(timeline, `/api/pools/mgmt-weu/default/pool0/timeline?at=${T(1)}`, poolParams)).body as PoolResponse;
+    expect(b.pool.summary.ampReady).toBe(false);
+  });
+  it.each([
+    [`from=${T(20)}&to=${T(5)}`, 400, /must be before/],
+    [`at=${T(1)}&from=${T(0)}`, 400, /either "at".*or "from"\/"to"/],
+    ['from=2026-01-01T00:00:00Z&to=2026-11-29T00:00:00Z', 400, /at most 31 days/],
+    ['to=soon', 400, /"to": must be an RFC 3339 instant/],
+  ])('?%s → %i', async (q, status, message) => {
+    const r = await call(timeline, `/api/pools/mgmt-weu/default/pool0/timeline?${q}`, poolParams);
+    expect(r.status).toBe(status);
+    expect((r.body as { error: { message: string } }).error.message).toMatch(message);
+  });
+});
+
+describe('health', () => {
+  it('healthz answers ok; readyz is ready once a cycle is stored', async () => {
+    expect(await call(healthz, '/api/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await call(readyz, '/api/readyz')).toEqual({ status: 200, body: { status: 'ready', lastCycle: { id: 'c1', at: T(10) }, collecting: false } });
+  });
+});

@@ -1,0 +1,62 @@
+import 'server-only';
+// The one wrapper every route handler goes through: path and query parameters parsed with zod, bad input
+// answered with 4xx `{error:{code,message}}`, unexpected failures with 500 and no stack trace.
+
+import { z } from 'zod';
+import type { ApiError } from '@/lib/api-types';
+import { ConfigError } from '../env';
+
+export class HttpError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export function errorResponse(status: number, code: string, message: string): Response {
+  const body: ApiError = { error: { code, message } };
+  return Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
+}
+
+function describe(issues: readonly z.core.$ZodIssue[], where: 'path' | 'query'): string {
+  return issues.map((i) => {
+    if (i.code === 'unrecognized_keys') return `unknown ${where} parameter${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+    const name = i.path.length ? `"${i.path.join('.')}"` : where;
+    return `${name}: ${i.message}`;
+  }).join('; ');
+}
+
+type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
+
+export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, P extends z.ZodType = z.ZodObject<Record<string, never>>>(
+  schemas: { query?: Q; params?: P },
+  handler: (input: { query: z.output<Q>; params: z.output<P>; request: Request }) => Promise<unknown>,
+): (request: Request, ctx: RouteContext) => Promise<Response> {
+  return async (request, ctx) => {
+    try {
+      const url = new URL(request.url);
+      const rawQuery: Record<string, string> = {};
+      for (const [k, v] of url.searchParams) rawQuery[k] = v;
+      const query = (schemas.query ?? z.strictObject({})).safeParse(rawQuery);
+      if (!query.success) return errorResponse(400, 'invalid-query', describe(query.error.issues, 'query'));
+      const rawParams = (await ctx?.params) ?? {};
+      const params = (schemas.params ?? z.object({})).safeParse(rawParams);
+      if (!params.success) return errorResponse(400, 'invalid-path', describe(params.error.issues, 'path'));
+      const out = await handler({ query: query.data as z.output<Q>, params: params.data as z.output<P>, request });
+      if (out instanceof Response) return out;
+      return Response.json(out, { headers: { 'cache-control': 'no-store' } });
+    } catch (e) {
+      if (e instanceof HttpError) return errorResponse(e.status, e.code, e.message);
+      if (e instanceof ConfigError) return errorResponse(503, 'not-configured', e.message);
+      console.error(`poolscope: ${request.method} ${new URL(request.url).pathname} failed:`, e);
+      return errorResponse(500, 'internal', 'poolscope could not answer this request; the server log has the details.');
+    }
+  };
+}
+
+/** An RFC 3339 instant, normalised to UTC ISO. */
+export const instant = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(s) && !Number.isNaN(Date.parse(s)), {
+  message: 'must be an RFC 3339 instant such as 2026-11-29T10:15:00Z',
+}).transform((s) => new Date(Date.parse(s)).toISOString());
+
+/** A boolean query flag: `1`/`true`/`0`/`false`. */
+export const flag = z.enum(['1', 'true', '0', 'false'], { message: 'must be 1, true, 0 or false' }).transform((v) => v === '1' || v === 'true');

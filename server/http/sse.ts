@@ -1,0 +1,51 @@
+import 'server-only';
+// Server-Sent Events from the change bus: a `hello` with the stream's identity and last sequence number, then
+// one small `change` per stored change, and a heartbeat comment so proxies keep the connection open. Every
+// listener and timer is released when the client goes away.
+
+import type { EventEmitter } from 'node:events';
+import type { ChangeMessage, HelloMessage } from '@/lib/live';
+
+export interface SseSource {
+  bus: EventEmitter;
+  hello(): HelloMessage;
+}
+
+export function sseResponse(request: Request, source: SseSource, heartbeatMs = 15_000): Response {
+  const enc = new TextEncoder();
+  let cleanup = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (text: string) => {
+        try {
+          controller.enqueue(enc.encode(text));
+        } catch {
+          cleanup();
+        }
+      };
+      send(`retry: 2000\nevent: hello\ndata: ${JSON.stringify(source.hello())}\n\n`);
+      const onChange = (c: ChangeMessage) => send(`id: ${c.seq}\nevent: change\ndata: ${JSON.stringify(c)}\n\n`);
+      source.bus.on('change', onChange);
+      const beat = setInterval(() => send(`: heartbeat ${new Date().toISOString()}\n\n`), heartbeatMs);
+      let done = false;
+      cleanup = () => {
+        if (done) return;
+        done = true;
+        clearInterval(beat);
+        source.bus.off('change', onChange);
+        try {
+          controller.close();
+        } catch {
+          // already closed
+        }
+      };
+      request.signal.addEventListener('abort', cleanup, { once: true });
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(body, {
+    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' },
+  });
+}

@@ -1,0 +1,46 @@
+import 'server-only';
+// What the API and the pages read: the fleet, one pool (now or at an instant), its timeline for a window, and
+// the state of every source. Reads come from the store, so a replica that does not collect answers the same.
+
+import type { FleetResponse, PoolResponse, SourcesReport } from '@/lib/api-types';
+import { buildTimeline, type TimelineResponse } from '@/lib/timeline';
+import { selectPools, type FleetFilters } from '@/lib/url-state';
+import { runtime, type Runtime } from './collector/start';
+import { HttpError } from './http/route';
+
+export async function sourcesReport(rt: Runtime): Promise<SourcesReport> {
+  const c = rt.collector;
+  const health = c?.health() ?? { kube: [], azure: [] };
+  return { collecting: c !== null, lastCycle: await rt.store.lastCycle(), kube: health.kube, azure: health.azure };
+}
+
+export async function readFleet(filters: FleetFilters): Promise<FleetResponse> {
+  const rt = await runtime();
+  const all = await rt.store.currentSummaries();
+  return { pools: selectPools(all, filters), total: all.length, sources: await sourcesReport(rt), at: new Date().toISOString() };
+}
+
+function key(ref: { context: string; namespace: string; name: string }): string {
+  return `${ref.context}/${ref.namespace}/${ref.name}`;
+}
+
+const notFound = (ref: { context: string; namespace: string; name: string }, at?: string | null) =>
+  new HttpError(404, 'pool-not-found', at
+    ? `MachinePool ${ref.namespace}/${ref.name} in context ${ref.context} was not known to poolscope at ${at}.`
+    : `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`);
+
+export async function readPool(ref: { context: string; namespace: string; name: string }, at: string | null): Promise<PoolResponse> {
+  const rt = await runtime();
+  const pool = at ? await rt.store.poolAt(key(ref), at) : await rt.store.currentPool(key(ref));
+  if (!pool) throw notFound(ref, at);
+  return { pool, asOf: at };
+}
+
+export async function readTimeline(ref: { context: string; namespace: string; name: string }, from: string, to: string): Promise<TimelineResponse> {
+  if (from >= to) throw new HttpError(400, 'invalid-range', `"from" (${from}) must be before "to" (${to}).`);
+  const rt = await runtime();
+  const k = key(ref);
+  const [initial, entries] = await Promise.all([rt.store.poolAt(k, from), rt.store.timeline(k, from, to)]);
+  if (!initial && entries.length === 0 && !(await rt.store.currentPool(k))) throw notFound(ref);
+  return { ...buildTimeline(initial, entries, from, to), entries };
+}

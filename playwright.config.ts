@@ -1,5 +1,7 @@
-// Browser tests: Debian's Chromium (Playwright cannot download browsers here) against a production build
-// started by Playwright. `npm test` builds first; run `npx next build` yourself before `npx playwright test`.
+// Browser tests: Debian's Chromium (Playwright cannot download browsers here) against the demo stack — the
+// simulated fleet (sim/scenarios/demo.yaml at 10× speed) and a production build pointed at it, started by
+// Playwright through `npm run demo -- --no-build`. `npm test` builds first; run `npx next build` yourself
+// before `npx playwright test`. The simulator's state (kubeconfig, env file) is in test-results/demo-state.
 
 import { defineConfig } from '@playwright/test';
 
@@ -22,11 +24,12 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `npx next start -H 127.0.0.1 -p ${port}`,
-    url: `http://127.0.0.1:${port}/`,
+    command: `node scripts/demo.mjs --no-build --port ${port} --speed 10 --state-dir test-results/demo-state`,
+    // Ready once the collector has stored its first cycle.
+    url: `http://127.0.0.1:${port}/api/readyz`,
     reuseExistingServer: false,
-    timeout: 60_000,
-    // The skeleton pages need no fleet: run without the collector, with a throw-away store.
-    env: { NEXT_TELEMETRY_DISABLED: '1', POOLSCOPE_COLLECTOR: 'false', POOLSCOPE_DB_PATH: 'test-results/e2e/poolscope.db' },
+    timeout: 90_000,
+    stdout: 'ignore',
+    env: { NEXT_TELEMETRY_DISABLED: '1' },
   },
 });

@@ -1,17 +1,124 @@
 #!/usr/bin/env node
-// `npm run demo`: will build poolscope, start the simulated fleet and the dashboard pointed at it, and print
-// http://localhost:3000. The simulator and the dashboard are not built yet (issues #3, #4 and #6), so for
-// now it says so and fails rather than pretend.
+// `npm run demo`: builds poolscope, starts the simulated fleet (sim/scenarios/demo.yaml) and the dashboard
+// pointed at it through ordinary configuration (the env file the simulator writes: KUBECONFIG, AZURE_*, the
+// ARM endpoint, the CA), and prints the URL. Ctrl-C stops everything.
+//
+// Options: --port <n> (3000)  --no-build  --state-dir <dir> (a new temp dir)  --scenario <file>  --speed <n>
 
-console.error(`poolscope demo is not available yet.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
-What exists today: the domain core (lib/: providerIDs, drift, diagnosis, resync verdict) with its tests,
-and the app skeleton. Try:
+const ROOT = path.resolve(import.meta.dirname, '..');
+const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
 
-    npm test            # every suite
-    npm run bench       # drift + diagnosis benchmark (JSON)
-    npx next build && npx next start   # the skeleton page on http://localhost:3000
+function parseArgs(argv) {
+  const o = { port: 3000, build: true, stateDir: null, scenario: path.join(ROOT, 'sim', 'scenarios', 'demo.yaml'), speed: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) fail(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--port') o.port = Number(value());
+    else if (a === '--no-build') o.build = false;
+    else if (a === '--state-dir') o.stateDir = path.resolve(value());
+    else if (a === '--scenario') o.scenario = path.resolve(value());
+    else if (a === '--speed') o.speed = value();
+    else fail(`unknown option ${a}`);
+  }
+  if (!Number.isInteger(o.port) || o.port < 1 || o.port > 65535) fail('--port must be a port number');
+  return o;
+}
 
-Still to come before the demo works: the simulated clusters and Azure (sim/), the collector and store
-(server/), and the dashboard (app/).`);
-process.exit(1);
+function fail(message) {
+  console.error(`demo: ${message}\nusage: npm run demo -- [--port 3000] [--no-build] [--state-dir DIR] [--scenario FILE] [--speed N]`);
+  process.exit(2);
+}
+
+const opts = parseArgs(process.argv.slice(2));
+
+if (opts.build) {
+  console.log('demo: building poolscope (next build)…');
+  const r = spawnSync(bin('next'), ['build'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  if (r.status !== 0) fail('the build failed (see above)');
+} else if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
+  fail('--no-build, but there is no build: run `npx next build` first');
+}
+
+const stateDir = opts.stateDir ?? mkdtempSync(path.join(os.tmpdir(), 'poolscope-demo-'));
+mkdirSync(stateDir, { recursive: true });
+const envFile = path.join(stateDir, 'env');
+rmSync(envFile, { force: true });
+rmSync(path.join(stateDir, 'poolscope.db'), { force: true });
+rmSync(path.join(stateDir, 'poolscope.db-wal'), { force: true });
+
+const children = [];
+let stopping = false;
+function stopAll(code) {
+  if (stopping) return;
+  stopping = true;
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 1500).unref();
+  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r))))).then(() => process.exit(code));
+}
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+
+function prefixed(child, tag) {
+  const pipe = (stream, out) => {
+    let buf = '';
+    stream.on('data', (d) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      buf = lines.pop() ?? '';
+      for (const l of lines) out.write(`[${tag}] ${l}\n`);
+    });
+  };
+  pipe(child.stdout, process.stdout);
+  pipe(child.stderr, process.stderr);
+}
+
+function start(tag, cmd, args, env) {
+  const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  prefixed(child, tag);
+  child.on('exit', (code, signal) => {
+    if (!stopping) {
+      console.error(`demo: the ${tag} stopped (${signal ?? `exit ${code}`}); stopping everything.`);
+      stopAll(1);
+    }
+  });
+  return child;
+}
+
+const simArgs = [path.join(ROOT, 'sim', 'cli.ts'), '--scenario', opts.scenario, '--state-dir', stateDir, ...(opts.speed ? ['--speed', opts.speed] : [])];
+start('sim', bin('tsx'), simArgs, process.env);
+for (let i = 0; i < 600 && !existsSync(envFile); i++) await new Promise((r) => setTimeout(r, 100));
+if (!existsSync(envFile)) {
+  console.error('demo: the simulator did not write its env file within 60 s');
+  stopAll(1);
+} else {
+  const simEnv = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const env = {
+    ...process.env,
+    ...simEnv,
+    NEXT_TELEMETRY_DISABLED: '1',
+    POOLSCOPE_DB_PATH: path.join(stateDir, 'poolscope.db'),
+    // A lively demo: Azure is read every 5 s while a pool moves, every 20 s when it is steady.
+    POOLSCOPE_FAST_INTERVAL_SECONDS: process.env.POOLSCOPE_FAST_INTERVAL_SECONDS ?? '5',
+    POOLSCOPE_SLOW_INTERVAL_SECONDS: process.env.POOLSCOPE_SLOW_INTERVAL_SECONDS ?? '20',
+  };
+  start('dashboard', bin('next'), ['start', '-p', String(opts.port)], env);
+  const url = `http://localhost:${opts.port}`;
+  for (let i = 0; i < 300 && !stopping; i++) {
+    const ok = await fetch(`${url}/api/healthz`).then((r) => r.ok, () => false);
+    if (ok) {
+      console.log(`\npoolscope demo is running: ${url}\n  simulator state and settings: ${stateDir} (env file: ${envFile})\n  Ctrl-C stops everything.\n`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -83,6 +83,8 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
     POOLSCOPE_ARM_ENDPOINT: azure.url,
     POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY: 'true',
     NODE_EXTRA_CA_CERTS: tls.caPath ?? '',
+    // The kubeconfig also holds the workload clusters' contexts; poolscope watches the management ones.
+    POOLSCOPE_CONTEXTS: [...scenario.management.keys()].join(','),
   };
   const envPath = path.join(stateDir, 'env');
   writeFileSync(envPath, `# poolscope simulator: ${scenario.name}\n${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });

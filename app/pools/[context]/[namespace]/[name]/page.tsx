@@ -1,0 +1,63 @@
+import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query';
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { PoolView } from '@/components/pool/pool-view';
+import { queryKeys, resolveWindow, windowKey } from '@/components/data/queries';
+import type { PoolRef } from '@/lib/api-types';
+import { parseWindow, poolPath, type Params } from '@/lib/url-state';
+import { HttpError } from '@/server/http/route';
+import { readPool, readTimeline } from '@/server/read-model';
+
+export const dynamic = 'force-dynamic';
+
+/** The request's "now" (a function, so rendering stays pure for the linter: this page is rendered per request). */
+const now = () => Date.now();
+
+type Props = { params: Promise<PoolRef>; searchParams: Promise<Params> };
+
+async function refOf(params: Props['params']): Promise<PoolRef> {
+  const p = await params;
+  return { context: decodeURIComponent(p.context), namespace: decodeURIComponent(p.namespace), name: decodeURIComponent(p.name) };
+}
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const ref = await refOf(params);
+  return { title: `${ref.name} (${ref.context}/${ref.namespace})` };
+}
+
+export default async function PoolPage({ params, searchParams }: Props) {
+  const ref = await refOf(params);
+  const path = poolPath(ref);
+  const parsed = parseWindow(await searchParams, now());
+  if (!parsed.ok) {
+    return (
+      <main id="main" className="mx-auto max-w-3xl space-y-4 px-4 py-10">
+        <h1 className="text-2xl font-bold">{ref.name}</h1>
+        <div role="alert" className="rounded border border-amber-300 bg-amber-50 p-4 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+          <h2 className="font-semibold">This link&apos;s time range cannot be read</h2>
+          <p className="mt-1">{parsed.error}</p>
+        </div>
+        <Link href={path} className="underline">Show this pool now, for the last 6 hours</Link>
+      </main>
+    );
+  }
+  const w = parsed.window;
+  const qc = new QueryClient();
+  try {
+    const pool = await readPool(ref, w.at);
+    qc.setQueryData(queryKeys.pool(ref, w.at), pool);
+  } catch (e) {
+    if (e instanceof HttpError && e.status === 404) notFound();
+    throw e;
+  }
+  const wk = windowKey(w);
+  await qc.prefetchQuery({ queryKey: queryKeys.timeline(ref, wk), queryFn: () => { const r = resolveWindow(wk); return readTimeline(ref, r.from, r.to); } });
+  return (
+    <main id="main" className="mx-auto max-w-screen-2xl px-4 py-6">
+      <HydrationBoundary state={dehydrate(qc)}>
+        <PoolView poolRef={ref} window={w} path={path} />
+      </HydrationBoundary>
+    </main>
+  );
+}

@@ -1,0 +1,52 @@
+// Query keys and options for every API read, built by small factories so the server prefetch, the client
+// components and the live-update hook agree on them.
+
+import { queryOptions } from '@tanstack/react-query';
+import type { FleetResponse, PoolRef, PoolResponse } from '@/lib/api-types';
+import type { TimelineResponse } from '@/lib/timeline';
+import { RANGES, fleetQuery, type FleetFilters, type TimeWindow } from '@/lib/url-state';
+import { fetchJson } from './fetch-json';
+
+const poolKeyOf = (ref: PoolRef) => `${ref.context}/${ref.namespace}/${ref.name}`;
+const apiPath = (ref: PoolRef) => `/api/pools/${encodeURIComponent(ref.context)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
+
+/** What identifies a window in a key: a named range that follows "now", or fixed instants. */
+export type WindowKey = { range: TimeWindow['range']; at: string | null } | { from: string; to: string; at: string | null };
+
+export function windowKey(w: TimeWindow): WindowKey {
+  return w.range ? { range: w.range, at: w.at } : { from: w.from, to: w.to, at: w.at };
+}
+
+/** The concrete [from, to] of a window key, now. */
+export function resolveWindow(k: WindowKey, now = Date.now()): { from: string; to: string } {
+  if ('from' in k) return { from: k.from, to: k.to };
+  const end = k.at ? Date.parse(k.at) : now;
+  return { from: new Date(end - RANGES[k.range ?? '6h']).toISOString(), to: new Date(end).toISOString() };
+}
+
+export const queryKeys = {
+  fleet: (f: FleetFilters) => ['fleet', f] as const,
+  pool: (ref: PoolRef, at: string | null) => ['pool', poolKeyOf(ref), at] as const,
+  timeline: (ref: PoolRef, w: WindowKey) => ['timeline', poolKeyOf(ref), w] as const,
+};
+
+export const fleetOptions = (f: FleetFilters) => queryOptions({
+  queryKey: queryKeys.fleet(f),
+  queryFn: ({ signal }) => fetchJson<FleetResponse>(`/api/pools?${fleetQuery(f)}`, signal),
+});
+
+export const poolOptions = (ref: PoolRef, at: string | null) => queryOptions({
+  queryKey: queryKeys.pool(ref, at),
+  queryFn: ({ signal }) => fetchJson<PoolResponse>(`${apiPath(ref)}${at ? `?at=${encodeURIComponent(at)}` : ''}`, signal),
+  // A past instant never changes.
+  staleTime: at ? Infinity : 5_000,
+});
+
+export const timelineOptions = (ref: PoolRef, w: WindowKey) => queryOptions({
+  queryKey: queryKeys.timeline(ref, w),
+  queryFn: ({ signal }) => {
+    const { from, to } = resolveWindow(w);
+    return fetchJson<TimelineResponse>(`${apiPath(ref)}/timeline?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, signal);
+  },
+  staleTime: w.at || 'from' in w ? Infinity : 5_000,
+});

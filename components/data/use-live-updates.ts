@@ -1,0 +1,66 @@
+'use client';
+// Subscribes to /api/stream and applies what lib/live's reducer decides to the React Query cache: a pool's new
+// summary goes straight into the fleet lists; its detail and live timelines are refetched; a gap, a reconnect
+// or a restarted server refetches everything live. Views of a past instant are left alone.
+
+import { useQueryClient, type Query, type QueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import type { FleetResponse } from '@/lib/api-types';
+import { INITIAL_LIVE_STATE, applySummary, reduceLive, type ChangeMessage, type HelloMessage, type LiveEffect, type LiveState } from '@/lib/live';
+import { selectPools, type FleetFilters } from '@/lib/url-state';
+import type { WindowKey } from './queries';
+
+export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
+
+/** True for queries that follow "now" (not a past instant or a fixed range). */
+function isLive(q: Query): boolean {
+  const [kind, , third] = q.queryKey as [string, unknown, unknown];
+  if (kind === 'pool') return third === null;
+  if (kind === 'timeline') {
+    const w = third as WindowKey;
+    return !w.at && !('from' in w);
+  }
+  return kind === 'fleet';
+}
+
+function apply(client: QueryClient, effect: LiveEffect): void {
+  if (effect.type === 'refetch-all') {
+    void client.invalidateQueries({ predicate: isLive });
+    return;
+  }
+  const { poolKey, summary } = effect;
+  if (summary) {
+    for (const [key, data] of client.getQueriesData<FleetResponse>({ queryKey: ['fleet'] })) {
+      if (!data) continue;
+      const filters = key[1] as FleetFilters;
+      const had = data.pools.some((p) => p.key === poolKey);
+      const merged = applySummary(data.pools, summary);
+      client.setQueryData<FleetResponse>(key, { ...data, pools: selectPools(merged, filters), total: data.total + (had || data.pools.length < data.total ? 0 : 1) });
+    }
+  } else {
+    void client.invalidateQueries({ queryKey: ['fleet'] });
+  }
+  void client.invalidateQueries({ predicate: (q) => isLive(q) && q.queryKey[0] !== 'fleet' && q.queryKey[1] === poolKey });
+}
+
+export function useLiveUpdates(): LiveStatus {
+  const client = useQueryClient();
+  const [status, setStatus] = useState<LiveStatus>('connecting');
+  useEffect(() => {
+    let state: LiveState = INITIAL_LIVE_STATE;
+    const es = new EventSource('/api/stream');
+    const feed = (input: Parameters<typeof reduceLive>[1]) => {
+      const r = reduceLive(state, input);
+      state = r.state;
+      for (const e of r.effects) apply(client, e);
+    };
+    es.addEventListener('hello', (m) => {
+      setStatus('live');
+      feed({ type: 'hello', hello: JSON.parse(m.data) as HelloMessage });
+    });
+    es.addEventListener('change', (m) => feed({ type: 'change', change: JSON.parse(m.data) as ChangeMessage }));
+    es.onerror = () => setStatus('reconnecting');
+    return () => es.close();
+  }, [client]);
+  return status;
+}

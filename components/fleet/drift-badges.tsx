@@ -1,0 +1,20 @@
+import type { DriftKind } from '@/lib/api-types';
+import { Badge } from '@/components/ui/badge';
+
+const SHORT: Partial<Record<DriftKind, string>> = {
+  'missing-from-machinepool': 'missing from MP',
+};
+
+export function DriftBadges({ counts }: { counts: Partial<Record<DriftKind, number>> }) {
+  const entries = Object.entries(counts).filter(([, n]) => (n ?? 0) > 0) as [DriftKind, number][];
+  if (entries.length === 0) return <span className="text-slate-500 dark:text-slate-400">none</span>;
+  return (
+    <span className="flex flex-wrap gap-1">
+      {entries.map(([kind, n]) => (
+        <Badge key={kind} tone={kind === 'case-mismatch' || kind === 'order-only' ? 'info' : 'warn'} title={kind}>
+          <span data-drift-kind={kind}>{SHORT[kind] ?? kind}: {n}</span>
+        </Badge>
+      ))}
+    </span>
+  );
+}

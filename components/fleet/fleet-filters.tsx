@@ -1,0 +1,74 @@
+'use client';
+// Filters that live in the URL: every change replaces the query string, so the view is a shareable link.
+
+import { useRouter } from 'next/navigation';
+import { useEffect, useState } from 'react';
+import { fleetQuery, type FleetFilters as Filters } from '@/lib/url-state';
+
+const input = 'rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900';
+
+export function FleetFilters({ filters: fromUrl, contexts, namespaces }: { filters: Filters; contexts: string[]; namespaces: string[] }) {
+  const router = useRouter();
+  // The controls answer at once; the URL follows. When the URL changes by itself (back, forward, a link), the
+  // controls take its values.
+  const urlQuery = fleetQuery(fromUrl);
+  const [seen, setSeen] = useState(urlQuery);
+  const [filters, setFilters] = useState(fromUrl);
+  const [text, setText] = useState(fromUrl.q ?? '');
+  if (urlQuery !== seen) {
+    setSeen(urlQuery);
+    setFilters(fromUrl);
+    if ((fromUrl.q ?? '') !== text.trim()) setText(fromUrl.q ?? '');
+  }
+  const go = (next: Filters) => {
+    setFilters(next);
+    const q = fleetQuery(next);
+    router.replace(q ? `/?${q}` : '/', { scroll: false });
+  };
+  // Typing updates the URL after a pause, not on every key.
+  useEffect(() => {
+    if (text.trim() === (filters.q ?? '')) return;
+    const t = setTimeout(() => {
+      const { q: _old, ...rest } = filters;
+      go(text.trim() ? { ...rest, q: text.trim() } : rest);
+    }, 250);
+    return () => clearTimeout(t);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [text]);
+
+  const select = (name: 'context' | 'namespace', options: string[]) => (
+    <label className="flex items-center gap-2">
+      <span>{name === 'context' ? 'Context' : 'Namespace'}</span>
+      <select
+        className={input}
+        value={filters[name] ?? ''}
+        onChange={(e) => {
+          const { [name]: _old, ...rest } = filters;
+          go(e.target.value ? { ...rest, [name]: e.target.value } : rest);
+        }}
+      >
+        <option value="">All</option>
+        {options.map((o) => <option key={o} value={o}>{o}</option>)}
+      </select>
+    </label>
+  );
+
+  return (
+    <form role="search" aria-label="Filter pools" className="flex flex-wrap items-center gap-x-5 gap-y-2 text-sm" onSubmit={(e) => e.preventDefault()}>
+      {select('context', contexts)}
+      {select('namespace', namespaces)}
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={filters.drifting} onChange={(e) => go({ ...filters, drifting: e.target.checked })} />
+        Drifting only
+      </label>
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={filters.notReady} onChange={(e) => go({ ...filters, notReady: e.target.checked })} />
+        Not ready only
+      </label>
+      <label className="flex items-center gap-2">
+        <span>Search</span>
+        <input type="search" className={input} value={text} onChange={(e) => setText(e.target.value)} placeholder="pool, cluster, finding…" />
+      </label>
+    </form>
+  );
+}

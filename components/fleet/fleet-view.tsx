@@ -1,0 +1,36 @@
+'use client';
+
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'next/navigation';
+import { fleetOptions } from '@/components/data/queries';
+import { ErrorPanel } from '@/components/ui/error-panel';
+import { parseFleetParams } from '@/lib/url-state';
+import { FleetFilters } from './fleet-filters';
+import { FleetSkeleton } from './fleet-skeleton';
+import { FleetTable } from './fleet-table';
+import { SourceBar } from './source-bar';
+
+export function FleetView() {
+  const params = useSearchParams();
+  const filters = parseFleetParams(params);
+  const q = useQuery({ ...fleetOptions(filters), placeholderData: keepPreviousData });
+  if (q.isPending) return <FleetSkeleton />;
+  if (q.isError) return <ErrorPanel title="The fleet could not be loaded" error={q.error} onRetry={() => void q.refetch()} />;
+  const data = q.data;
+  const contexts = [...new Set([...data.sources.kube.filter((s) => s.kind === 'management').map((s) => s.context), ...data.pools.map((p) => p.ref.context), ...(filters.context ? [filters.context] : [])])].sort();
+  const namespaces = [...new Set([...data.pools.map((p) => p.ref.namespace), ...(filters.namespace ? [filters.namespace] : [])])].sort();
+  return (
+    <div className="space-y-4">
+      <SourceBar sources={data.sources} />
+      <FleetFilters filters={filters} contexts={contexts} namespaces={namespaces} />
+      <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
+        {data.pools.length === data.total ? `${data.total} pools` : `${data.pools.length} of ${data.total} pools match`}
+      </p>
+      {data.total === 0 ? (
+        <p className="rounded border border-dashed border-slate-300 p-6 text-center dark:border-slate-700">
+          No MachinePools seen yet. poolscope lists the MachinePools of every configured kubeconfig context once it has read them.
+        </p>
+      ) : <FleetTable pools={data.pools} filters={filters} />}
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+'use client';
+
+import { useState } from 'react';
+import type { TimelineEntry } from '@/lib/api-types';
+import { LocalTime } from '@/components/ui/local-time';
+
+/** Every stored change in the window as text, newest first: the timeline for keyboards and screen readers. */
+export function ChangesList({ entries }: { entries: TimelineEntry[] }) {
+  const [limit, setLimit] = useState(50);
+  const newest = [...entries].reverse();
+  return (
+    <section aria-labelledby="changes-h" className="space-y-2">
+      <h2 id="changes-h" className="text-lg font-semibold">Changes in this window ({entries.length})</h2>
+      {entries.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">Nothing changed in this window.</p> : (
+        <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+          <table className="w-full text-sm">
+            <thead className="bg-slate-50 dark:bg-slate-900">
+              <tr>{['Time', 'What', 'From', 'To', 'Detail'].map((h) => <th key={h} scope="col" className="px-2 py-2 text-left font-medium">{h}</th>)}</tr>
+            </thead>
+            <tbody>
+              {newest.slice(0, limit).map((e, i) => (
+                <tr key={`${e.at}-${e.field}-${i}`} className="border-t border-slate-200 align-top dark:border-slate-800">
+                  <td className="whitespace-nowrap px-2 py-1"><LocalTime iso={e.at} /></td>
+                  <td className="px-2 py-1 font-mono text-xs">{e.field}</td>
+                  <td className="max-w-xs break-all px-2 py-1">{e.from ?? '—'}</td>
+                  <td className="max-w-xs break-all px-2 py-1">{e.to ?? '—'}</td>
+                  <td className="max-w-md px-2 py-1 text-slate-700 dark:text-slate-300">{e.detail ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {newest.length > limit ? <button type="button" className="rounded border border-slate-300 px-3 py-1 text-sm dark:border-slate-700" onClick={() => setLimit(limit + 200)}>Show more</button> : null}
+    </section>
+  );
+}

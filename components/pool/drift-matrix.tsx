@@ -1,0 +1,65 @@
+import { ID_SOURCES, ID_SOURCE_LABELS, type DriftItem, type InstanceRow } from '@/lib/api-types';
+import { Badge } from '@/components/ui/badge';
+import { LocalTime } from '@/components/ui/local-time';
+
+const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
+
+/**
+ * Presence matrix: one row per instance (providerID), one column per source. A cell shows whether the source
+ * holds the ID; a source that spells it differently (case) is marked, with its exact string on hover.
+ */
+export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: DriftItem[] }) {
+  const since = new Map(drift.filter((d) => d.providerID).map((d) => [d.providerID?.toLowerCase(), d]));
+  return (
+    <section aria-labelledby="drift-h" className="space-y-2">
+      <h2 id="drift-h" className="text-lg font-semibold">ProviderID drift</h2>
+      {drift.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">Every source agrees on every instance.</p> : (
+        <ul className="space-y-1 text-sm">
+          {drift.map((d) => (
+            <li key={d.key} data-drift={d.kind} className="flex flex-wrap items-center gap-2">
+              <Badge tone={d.kind === 'case-mismatch' || d.kind === 'order-only' ? 'info' : 'warn'}>{d.kind}</Badge>
+              <span>{d.summary}</span>
+              {d.since ? <span className="text-slate-500 dark:text-slate-400">since <LocalTime iso={d.since} /></span> : null}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+        <table className="w-full text-sm">
+          <caption className="sr-only">Which source holds which providerID</caption>
+          <thead className="bg-slate-50 dark:bg-slate-900">
+            <tr>
+              <th scope="col" className="px-2 py-2 text-left font-medium">Instance</th>
+              {ID_SOURCES.map((s) => <th key={s} scope="col" className="px-2 py-2 text-left font-medium">{ID_SOURCE_LABELS[s]}</th>)}
+              <th scope="col" className="px-2 py-2 text-left font-medium">Drift</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => {
+              const ref = r.sources.azure ?? r.providerID;
+              return (
+                <tr key={r.providerID} data-instance={short(r.providerID)} className="border-t border-slate-200 dark:border-slate-800">
+                  <th scope="row" className="px-2 py-1.5 text-left font-mono text-xs font-normal" title={r.providerID}>{short(r.providerID)}</th>
+                  {ID_SOURCES.map((s) => {
+                    const v = r.sources[s];
+                    const caseDiff = v !== null && v !== ref && v.toLowerCase() === ref.toLowerCase();
+                    return (
+                      <td key={s} className={`px-2 py-1.5 ${caseDiff ? 'bg-sky-100 dark:bg-sky-950' : ''}`} title={v ?? `not in ${ID_SOURCE_LABELS[s]}`}>
+                        {v === null ? <span className="text-red-700 dark:text-red-300">✗ absent</span> : caseDiff ? <span>✓ other case</span> : <span className="text-emerald-700 dark:text-emerald-300">✓</span>}
+                      </td>
+                    );
+                  })}
+                  <td className="px-2 py-1.5">
+                    <span className="flex flex-wrap gap-1">
+                      {r.driftKinds.map((k) => <Badge key={k} tone={k === 'case-mismatch' ? 'info' : 'warn'} title={since.get(r.providerID.toLowerCase())?.summary}>{k}</Badge>)}
+                    </span>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

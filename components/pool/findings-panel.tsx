@@ -1,0 +1,27 @@
+import { headline } from '@/lib/diagnosis';
+import type { Finding } from '@/lib/api-types';
+import { StateBadge } from '@/components/ui/badge';
+
+/** The diagnosis in plain words, worst first; evidence and the suggested action one click away. */
+export function FindingsPanel({ findings, at }: { findings: Finding[]; at: string }) {
+  return (
+    <section aria-labelledby="findings-h" className="space-y-2">
+      <h2 id="findings-h" className="text-lg font-semibold">Diagnosis</h2>
+      <ul className="space-y-2">
+        {findings.map((f) => (
+          <li key={f.code} data-finding={f.code} className="rounded border border-slate-200 p-3 dark:border-slate-800">
+            <p className="flex items-start gap-2">
+              <StateBadge value={f.severity} />
+              <span className="font-medium">{headline(f, at)}</span>
+            </p>
+            <details className="mt-1 text-sm text-slate-700 dark:text-slate-300">
+              <summary className="cursor-pointer select-none">Why, and what to do</summary>
+              <p className="mt-1">{f.detail}</p>
+              <p className="mt-1"><span className="font-medium">Suggested: </span>{f.suggestedAction}</p>
+            </details>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

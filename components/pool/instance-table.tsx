@@ -1,0 +1,39 @@
+import type { InstanceRow } from '@/lib/api-types';
+import { Badge, StateBadge } from '@/components/ui/badge';
+
+const dash = (v: string | null | undefined) => v ?? '—';
+
+/** One row per instance, joining Azure, the AzureMachinePoolMachine, the Machine, the Node and the autoscaler's view. */
+export function InstanceTable({ rows }: { rows: InstanceRow[] }) {
+  return (
+    <section aria-labelledby="instances-h" className="space-y-2">
+      <h2 id="instances-h" className="text-lg font-semibold">Instances</h2>
+      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+        <table className="w-full text-sm">
+          <thead className="bg-slate-50 dark:bg-slate-900">
+            <tr>
+              {['Azure VM', 'Provisioning', 'Power', 'Latest model', 'Error', 'AMPM', 'Machine', 'Node', 'Autoscaler sees it'].map((h) => (
+                <th key={h} scope="col" className="px-2 py-2 text-left font-medium">{h}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.providerID} className="border-t border-slate-200 dark:border-slate-800">
+                <th scope="row" className="px-2 py-1.5 text-left font-mono text-xs font-normal" title={r.providerID}>{r.azure ? `${r.azure.name}${r.azure.computerName ? ` (${r.azure.computerName})` : ''}` : <span className="text-red-700 dark:text-red-300">not in Azure</span>}</th>
+                <td className="px-2 py-1.5">{r.azure ? <StateBadge value={r.azure.provisioningState} /> : '—'}</td>
+                <td className="px-2 py-1.5">{dash(r.azure?.powerState)}</td>
+                <td className="px-2 py-1.5">{r.azure?.latestModelApplied === null || !r.azure ? '—' : r.azure.latestModelApplied ? 'yes' : 'no'}</td>
+                <td className="px-2 py-1.5" title={r.azure?.errorMessage ?? undefined}>{dash(r.azure?.errorCode)}</td>
+                <td className="px-2 py-1.5">{r.ampm ? <span>{r.ampm.name} <StateBadge value={r.ampm.ready} label={r.ampm.ready ? 'ready' : 'not ready'} /></span> : '—'}</td>
+                <td className="px-2 py-1.5">{r.machine ? `${r.machine.name} (${dash(r.machine.phase)})` : '—'}</td>
+                <td className="px-2 py-1.5">{r.node ? <span>{r.node.name} <StateBadge value={r.node.ready} label={r.node.ready ? 'Ready' : 'NotReady'} />{r.node.uninitializedTaint ? <> <Badge tone="warn">uninitialized</Badge></> : null}</span> : '—'}</td>
+                <td className="px-2 py-1.5" title={r.autoscaler.key}>{r.autoscaler.visible ? <Badge tone="good">yes</Badge> : <Badge tone="bad">no</Badge>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import type { PoolRef } from '@/lib/api-types';
+import { windowQuery, type TimeWindow } from '@/lib/url-state';
+import { poolOptions, timelineOptions, windowKey } from '@/components/data/queries';
+import { Badge, StateBadge } from '@/components/ui/badge';
+import { ErrorPanel } from '@/components/ui/error-panel';
+import { LocalTime } from '@/components/ui/local-time';
+import { Skeleton } from '@/components/ui/skeleton';
+import { ChangesList } from './changes-list';
+import { DriftMatrix } from './drift-matrix';
+import { FindingsPanel } from './findings-panel';
+import { InstanceTable } from './instance-table';
+import { PoolSkeleton } from './pool-skeleton';
+import { TimeControls } from './time-controls';
+import { TimelineChart } from './timeline-chart';
+import { VerdictPanel } from './verdict-panel';
+
+export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; window: TimeWindow; path: string }) {
+  const router = useRouter();
+  const pool = useQuery(poolOptions(poolRef, w.at));
+  const timeline = useQuery(timelineOptions(poolRef, windowKey(w)));
+  if (pool.isPending) return <PoolSkeleton />;
+  if (pool.isError) return <ErrorPanel title="This pool could not be loaded" error={pool.error} onRetry={() => void pool.refetch()} />;
+  const { pool: d } = pool.data;
+  const s = d.summary;
+  return (
+    <div className="space-y-6">
+      <div className="space-y-1">
+        <p className="text-sm"><Link href="/" className="underline">All pools</Link> / {s.ref.context} / {s.ref.namespace}</p>
+        <h1 className="text-2xl font-bold tracking-tight">{s.ref.name}</h1>
+        <p className="flex flex-wrap items-center gap-2 text-sm">
+          <span>Cluster {s.clusterName ?? '?'}</span>
+          <span>· {s.orchestrationMode ?? '?'}</span>
+          <span>· CAPZ {s.capzVersion ?? 'version unknown'}</span>
+          <StateBadge value={s.provisioningState} />
+          <StateBadge value={s.ampReady} label={s.ampReady === null ? 'ready unknown' : s.ampReady ? 'AzureMachinePool ready' : 'AzureMachinePool not ready'} />
+          {s.paused ? <Badge tone="warn">paused</Badge> : null}
+        </p>
+      </div>
+      {w.at ? (
+        <p role="note" data-testid="as-of" className="rounded border border-amber-300 bg-amber-50 p-3 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+          You are looking at this pool as it was at <LocalTime iso={w.at} />. <Link href={w.range || w.from ? `${path}?${windowQuery({ ...w, at: null })}` : path} className="underline">Back to now</Link>
+        </p>
+      ) : null}
+      <FindingsPanel findings={d.findings} at={d.at} />
+      <VerdictPanel verdict={d.verdict} />
+      <section aria-labelledby="timeline-h" className="space-y-3">
+        <h2 id="timeline-h" className="text-lg font-semibold">Timeline</h2>
+        <TimeControls path={path} window={w} shownAt={d.at} />
+        {timeline.isPending ? <Skeleton className="h-96 w-full" /> : timeline.isError ? (
+          <ErrorPanel title="The timeline could not be loaded" error={timeline.error} onRetry={() => void timeline.refetch()} />
+        ) : (
+          <>
+            {!timeline.data.knownAtStart ? <p className="text-sm text-slate-600 dark:text-slate-300">poolscope first saw this pool inside this window: lanes start where it was first seen.</p> : null}
+            <TimelineChart view={timeline.data} at={w.at} onPick={(iso) => router.push(`${path}?${windowQuery({ ...w, at: iso })}`, { scroll: false })} />
+          </>
+        )}
+      </section>
+      <DriftMatrix rows={d.instances} drift={d.drift} />
+      <InstanceTable rows={d.instances} />
+      {timeline.data ? <ChangesList entries={timeline.data.entries} /> : null}
+      {d.notes.length ? (
+        <section aria-labelledby="notes-h" className="text-sm">
+          <h2 id="notes-h" className="font-semibold">Notes</h2>
+          <ul className="list-disc pl-5">{d.notes.map((n) => <li key={n}>{n}</li>)}</ul>
+        </section>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,149 @@
+'use client';
+// The pool's story on one time axis: state lanes (provisioning state, ready flags, phase, conditions, findings)
+// above the replica counters, with Events and resync actions as markers. ECharts draws it; zoom is shared.
+
+import { CustomChart, LineChart, ScatterChart } from 'echarts/charts';
+import { DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, TooltipComponent } from 'echarts/components';
+import * as echarts from 'echarts/core';
+import { CanvasRenderer } from 'echarts/renderers';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
+import { REPLICA_SERIES, type TimelineView } from '@/lib/timeline';
+import { toneOf, type Tone } from '@/components/ui/badge';
+import { formatInstant } from '@/components/ui/local-time';
+
+echarts.use([CustomChart, LineChart, ScatterChart, GridComponent, TooltipComponent, DataZoomComponent, LegendComponent, MarkLineComponent, CanvasRenderer]);
+
+const COLORS: Record<Tone, [light: string, dark: string]> = {
+  good: ['#059669', '#34d399'],
+  bad: ['#dc2626', '#f87171'],
+  warn: ['#d97706', '#fbbf24'],
+  info: ['#0284c7', '#38bdf8'],
+  neutral: ['#64748b', '#94a3b8'],
+};
+const SERIES_COLORS = ['#6366f1', '#0ea5e9', '#14b8a6', '#22c55e', '#ef4444', '#f59e0b', '#a855f7', '#64748b'];
+
+function subscribeDark(cb: () => void) {
+  const o = new MutationObserver(cb);
+  o.observe(document.documentElement, { attributes: true, attributeFilter: ['class'] });
+  return () => o.disconnect();
+}
+const useDark = () => useSyncExternalStore(subscribeDark, () => document.documentElement.classList.contains('dark'), () => false);
+
+const LANE_HEIGHT = 26;
+const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
+const time = (ms: number) => formatInstant(new Date(ms).toISOString(), undefined);
+
+type LaneDatum = { value: [number, number, number, string, string, string] };
+
+export function buildOption(view: TimelineView, at: string | null, dark: boolean): echarts.EChartsCoreOption {
+  const labels = view.lanes.map((l) => l.label);
+  if (view.markers.length) labels.push('Events and resyncs');
+  const lanesHeight = Math.max(1, labels.length) * LANE_HEIGHT;
+  const text = dark ? '#e2e8f0' : '#0f172a';
+  const grid = dark ? '#334155' : '#e2e8f0';
+  const color = (v: string) => COLORS[toneOf(v)][dark ? 1 : 0];
+  const from = Date.parse(view.from);
+  const to = Date.parse(view.to);
+  const laneData: LaneDatum[] = view.lanes.flatMap((l, i) => l.periods.map((p) => ({
+    value: [i, Date.parse(p.start), Date.parse(p.end), p.value, p.detail ?? '', l.label] as LaneDatum['value'],
+    itemStyle: { color: color(p.value) },
+  })));
+  const markerLane = view.lanes.length;
+  const top = 10;
+  const replicasTop = top + lanesHeight + 40;
+  const xAxis = (gridIndex: number, show: boolean) => ({
+    type: 'time', gridIndex, min: from, max: to, axisLabel: { show, color: text, hideOverlap: true }, axisLine: { lineStyle: { color: grid } }, splitLine: { show: true, lineStyle: { color: grid } },
+  });
+  return {
+    backgroundColor: 'transparent',
+    textStyle: { color: text },
+    animation: false,
+    tooltip: { trigger: 'item', confine: true, backgroundColor: dark ? '#0f172a' : '#ffffff', textStyle: { color: text }, borderColor: grid },
+    legend: { top: replicasTop - 28, left: 200, right: 24, textStyle: { color: text }, type: 'scroll', data: REPLICA_SERIES.map((s) => s.label) },
+    grid: [
+      { left: 200, right: 24, top, height: lanesHeight },
+      { left: 200, right: 24, top: replicasTop, height: 180 },
+    ],
+    xAxis: [xAxis(0, false), xAxis(1, true)],
+    yAxis: [
+      { type: 'category', gridIndex: 0, data: labels, inverse: true, axisLabel: { color: text, width: 190, overflow: 'truncate' }, axisTick: { show: false }, axisLine: { lineStyle: { color: grid } } },
+      { type: 'value', gridIndex: 1, minInterval: 1, name: 'replicas', nameTextStyle: { color: text }, axisLabel: { color: text }, splitLine: { lineStyle: { color: grid } } },
+    ],
+    dataZoom: [
+      { type: 'inside', xAxisIndex: [0, 1], filterMode: 'none' },
+      { type: 'slider', xAxisIndex: [0, 1], filterMode: 'none', height: 18, bottom: 6, textStyle: { color: text } },
+    ],
+    series: [
+      {
+        type: 'custom', name: 'lanes', xAxisIndex: 0, yAxisIndex: 0, encode: { x: [1, 2], y: 0 }, data: laneData,
+        renderItem: (params: { coordSys: { x: number; y: number; width: number; height: number } }, api: { value(i: number): number; coord(v: number[]): number[]; size(v: number[]): number[]; style(): object }) => {
+          const lane = api.value(0);
+          const start = api.coord([api.value(1), lane]) as [number, number];
+          const end = api.coord([api.value(2), lane]) as [number, number];
+          const h = (api.size([0, 1]) as number[])[1] as number * 0.62;
+          const rect = echarts.graphic.clipRectByRect(
+            { x: start[0], y: start[1] - h / 2, width: Math.max(1, end[0] - start[0]), height: h },
+            { x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height },
+          );
+          return rect && { type: 'rect', transition: [], shape: rect, style: api.style() };
+        },
+        tooltip: {
+          formatter: (p: { value: LaneDatum['value'] }) => {
+            const [, s, e, v, detail, label] = p.value;
+            return `<b>${esc(label)}</b>: ${esc(v)}<br/>${time(s)} → ${time(e)}${detail ? `<br/><span style="white-space:normal;display:inline-block;max-width:420px">${esc(detail)}</span>` : ''}`;
+          },
+        },
+      },
+      {
+        type: 'scatter', name: 'markers', xAxisIndex: 0, yAxisIndex: 0, symbol: 'diamond', symbolSize: 11,
+        data: view.markers.map((m) => ({ value: [Date.parse(m.at), markerLane, m.label, m.detail ?? ''], itemStyle: { color: m.kind === 'resync' ? COLORS.info[dark ? 1 : 0] : COLORS.warn[dark ? 1 : 0] } })),
+        tooltip: { formatter: (p: { value: [number, number, string, string] }) => `<b>${esc(p.value[2])}</b><br/>${time(p.value[0])}${p.value[3] ? `<br/><span style="white-space:normal;display:inline-block;max-width:420px">${esc(p.value[3])}</span>` : ''}` },
+      },
+      ...REPLICA_SERIES.map((s, i) => ({
+        type: 'line', name: s.label, xAxisIndex: 1, yAxisIndex: 1, step: 'end', showSymbol: true, symbolSize: 4, color: SERIES_COLORS[i],
+        data: view.series[s.key].map(([t, v]) => [Date.parse(t), v]),
+        tooltip: { formatter: (p: { seriesName: string; value: [number, number | null] }) => `${esc(p.seriesName)}: <b>${p.value[1] ?? 'unknown'}</b><br/>${time(p.value[0])}` },
+        ...(i === 0 && at ? { markLine: { symbol: 'none', silent: true, lineStyle: { color: text, type: 'dashed' }, label: { formatter: 'shown instant', color: text }, data: [{ xAxis: Date.parse(at) }] } } : {}),
+      })),
+    ],
+  };
+}
+
+export function chartHeight(view: TimelineView): number {
+  return 10 + Math.max(1, view.lanes.length + (view.markers.length ? 1 : 0)) * LANE_HEIGHT + 40 + 180 + 50;
+}
+
+export function TimelineChart({ view, at, onPick }: { view: TimelineView; at: string | null; onPick?: (iso: string) => void }) {
+  const el = useRef<HTMLDivElement>(null);
+  const chart = useRef<echarts.ECharts | null>(null);
+  const dark = useDark();
+  const pick = useRef(onPick);
+  useEffect(() => {
+    pick.current = onPick;
+  }, [onPick]);
+
+  useEffect(() => {
+    if (!el.current) return;
+    const c = echarts.init(el.current, dark ? 'dark' : undefined, { renderer: 'canvas' });
+    chart.current = c;
+    const ro = new ResizeObserver(() => c.resize());
+    ro.observe(el.current);
+    c.getZr().on('click', (e: { offsetX: number; offsetY: number }) => {
+      if (!c.containPixel({ gridIndex: [0, 1] }, [e.offsetX, e.offsetY])) return;
+      const ms = c.convertFromPixel({ xAxisIndex: 1 }, e.offsetX) as number;
+      if (Number.isFinite(ms)) pick.current?.(new Date(ms).toISOString());
+    });
+    return () => {
+      ro.disconnect();
+      c.dispose();
+      chart.current = null;
+    };
+  }, [dark]);
+
+  useEffect(() => {
+    chart.current?.setOption(buildOption(view, at, dark), { replaceMerge: ['series'] });
+  }, [view, at, dark]);
+
+  const summary = `Timeline from ${view.from} to ${view.to}: ${view.lanes.length} state lanes, ${view.markers.length} events and resyncs, and the replica counters. The same changes are listed as text below.`;
+  return <div ref={el} role="img" aria-label={summary} data-testid="timeline-chart" style={{ height: chartHeight(view) }} className="w-full" />;
+}

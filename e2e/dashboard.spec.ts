@@ -1,0 +1,171 @@
+// The dashboard against the demo stack (simulated fleet at 10× speed): fleet, filters in the URL, the seed
+// pools' pages, live updates, time travel, keyboard use, accessibility, screenshots.
+
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { DEMO_POOLS, fleet, patchMachinePool, pool } from './fleet';
+
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return errors;
+}
+
+async function axe(page: Page) {
+  const r = await new AxeBuilder({ page }).analyze();
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+test.describe.configure({ mode: 'serial' });
+
+test('the fleet lists every demo pool with the drift counts the API reports', async ({ page, request }) => {
+  const errors = watchErrors(page);
+  // The failed VM of mgmt-neu/general (40 s simulated) freezes its list for good: wait for it.
+  await expect.poll(async () => (await fleet(request)).pools.find((p) => p.key === 'mgmt-neu/default/general')?.driftCounts['missing-from-machinepool'], { timeout: 30_000 }).toBe(1);
+  await page.goto('/');
+  for (const key of DEMO_POOLS) await expect(page.locator(`tr[data-pool="${key}"]`)).toBeVisible();
+  // The fleet keeps moving (10× speed); the live page must agree with the API once it has caught up.
+  await expect(async () => {
+    const api = await fleet(request);
+    for (const p of api.pools) {
+      const shown = await page.locator(`tr[data-pool="${p.key}"] [data-drift-kind]`).evaluateAll((els) => els.map((e) => `${e.getAttribute('data-drift-kind')}: ${e.textContent?.split(': ').pop()}`).sort());
+      expect(shown, p.key).toEqual(Object.entries(p.driftCounts).map(([k, n]) => `${k}: ${n}`).sort());
+    }
+  }).toPass({ timeout: 15_000 });
+  await expect(page.locator('tr[data-pool="mgmt-neu/default/general"] [data-drift-kind="missing-from-machinepool"]')).toHaveText(/: 1$/);
+  await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toContainText('none');
+  await expect(page.locator('tr[data-pool="mgmt-neu/default/general"]')).toContainText('MachinePool providerIDList frozen');
+  await expect(page.getByRole('region', { name: 'Sources' })).toContainText('mgmt-weu');
+  expect(errors).toEqual([]);
+});
+
+test('filters and sort live in the URL and survive a reload', async ({ page }) => {
+  await page.goto('/');
+  await page.getByLabel('Drifting only').check();
+  await expect(page).toHaveURL(/[?&]drifting=1/);
+  await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toHaveCount(0);
+  await expect(page.locator('tr[data-pool="mgmt-neu/default/general"]')).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel('Drifting only')).toBeChecked();
+  await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toHaveCount(0);
+  await page.goto('/');
+  await page.getByRole('searchbox').fill('batch');
+  await expect(page).toHaveURL(/[?&]q=batch/);
+  await expect(page.locator('tbody tr')).toHaveCount(1);
+  await page.goto('/?sort=-pool&context=mgmt-weu');
+  await expect(page.locator('tbody tr').first()).toHaveAttribute('data-pool', 'mgmt-weu/default/workers');
+  await expect(page.locator('tbody tr')).toHaveCount(3);
+  await expect(page.getByLabel('Context')).toHaveValue('mgmt-weu');
+});
+
+test('the seed pool page explains the freeze and shows the instances the autoscaler cannot see', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('/pools/mgmt-neu/default/general?range=1h');
+  await expect(page.getByRole('heading', { level: 1, name: 'general' })).toBeVisible();
+  await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toContainText(/MachinePool providerIDList frozen for .*OSProvisioningTimedOut/);
+  await expect(page.locator('[data-drift="missing-from-machinepool"]')).toHaveCount(1);
+  await expect(page.getByTestId('timeline-chart')).toBeVisible();
+  await expect(page.getByRole('region', { name: /Resync verdict/ })).toContainText('Sync the MachinePool providerIDList');
+  expect(errors).toEqual([]);
+});
+
+test('the scale-up seed pool records the whole frozen period, start and end', async ({ page, request }) => {
+  // mgmt-weu/workers scales 3 → 5 at 30 s simulated under CAPZ < 1.20: frozen until the new Nodes are ready.
+  await expect.poll(async () => {
+    const r = await request.get(`/api/pools/mgmt-weu/default/workers/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`);
+    const tl = (await r.json()) as { entries: { field: string; to: string | null }[] };
+    const frozen = tl.entries.filter((e) => e.field === 'finding.readiness-gate-frozen');
+    return frozen.length >= 2 && frozen.at(-1)?.to === null;
+  }, { timeout: 60_000 }).toBe(true);
+  await page.goto('/pools/mgmt-weu/default/workers?range=1h');
+  const changes = page.getByRole('region', { name: /Changes in this window/ });
+  while (await changes.getByRole('button', { name: 'Show more' }).isVisible()) await changes.getByRole('button', { name: 'Show more' }).click();
+  // Newest first: the freeze's end (critical → —) on top, its start (— → critical) at the bottom.
+  const rows = changes.locator('tr', { hasText: 'finding.readiness-gate-frozen' });
+  await expect(rows.first().locator('td').nth(2)).toHaveText('critical');
+  await expect(rows.first().locator('td').nth(3)).toHaveText('—');
+  await expect(rows.last().locator('td').nth(2)).toHaveText('—');
+  await expect(rows.last().locator('td').nth(3)).toHaveText('critical');
+  await expect(changes.locator('tr', { hasText: 'missing-from-machinepool' }).first()).toBeVisible();
+});
+
+test('a change in the simulator shows on the open page within 2 s, without a reload', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.locator('[data-live="live"]')).toBeVisible();
+  const row = page.locator('tr[data-pool="mgmt-weu/default/system"]');
+  await expect(row).toBeVisible();
+  await page.evaluate(() => { (window as unknown as { marker: boolean }).marker = true; });
+  await patchMachinePool('mgmt-weu', 'system', { metadata: { annotations: { 'cluster.x-k8s.io/paused': 'true' } } });
+  await expect(row.getByText('paused', { exact: true })).toBeVisible({ timeout: 2_000 });
+  // Same document: no reload happened.
+  expect(await page.evaluate(() => (window as unknown as { marker?: boolean }).marker)).toBe(true);
+  await patchMachinePool('mgmt-weu', 'system', { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } } });
+  await expect(row.getByText('paused', { exact: true })).toHaveCount(0, { timeout: 2_000 });
+});
+
+test('an ?at= link reproduces a past state and says so', async ({ page, request }) => {
+  // A moment while system was paused (the previous test paused it, then resumed it).
+  const tl = (await (await request.get(`/api/pools/mgmt-weu/default/system/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)).json()) as { entries: { at: string; field: string; to: string | null }[] };
+  const paused = tl.entries.find((e) => e.field === 'paused' && e.to === 'true');
+  expect(paused).toBeDefined();
+  const at = new Date(Date.parse(paused!.at) + 1).toISOString();
+  expect((await pool(request, 'mgmt-weu/default/system', at)).pool.summary.paused).toBe(true);
+  expect((await pool(request, 'mgmt-weu/default/system')).pool.summary.paused).toBe(false);
+  await page.goto(`/pools/mgmt-weu/default/system?range=1h&at=${encodeURIComponent(at)}`);
+  await expect(page.getByTestId('as-of')).toContainText('as it was at');
+  await expect(page.locator('[data-finding="paused"]')).toBeVisible();
+  await page.getByRole('link', { name: 'Back to now' }).first().click();
+  await expect(page).not.toHaveURL(/at=/);
+  await expect(page.locator('[data-finding="paused"]')).toHaveCount(0);
+});
+
+test('a malformed range or instant shows a message; an unknown pool a 404 page with a way back', async ({ page }) => {
+  await page.goto('/pools/mgmt-weu/default/system?at=yesterday');
+  await expect(page.getByRole('main').getByRole('alert')).toContainText('"at" must be an RFC 3339 instant');
+  await page.goto('/pools/mgmt-weu/default/system?range=2w');
+  await expect(page.getByRole('main').getByRole('alert')).toContainText('"range" must be one of 1h, 6h, 24h, 7d, 30d');
+  // The page streams behind its loading skeleton, so its status is already sent; the API says 404.
+  expect((await page.request.get('/api/pools/mgmt-weu/default/no-such-pool')).status()).toBe(404);
+  await page.goto('/pools/mgmt-weu/default/no-such-pool');
+  await expect(page.getByRole('heading', { name: 'Unknown pool' })).toBeVisible();
+  await page.getByRole('link', { name: 'Back to all pools' }).click();
+  await expect(page).toHaveURL('/');
+});
+
+test('the main flow works from the keyboard alone', async ({ page }) => {
+  await page.goto('/');
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  // Tab to the general pool's link, then open it.
+  let found = false;
+  for (let i = 0; i < 60 && !found; i++) {
+    await page.keyboard.press('Tab');
+    found = await page.evaluate(() => document.activeElement?.textContent === 'general');
+  }
+  expect(found).toBe(true);
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/\/pools\/mgmt-neu\/default\/general/);
+  // The range links are reachable and work.
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate(() => document.activeElement?.textContent === '24h')) break;
+  }
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/range=24h/);
+});
+
+test('both pages have no serious or critical accessibility violations, in light and dark; screenshots saved', async ({ page }, testInfo) => {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto('/');
+    await expect(page.locator('tbody tr').first()).toBeVisible();
+    expect(await axe(page), `fleet page, ${scheme}`).toEqual([]);
+    await page.screenshot({ path: testInfo.outputPath(`fleet-${scheme}.png`), fullPage: true });
+    await page.goto('/pools/mgmt-neu/default/general?range=1h');
+    await expect(page.getByTestId('timeline-chart')).toBeVisible();
+    expect(await axe(page), `pool page, ${scheme}`).toEqual([]);
+    await page.screenshot({ path: testInfo.outputPath(`pool-${scheme}.png`), fullPage: true });
+  }
+});

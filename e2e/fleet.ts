@@ -1,0 +1,36 @@
+// Helpers for the browser tests: the demo stack's simulator (through its kubeconfig, with client-node, as an
+// operator would use kubectl) and the API.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { APIRequestContext } from '@playwright/test';
+import type { FleetResponse, PoolResponse } from '../lib/api-types';
+
+export const STATE_DIR = path.resolve(import.meta.dirname, '..', 'test-results', 'demo-state');
+
+/** The five pools of sim/scenarios/demo.yaml. */
+export const DEMO_POOLS = ['mgmt-weu/default/system', 'mgmt-weu/default/workers', 'mgmt-weu/default/spot', 'mgmt-neu/default/general', 'mgmt-neu/default/batch'];
+
+function env(): Record<string, string> {
+  return Object.fromEntries(readFileSync(path.join(STATE_DIR, 'env'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+}
+
+/** Patches a MachinePool in the simulated management cluster (a merge patch, as `kubectl patch --type merge`). */
+export async function patchMachinePool(context: string, name: string, body: object): Promise<void> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(env().KUBECONFIG as string);
+  kc.setCurrentContext(context);
+  await kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
+    { group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name, body },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}
+
+export async function fleet(request: APIRequestContext): Promise<FleetResponse> {
+  return (await (await request.get('/api/pools')).json()) as FleetResponse;
+}
+
+export async function pool(request: APIRequestContext, key: string, at?: string): Promise<PoolResponse> {
+  return (await (await request.get(`/api/pools/${key}${at ? `?at=${encodeURIComponent(at)}` : ''}`)).json()) as PoolResponse;
+}

@@ -1,8 +1,9 @@
 // `npm run bench`: runs every benchmark suite and prints one JSON report on stdout.
-// Usage: npm run bench [-- suite...]   (suites: analyze, sim-kube, collector)
+// Usage: npm run bench [-- suite...]   (suites: analyze, sim-kube, collector, api)
 
 import os from 'node:os';
 import { benchAnalyze } from './analyze';
+import { benchApi } from './api';
 import { benchCollector } from './collector';
 import { benchSimKube } from './sim-kube';
 
@@ -10,6 +11,7 @@ const suites: Record<string, () => Record<string, unknown> | Promise<Record<stri
   analyze: benchAnalyze,
   'sim-kube': benchSimKube,
   collector: benchCollector,
+  api: benchApi,
 };
 
 const wanted = process.argv.slice(2);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import type { TimelineEntry } from './api-types';
 import { buildScenario } from './fixtures/scenarios';
-import { buildTimeline } from './timeline';
+import { buildTimeline, coalescePeriods } from './timeline';
 import { diffDetails } from './transitions';
 
 const T0 = '2026-11-29T10:00:00.000Z';
@@ -57,5 +57,24 @@ describe('buildTimeline', () => {
       { at: T2, kind: 'resync', label: 'Resync: reconcile', detail: 'by alice' },
     ]);
     expect(view.series.desired).toEqual([]);
+  });
+});
+
+describe('coalescePeriods', () => {
+  const at = (m: number) => new Date(Date.parse(T0) + m * 60_000).toISOString();
+  it('merges runs of periods shorter than the minimum and keeps the others', () => {
+    const periods = [
+      { start: at(0), end: at(60), value: 'Succeeded' },
+      { start: at(60), end: at(61), value: 'Updating' },
+      { start: at(61), end: at(62), value: 'Succeeded' },
+      { start: at(62), end: at(63), value: 'Updating' },
+      { start: at(63), end: at(120), value: 'Succeeded' },
+    ];
+    expect(coalescePeriods(periods, 5 * 60_000)).toEqual([
+      periods[0],
+      { start: at(60), end: at(63), value: '3 changes', detail: '2 different values in this span; choose a shorter range to see each.' },
+      periods[4],
+    ]);
+    expect(coalescePeriods(periods, 30_000)).toEqual(periods);
   });
 });

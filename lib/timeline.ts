@@ -72,11 +72,42 @@ function laneOf(field: string): { label: string; group: LaneGroup } | null {
 
 /** `GET /api/pools/{context}/{namespace}/{name}/timeline?from=&to=`: the view and the raw transitions behind it. */
 export interface TimelineResponse extends TimelineView {
+  /** The newest transitions of the window (at most `ENTRY_LIMIT`), oldest first. */
   entries: TimelineEntry[];
+  /** How many transitions the window holds in all. */
+  entriesTotal: number;
+}
+
+/** How many raw transitions a timeline answer carries; lanes and series always use all of them. */
+export const ENTRY_LIMIT = 1000;
+
+/**
+ * Merges runs of periods shorter than `minMs` (narrower than a pixel at the window's scale) into one period
+ * that says how many states it holds, so a month of flapping stays a readable, small answer.
+ */
+export function coalescePeriods(periods: readonly LanePeriod[], minMs: number): LanePeriod[] {
+  const out: LanePeriod[] = [];
+  let run: LanePeriod[] = [];
+  const flush = () => {
+    if (run.length === 1) out.push(run[0] as LanePeriod);
+    else if (run.length > 1) {
+      out.push({ start: (run[0] as LanePeriod).start, end: (run.at(-1) as LanePeriod).end, value: `${run.length} changes`, detail: `${new Set(run.map((p) => p.value)).size} different values in this span; choose a shorter range to see each.` });
+    }
+    run = [];
+  };
+  for (const p of periods) {
+    if (Date.parse(p.end) - Date.parse(p.start) < minMs) run.push(p);
+    else {
+      flush();
+      out.push(p);
+    }
+  }
+  flush();
+  return out;
 }
 
 /** Builds lanes, series and markers for [from, to] from the state at `from` (null if unknown) and the entries. */
-export function buildTimeline(initial: PoolDetail | null, entries: readonly TimelineEntry[], from: string, to: string): TimelineView {
+export function buildTimeline(initial: PoolDetail | null, entries: readonly TimelineEntry[], from: string, to: string, opts: { minPeriodMs?: number } = {}): TimelineView {
   const open = new Map<string, { value: string; since: string; detail?: string }>();
   const lanes = new Map<string, Lane>();
   const lane = (field: string): Lane | null => {
@@ -134,7 +165,8 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
   const order = (l: Lane) => (l.group === 'state' ? STATE_LANES.findIndex((s) => s.field === l.field) : l.group === 'condition' ? 100 : 200);
   return {
     from, to,
-    lanes: [...lanes.values()].filter((l) => l.periods.length > 0).sort((a, b) => order(a) - order(b) || a.label.localeCompare(b.label)),
+    lanes: [...lanes.values()].filter((l) => l.periods.length > 0)
+      .map((l) => (opts.minPeriodMs ? { ...l, periods: coalescePeriods(l.periods, opts.minPeriodMs) } : l)).sort((a, b) => order(a) - order(b) || a.label.localeCompare(b.label)),
     series,
     markers,
     knownAtStart: initial !== null,

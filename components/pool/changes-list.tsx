@@ -5,12 +5,13 @@ import type { TimelineEntry } from '@/lib/api-types';
 import { LocalTime } from '@/components/ui/local-time';
 
 /** Every stored change in the window as text, newest first: the timeline for keyboards and screen readers. */
-export function ChangesList({ entries }: { entries: TimelineEntry[] }) {
+export function ChangesList({ entries, total }: { entries: TimelineEntry[]; total: number }) {
   const [limit, setLimit] = useState(50);
   const newest = [...entries].reverse();
   return (
     <section aria-labelledby="changes-h" className="space-y-2">
-      <h2 id="changes-h" className="text-lg font-semibold">Changes in this window ({entries.length})</h2>
+      <h2 id="changes-h" className="text-lg font-semibold">Changes in this window ({total})</h2>
+      {total > entries.length ? <p className="text-sm text-slate-600 dark:text-slate-300">The newest {entries.length} are listed; choose a shorter range to list the others.</p> : null}
       {entries.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">Nothing changed in this window.</p> : (
         <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
           <table className="w-full text-sm">

@@ -62,7 +62,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
       </section>
       <DriftMatrix rows={d.instances} drift={d.drift} />
       <InstanceTable rows={d.instances} />
-      {timeline.data ? <ChangesList entries={timeline.data.entries} /> : null}
+      {timeline.data ? <ChangesList entries={timeline.data.entries} total={timeline.data.entriesTotal} /> : null}
       {d.notes.length ? (
         <section aria-labelledby="notes-h" className="text-sm">
           <h2 id="notes-h" className="font-semibold">Notes</h2>

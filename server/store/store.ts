@@ -56,11 +56,14 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
     ],
   },
   {
-    // The fleet page reads summaries only: a column of its own spares parsing every pool's instance table.
+    // The fleet page reads summaries only: a table of their own keeps that read off the pools' large detail
+    // rows (SQLite would walk each detail's overflow pages to reach a column stored after it).
     version: 2,
     up: (d) => [
-      'ALTER TABLE pools ADD COLUMN summary TEXT',
-      d === 'postgres' ? "UPDATE pools SET summary = (detail::json -> 'summary')::text" : "UPDATE pools SET summary = json_extract(detail, '$.summary')",
+      'CREATE TABLE IF NOT EXISTS pool_summaries (pool_key TEXT PRIMARY KEY, last_change TEXT NOT NULL, summary TEXT NOT NULL)',
+      d === 'postgres'
+        ? "INSERT INTO pool_summaries (pool_key, last_change, summary) SELECT pool_key, last_change, (detail::json -> 'summary')::text FROM pools"
+        : "INSERT INTO pool_summaries (pool_key, last_change, summary) SELECT pool_key, last_change, json_extract(detail, '$.summary') FROM pools",
     ],
   },
 ];
@@ -119,10 +122,12 @@ export class TimelineStore {
         }
         await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, cycle.at, kind, body]);
         if (prev) {
-          await t.run('UPDATE pools SET seq = ?, detail = ?, summary = ?, last_change = ? WHERE pool_key = ?', [seq, JSON.stringify(stable), JSON.stringify(stable.summary), cycle.at, key]);
+          await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ? WHERE pool_key = ?', [seq, JSON.stringify(stable), cycle.at, key]);
+          await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(stable.summary), cycle.at, key]);
         } else {
-          await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, JSON.stringify(stable), JSON.stringify(stable.summary)]);
+          await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, JSON.stringify(stable)]);
+          await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, cycle.at, JSON.stringify(stable.summary)]);
         }
       }
       await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);
@@ -149,7 +154,7 @@ export class TimelineStore {
 
   /** The latest summary of every pool (the fleet table), without reading their instance tables. */
   async currentSummaries(): Promise<PoolSummary[]> {
-    const rows = await this.db.all<{ summary: string; last_change: string }>('SELECT summary, last_change FROM pools ORDER BY pool_key');
+    const rows = await this.db.all<{ summary: string; last_change: string }>('SELECT summary, last_change FROM pool_summaries ORDER BY pool_key');
     return rows.map((r) => ({ ...(JSON.parse(r.summary) as PoolSummary), lastChange: r.last_change }));
   }
 

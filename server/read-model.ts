@@ -2,7 +2,7 @@ import 'server-only';
 // What the API and the pages read: the fleet, one pool (now or at an instant), its timeline for a window, and
 // the state of every source. Reads come from the store, so a replica that does not collect answers the same.
 
-import type { FleetResponse, PoolResponse, SourcesReport } from '@/lib/api-types';
+import type { FleetResponse, PoolResponse, PoolSummary, SourcesReport } from '@/lib/api-types';
 import { ENTRY_LIMIT, buildTimeline, type TimelineResponse } from '@/lib/timeline';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import { runtime, type Runtime } from './collector/start';
@@ -14,10 +14,26 @@ export async function sourcesReport(rt: Runtime): Promise<SourcesReport> {
   return { collecting: c !== null, lastCycle: await rt.store.lastCycle(), kube: health.kube, azure: health.azure };
 }
 
+/**
+ * Every pool's summary, parsed once per stored cycle: many viewers polling or reloading the fleet between two
+ * cycles cost one small query each, not a thousand JSON parses.
+ */
+let summaries: { cycle: string | null; pools: Promise<PoolSummary[]> } | null = null;
+
+async function currentSummaries(rt: Runtime, cycle: string | null): Promise<PoolSummary[]> {
+  if (!summaries || summaries.cycle !== cycle || cycle === null) {
+    const pools = rt.store.currentSummaries();
+    summaries = { cycle, pools };
+    pools.catch(() => { summaries = null; });
+  }
+  return summaries.pools;
+}
+
 export async function readFleet(filters: FleetFilters): Promise<FleetResponse> {
   const rt = await runtime();
-  const all = await rt.store.currentSummaries();
-  return { pools: selectPools(all, filters), total: all.length, sources: await sourcesReport(rt), at: new Date().toISOString() };
+  const sources = await sourcesReport(rt);
+  const all = await currentSummaries(rt, sources.lastCycle?.id ?? null);
+  return { pools: selectPools(all, filters), total: all.length, sources, at: new Date().toISOString() };
 }
 
 function key(ref: { context: string; namespace: string; name: string }): string {

@@ -3,6 +3,7 @@
 
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
+import { useState } from 'react';
 import type { PoolSummary } from '@/lib/api-types';
 import { fleetQuery, poolPath, type FleetFilters, type SortKey } from '@/lib/url-state';
 import { Badge, StateBadge } from '@/components/ui/badge';
@@ -50,8 +51,13 @@ function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: 
   );
 }
 
+/** Rows rendered at first: the worst pools come first, and a fleet of a thousand stays fast to open. */
+const FIRST_ROWS = 100;
+
 export function FleetTable({ pools, filters }: { pools: PoolSummary[]; filters: FleetFilters }) {
+  const [limit, setLimit] = useState(FIRST_ROWS);
   return (
+    <div className="space-y-2">
     <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
       <table className="w-full text-sm">
         <caption className="sr-only">MachinePools. Replicas are desired / VMSS capacity / Azure instances / CAPZ / CAPI / Ready Nodes.</caption>
@@ -59,7 +65,7 @@ export function FleetTable({ pools, filters }: { pools: PoolSummary[]; filters: 
           <tr>{COLUMNS.map((c) => <SortHeader key={c.label} col={c} filters={filters} />)}</tr>
         </thead>
         <tbody>
-          {pools.map((p) => (
+          {pools.slice(0, limit).map((p) => (
             <tr key={p.key} data-pool={p.key} className="border-t border-slate-200 align-top hover:bg-slate-50 dark:border-slate-800 dark:hover:bg-slate-900">
               <td className="px-2 py-2">{p.ref.context}</td>
               <td className="px-2 py-2">{p.ref.namespace}</td>
@@ -84,6 +90,12 @@ export function FleetTable({ pools, filters }: { pools: PoolSummary[]; filters: 
           ))}
         </tbody>
       </table>
+    </div>
+    {pools.length > limit ? (
+      <button type="button" onClick={() => setLimit(pools.length)} className="rounded border border-slate-300 px-3 py-1 text-sm dark:border-slate-700">
+        Show all {pools.length} pools ({pools.length - limit} more)
+      </button>
+    ) : null}
     </div>
   );
 }

@@ -48,19 +48,32 @@ export function useLiveUpdates(): LiveStatus {
   const [status, setStatus] = useState<LiveStatus>('connecting');
   useEffect(() => {
     let state: LiveState = INITIAL_LIVE_STATE;
-    const es = new EventSource('/api/stream');
+    let es: EventSource | null = null;
     const feed = (input: Parameters<typeof reduceLive>[1]) => {
       const r = reduceLive(state, input);
       state = r.state;
       for (const e of r.effects) apply(client, e);
     };
-    es.addEventListener('hello', (m) => {
-      setStatus('live');
-      feed({ type: 'hello', hello: JSON.parse(m.data) as HelloMessage });
-    });
-    es.addEventListener('change', (m) => feed({ type: 'change', change: JSON.parse(m.data) as ChangeMessage }));
-    es.onerror = () => setStatus('reconnecting');
-    return () => es.close();
+    const connect = () => {
+      es = new EventSource('/api/stream');
+      es.addEventListener('hello', (m) => {
+        setStatus('live');
+        feed({ type: 'hello', hello: JSON.parse(m.data) as HelloMessage });
+      });
+      es.addEventListener('change', (m) => feed({ type: 'change', change: JSON.parse(m.data) as ChangeMessage }));
+      es.onerror = () => setStatus('reconnecting');
+    };
+    // Connect once the page has loaded: a refetch while streamed parts of the page are still hydrating would
+    // make them hydrate with other data than the server rendered.
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const onLoad = () => { timer = setTimeout(connect, 0); };
+    if (document.readyState === 'complete') onLoad();
+    else window.addEventListener('load', onLoad, { once: true });
+    return () => {
+      window.removeEventListener('load', onLoad);
+      if (timer) clearTimeout(timer);
+      es?.close();
+    };
   }, [client]);
   return status;
 }

@@ -236,7 +236,7 @@ describe('npm run sim -- --scenario', () => {
     child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
     const envPath = await until('the env file line', async () => /^env file:\s+(.+)$/m.exec(out)?.[1]);
     const env = Object.fromEntries(readFileSync(envPath, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
-    expect(Object.keys(env).sort()).toEqual(['AZURE_AUTHORITY_HOST', 'AZURE_CLIENT_ID', 'AZURE_CLIENT_SECRET', 'AZURE_TENANT_ID', 'KUBECONFIG', 'NODE_EXTRA_CA_CERTS', 'POOLSCOPE_ARM_ENDPOINT', 'POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY']);
+    expect(Object.keys(env).sort()).toEqual(['AZURE_AUTHORITY_HOST', 'AZURE_CLIENT_ID', 'AZURE_CLIENT_SECRET', 'AZURE_TENANT_ID', 'KUBECONFIG', 'NODE_EXTRA_CA_CERTS', 'POOLSCOPE_ARM_ENDPOINT', 'POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY', 'POOLSCOPE_CONTEXTS']);
     const r = await kubectl(env.KUBECONFIG as string, ['get', 'amp', 'pool0', '-o', 'jsonpath={.status.provisioningState}']);
     expect(r.stdout).toBe('Failed');
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

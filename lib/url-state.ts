@@ -112,6 +112,9 @@ export interface TimeWindow {
   range: RangeName | null;
 }
 
+/** The longest window a timeline may span (30 days and a day of slack for explicit from/to). */
+export const MAX_WINDOW_MS = RANGES['30d'] + 86_400_000;
+
 export type WindowResult = { ok: true; window: TimeWindow } | { ok: false; error: string };
 
 /**
@@ -130,7 +133,7 @@ export function parseWindow(p: Params, now: number): WindowResult {
     if (from === null) return { ok: false, error: `"from" must be an RFC 3339 instant such as 2026-11-29T10:00:00Z; got "${fromRaw ?? ''}".` };
     if (to === null) return { ok: false, error: `"to" must be an RFC 3339 instant such as 2026-11-29T12:00:00Z; got "${toRaw}".` };
     if (from >= to) return { ok: false, error: `"from" (${from}) must be before "to" (${to}).` };
-    if (Date.parse(to) - Date.parse(from) > RANGES['30d'] + 86_400_000) return { ok: false, error: 'A time range can span at most 31 days.' };
+    if (Date.parse(to) - Date.parse(from) > MAX_WINDOW_MS) return { ok: false, error: 'A time range can span at most 31 days.' };
     return { ok: true, window: { from, to, at, range: null } };
   }
   const rangeRaw = one(p, 'range') ?? DEFAULT_RANGE;

@@ -2,7 +2,7 @@ import 'server-only';
 // What the API and the pages read: the fleet, one pool (now or at an instant), its timeline for a window, and
 // the state of every source. Reads come from the store, so a replica that does not collect answers the same.
 
-import type { FleetResponse, PoolResponse, PoolSummary, SourcesReport } from '@/lib/api-types';
+import { poolKey, type FleetResponse, type PoolResponse, type PoolSummary, type SourcesReport } from '@/lib/api-types';
 import { ENTRY_LIMIT, buildTimeline, type TimelineResponse } from '@/lib/timeline';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import { runtime, type Runtime } from './collector/start';
@@ -36,10 +36,6 @@ export async function readFleet(filters: FleetFilters): Promise<FleetResponse> {
   return { pools: selectPools(all, filters), total: all.length, sources, at: new Date().toISOString() };
 }
 
-function key(ref: { context: string; namespace: string; name: string }): string {
-  return `${ref.context}/${ref.namespace}/${ref.name}`;
-}
-
 const notFound = (ref: { context: string; namespace: string; name: string }, at?: string | null) =>
   new HttpError(404, 'pool-not-found', at
     ? `MachinePool ${ref.namespace}/${ref.name} in context ${ref.context} was not known to poolscope at ${at}.`
@@ -47,7 +43,7 @@ const notFound = (ref: { context: string; namespace: string; name: string }, at?
 
 export async function readPool(ref: { context: string; namespace: string; name: string }, at: string | null): Promise<PoolResponse> {
   const rt = await runtime();
-  const pool = at ? await rt.store.poolAt(key(ref), at) : await rt.store.currentPool(key(ref));
+  const pool = at ? await rt.store.poolAt(poolKey(ref), at) : await rt.store.currentPool(poolKey(ref));
   if (!pool) throw notFound(ref, at);
   return { pool, asOf: at };
 }
@@ -55,7 +51,7 @@ export async function readPool(ref: { context: string; namespace: string; name: 
 export async function readTimeline(ref: { context: string; namespace: string; name: string }, from: string, to: string): Promise<TimelineResponse> {
   if (from >= to) throw new HttpError(400, 'invalid-range', `"from" (${from}) must be before "to" (${to}).`);
   const rt = await runtime();
-  const k = key(ref);
+  const k = poolKey(ref);
   const [initial, entries] = await Promise.all([rt.store.poolAt(k, from), rt.store.timeline(k, from, to)]);
   if (!initial && entries.length === 0 && !(await rt.store.currentPool(k))) throw notFound(ref);
   // Periods narrower than about a pixel of a wide chart are merged; the raw list is capped to the newest.

@@ -2,12 +2,11 @@
 // components and the live-update hook agree on them.
 
 import { queryOptions } from '@tanstack/react-query';
-import type { FleetResponse, PoolRef, PoolResponse } from '@/lib/api-types';
+import { poolKey, type FleetResponse, type PoolRef, type PoolResponse } from '@/lib/api-types';
 import type { TimelineResponse } from '@/lib/timeline';
 import { RANGES, fleetQuery, type FleetFilters, type TimeWindow } from '@/lib/url-state';
 import { fetchJson } from './fetch-json';
 
-const poolKeyOf = (ref: PoolRef) => `${ref.context}/${ref.namespace}/${ref.name}`;
 const apiPath = (ref: PoolRef) => `/api/pools/${encodeURIComponent(ref.context)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
 
 /** What identifies a window in a key: a named range that follows "now", or fixed instants. */
@@ -26,8 +25,8 @@ export function resolveWindow(k: WindowKey, now = Date.now()): { from: string; t
 
 export const queryKeys = {
   fleet: (f: FleetFilters) => ['fleet', f] as const,
-  pool: (ref: PoolRef, at: string | null) => ['pool', poolKeyOf(ref), at] as const,
-  timeline: (ref: PoolRef, w: WindowKey) => ['timeline', poolKeyOf(ref), w] as const,
+  pool: (ref: PoolRef, at: string | null) => ['pool', poolKey(ref), at] as const,
+  timeline: (ref: PoolRef, w: WindowKey) => ['timeline', poolKey(ref), w] as const,
 };
 
 export const fleetOptions = (f: FleetFilters) => queryOptions({

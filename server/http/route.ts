@@ -4,6 +4,7 @@ import 'server-only';
 
 import { z } from 'zod';
 import type { ApiError } from '@/lib/api-types';
+import { parseInstant } from '@/lib/url-state';
 import { ConfigError } from '../env';
 
 export class HttpError extends Error {
@@ -53,10 +54,15 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
   };
 }
 
-/** An RFC 3339 instant, normalised to UTC ISO. */
-export const instant = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(s) && !Number.isNaN(Date.parse(s)), {
-  message: 'must be an RFC 3339 instant such as 2026-11-29T10:15:00Z',
-}).transform((s) => new Date(Date.parse(s)).toISOString());
+/** An RFC 3339 instant, normalised to UTC ISO (the same rule the pages apply to their links). */
+export const instant = z.string().transform((s, ctx) => {
+  const iso = parseInstant(s);
+  if (iso === null) {
+    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 instant such as 2026-11-29T10:15:00Z' });
+    return z.NEVER;
+  }
+  return iso;
+});
 
 /** A boolean query flag: `1`/`true`/`0`/`false`. */
 export const flag = z.enum(['1', 'true', '0', 'false'], { message: 'must be 1, true, 0 or false' }).transform((v) => v === '1' || v === 'true');

@@ -114,6 +114,91 @@ export interface ResyncVerdict {
   };
 }
 
+/** Who asked for a resync, as the management cluster knows them. */
+export interface ResyncIdentity {
+  user: string;
+  groups: string[];
+  uid?: string;
+  extra?: Record<string, string[]>;
+  /** How poolscope learned it: `bearer-token` (TokenReview) or `proxy:<name>` (trusted auth proxy headers). */
+  via: string;
+}
+
+/** A resync under way on a pool (one at a time). */
+export interface ResyncRunning {
+  mode: ResyncMode;
+  user: string;
+  startedAt: string;
+}
+
+/** `GET …/resync`: what this caller may do to this pool, and what poolscope thinks would help. */
+export interface ResyncStatus {
+  /** POOLSCOPE_READ_ONLY: every write is off for everyone. */
+  readOnly: boolean;
+  identity: ResyncIdentity | null;
+  /** Why there is no identity (not signed in, token rejected, …); null when there is one. */
+  identityProblem: string | null;
+  /** The cluster's RBAC answer (SubjectAccessReview) per mode; `permitted` false with the reason otherwise. */
+  modes: Record<ResyncMode, { permitted: boolean; reason: string | null }>;
+  /** The verdict from the latest collected state (the POST re-checks it against fresh reads). */
+  verdict: ResyncVerdict | null;
+  running: ResyncRunning | null;
+}
+
+export interface ResyncRequest {
+  mode: ResyncMode;
+  dryRun?: boolean;
+}
+
+/** What happened to one object. */
+export interface ResyncObjectResult {
+  kind: 'MachinePool' | 'AzureMachinePool';
+  namespace: string;
+  name: string;
+  action: 'patched' | 'dry-run' | 'not-patched' | 'failed';
+  /** resourceVersion read before the patch, and the one the patch produced (null when it did not happen). */
+  resourceVersionBefore: string | null;
+  resourceVersionAfter: string | null;
+  /** What was (or would be) written, in words. */
+  change: string;
+  error?: string;
+}
+
+/** What a reconcile trigger led to, watched until the controllers answered or the deadline passed. */
+export interface ResyncObservation {
+  waitedSeconds: number;
+  /** Whether CAPZ wrote the AzureMachinePool after the trigger (its resourceVersion moved past ours). */
+  capzReconciled: boolean;
+  ampReady: boolean | null;
+  ampListLength: number;
+  mpListLength: number;
+  mpListChanged: boolean;
+  /** The two lists hold the same IDs. */
+  listsAgree: boolean;
+  summary: string;
+}
+
+export interface ResyncResult {
+  mode: ResyncMode;
+  dryRun: boolean;
+  /** done: every write succeeded; dry-run: nothing written; partial: some writes happened and some did not. */
+  outcome: 'done' | 'dry-run' | 'partial';
+  message: string;
+  user: string;
+  pool: PoolRef;
+  startedAt: string;
+  finishedAt: string;
+  objects: ResyncObjectResult[];
+  /** IDs the MachinePool list gained (or would gain), and lost (or would lose). */
+  added: string[];
+  removed: string[];
+  observed: ResyncObservation | null;
+  /** The audit trail: the Kubernetes Event's name, whether the timeline marker was stored, and what failed. */
+  audit: { event: string | null; marker: boolean; problems: string[] };
+  /** True when this answer is the stored result of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
 export type SourceState =
   | { state: 'ok' }
   | { state: 'unknown'; reason: string }

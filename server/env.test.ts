@@ -29,6 +29,15 @@ describe('configuration', () => {
     expect(call).toThrow(text);
   });
 
+  it('trusts proxy headers only with both the proxy name and a long enough secret', () => {
+    const secret = 'x'.repeat(32);
+    expect(parseEnv({ POOLSCOPE_TRUSTED_PROXY: 'oauth2-proxy', POOLSCOPE_TRUSTED_PROXY_SECRET: secret })).toMatchObject({ POOLSCOPE_TRUSTED_PROXY: 'oauth2-proxy', POOLSCOPE_TRUSTED_PROXY_SECRET: secret });
+    expect(() => parseEnv({ POOLSCOPE_TRUSTED_PROXY: 'oauth2-proxy' })).toThrow(/POOLSCOPE_TRUSTED_PROXY_SECRET="": is required when POOLSCOPE_TRUSTED_PROXY is set/);
+    expect(() => parseEnv({ POOLSCOPE_TRUSTED_PROXY_SECRET: secret })).toThrow(/POOLSCOPE_TRUSTED_PROXY="": must name the auth proxy/);
+    expect(() => parseEnv({ POOLSCOPE_TRUSTED_PROXY: 'p', POOLSCOPE_TRUSTED_PROXY_SECRET: 'short' })).toThrow(/at least 32 characters/);
+    expect(parseEnv({ POOLSCOPE_READ_ONLY: 'true' }).POOLSCOPE_READ_ONLY).toBe(true);
+  });
+
   it('rejects an unknown context, naming the ones there are', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-kc-'));
     const file = path.join(dir, 'kubeconfig');

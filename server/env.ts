@@ -32,6 +32,20 @@ const schema = z.object({
   POOLSCOPE_LEADER_NAMESPACE: z.string().min(1).default('poolscope'),
   POOLSCOPE_LEADER_LEASE: z.string().min(1).default('poolscope-collector'),
   POD_NAME: z.string().optional(),
+  POOLSCOPE_READ_ONLY: bool(false),
+  POOLSCOPE_TRUSTED_PROXY: z.string().trim().optional().transform((v) => v || undefined),
+  POOLSCOPE_TRUSTED_PROXY_SECRET: z.string().optional().transform((v) => v || undefined)
+    .refine((v) => v === undefined || v.length >= 32, { message: 'must be at least 32 characters (e.g. `openssl rand -hex 32`)' }),
+  POOLSCOPE_RESYNC_WAIT_SECONDS: seconds(20, 0),
+  POOLSCOPE_KUBE_TIMEOUT_SECONDS: seconds(10),
+}).superRefine((e, ctx) => {
+  // Proxy headers name the user; only a proxy that proves itself with the shared secret may send them.
+  if (e.POOLSCOPE_TRUSTED_PROXY && !e.POOLSCOPE_TRUSTED_PROXY_SECRET) {
+    ctx.addIssue({ code: 'custom', path: ['POOLSCOPE_TRUSTED_PROXY_SECRET'], message: 'is required when POOLSCOPE_TRUSTED_PROXY is set: the proxy sends it in X-Poolscope-Proxy-Secret' });
+  }
+  if (e.POOLSCOPE_TRUSTED_PROXY_SECRET && !e.POOLSCOPE_TRUSTED_PROXY) {
+    ctx.addIssue({ code: 'custom', path: ['POOLSCOPE_TRUSTED_PROXY'], message: 'must name the auth proxy (e.g. oauth2-proxy) when POOLSCOPE_TRUSTED_PROXY_SECRET is set' });
+  }
 });
 
 export type Env = z.output<typeof schema>;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { KubeObject } from '../lib/unstructured';
 import { SimAzureServer } from './azure/server';
 import { findByKind, type ResourceDef } from './kube/resources';
+import type { PolicyRule } from './kube/auth';
 import { startKubeSimulator, type KubeSimulator } from './kube/simulator';
 import { generateTls } from './kube/tls';
 import type { Scenario, Step } from './world/scenario';
@@ -44,6 +45,14 @@ const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
 const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef;
 const CLUSTER = findByKind('cluster.x-k8s.io/v1beta2', 'Cluster') as ResourceDef;
 
+/** Simulated people (besides `admin`): kubeconfigs `<stateDir>/kubeconfig-operator` and `-viewer`. */
+export const SIM_USERS = [{ name: 'operator', groups: ['pool-operators'] }, { name: 'viewer', groups: ['pool-viewers'] }];
+export const SIM_POLICY: PolicyRule[] = [
+  { groups: ['pool-operators', 'pool-viewers'], verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] },
+  { groups: ['pool-operators'], verbs: ['patch'], apiGroups: ['cluster.x-k8s.io'], resources: ['machinepools'], namespaces: ['*'] },
+  { groups: ['pool-operators'], verbs: ['patch'], apiGroups: ['infrastructure.cluster.x-k8s.io'], resources: ['azuremachinepools'], namespaces: ['*'] },
+];
+
 export async function startSimulation(scenario: Scenario, opts: SimulationOptions = {}): Promise<Simulation> {
   const log = opts.log ?? ((m: string) => console.error(m));
   const stateDir = opts.stateDir ?? path.join(os.tmpdir(), `poolscope-sim-${process.pid}-${Date.now()}`);
@@ -56,6 +65,10 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
     ],
     tls,
     kubeconfigPath: path.join(stateDir, 'kubeconfig'),
+    // Two people besides the admin, for poolscope's resync authorization: an operator who may patch pools
+    // and a viewer who may only read. Their kubeconfigs (with their tokens) sit beside the admin's.
+    users: SIM_USERS,
+    policy: SIM_POLICY,
     log,
   });
   const azure = new SimAzureServer({ tls, pageSize: opts.armPageSize });

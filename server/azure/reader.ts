@@ -6,6 +6,7 @@ import 'server-only';
 import { ComputeManagementClient } from '@azure/arm-compute';
 import type { TokenCredential } from '@azure/core-auth';
 import { DefaultAzureCredential } from '@azure/identity';
+import type { PoolInput } from '@/lib/pool-model';
 import { parseProviderId } from '@/lib/provider-id';
 
 export interface ScaleSetRef {
@@ -24,6 +25,14 @@ export function scaleSetRefOf(providerID: string | null | undefined): ScaleSetRe
   const p = parseProviderId(providerID);
   if (!p.ok || p.kind !== 'vmss' || !p.scaleSet) return null;
   return { subscriptionId: p.subscriptionId, resourceGroup: p.resourceGroup, name: p.scaleSet };
+}
+
+/** A read as the pool model takes it (`PoolInput.azure`). */
+export function azureInput(r: AzureRead): NonNullable<PoolInput['azure']> {
+  if (r.state === 'ok') return { state: 'ok', vmss: r.vmss, vms: r.vms };
+  if (r.state === 'not-found') return { state: 'not-found', error: r.error };
+  if (r.state === 'throttled') return { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds };
+  return { state: 'unreachable', error: r.error };
 }
 
 /** `Microsoft.Compute/HighCostGetVMScaleSet3Min;159,…` → { HighCostGetVMScaleSet3Min: 159, … }, plus subscription reads. */

@@ -4,20 +4,15 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ClientSecretCredential } from '@azure/identity';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import { instanceProviderId } from '@/lib/fixtures/pool';
 import type { TimelineEntry } from '@/lib/api-types';
 import { startSimulation, type Simulation } from '@/sim/index';
 import { readScenario } from '@/sim/world/scenario';
-import { AzureReader } from '../azure/reader';
-import { Scheduler } from '../azure/scheduler';
-import { openSqlite } from '../store/sqlite';
-import { TimelineStore } from '../store/store';
+import type { Scheduler } from '../azure/scheduler';
 import { parseEnv } from '../env';
-import { Collector } from './collector';
+import { harness as makeHarness, until, type Harness } from '../testing/sim-harness';
 import { startRuntime } from './start';
 
 const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
@@ -27,53 +22,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 25_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-interface Harness {
-  sim: Simulation;
-  store: TimelineStore;
-  dbFile: string;
-  collector: Collector;
-  start(): Promise<Collector>;
-}
-
-async function harness(scenario: string, speed: number, dbFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-col-')), 'db.sqlite'), existing?: Simulation): Promise<Harness> {
-  const sim = existing ?? (await startSimulation(readScenario(path.join(SCENARIOS, scenario)), { speed, log: () => {} }));
-  if (!existing) cleanups.push(() => sim.stop());
-  const store = new TimelineStore(openSqlite(dbFile));
-  await store.migrate();
-  cleanups.push(() => store.close());
-  const kc = new KubeConfig();
-  kc.loadFromFile(sim.kubeconfigPath);
-  const credential = new ClientSecretCredential(sim.env.AZURE_TENANT_ID as string, sim.env.AZURE_CLIENT_ID as string, sim.env.AZURE_CLIENT_SECRET as string, { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true });
-  const h: Harness = {
-    sim, store, dbFile,
-    collector: undefined as unknown as Collector,
-    async start() {
-      const c = new Collector({
-        kubeconfig: kc,
-        contexts: ['mgmt-weu'],
-        store,
-        azure: new AzureReader({ endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT as string, disableInstanceDiscovery: true, credential }),
-        scheduler: new Scheduler({ fastSeconds: 0.5, slowSeconds: 3, budgetShare: 0.5 }),
-        cycleMs: 150,
-      });
-      await c.start();
-      cleanups.push(() => c.stop());
-      h.collector = c;
-      return c;
-    },
-  };
-  return h;
-}
+const harness = (scenario: string, speed: number, dbFile?: string, existing?: Simulation): Promise<Harness> => makeHarness(cleanups, scenario, speed, dbFile, existing);
 
 const field = (tl: TimelineEntry[], f: string) => tl.filter((e) => e.field === f);
 const far = '2100-01-01T00:00:00.000Z';

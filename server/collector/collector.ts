@@ -11,7 +11,7 @@ import type { AzureHealth, PoolDetail, PoolSummary, SourceState } from '@/lib/ap
 import type { PoolInput } from '@/lib/pool-model';
 import { diffDetails, sameDetail } from '@/lib/transitions';
 import type { AzureRead, AzureReader } from '../azure/reader';
-import { scaleSetRefOf } from '../azure/reader';
+import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
 import type { TimelineStore } from '../store/store';
@@ -239,11 +239,7 @@ export class Collector {
     if (!id) return { state: 'unknown', reason: 'the AzureMachinePool has no spec.providerID yet' };
     const d = this.azureData.get(id);
     if (!d) return { state: 'unknown', reason: 'not read yet' };
-    const r = d.read;
-    if (r.state === 'ok') return { state: 'ok', vmss: r.vmss, vms: r.vms };
-    if (r.state === 'not-found') return { state: 'not-found', error: r.error };
-    if (r.state === 'throttled') return { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds };
-    return { state: 'unreachable', error: r.error };
+    return azureInput(d.read);
   }
 
   private async analyseAndWrite(): Promise<number> {

@@ -24,6 +24,8 @@ export interface Runtime {
   bus: EventEmitter;
   /** This process's change stream: its identity and last sequence number (the SSE `hello`). */
   hello(): { stream: string; seq: number };
+  /** Announces a change made outside the collector (a resync marker) to this process's live viewers. */
+  publish(change: Omit<ChangeEvent, 'seq'>): void;
   stop(): Promise<void>;
 }
 
@@ -115,6 +117,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
     },
     bus,
     hello: () => ({ stream, seq }),
+    publish: (change) => { bus.emit('change', { ...change, seq: ++seq }); },
     stop() {
       stopping ??= (async () => {
         clearInterval(pruneTimer);

@@ -8,14 +8,14 @@ import { parseInstant } from '@/lib/url-state';
 import { ConfigError } from '../env';
 
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(readonly status: number, readonly code: string, message: string, readonly headers: Record<string, string> = {}) {
     super(message);
   }
 }
 
-export function errorResponse(status: number, code: string, message: string): Response {
+export function errorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
   const body: ApiError = { error: { code, message } };
-  return Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
+  return Response.json(body, { status, headers: { 'cache-control': 'no-store', ...headers } });
 }
 
 function describe(issues: readonly z.core.$ZodIssue[], where: 'path' | 'query'): string {
@@ -46,12 +46,31 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
       if (out instanceof Response) return out;
       return Response.json(out, { headers: { 'cache-control': 'no-store' } });
     } catch (e) {
-      if (e instanceof HttpError) return errorResponse(e.status, e.code, e.message);
+      if (e instanceof HttpError) return errorResponse(e.status, e.code, e.message, e.headers);
       if (e instanceof ConfigError) return errorResponse(503, 'not-configured', e.message);
       console.error(`poolscope: ${request.method} ${new URL(request.url).pathname} failed:`, e);
       return errorResponse(500, 'internal', 'poolscope could not answer this request; the server log has the details.');
     }
   };
+}
+
+/** Reads a JSON request body and parses it with `schema`; 400 `invalid-body` naming what is wrong. */
+export async function readJsonBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
+  let raw: unknown;
+  try {
+    const text = await request.text();
+    if (text.length > 64 * 1024) throw new HttpError(413, 'body-too-large', 'The request body must be under 64 KiB.');
+    raw = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (e) {
+    if (e instanceof HttpError) throw e;
+    throw new HttpError(400, 'invalid-body', `The request body is not valid JSON: ${(e as Error).message}`);
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    const msg = r.error.issues.map((i) => (i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}` : `${i.path.length ? `"${i.path.join('.')}"` : 'body'}: ${i.message}`)).join('; ');
+    throw new HttpError(400, 'invalid-body', msg);
+  }
+  return r.data as z.output<S>;
 }
 
 /** An RFC 3339 instant, normalised to UTC ISO (the same rule the pages apply to their links). */

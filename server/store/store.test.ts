@@ -108,6 +108,19 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     expect((await store.lastCycle())?.id).not.toBe('broken');
   });
 
+  it.skipIf(!available)('appends markers (a resync) to a pool\'s timeline without touching its state history', async () => {
+    const key = details(1)[0]!.summary.key;
+    const statsBefore = await store.stats();
+    const stateBefore = await store.currentPool(key, at(300));
+    const marker = { at: at(150), poolKey: key, field: 'resync', from: null, to: 'sync-provider-ids: done', detail: 'alice copied 5 IDs' };
+    await store.appendEntries([marker]);
+    expect((await store.timeline(key, at(149), at(151))).filter((e) => e.field === 'resync')).toEqual([marker]);
+    expect(await store.currentPool(key, at(300))).toEqual(stateBefore);
+    expect((await store.stats()).historyRows).toBe(statsBefore.historyRows);
+    await expect(store.appendEntries([{ ...marker, field: null as unknown as string }, marker])).rejects.toThrow();
+    expect((await store.timeline(key, at(149), at(151))).filter((e) => e.field === 'resync')).toHaveLength(1);
+  });
+
   it.skipIf(!available)('prunes old rows but can still show the state at the cutoff', async () => {
     const key = details(1)[0]!.summary.key;
     const cutoff = at(KEYFRAME_EVERY + 3);

@@ -141,6 +141,25 @@ export class TimelineStore {
     });
   }
 
+  /**
+   * Records timeline entries outside a collector cycle (a resync marker): the pool's state history is not
+   * touched. Other replicas hear of it through PostgreSQL as of any stored change.
+   */
+  async appendEntries(entries: TimelineEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db.tx(async (t) => {
+      for (const e of entries) {
+        await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)', [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null]);
+      }
+      if (this.db.dialect === 'postgres') {
+        for (const key of new Set(entries.map((e) => e.poolKey))) {
+          const mine = entries.filter((e) => e.poolKey === key);
+          await t.all('SELECT pg_notify(?, ?)', [CHANGE_CHANNEL, JSON.stringify({ poolKey: key, at: (mine[mine.length - 1] as TimelineEntry).at, fields: [...new Set(mine.map((e) => e.field))] })]);
+        }
+      }
+    });
+  }
+
   private revive(row: { detail: string; last_change: string }, at: string): PoolDetail {
     const d = JSON.parse(row.detail) as PoolDetail;
     return { ...d, summary: { ...d.summary, lastChange: row.last_change }, at };

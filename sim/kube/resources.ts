@@ -66,6 +66,7 @@ export const RESOURCES: readonly ResourceDef[] = [
   def({ group: 'coordination.k8s.io', kind: 'Lease', plural: 'leases', namespaced: true, versions: v1(), statusSubresource: false,
     printerColumns: [{ name: 'Holder', type: 'string', jsonPath: '.spec.holderIdentity' }, AGE] }),
   def({ group: 'authorization.k8s.io', kind: 'SubjectAccessReview', plural: 'subjectaccessreviews', namespaced: false, versions: v1(), statusSubresource: false, createOnly: true, verbs: ['create'] }),
+  def({ group: 'authentication.k8s.io', kind: 'TokenReview', plural: 'tokenreviews', namespaced: false, versions: v1(), statusSubresource: false, createOnly: true, verbs: ['create'] }),
   def({ group: 'authorization.k8s.io', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', namespaced: false, versions: v1(), statusSubresource: false, createOnly: true, verbs: ['create'] }),
   def({ group: 'cluster.x-k8s.io', kind: 'Cluster', plural: 'clusters', namespaced: true, versions: capiVersions(), statusSubresource: true, shortNames: ['cl'], categories: ['cluster-api'],
     convert: convertCapi, printerColumns: [{ name: 'Paused', type: 'boolean', jsonPath: '.spec.paused' }, { name: 'Phase', type: 'string', jsonPath: '.status.phase' }, AGE] }),

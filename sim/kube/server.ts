@@ -30,6 +30,17 @@ export interface ApiServerOptions {
   gitVersion?: string;
 }
 
+/** One write request as the server received it (kept for tests and for `beforeWrite`). */
+export interface WriteRecord {
+  verb: string;
+  group: string;
+  resource: string;
+  namespace?: string;
+  name?: string;
+  user: string;
+  dryRun: boolean;
+}
+
 interface Route {
   resource: ResourceDef;
   version: string;
@@ -125,6 +136,13 @@ export class SimApiServer {
   private url_ = '';
   /** Requests served, by verb, for benchmarks and tests. */
   readonly requestCounts = new Map<string, number>();
+  /** Every write request received (newest last, bounded), including dry runs and access reviews. */
+  readonly writes: WriteRecord[] = [];
+  /**
+   * Fault injection: runs before each write is applied (after authorization). A test uses it to make a
+   * "controller" write land between a client's read and its write.
+   */
+  beforeWrite: ((w: WriteRecord) => void | Promise<void>) | null = null;
   /** When false, every connection is dropped, as for an API server that is down or unreachable. */
   available = true;
 
@@ -363,6 +381,12 @@ export class SimApiServer {
     else throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
     if (!r.verbs.includes(verb)) throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
     this.count(verb);
+    if (verb !== 'get' && verb !== 'list' && verb !== 'watch') {
+      const w: WriteRecord = { verb, group: r.group, resource: r.plural, namespace: route.namespace, name: route.name, user: user.username, dryRun };
+      this.writes.push(w);
+      if (this.writes.length > 10_000) this.writes.shift();
+      await this.beforeWrite?.(w);
+    }
 
     if (r.createOnly) {
       const body = (await readBody(req, true)) as KubeObject;
@@ -462,6 +486,7 @@ export class SimApiServer {
 
   private review(r: ResourceDef, body: KubeObject, requester: UserInfo): KubeObject {
     if (body.kind !== r.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
+    if (r.kind === 'TokenReview') return this.tokenReview(body, requester);
     const spec = (body.spec ?? {}) as { user?: string; groups?: string[]; resourceAttributes?: ResourceAttributes & { resource?: string }; nonResourceAttributes?: unknown };
     const a = spec.resourceAttributes;
     const subject = r.kind === 'SelfSubjectAccessReview' ? requester : { username: spec.user ?? '', groups: spec.groups ?? [] };
@@ -479,6 +504,23 @@ export class SimApiServer {
       metadata: { creationTimestamp: null as unknown as string },
       status: decision.allowed ? { allowed: true, reason: decision.reason } : { allowed: false },
     };
+  }
+
+  /** authentication.k8s.io/v1 TokenReview: who a bearer token belongs to, as the API server's authenticator says. */
+  private tokenReview(body: KubeObject, requester: UserInfo): KubeObject {
+    this.authorize(requester, { verb: 'create', group: 'authentication.k8s.io', resource: 'tokenreviews' }, 'tokenreviews');
+    const token = (body.spec as { token?: unknown } | undefined)?.token;
+    if (typeof token !== 'string' || token === '') throw new ApiError(422, 'Invalid', 'TokenReview.authentication.k8s.io "" is invalid: spec.token: Required value');
+    const user = this.opts.tokens[token];
+    return {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      metadata: { creationTimestamp: null as unknown as string },
+      spec: body.spec,
+      status: user
+        ? { authenticated: true, user: { username: user.username, uid: `sim-${user.username}`, groups: user.groups } }
+        : { authenticated: false, error: 'invalid bearer token' },
+    } as KubeObject;
   }
 
   private serveWatch(

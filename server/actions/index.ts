@@ -1,0 +1,69 @@
+import 'server-only';
+// The process's resync service, built on first use from the validated settings and the runtime's store.
+
+import { KubeConfig } from '@kubernetes/client-node';
+import { AzureReader, type AzureRead, type ScaleSetRef } from '../azure/reader';
+import { runtime, resolveContexts, type Runtime } from '../collector/start';
+import type { Env } from '../env';
+import { Access } from './identity';
+import { ResyncService, type ResyncDeps } from './resync';
+
+const services = new WeakMap<Runtime, ResyncService>();
+
+const jsonLog = (l: Record<string, unknown>) => console.log(JSON.stringify({ time: new Date().toISOString(), ...l }));
+
+export interface ResyncWiring {
+  env: Env;
+  store: ResyncDeps['store'];
+  publish: ResyncDeps['publish'];
+  /** Defaults: the kubeconfig and contexts the settings name, ARM through DefaultAzureCredential, JSON logs. */
+  kubeconfig?: KubeConfig;
+  contexts?: string[];
+  readAzure?: (ref: ScaleSetRef) => Promise<AzureRead>;
+  log?: ResyncDeps['log'];
+}
+
+export function buildResyncService(w: ResyncWiring): ResyncService {
+  const e = w.env;
+  const { kc, contexts } = w.kubeconfig && w.contexts ? { kc: w.kubeconfig, contexts: w.contexts } : resolveContexts(e);
+  const perContext = new Map<string, KubeConfig>();
+  const kubeconfigFor = (context: string) => {
+    let c = perContext.get(context);
+    if (!c) {
+      c = new KubeConfig();
+      c.loadFromString(kc.exportConfig());
+      c.setCurrentContext(context);
+      perContext.set(context, c);
+    }
+    return c;
+  };
+  const timeoutMs = e.POOLSCOPE_KUBE_TIMEOUT_SECONDS * 1000;
+  const trustedProxy = e.POOLSCOPE_TRUSTED_PROXY && e.POOLSCOPE_TRUSTED_PROXY_SECRET ? { name: e.POOLSCOPE_TRUSTED_PROXY, secret: e.POOLSCOPE_TRUSTED_PROXY_SECRET } : undefined;
+  let readAzure = w.readAzure;
+  if (!readAzure) {
+    const azure = new AzureReader({ endpoint: e.POOLSCOPE_ARM_ENDPOINT, disableInstanceDiscovery: e.POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY });
+    readAzure = (ref) => azure.read(ref);
+  }
+  return new ResyncService({
+    contexts,
+    kubeconfigFor,
+    access: new Access({ kubeconfigFor, trustedProxy, timeoutMs }),
+    store: w.store,
+    readAzure,
+    publish: w.publish,
+    readOnly: e.POOLSCOPE_READ_ONLY,
+    timeoutMs,
+    waitSeconds: e.POOLSCOPE_RESYNC_WAIT_SECONDS,
+    log: w.log ?? jsonLog,
+  });
+}
+
+export async function resyncService(): Promise<ResyncService> {
+  const rt = await runtime();
+  let s = services.get(rt);
+  if (!s) {
+    s = buildResyncService({ env: rt.env, store: rt.store, publish: (c) => rt.publish(c) });
+    services.set(rt, s);
+  }
+  return s;
+}

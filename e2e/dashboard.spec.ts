@@ -68,7 +68,7 @@ test('the seed pool page explains the freeze and shows the instances the autosca
   await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toContainText(/MachinePool providerIDList frozen for .*OSProvisioningTimedOut/);
   await expect(page.locator('[data-drift="missing-from-machinepool"]')).toHaveCount(1);
   await expect(page.getByTestId('timeline-chart')).toBeVisible();
-  await expect(page.getByRole('region', { name: /Resync verdict/ })).toContainText('Sync the MachinePool providerIDList');
+  await expect(page.getByRole('region', { name: /^Resync$/ })).toContainText('Sync the MachinePool providerIDList');
   expect(errors).toEqual([]);
 });
 

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { APIRequestContext } from '@playwright/test';
+import { parse } from 'yaml';
 import type { FleetResponse, PoolResponse } from '../lib/api-types';
 
 export const STATE_DIR = path.resolve(import.meta.dirname, '..', 'test-results', 'demo-state');
@@ -33,4 +34,18 @@ export async function fleet(request: APIRequestContext): Promise<FleetResponse> 
 
 export async function pool(request: APIRequestContext, key: string, at?: string): Promise<PoolResponse> {
   return (await (await request.get(`/api/pools/${key}${at ? `?at=${encodeURIComponent(at)}` : ''}`)).json()) as PoolResponse;
+}
+
+/** The bearer token of a simulated person (`operator`, `viewer`), from the kubeconfig the simulator wrote. */
+export function tokenOf(user: 'operator' | 'viewer'): string {
+  const doc = parse(readFileSync(path.join(STATE_DIR, `kubeconfig-${user}`), 'utf8')) as { users: { user: { token: string } }[] };
+  return doc.users[0]?.user.token as string;
+}
+
+/** A MachinePool as the simulated management cluster holds it now. */
+export async function readMachinePool(context: string, name: string): Promise<{ spec: { providerIDList?: string[] } }> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(env().KUBECONFIG as string);
+  kc.setCurrentContext(context);
+  return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name })) as { spec: { providerIDList?: string[] } };
 }

@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 // `npm run demo`: builds poolscope, starts the simulated fleet (sim/scenarios/demo.yaml) and the dashboard
 // pointed at it through ordinary configuration (the env file the simulator writes: KUBECONFIG, AZURE_*, the
-// ARM endpoint, the CA), and prints the URL. Ctrl-C stops everything.
+// ARM endpoint, the CA), behind a small auth proxy that signs you in as the simulator's `operator` (so Resync
+// works), and prints the URL. Ctrl-C stops everything.
 //
 // Options: --port <n> (3000)  --no-build  --state-dir <dir> (a new temp dir)  --scenario <file>  --speed <n>
 
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
+import { startAuthProxy } from './demo-auth-proxy.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
@@ -39,6 +43,17 @@ function fail(message) {
 }
 
 const opts = parseArgs(process.argv.slice(2));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 if (opts.build) {
   console.log('demo: building poolscope (next build)…');
@@ -111,12 +126,24 @@ if (!existsSync(envFile)) {
     POOLSCOPE_FAST_INTERVAL_SECONDS: process.env.POOLSCOPE_FAST_INTERVAL_SECONDS ?? '5',
     POOLSCOPE_SLOW_INTERVAL_SECONDS: process.env.POOLSCOPE_SLOW_INTERVAL_SECONDS ?? '20',
   };
-  start('dashboard', bin('next'), ['start', '-p', String(opts.port)], env);
+  // The dashboard listens on a private port behind the demo's auth proxy, which signs everyone in as the
+  // simulator's `operator` (allowed to patch pools by the simulated cluster's RBAC).
+  const secret = randomBytes(32).toString('hex');
+  const inner = await freePort();
+  env.POOLSCOPE_TRUSTED_PROXY = 'demo-auth-proxy';
+  env.POOLSCOPE_TRUSTED_PROXY_SECRET = secret;
+  start('dashboard', bin('next'), ['start', '-H', '127.0.0.1', '-p', String(inner)], env);
+  try {
+    await startAuthProxy({ port: opts.port, target: `http://127.0.0.1:${inner}`, user: 'operator', groups: ['pool-operators'], secret });
+  } catch (e) {
+    console.error(`demo: cannot listen on port ${opts.port}: ${e.message}`);
+    stopAll(1);
+  }
   const url = `http://localhost:${opts.port}`;
   for (let i = 0; i < 300 && !stopping; i++) {
     const ok = await fetch(`${url}/api/healthz`).then((r) => r.ok, () => false);
     if (ok) {
-      console.log(`\npoolscope demo is running: ${url}\n  simulator state and settings: ${stateDir} (env file: ${envFile})\n  Ctrl-C stops everything.\n`);
+      console.log(`\npoolscope demo is running: ${url} (signed in as "operator" through the demo auth proxy)\n  simulator state and settings: ${stateDir} (env file: ${envFile})\n  Ctrl-C stops everything.\n`);
       break;
     }
     await new Promise((r) => setTimeout(r, 200));

@@ -2,10 +2,10 @@
 // components and the live-update hook agree on them.
 
 import { queryOptions } from '@tanstack/react-query';
-import { poolKey, type FleetResponse, type PoolRef, type PoolResponse } from '@/lib/api-types';
+import { poolKey, type FleetResponse, type PoolRef, type PoolResponse, type ResyncRequest, type ResyncResult, type ResyncStatus } from '@/lib/api-types';
 import type { TimelineResponse } from '@/lib/timeline';
 import { RANGES, fleetQuery, type FleetFilters, type TimeWindow } from '@/lib/url-state';
-import { fetchJson } from './fetch-json';
+import { fetchJson, postJson } from './fetch-json';
 
 const apiPath = (ref: PoolRef) => `/api/pools/${encodeURIComponent(ref.context)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
 
@@ -27,6 +27,7 @@ export const queryKeys = {
   fleet: (f: FleetFilters) => ['fleet', f] as const,
   pool: (ref: PoolRef, at: string | null) => ['pool', poolKey(ref), at] as const,
   timeline: (ref: PoolRef, w: WindowKey) => ['timeline', poolKey(ref), w] as const,
+  resync: (ref: PoolRef) => ['resync', poolKey(ref)] as const,
 };
 
 export const fleetOptions = (f: FleetFilters) => queryOptions({
@@ -49,3 +50,13 @@ export const timelineOptions = (ref: PoolRef, w: WindowKey) => queryOptions({
   },
   staleTime: w.at || 'from' in w ? Infinity : 5_000,
 });
+
+/** What the signed-in caller may do to the pool (never cached long: RBAC and running resyncs change). */
+export const resyncStatusOptions = (ref: PoolRef) => queryOptions({
+  queryKey: queryKeys.resync(ref),
+  queryFn: ({ signal }) => fetchJson<ResyncStatus>(`${apiPath(ref)}/resync`, signal),
+  staleTime: 10_000,
+});
+
+export const postResync = (ref: PoolRef, body: ResyncRequest, idempotencyKey: string) =>
+  postJson<ResyncResult>(`${apiPath(ref)}/resync`, body, idempotencyKey);

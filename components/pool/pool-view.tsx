@@ -15,6 +15,7 @@ import { DriftMatrix } from './drift-matrix';
 import { FindingsPanel } from './findings-panel';
 import { InstanceTable } from './instance-table';
 import { PoolSkeleton } from './pool-skeleton';
+import { ResyncButton } from './resync/resync-button';
 import { TimeControls } from './time-controls';
 import { TimelineChart } from './timeline-chart';
 import { VerdictPanel } from './verdict-panel';
@@ -47,7 +48,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
         </p>
       ) : null}
       <FindingsPanel findings={d.findings} at={d.at} />
-      <VerdictPanel verdict={d.verdict} />
+      <VerdictPanel verdict={d.verdict} action={<ResyncButton poolRef={s.ref} past={w.at !== null} />} />
       <section aria-labelledby="timeline-h" className="space-y-3">
         <h2 id="timeline-h" className="text-lg font-semibold">Timeline</h2>
         <TimeControls path={path} window={w} shownAt={d.at} />

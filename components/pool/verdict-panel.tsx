@@ -17,11 +17,12 @@ function Option({ title, o, children }: { title: string; o: ResyncOption; childr
 const short = (id: string) => id.split('/').slice(-3).join('/');
 
 /** What a resync could do for this pool, and why poolscope would or would not do it. */
-export function VerdictPanel({ verdict }: { verdict: ResyncVerdict }) {
+export function VerdictPanel({ verdict, action }: { verdict: ResyncVerdict; action?: React.ReactNode }) {
   const s = verdict.syncProviderIds;
   return (
     <section aria-labelledby="verdict-h" className="space-y-2">
-      <h2 id="verdict-h" className="text-lg font-semibold">Resync verdict</h2>
+      <h2 id="verdict-h" className="text-lg font-semibold">Resync</h2>
+      {action}
       <p className="text-sm">
         {verdict.recommended === null ? 'No resync is recommended.' : verdict.recommended === 'reconcile' ? 'Recommended: trigger a reconcile.' : 'Recommended: copy the AzureMachinePool providerIDList into the MachinePool.'}
       </p>

@@ -1,0 +1,45 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { PoolRef, ResyncStatus } from '@/lib/api-types';
+import { resyncStatusOptions } from '@/components/data/queries';
+import { ResyncDialog } from './resync-dialog';
+
+/** Why the button is disabled for this caller, or null when they may resync. */
+function disabledReason(past: boolean, status: ReturnType<typeof useQuery<ResyncStatus>>): string | null {
+  if (past) return 'Resync acts on the pool as it is now: go back to now to use it.';
+  if (status.isPending) return 'Checking what you may do…';
+  if (status.isError) return `poolscope could not check your rights: ${status.error.message}`;
+  const s = status.data;
+  if (!s.identity) return s.identityProblem ?? 'Not signed in.';
+  if (!s.modes.reconcile.permitted && !s.modes['sync-provider-ids'].permitted) return s.modes['sync-provider-ids'].reason ?? s.modes.reconcile.reason;
+  if (s.running) return `A ${s.running.mode} started by ${s.running.user} is running on this pool.`;
+  return null;
+}
+
+/** The Resync button, disabled with the reason when the caller may not; hidden when poolscope is read-only. */
+export function ResyncButton({ poolRef, past }: { poolRef: PoolRef; past: boolean }) {
+  const status = useQuery({ ...resyncStatusOptions(poolRef), enabled: !past });
+  const [open, setOpen] = useState(false);
+  if (status.data?.readOnly) return <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="resync-readonly">poolscope is read-only here: it makes no changes to clusters.</p>;
+  const why = disabledReason(past, status);
+  return (
+    <div className="flex flex-wrap items-center gap-3">
+      <button
+        type="button"
+        data-testid="resync-button"
+        disabled={why !== null}
+        aria-describedby="resync-why"
+        onClick={() => setOpen(true)}
+        className="rounded bg-sky-700 px-3 py-1.5 font-medium text-white hover:bg-sky-800 disabled:cursor-not-allowed disabled:bg-slate-400 dark:disabled:bg-slate-600"
+      >
+        Resync…
+      </button>
+      <p id="resync-why" className="text-sm text-slate-600 dark:text-slate-300">
+        {why ?? `Signed in as ${status.data?.identity?.user} (${status.data?.identity?.via}).`}
+      </p>
+      {open && status.data ? <ResyncDialog poolRef={poolRef} status={status.data} onClose={() => setOpen(false)} /> : null}
+    </div>
+  );
+}

@@ -6,6 +6,7 @@ import type { ResyncStatus } from '@/lib/api-types';
 import { instanceProviderId } from '@/lib/fixtures/pool';
 import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import type { KubeObject } from '@/lib/unstructured';
+import { ApiError } from '@/sim/kube/errors';
 import { findByKind, type ResourceDef } from '@/sim/kube/resources';
 import { parseEnv } from '../env';
 import { HttpError } from '../http/route';
@@ -156,6 +157,24 @@ describe('sync-provider-ids on a frozen pool (S1)', () => {
     expect(r).toMatchObject({ status: 409, code: 'concurrent-write' });
     expect(r.message).toMatch(/Nothing was overwritten/);
     expect(listOf(s.mp())).toEqual(controllerList);
+  }, 60_000);
+
+  it('says what was and was not done when the second write fails', async () => {
+    const s = await setup('s01-scale-up-pre-fix.yaml');
+    const server = s.h.sim.kube.cluster('mgmt-weu');
+    server.beforeWrite = (w) => {
+      if (w.resource === 'machinepools' && w.verb === 'patch') throw new ApiError(500, 'InternalError', 'etcdserver: request timed out');
+    };
+    const r = await s.svc.run(REF, s.post({ mode: 'reconcile' }));
+    expect(r.outcome).toBe('partial');
+    expect(r.objects.map((o) => [o.kind, o.action])).toEqual([['AzureMachinePool', 'patched'], ['MachinePool', 'failed']]);
+    expect(r.objects[1]?.error).toMatch(/etcdserver: request timed out/);
+    expect(r.message).toMatch(/^Partly done: the AzureMachinePool was annotated .* but the MachinePool was not/);
+    expect(server.store.get(AMP, 'default', 'pool0').metadata?.annotations?.[RESYNC_ANNOTATION]).toBeTruthy();
+    expect(s.mp().metadata?.annotations?.[RESYNC_ANNOTATION]).toBeUndefined();
+    // The audit says so too: a Warning Event.
+    const ev = server.store.list(EVENT, { namespace: 'default' }).items.find((e) => e.reason === 'PoolscopeResync');
+    expect(ev).toMatchObject({ type: 'Warning' });
   }, 60_000);
 
   it('rate-limits writes per pool, saying when to come back', async () => {

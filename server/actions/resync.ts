@@ -201,7 +201,7 @@ export class ResyncService {
       const option = body.mode === 'reconcile' ? verdict.reconcile : verdict.syncProviderIds;
       if (!option.allowed) throw new HttpError(409, 'resync-refused', `poolscope will not ${body.mode === 'reconcile' ? 'trigger a reconcile' : 'copy the list'}: ${option.reason}`);
       const result = body.mode === 'reconcile'
-        ? await this.reconcile(objects, ref, fresh, dryRun, identity.user, startedAt)
+        ? await this.reconcile(objects, ref, fresh, dryRun, identity.user, startedAt, option.canHelp ? null : option.reason)
         : await this.syncProviderIds(objects, ref, fresh, dryRun, identity.user, startedAt);
       await this.audit(objects, fresh.mp, result, identity);
       return result;
@@ -235,7 +235,7 @@ export class ResyncService {
     return analyzePool(input, { now: new Date().toISOString() }).verdict;
   }
 
-  private async reconcile(objects: PoolObjects, ref: PoolRef, fresh: FreshPool, dryRun: boolean, user: string, startedAt: string): Promise<ResyncResult> {
+  private async reconcile(objects: PoolObjects, ref: PoolRef, fresh: FreshPool, dryRun: boolean, user: string, startedAt: string, cannotHelp: string | null): Promise<ResyncResult> {
     const value = nonce();
     const amp = fresh.amp as KubeObject;
     const ampName = String(amp.metadata?.name);
@@ -264,7 +264,8 @@ export class ResyncService {
       return { ...base, outcome: 'partial', observed: null, finishedAt: new Date().toISOString(), message: `Partly done: the AzureMachinePool was annotated (so CAPZ, and through it CAPI, will reconcile), but the MachinePool was not: ${results[1]?.error}.` };
     }
     const observed = await this.observe(objects, ampName, ampAfter, mpAfter);
-    return { ...base, outcome: 'done', observed, finishedAt: new Date().toISOString(), message: `Reconcile triggered on the AzureMachinePool and the MachinePool. ${observed.summary}` };
+    const expected = cannotHelp && !(observed.listsAgree && observed.ampReady === true) ? ` As poolscope expected: ${cannotHelp}` : '';
+    return { ...base, outcome: 'done', observed, finishedAt: new Date().toISOString(), message: `Reconcile triggered on the AzureMachinePool and the MachinePool. ${observed.summary}${expected}` };
   }
 
   /** Watches the two objects after a trigger until the controllers answer or the deadline passes. */

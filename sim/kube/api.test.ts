@@ -271,6 +271,27 @@ describe('access reviews', () => {
     expect(((await review('alice', 'patch', 'kube-system', ['pool-operators'])).body.status as { allowed: boolean }).allowed).toBe(false);
   });
 
+  it('answers a TokenReview with the token\'s user and groups, and only for those allowed to ask', async () => {
+    const review = (token: string, as?: string) => request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } }, ...(as ? { token: sim.tokens.get(as) } : {}),
+    });
+    const ok = await review(sim.tokens.get('operator') as string);
+    expect(ok.status).toBe(201);
+    expect(ok.body.status).toEqual({ authenticated: true, user: { username: 'operator', uid: 'sim-operator', groups: ['pool-operators', 'system:authenticated'] } });
+    expect((await review('no-such-token')).body.status).toEqual({ authenticated: false, error: 'invalid bearer token' });
+    expect((await review(sim.tokens.get('admin') as string, 'viewer')).status).toBe(403);
+  });
+
+  it('logs every write, and lets a test act just before one is applied', async () => {
+    const server = sim.cluster('mgmt-weu');
+    const seen: string[] = [];
+    server.beforeWrite = (w) => { seen.push(`${w.verb} ${w.resource}/${w.name} by ${w.user}${w.dryRun ? ' (dry run)' : ''}`); };
+    await request('PATCH', `${MP}/pool0?dryRun=All`, { body: { metadata: { annotations: { a: 'b' } } }, contentType: 'application/merge-patch+json' });
+    server.beforeWrite = null;
+    expect(seen).toEqual(['patch machinepools/pool0 by admin (dry run)']);
+    expect(server.writes.at(-1)).toMatchObject({ verb: 'patch', resource: 'machinepools', name: 'pool0', dryRun: true });
+  });
+
   it('honours impersonation only for those allowed to impersonate', async () => {
     const asViewer = await request('DELETE', `${MP}/pool0`, { headers: { 'Impersonate-User': 'viewer' } });
     expect(asViewer.status).toBe(403);

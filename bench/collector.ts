@@ -37,7 +37,7 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   const env = readEnvFile(envFile);
   // The collector process is this one; it must trust the simulator's CA, which Node reads only at start,
   // so the measurement runs in a child process started with NODE_EXTRA_CA_CERTS.
-  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', path.join(ROOT, 'bench', 'collector-child.ts')], {
+  const child = spawn(process.execPath, ['--conditions=react-server', '--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'collector-child.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env, POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: '*', POOLSCOPE_BENCH_SECONDS: String(seconds) },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -128,6 +128,7 @@ export async function measureInChild(): Promise<void> {
   const hours = wallMs / 3_600_000;
   const callsPerScaleSetHour = (col.azureCalls.total - calls0) / Math.max(1, scaleSets) / hours;
   const stats = await rt.store.stats();
+  const heap = process.env.POOLSCOPE_BENCH_BREAKDOWN === '1' ? await heapBreakdown(col) : undefined;
   const out = {
     pools: pools.length,
     scaleSets,
@@ -143,7 +144,37 @@ export async function measureInChild(): Promise<void> {
     throttled429: col.azureCalls.throttled - throttled0,
     storeBytesPerPoolPerDay: Math.round(((size() - bytes0) / Math.max(1, pools.length)) * (86_400_000 / wallMs)),
     store: stats,
+    ...(heap ? { heapBreakdownMB: heap } : {}),
   };
   await rt.stop();
   console.log(JSON.stringify(out));
+}
+
+/**
+ * Where the collector's heap goes (POOLSCOPE_BENCH_BREAKDOWN=1, at the end of a run): the heap after a full GC,
+ * then again after dropping, in turn, the previous analyses, the Azure reads and the Kubernetes sources
+ * (informers and their caches). Destroys the collector's state, so it runs last.
+ */
+async function heapBreakdown(col: object): Promise<Record<string, number>> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('POOLSCOPE_BENCH_BREAKDOWN needs node --expose-gc');
+  const used = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const c = col as unknown as { previous: Map<string, unknown>; azureData: Map<string, unknown>; sources: Map<string, { stop(): void }>; pendingEvents: Map<string, unknown>; recordedEvents: Map<string, unknown> };
+  const mb = (n: number) => Math.round(n / 2 ** 20);
+  const total = used();
+  c.previous.clear();
+  const afterPrevious = used();
+  c.azureData.clear();
+  const afterAzure = used();
+  for (const s of c.sources.values()) s.stop();
+  c.sources.clear();
+  c.pendingEvents.clear();
+  c.recordedEvents.clear();
+  await new Promise((r) => setTimeout(r, 500));
+  const afterSources = used();
+  return { heapUsed: mb(total), previousAnalyses: mb(total - afterPrevious), azureReads: mb(afterPrevious - afterAzure), kubeSources: mb(afterAzure - afterSources), rest: mb(afterSources) };
 }

@@ -111,6 +111,7 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
     capzVersion: model.capzVersion,
     driftCounts: countDrift(drift),
     worstFinding: worst && { code: worst.code, severity: worst.severity, summary: worst.summary },
+    activeFindings: findings.filter((f) => f.code !== 'healthy').map((f) => ({ code: f.code, severity: f.severity, since: f.since ?? null })),
     lastChange: opts.lastChange ?? null,
   };
   return {

@@ -264,6 +264,8 @@ export interface PoolSummary {
   capzVersion: string | null;
   driftCounts: Partial<Record<DriftKind, number>>;
   worstFinding: Pick<Finding, 'code' | 'severity' | 'summary'> | null;
+  /** Every active finding but `healthy`, in short (for metrics and alerts); absent in summaries stored before it. */
+  activeFindings?: { code: FindingCode; severity: Severity; since: string | null }[];
   /** Last time anything about this pool changed (RFC 3339), when known. */
   lastChange: string | null;
 }

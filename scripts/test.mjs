@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every suite that exists — static checks, unit tests, browser tests — and one total line.
 // Usage: npm test [-- suite...]   suites: lint, typecheck, unit, browser (default: all)
-// Missing system packages (Debian chromium, kubectl) are installed when this runs as root with apt-get;
+// Missing system packages (Debian chromium, kubectl, prometheus for promtool) are installed when this runs as root with apt-get;
 // otherwise it stops and prints the exact command to run.
 
 import { spawnSync } from 'node:child_process';
@@ -63,6 +63,8 @@ const suites = {
   unit: () => {
     // The simulator's tests drive the real kubectl.
     if (!ensurePackage({ binary: 'kubectl', pkg: 'kubernetes-client' })) return { passed: 0, failed: 1, skipped: 0, note: 'kubectl missing' };
+    // promtool checks and unit-tests the alert rules; without it those tests report themselves skipped.
+    ensurePackage({ binary: 'promtool', pkg: 'prometheus' });
     const out = 'test-results/vitest.json';
     rmSync(out, { force: true });
     const code = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile=${out}`]);

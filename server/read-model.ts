@@ -20,7 +20,8 @@ export async function sourcesReport(rt: Runtime): Promise<SourcesReport> {
  */
 let summaries: { cycle: string | null; pools: Promise<PoolSummary[]> } | null = null;
 
-async function currentSummaries(rt: Runtime, cycle: string | null): Promise<PoolSummary[]> {
+export async function currentSummaries(rt: Runtime, cycle: string | null | undefined = undefined): Promise<PoolSummary[]> {
+  if (cycle === undefined) cycle = (await rt.store.lastCycle())?.id ?? null;
   if (!summaries || summaries.cycle !== cycle || cycle === null) {
     const pools = rt.store.currentSummaries();
     summaries = { cycle, pools };

@@ -15,11 +15,19 @@ export interface ScaleSetRef {
   name: string;
 }
 
-export type AzureRead =
-  | { state: 'ok'; vmss: Record<string, unknown>; vms: Record<string, unknown>[]; remaining: Record<string, number>; calls: number }
-  | { state: 'not-found'; error: string; calls: number }
-  | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number>; calls: number }
-  | { state: 'unreachable'; error: string; calls: number };
+/** ARM calls one read made, by operation. */
+export interface AzureOps {
+  vmssGet: number;
+  vmList: number;
+  instanceView: number;
+}
+
+export type AzureRead = (
+  | { state: 'ok'; vmss: Record<string, unknown>; vms: Record<string, unknown>[]; remaining: Record<string, number> }
+  | { state: 'not-found'; error: string }
+  | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
+  | { state: 'unreachable'; error: string }
+) & { calls: number; ops: AzureOps };
 
 export function scaleSetRefOf(providerID: string | null | undefined): ScaleSetRef | null {
   const p = parseProviderId(providerID);
@@ -103,32 +111,33 @@ export class AzureReader {
   async read(ref: ScaleSetRef): Promise<AzureRead> {
     const c = this.client(ref.subscriptionId);
     let remaining: Record<string, number> = {};
-    let calls = 0;
+    const ops: AzureOps = { vmssGet: 0, vmList: 0, instanceView: 0 };
+    const calls = () => ops.vmssGet + ops.vmList + ops.instanceView;
     const onResponse = (r: { headers: { get(name: string): string | undefined } }) => {
       remaining = { ...remaining, ...parseRateLimitHeaders((n) => r.headers.get(n)) };
     };
     try {
-      calls++;
+      ops.vmssGet++;
       const vmss = (await c.virtualMachineScaleSets.get(ref.resourceGroup, ref.name, { onResponse })) as unknown as Sdk;
       const vms: Sdk[] = [];
-      calls++;
+      ops.vmList++;
       for await (const vm of c.virtualMachineScaleSetVMs.list(ref.resourceGroup, ref.name, { onResponse })) vms.push(vm as unknown as Sdk);
       const failed = vms.filter((v) => v.provisioningState === 'Failed').slice(0, this.opts.maxInstanceViews ?? 10);
       for (const v of failed) {
-        calls++;
+        ops.instanceView++;
         v.instanceView = await c.virtualMachineScaleSetVMs.getInstanceView(ref.resourceGroup, ref.name, String(v.instanceId), { onResponse });
       }
-      return { state: 'ok', vmss: restVmss(vmss), vms: vms.map(restVm), remaining, calls };
+      return { state: 'ok', vmss: restVmss(vmss), vms: vms.map(restVm), remaining, calls: calls(), ops };
     } catch (e) {
       const err = e as { statusCode?: number; code?: string; message?: string; response?: { headers: { get(n: string): string | undefined } } };
       const message = `${err.code ?? 'Error'}: ${(err.message ?? String(e)).split('\n')[0]}`;
-      if (err.statusCode === 404) return { state: 'not-found', error: message, calls };
+      if (err.statusCode === 404) return { state: 'not-found', error: message, calls: calls(), ops };
       if (err.statusCode === 429) {
         const ra = Number(err.response?.headers.get('retry-after'));
         if (err.response) remaining = { ...remaining, ...parseRateLimitHeaders((n) => err.response?.headers.get(n)) };
-        return { state: 'throttled', error: message, retryAfterSeconds: Number.isFinite(ra) ? ra : null, remaining, calls };
+        return { state: 'throttled', error: message, retryAfterSeconds: Number.isFinite(ra) ? ra : null, remaining, calls: calls(), ops };
       }
-      return { state: 'unreachable', error: message, calls };
+      return { state: 'unreachable', error: message, calls: calls(), ops };
     }
   }
 }

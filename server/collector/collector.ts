@@ -65,7 +65,9 @@ export class Collector {
   lastCycleAt: string | null = null;
   lastError: string | null = null;
   /** Azure calls made, by outcome, for metrics and benchmarks. */
-  readonly azureCalls = { ok: 0, throttled: 0, notFound: 0, unreachable: 0, total: 0 };
+  readonly azureCalls = { ok: 0, throttled: 0, notFound: 0, unreachable: 0, total: 0, vmssGet: 0, vmList: 0, instanceView: 0 };
+  /** 429s per subscription (lower-case). */
+  readonly throttledBySubscription = new Map<string, number>();
 
   constructor(private readonly opts: CollectorOptions) {
     this.bus.setMaxListeners(0);
@@ -154,14 +156,18 @@ export class Collector {
   async cycle(): Promise<number> {
     if (this.running) return 0;
     this.running = true;
+    const t0 = performance.now();
+    let written = 0;
     try {
       await this.readAzure();
-      return await this.analyseAndWrite();
+      written = await this.analyseAndWrite();
+      return written;
     } catch (e) {
       this.lastError = (e as Error).message;
       return 0;
     } finally {
       this.running = false;
+      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, ok: this.lastError === null });
     }
   }
 
@@ -192,11 +198,15 @@ export class Collector {
         const read = await this.opts.azure.read(ref);
         const t = this.now();
         this.azureCalls.total += read.calls;
+        this.azureCalls.vmssGet += read.ops.vmssGet;
+        this.azureCalls.vmList += read.ops.vmList;
+        this.azureCalls.instanceView += read.ops.instanceView;
         const sub = ref.subscriptionId.toLowerCase();
         if (read.state === 'throttled') this.throttled.set(id, read.error);
         else this.throttled.delete(id);
         if (read.state === 'throttled') {
           this.azureCalls.throttled++;
+          this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
           this.setAzureHealth(sub, 'throttled', read.error);
           this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds: read.retryAfterSeconds, remaining: read.remaining, fast: true });
           // Keep the last good data; the pool shows Azure as throttled.
@@ -292,6 +302,16 @@ export class Collector {
   }
 
   /** Source health for the source bar: management and workload clusters, and Azure subscriptions. */
+  /** Informer restarts after errors, per context and kind, since start. */
+  watchRestarts(): { context: string; kind: string; restarts: number }[] {
+    return [...this.sources.entries()].flatMap(([context, src]) => [...src.restarts].map(([kind, restarts]) => ({ context, kind, restarts })));
+  }
+
+  /** The Azure read budget per subscription+region as the scheduler sees it. */
+  budgets(): ReturnType<Scheduler['budgetsView']> {
+    return this.opts.scheduler.budgetsView(this.now());
+  }
+
   health(): { kube: SourceHealth[]; azure: AzureHealth[] } {
     return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure: [...this.azureHealth.values()] };
   }

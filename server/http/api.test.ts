@@ -21,7 +21,7 @@ const T = (m: number) => new Date(Date.parse('2026-11-29T10:00:00.000Z') + m * 6
 const POOL = 'mgmt-weu/default/pool0';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-let fleet: Handler, detail: Handler, timeline: Handler, healthz: Handler, readyz: Handler;
+let fleet: Handler, detail: Handler, timeline: Handler, healthz: Handler, readyz: Handler, metricsRoute: Handler;
 
 async function call(h: Handler, url: string, params: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
   const res = await h(new Request(`http://localhost${url}`), { params: Promise.resolve(params) });
@@ -45,6 +45,7 @@ beforeAll(async () => {
   timeline = (await import('@/app/api/pools/[context]/[namespace]/[name]/timeline/route')).GET as unknown as Handler;
   healthz = (await import('@/app/api/healthz/route')).GET as unknown as Handler;
   readyz = (await import('@/app/api/readyz/route')).GET as unknown as Handler;
+  metricsRoute = (await import('@/app/api/metrics/route')).GET as unknown as Handler;
 });
 afterAll(async () => {
   const { runtime } = await import('../collector/start');
@@ -139,5 +140,21 @@ describe('health', () => {
   it('healthz answers ok; readyz is ready once a cycle is stored', async () => {
     expect(await call(healthz, '/api/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
     expect(await call(readyz, '/api/readyz')).toEqual({ status: 200, body: { status: 'ready', lastCycle: { id: 'c1', at: T(10) }, collecting: false } });
+  });
+});
+
+describe('GET /api/metrics', () => {
+  it('serves Prometheus text: the stored pools, no collector on this replica, and the API\'s own request durations', async () => {
+    await call(fleet, '/api/pools');
+    const res = await metricsRoute(new Request('http://localhost/api/metrics'), { params: Promise.resolve({}) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    expect(text).toMatch(/^poolscope_pools 2$/m);
+    expect(text).toMatch(/^poolscope_collector_leader 0$/m);
+    expect(text).toMatch(/^poolscope_pool_drift_items\{context="mgmt-neu",namespace="default",pool="flex",kind="case-mismatch"\} 0$/m);
+    expect(text).toMatch(/^poolscope_http_request_duration_seconds_count\{route="\/api\/pools",method="GET",status="200"\} [1-9]/m);
+    expect(text).toMatch(/^poolscope_http_request_duration_seconds_count\{route="\/api\/pools\/:context\/:namespace\/:name\/timeline",method="GET",status="400"\} [1-9]/m);
+    expect(text).toMatch(/^process_cpu_seconds_total /m);
   });
 });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ApiError } from '@/lib/api-types';
 import { parseInstant } from '@/lib/url-state';
 import { ConfigError } from '../env';
+import { observeRequest } from '../metrics-registry';
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly code: string, message: string, readonly headers: Record<string, string> = {}) {
@@ -33,6 +34,13 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
   handler: (input: { query: z.output<Q>; params: z.output<P>; request: Request }) => Promise<unknown>,
 ): (request: Request, ctx: RouteContext) => Promise<Response> {
   return async (request, ctx) => {
+    const t0 = performance.now();
+    const res = await handle(request, ctx);
+    observeRequest(new URL(request.url).pathname, request.method, res.status, (performance.now() - t0) / 1000);
+    return res;
+  };
+
+  async function handle(request: Request, ctx: RouteContext): Promise<Response> {
     try {
       const url = new URL(request.url);
       const rawQuery: Record<string, string> = {};
@@ -51,7 +59,7 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
       console.error(`poolscope: ${request.method} ${new URL(request.url).pathname} failed:`, e);
       return errorResponse(500, 'internal', 'poolscope could not answer this request; the server log has the details.');
     }
-  };
+  }
 }
 
 /** Reads a JSON request body and parses it with `schema`; 400 `invalid-body` naming what is wrong. */

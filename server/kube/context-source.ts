@@ -47,12 +47,13 @@ function reporting<T>(list: () => Promise<T>, onState: (s: 'live' | 'stale', err
 }
 
 /** Restarts an informer after errors, with backoff; tells the owner about state changes. */
-function supervise(informer: Informer<KubernetesObject>, onState: (s: 'live' | 'stale', error?: string) => void): { stop(): void } {
+function supervise(informer: Informer<KubernetesObject>, onState: (s: 'live' | 'stale', error?: string) => void, onRestart: () => void = () => {}): { stop(): void } {
   let attempt = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   informer.on('error', (err: unknown) => {
     if (stopped) return;
+    onRestart();
     onState('stale', err instanceof Error ? err.message : String(err));
     const delay = BACKOFF_MS[Math.min(attempt++, BACKOFF_MS.length - 1)] as number;
     timer = setTimeout(() => {
@@ -77,7 +78,7 @@ class WorkloadSource {
   /** The kubeconfig the running informer was built from, to restart only when the Secret changes. */
   kubeconfig: string | null = null;
 
-  constructor(readonly cluster: string, context: string, private readonly onChange: () => void) {
+  constructor(readonly cluster: string, context: string, private readonly onChange: () => void, private readonly onRestart: () => void = () => {}) {
     this.health = { name: cluster, context, kind: 'workload', state: 'starting', since: new Date().toISOString() };
   }
 
@@ -107,7 +108,7 @@ class WorkloadSource {
       this.nodes.delete(String(o.metadata?.name));
       this.onChange();
     });
-    this.handle = supervise(informer as Informer<KubernetesObject>, onState);
+    this.handle = supervise(informer as Informer<KubernetesObject>, onState, this.onRestart);
   }
 
   setHealth(state: SourceHealth['state'], error?: string): void {
@@ -154,6 +155,12 @@ export class ContextSource {
   private readonly kindHealth = new Map<string, SourceHealth>();
   private secretTimer: NodeJS.Timeout | null = null;
   mpVersion = 'v1beta2';
+  /** Informer restarts after an error, by kind (`node` counts every workload cluster's Node informer). */
+  readonly restarts = new Map<string, number>();
+
+  private restarted(kind: string): void {
+    this.restarts.set(kind, (this.restarts.get(kind) ?? 0) + 1);
+  }
   /** The CAPZ controller's image tag (e.g. "v1.26.0"), when it can be read; it decides which readiness rules apply. */
   capzVersion: string | null = null;
 
@@ -200,7 +207,7 @@ export class ContextSource {
     };
     informer.on('add', handle);
     informer.on('update', handle);
-    this.handles.push(supervise(informer as Informer<KubernetesObject>, () => {}));
+    this.handles.push(supervise(informer as Informer<KubernetesObject>, () => {}, () => this.restarted('event')));
   }
 
   /** Discovers the served MachinePool version (v1beta2 preferred), then starts the informers. */
@@ -229,7 +236,7 @@ export class ContextSource {
       informer.on('update', (o) => this.upsert(k.name, o as KubeObject));
       informer.on('delete', (o) => this.remove(k.name, o as KubeObject));
       this.kindHealth.set(k.name, { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
-      this.handles.push(supervise(informer as Informer<KubernetesObject>, onState));
+      this.handles.push(supervise(informer as Informer<KubernetesObject>, onState, () => this.restarted(k.name)));
     }
     this.startEvents();
     // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret),
@@ -359,7 +366,7 @@ export class ContextSource {
     const k = `${ns}/${cluster}`;
     let w = this.workloads.get(k);
     if (!w) {
-      w = new WorkloadSource(cluster, this.context, () => this.onChange(this.poolsOfCluster(ns, cluster)));
+      w = new WorkloadSource(cluster, this.context, () => this.onChange(this.poolsOfCluster(ns, cluster)), () => this.restarted('node'));
       this.workloads.set(k, w);
     }
     try {

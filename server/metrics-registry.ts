@@ -1,0 +1,40 @@
+import 'server-only';
+// The process's Prometheus registry (one per process, kept on globalThis across dev hot reloads) with the
+// default process metrics and the API's request-duration histogram.
+
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const KEY = Symbol.for('poolscope.metrics.registry');
+type Holder = { [KEY]?: { registry: Registry; http: Histogram } };
+
+function holder(): NonNullable<Holder[typeof KEY]> {
+  const g = globalThis as Holder;
+  if (!g[KEY]) {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const http = new Histogram({
+      name: 'poolscope_http_request_duration_seconds',
+      help: 'API request duration by route, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    g[KEY] = { registry, http };
+  }
+  return g[KEY];
+}
+
+export function registry(): Registry {
+  return holder().registry;
+}
+
+/** A path's route pattern (pool segments replaced), so the label's values stay few. */
+export function routeLabel(pathname: string): string {
+  const parts = pathname.split('/').filter(Boolean);
+  if (parts[0] === 'api' && parts[1] === 'pools' && parts.length >= 5) return ['/api/pools/:context/:namespace/:name', ...parts.slice(5)].join('/');
+  return `/${parts.join('/')}`;
+}
+
+export function observeRequest(pathname: string, method: string, status: number, seconds: number): void {
+  holder().http.observe({ route: routeLabel(pathname), method, status: String(status) }, seconds);
+}

@@ -1,0 +1,127 @@
+import 'server-only';
+// Prometheus metrics (`GET /api/metrics`): per pool from the stored summaries (so every replica exports the
+// same), the collector's own health where this replica collects, Azure calls and budgets, and HTTP latency.
+// Gauges are computed at scrape time; nothing here runs between scrapes.
+
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { DRIFT_KINDS, type PoolSummary, type ReplicaCounts } from '@/lib/api-types';
+import { runtime, type Runtime } from './collector/start';
+import { registry } from './metrics-registry';
+import { currentSummaries } from './read-model';
+
+const REPLICA_SOURCES: { key: keyof ReplicaCounts; source: string }[] = [
+  { key: 'desired', source: 'desired' },
+  { key: 'vmssCapacity', source: 'vmss_capacity' },
+  { key: 'azureInstances', source: 'azure_instances' },
+  { key: 'azureSucceeded', source: 'azure_succeeded' },
+  { key: 'azureFailed', source: 'azure_failed' },
+  { key: 'capz', source: 'capz' },
+  { key: 'capi', source: 'capi' },
+  { key: 'readyNodes', source: 'ready_nodes' },
+];
+
+const POOL = ['context', 'namespace', 'pool'] as const;
+const labelsOf = (p: PoolSummary) => ({ context: p.ref.context, namespace: p.ref.namespace, pool: p.ref.name });
+
+export interface Metrics {
+  /** Brings every gauge up to date, then serialises the registry (Prometheus text format). */
+  render(): Promise<string>;
+}
+
+/** Adds the pool, collector and Azure metrics to `registry`; `source` gives the runtime and summaries at scrape time. */
+export function createMetrics(registry: Registry, source: { runtime(): Promise<Runtime>; summaries(rt: Runtime): Promise<PoolSummary[]> }): Metrics {
+  const drift = new Gauge({ name: 'poolscope_pool_drift_items', help: 'providerID drift items of a pool, by kind.', labelNames: [...POOL, 'kind'], registers: [registry] });
+  const findings = new Gauge({ name: 'poolscope_pool_findings', help: 'Active diagnosis findings of a pool (1 per finding), by code and severity.', labelNames: [...POOL, 'code', 'severity'], registers: [registry] });
+  const frozen = new Gauge({ name: 'poolscope_pool_providerid_list_frozen_seconds', help: 'How long the MachinePool providerIDList has been frozen behind the readiness gate (0 when it is not).', labelNames: POOL, registers: [registry] });
+  const replicas = new Gauge({ name: 'poolscope_pool_replicas', help: 'Replica counts of a pool by source (desired, vmss_capacity, azure_instances, azure_succeeded, azure_failed, capz, capi, ready_nodes); absent when unknown.', labelNames: [...POOL, 'source'], registers: [registry] });
+  const ready = new Gauge({ name: 'poolscope_pool_ready', help: 'AzureMachinePool status.ready (1 ready, 0 not ready); absent when unknown.', labelNames: POOL, registers: [registry] });
+  const paused = new Gauge({ name: 'poolscope_pool_paused', help: 'Whether the pool is paused (Cluster or annotation).', labelNames: POOL, registers: [registry] });
+
+  const collecting = new Gauge({ name: 'poolscope_collector_leader', help: '1 when this replica runs the collector.', registers: [registry] });
+  const cycleDuration = new Histogram({ name: 'poolscope_collector_cycle_duration_seconds', help: 'Collector cycle duration (Azure reads due, analysis, store write).', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] });
+  const lastCycle = new Gauge({ name: 'poolscope_collector_last_cycle_timestamp_seconds', help: 'When the last collector cycle was stored (any replica).', registers: [registry] });
+  const sourceUp = new Gauge({ name: 'poolscope_source_up', help: '1 when a source (management cluster, workload cluster, Azure subscription) is live.', labelNames: ['kind', 'name', 'context'], registers: [registry] });
+  const sourceStale = new Gauge({ name: 'poolscope_source_stale_seconds', help: 'How long a source has not been live (0 when live).', labelNames: ['kind', 'name', 'context'], registers: [registry] });
+  const watchRestarts = new Counter({ name: 'poolscope_watch_restarts_total', help: 'Informer restarts after watch or list errors, by context and kind.', labelNames: ['context', 'kind'], registers: [registry] });
+  const azureCalls = new Counter({ name: 'poolscope_azure_calls_total', help: 'ARM calls made by the collector, by operation.', labelNames: ['operation'], registers: [registry] });
+  const azureThrottled = new Counter({ name: 'poolscope_azure_throttled_total', help: 'ARM answers 429 (throttled), by subscription.', labelNames: ['subscription'], registers: [registry] });
+  const budget = new Gauge({ name: 'poolscope_azure_budget_remaining', help: 'Remaining HighCostGetVMScaleSet3Min budget per subscription+region, as Azure last reported it.', labelNames: ['budget'], registers: [registry] });
+  const blocked = new Gauge({ name: 'poolscope_azure_blocked', help: '1 while poolscope waits out a Retry-After for a subscription+region.', labelNames: ['budget'], registers: [registry] });
+
+  let listening: object | null = null;
+  const gauges = [drift, findings, frozen, replicas, ready, paused, sourceUp, sourceStale, budget, blocked];
+  const counters = [watchRestarts, azureCalls, azureThrottled];
+
+  // Fills every runtime-derived metric, right before a scrape is serialised.
+  const fill = async (pools: Gauge) => {
+    const rt = await source.runtime();
+    const now = Date.now();
+    for (const g of gauges) g.reset();
+    for (const c of counters) c.reset();
+    const all = await source.summaries(rt);
+    pools.set(all.length);
+    for (const p of all) {
+      const l = labelsOf(p);
+      for (const kind of DRIFT_KINDS) drift.set({ ...l, kind }, p.driftCounts[kind] ?? 0);
+      for (const f of p.activeFindings ?? []) findings.set({ ...l, code: f.code, severity: f.severity }, 1);
+      const freeze = (p.activeFindings ?? []).find((f) => f.code === 'readiness-gate-frozen');
+      const since = freeze ? Date.parse(freeze.since ?? p.lastChange ?? '') : NaN;
+      frozen.set(l, freeze ? (Number.isFinite(since) ? Math.max(0, (now - since) / 1000) : 0) : 0);
+      for (const r of REPLICA_SOURCES) {
+        const v = p.replicas[r.key];
+        if (typeof v === 'number') replicas.set({ ...l, source: r.source }, v);
+      }
+      if (p.ampReady !== null) ready.set(l, p.ampReady ? 1 : 0);
+      paused.set(l, p.paused ? 1 : 0);
+    }
+    const cycle = await rt.store.lastCycle();
+    if (cycle) lastCycle.set(Date.parse(cycle.at) / 1000);
+    const c = rt.collector;
+    collecting.set(c ? 1 : 0);
+    if (!c) return;
+    if (listening !== c) {
+      listening = c;
+      c.bus.on('cycle', (e: { seconds: number }) => cycleDuration.observe(e.seconds));
+    }
+    const h = c.health();
+    for (const s of h.kube) {
+      const labels = { kind: s.kind, name: s.name, context: s.context };
+      sourceUp.set(labels, s.state === 'live' ? 1 : 0);
+      sourceStale.set(labels, s.state === 'live' ? 0 : Math.max(0, (now - Date.parse(s.since)) / 1000));
+    }
+    for (const a of h.azure) {
+      const labels = { kind: 'azure', name: a.subscription, context: '' };
+      sourceUp.set(labels, a.state === 'live' ? 1 : 0);
+      sourceStale.set(labels, a.state === 'live' ? 0 : Math.max(0, (now - Date.parse(a.since)) / 1000));
+    }
+    for (const r of c.watchRestarts()) watchRestarts.inc({ context: r.context, kind: r.kind }, r.restarts);
+    for (const [operation, n] of [['vmss_get', c.azureCalls.vmssGet], ['vm_list', c.azureCalls.vmList], ['instance_view', c.azureCalls.instanceView]] as const) azureCalls.inc({ operation }, n);
+    for (const [subscription, n] of c.throttledBySubscription) azureThrottled.inc({ subscription }, n);
+    for (const b of c.budgets()) {
+      if (b.remaining !== null) budget.set({ budget: b.key }, b.remaining);
+      blocked.set({ budget: b.key }, b.blockedUntil && Date.parse(b.blockedUntil) > now ? 1 : 0);
+    }
+  };
+
+  const pools = new Gauge({ name: 'poolscope_pools', help: 'Pools poolscope knows.', registers: [registry] });
+  // Scrapes of several replicas' worth of viewers: one fill at a time, the next scrape waits for it.
+  let filling: Promise<void> = Promise.resolve();
+
+  return {
+    async render() {
+      filling = filling.catch(() => {}).then(() => fill(pools));
+      await filling;
+      return registry.metrics();
+    },
+  };
+}
+
+const KEY = Symbol.for('poolscope.metrics');
+type Holder = { [KEY]?: Metrics };
+
+/** The process's metrics, on the shared registry, reading the runtime and the fleet summaries. */
+export function metrics(): Metrics {
+  const g = globalThis as Holder;
+  g[KEY] ??= createMetrics(registry(), { runtime, summaries: (rt) => currentSummaries(rt) });
+  return g[KEY];
+}

@@ -1,6 +1,6 @@
 // Browser tests: Debian's Chromium (Playwright cannot download browsers here) against the demo stack — the
 // simulated fleet (sim/scenarios/demo.yaml at 10× speed) and a production build pointed at it, started by
-// Playwright through `npm run demo -- --no-build`. `npm test` builds first; run `npx next build` yourself
+// Playwright through `npm run demo -- --no-build`. `npm test` builds first; run `npm run build` yourself
 // before `npx playwright test`. The simulator's state (kubeconfig, env file) is in test-results/demo-state.
 
 import { defineConfig } from '@playwright/test';

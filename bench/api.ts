@@ -45,9 +45,10 @@ async function pageMetrics(url: string): Promise<{ lcpMs: number; jsKB: number; 
 
 export async function benchApi(): Promise<Record<string, unknown>> {
   const seconds = Number(process.env.POOLSCOPE_BENCH_SECONDS ?? 10);
-  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
-    const b = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'next'), ['build'], { cwd: ROOT, stdio: 'inherit' });
-    if (b.status !== 0) throw new Error('next build failed');
+  const serverJs = path.join(ROOT, '.next', 'standalone', 'server.js');
+  if (!existsSync(serverJs)) {
+    const b = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('the build failed');
   }
   // POOLSCOPE_BENCH_API_DB reuses a store seeded by an earlier run (seeding takes minutes).
   const reuse = process.env.POOLSCOPE_BENCH_API_DB;
@@ -60,8 +61,8 @@ export async function benchApi(): Promise<Record<string, unknown>> {
     storeStats = JSON.parse(seed.stdout.trim().split('\n').at(-1) ?? '{}') as unknown;
   }
   const seedSeconds = Math.round((Date.now() - t0) / 1000);
-  const server = spawn(path.join(ROOT, 'node_modules', '.bin', 'next'), ['start', '-H', '127.0.0.1', '-p', String(PORT)], {
-    cwd: ROOT, env: { ...process.env, POOLSCOPE_COLLECTOR: 'false', POOLSCOPE_DB_PATH: db, NEXT_TELEMETRY_DISABLED: '1' }, stdio: 'ignore',
+  const server = spawn(process.execPath, [serverJs], {
+    cwd: ROOT, env: { ...process.env, HOSTNAME: '127.0.0.1', PORT: String(PORT), POOLSCOPE_COLLECTOR: 'false', POOLSCOPE_DB_PATH: db, NEXT_TELEMETRY_DISABLED: '1' }, stdio: 'ignore',
   });
   try {
     const base = `http://127.0.0.1:${PORT}`;

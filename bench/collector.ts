@@ -74,7 +74,8 @@ export async function measureInChild(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
   }
   const warmupMs = Date.now() - t0;
-  const pools = col.pools();
+  // `let`: released before the heap breakdown, which would otherwise count the analyses as held by the bench.
+  let pools = col.pools();
   const scaleSets = new Set(pools.map((p) => p.instances[0]?.providerID.split('/virtualMachines/')[0])).size;
   const dbFile = e.POOLSCOPE_DB_PATH;
   const size = () => ['', '-wal'].reduce((n, s) => n + (existsSync(dbFile + s) ? statSync(dbFile + s).size : 0), 0);
@@ -128,13 +129,16 @@ export async function measureInChild(): Promise<void> {
   const hours = wallMs / 3_600_000;
   const callsPerScaleSetHour = (col.azureCalls.total - calls0) / Math.max(1, scaleSets) / hours;
   const stats = await rt.store.stats();
+  const poolCount = pools.length;
+  const readAtStart = pools.filter((p) => p.sources.azure.state === 'ok').length;
+  pools = [];
   const heap = process.env.POOLSCOPE_BENCH_BREAKDOWN === '1' ? await heapBreakdown(col) : undefined;
   const out = {
-    pools: pools.length,
+    pools: poolCount,
     scaleSets,
     firstAnalysisSeconds: Math.round(allKube / 100) / 10,
     allReadFromAzureSeconds: warmedUp ? Math.round(warmupMs / 100) / 10 : null,
-    poolsReadFromAzureAtStart: pools.filter((p) => p.sources.azure.state === 'ok').length,
+    poolsReadFromAzureAtStart: readAtStart,
     rssMaxMB: Math.round(rssMax / 2 ** 20),
     steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,
     changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95) },
@@ -142,7 +146,7 @@ export async function measureInChild(): Promise<void> {
     naiveArmCallsPerScaleSetPerHour: 480,
     ratioToNaive: Math.round((callsPerScaleSetHour / 480) * 1000) / 1000,
     throttled429: col.azureCalls.throttled - throttled0,
-    storeBytesPerPoolPerDay: Math.round(((size() - bytes0) / Math.max(1, pools.length)) * (86_400_000 / wallMs)),
+    storeBytesPerPoolPerDay: Math.round(((size() - bytes0) / Math.max(1, poolCount)) * (86_400_000 / wallMs)),
     store: stats,
     ...(heap ? { heapBreakdownMB: heap } : {}),
   };

@@ -13,14 +13,15 @@ export const STATE_DIR = path.resolve(import.meta.dirname, '..', 'test-results',
 /** The five pools of sim/scenarios/demo.yaml. */
 export const DEMO_POOLS = ['mgmt-weu/default/system', 'mgmt-weu/default/workers', 'mgmt-weu/default/spot', 'mgmt-neu/default/general', 'mgmt-neu/default/batch'];
 
-function env(): Record<string, string> {
+/** The settings the simulator wrote for poolscope (its env file). */
+export function simEnv(): Record<string, string> {
   return Object.fromEntries(readFileSync(path.join(STATE_DIR, 'env'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 }
 
 /** Patches a MachinePool in the simulated management cluster (a merge patch, as `kubectl patch --type merge`). */
 export async function patchMachinePool(context: string, name: string, body: object): Promise<void> {
   const kc = new KubeConfig();
-  kc.loadFromFile(env().KUBECONFIG as string);
+  kc.loadFromFile(simEnv().KUBECONFIG as string);
   kc.setCurrentContext(context);
   await kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
     { group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name, body },
@@ -45,7 +46,7 @@ export function tokenOf(user: 'operator' | 'viewer'): string {
 /** A MachinePool as the simulated management cluster holds it now. */
 export async function readMachinePool(context: string, name: string): Promise<{ spec: { providerIDList?: string[] } }> {
   const kc = new KubeConfig();
-  kc.loadFromFile(env().KUBECONFIG as string);
+  kc.loadFromFile(simEnv().KUBECONFIG as string);
   kc.setCurrentContext(context);
   return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name })) as { spec: { providerIDList?: string[] } };
 }

@@ -16,6 +16,8 @@ import { startAuthProxy } from './demo-auth-proxy.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
+/** What the image runs: the standalone server of the build. */
+const SERVER = path.join(ROOT, '.next', 'standalone', 'server.js');
 
 function parseArgs(argv) {
   const o = { port: 3000, build: true, stateDir: null, scenario: path.join(ROOT, 'sim', 'scenarios', 'demo.yaml'), speed: null };
@@ -56,11 +58,11 @@ function freePort() {
 }
 
 if (opts.build) {
-  console.log('demo: building poolscope (next build)…');
-  const r = spawnSync(bin('next'), ['build'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  console.log('demo: building poolscope (npm run build)…');
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
   if (r.status !== 0) fail('the build failed (see above)');
-} else if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
-  fail('--no-build, but there is no build: run `npx next build` first');
+} else if (!existsSync(SERVER)) {
+  fail('--no-build, but there is no build: run `npm run build` first');
 }
 
 const stateDir = opts.stateDir ?? mkdtempSync(path.join(os.tmpdir(), 'poolscope-demo-'));
@@ -132,7 +134,7 @@ if (!existsSync(envFile)) {
   const inner = await freePort();
   env.POOLSCOPE_TRUSTED_PROXY = 'demo-auth-proxy';
   env.POOLSCOPE_TRUSTED_PROXY_SECRET = secret;
-  start('dashboard', bin('next'), ['start', '-H', '127.0.0.1', '-p', String(inner)], env);
+  start('dashboard', process.execPath, [SERVER], { ...env, PORT: String(inner), HOSTNAME: '127.0.0.1' });
   try {
     await startAuthProxy({ port: opts.port, target: `http://127.0.0.1:${inner}`, user: 'operator', groups: ['pool-operators'], secret });
   } catch (e) {

@@ -38,6 +38,7 @@ const schema = z.object({
     .refine((v) => v === undefined || v.length >= 32, { message: 'must be at least 32 characters (e.g. `openssl rand -hex 32`)' }),
   POOLSCOPE_RESYNC_WAIT_SECONDS: seconds(20, 0),
   POOLSCOPE_KUBE_TIMEOUT_SECONDS: seconds(10),
+  POOLSCOPE_SHUTDOWN_GRACE_SECONDS: seconds(25),
 }).superRefine((e, ctx) => {
   // Proxy headers name the user; only a proxy that proves itself with the shared secret may send them.
   if (e.POOLSCOPE_TRUSTED_PROXY && !e.POOLSCOPE_TRUSTED_PROXY_SECRET) {

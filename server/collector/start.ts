@@ -24,6 +24,8 @@ export interface Runtime {
   bus: EventEmitter;
   /** This process's change stream: its identity and last sequence number (the SSE `hello`). */
   hello(): { stream: string; seq: number };
+  /** True once stop() was called: readiness fails, live streams end. */
+  readonly stopping: boolean;
   /** Announces a change made outside the collector (a resync marker) to this process's live viewers. */
   publish(change: Omit<ChangeEvent, 'seq'>): void;
   stop(): Promise<void>;
@@ -118,8 +120,13 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
     bus,
     hello: () => ({ stream, seq }),
     publish: (change) => { bus.emit('change', { ...change, seq: ++seq }); },
+    get stopping() {
+      return stopping !== null;
+    },
     stop() {
       stopping ??= (async () => {
+        // Live streams end first (clients reconnect to another replica); then the collector finishes its cycle.
+        bus.emit('shutdown');
         clearInterval(pruneTimer);
         await elector?.stop();
         await collector?.stop();

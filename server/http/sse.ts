@@ -26,6 +26,8 @@ export function sseResponse(request: Request, source: SseSource, heartbeatMs = 1
       send(`retry: 2000\nevent: hello\ndata: ${JSON.stringify(source.hello())}\n\n`);
       const onChange = (c: ChangeMessage) => send(`id: ${c.seq}\nevent: change\ndata: ${JSON.stringify(c)}\n\n`);
       source.bus.on('change', onChange);
+      const onShutdown = () => cleanup();
+      source.bus.once('shutdown', onShutdown);
       const beat = setInterval(() => send(`: heartbeat ${new Date().toISOString()}\n\n`), heartbeatMs);
       let done = false;
       cleanup = () => {
@@ -33,6 +35,7 @@ export function sseResponse(request: Request, source: SseSource, heartbeatMs = 1
         done = true;
         clearInterval(beat);
         source.bus.off('change', onChange);
+        source.bus.off('shutdown', onShutdown);
         try {
           controller.close();
         } catch {

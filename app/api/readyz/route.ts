@@ -6,6 +6,7 @@ export const dynamic = 'force-dynamic';
 /** Readiness: the store answers, and some collector (this process's or the leader's) has stored a cycle. */
 export const GET = route({}, async () => {
   const rt = await runtime();
+  if (rt.stopping) return errorResponse(503, 'shutting-down', 'poolscope is shutting down.');
   const last = await rt.store.lastCycle();
   if (!last) return errorResponse(503, 'not-ready', rt.collector ? 'The collector has not completed its first cycle yet.' : 'No collector has stored a cycle yet.');
   return { status: 'ready', lastCycle: last, collecting: rt.collector !== null };

@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# poolscope: the standalone Next.js server (`npm run build` → .next/standalone), run as a non-root user with a
+# read-only root filesystem in mind: the only writable paths are /data (SQLite; mount a volume, or use
+# PostgreSQL through DATABASE_URL) and /app/.next/cache (mount an emptyDir when the root filesystem is read-only).
+
+# Dependencies, with the toolchain better-sqlite3 needs to compile against this image's Node and glibc.
+FROM node:20.20-bookworm-slim AS deps
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+FROM deps AS build
+COPY . .
+ENV NEXT_TELEMETRY_DISABLED=1
+RUN npm run build
+
+# The runtime: the standalone server and the traced node_modules it needs (better-sqlite3's binary included).
+FROM node:20.20-bookworm-slim AS run
+ENV NODE_ENV=production \
+    NEXT_TELEMETRY_DISABLED=1 \
+    PORT=3000 \
+    HOSTNAME=0.0.0.0 \
+    POOLSCOPE_DB_PATH=/data/poolscope.db
+WORKDIR /app
+COPY --from=build --chown=root:root /app/.next/standalone ./
+RUN mkdir -p /data /app/.next/cache && chown 1000:1000 /data /app/.next/cache
+USER 1000:1000
+VOLUME ["/data"]
+EXPOSE 3000
+# SIGTERM: poolscope ends live streams, lets the collector finish its cycle, releases its Lease, closes the
+# store and exits within POOLSCOPE_SHUTDOWN_GRACE_SECONDS (25 s; keep the pod's grace period above it).
+STOPSIGNAL SIGTERM
+CMD ["node", "server.js"]

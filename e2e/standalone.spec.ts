@@ -1,0 +1,53 @@
+// What the container image runs: the standalone server from the build output, started with only documented
+// settings (the simulator's env file, a port, a database path), serves the dashboard, collects, and on SIGTERM
+// stops cleanly — live streams ended, collector stopped, store closed — and exits 0.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { simEnv } from './fleet';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const PORT = 3190;
+
+test('the standalone server serves the dashboard and shuts down gracefully on SIGTERM', async ({ page }) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-standalone-'));
+  const child = spawn(process.execPath, [path.join(ROOT, '.next', 'standalone', 'server.js')], {
+    // Only the documented environment: no inherited variables beyond PATH and HOME (NODE_ENV is what the
+    // standalone server sets for itself).
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...simEnv(), PORT: String(PORT), HOSTNAME: '127.0.0.1', POOLSCOPE_DB_PATH: path.join(dir, 'poolscope.db'), NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    await expect.poll(async () => (await fetch(`http://127.0.0.1:${PORT}/api/readyz`).catch(() => null))?.status ?? 0, { timeout: 60_000 }).toBe(200);
+    await page.goto(`http://127.0.0.1:${PORT}/`);
+    await expect(page.locator('tr[data-pool="mgmt-neu/default/general"]')).toBeVisible();
+    // A live stream is open when the signal comes; it must end, not hang.
+    const stream = await fetch(`http://127.0.0.1:${PORT}/api/stream`);
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    const t0 = Date.now();
+    child.kill('SIGTERM');
+    let ended = false;
+    for (;;) {
+      const r = await reader.read().catch(() => ({ done: true }));
+      if (r.done) {
+        ended = true;
+        break;
+      }
+    }
+    expect(ended).toBe(true);
+    expect(await exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(25_000);
+    expect(output).toContain('"msg":"shutting down","signal":"SIGTERM"');
+    expect(output).toContain('"msg":"stopped cleanly"');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});

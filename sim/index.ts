@@ -22,6 +22,9 @@ export interface SimulationOptions {
   speed?: number;
   /** VMs per page of the VMSS-VMs list. */
   armPageSize?: number;
+  /** More people and rules, besides operator and viewer (e.g. a ServiceAccount with rules from RBAC objects). */
+  users?: { name: string; groups?: string[] }[];
+  policy?: PolicyRule[];
   log?: (msg: string) => void;
 }
 
@@ -67,8 +70,8 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
     kubeconfigPath: path.join(stateDir, 'kubeconfig'),
     // Two people besides the admin, for poolscope's resync authorization: an operator who may patch pools
     // and a viewer who may only read. Their kubeconfigs (with their tokens) sit beside the admin's.
-    users: SIM_USERS,
-    policy: SIM_POLICY,
+    users: [...SIM_USERS, ...(opts.users ?? [])],
+    policy: [...SIM_POLICY, ...(opts.policy ?? [])],
     log,
   });
   const azure = new SimAzureServer({ tls, pageSize: opts.armPageSize });

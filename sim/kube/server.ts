@@ -224,6 +224,11 @@ export class SimApiServer {
     return { username: asUser, groups: [...groups, 'system:authenticated'] };
   }
 
+  /** Requests allowed per policy rule so far (see Authorizer.hits). */
+  get policyHits(): ReadonlyMap<PolicyRule, number> {
+    return this.authz.hits;
+  }
+
   private authorize(user: UserInfo, a: ResourceAttributes, plural: string): void {
     if (!this.authz.authorize(user, a).allowed) throw new ApiError(403, 'Forbidden', forbiddenMessage(user, a, plural), { name: a.name, group: a.group, kind: plural });
   }

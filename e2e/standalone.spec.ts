@@ -45,8 +45,12 @@ test('the standalone server serves the dashboard and shuts down gracefully on SI
     expect(ended).toBe(true);
     expect(await exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(25_000);
-    expect(output).toContain('"msg":"shutting down","signal":"SIGTERM"');
-    expect(output).toContain('"msg":"stopped cleanly"');
+    const lines = output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l.msg === 'shutting down')).toMatchObject({ level: 'info', signal: 'SIGTERM', service: 'poolscope' });
+    expect(lines.find((l) => l.msg === 'stopped cleanly')).toBeTruthy();
+    // Requests and collector cycles were logged as JSON with what makes them traceable.
+    expect(lines.find((l) => l.msg === 'request' && l.path === '/api/stream')).toMatchObject({ status: 200, requestId: expect.any(String) });
+    expect(lines.find((l) => l.msg === 'collector cycle')).toMatchObject({ cycle: expect.any(String), pools: expect.any(Number) });
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }

@@ -39,6 +39,7 @@ const schema = z.object({
   POOLSCOPE_RESYNC_WAIT_SECONDS: seconds(20, 0),
   POOLSCOPE_KUBE_TIMEOUT_SECONDS: seconds(10),
   POOLSCOPE_SHUTDOWN_GRACE_SECONDS: seconds(25),
+  POOLSCOPE_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { message: 'must be one of trace, debug, info, warn, error, fatal, silent' }).default('info'),
 }).superRefine((e, ctx) => {
   // Proxy headers name the user; only a proxy that proves itself with the shared secret may send them.
   if (e.POOLSCOPE_TRUSTED_PROXY && !e.POOLSCOPE_TRUSTED_PROXY_SECRET) {

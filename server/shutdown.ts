@@ -5,6 +5,7 @@ import 'server-only';
 // poolscope takes the signals over.
 
 import type { Runtime } from './collector/start';
+import { logLine } from './log';
 
 export interface ShutdownOptions {
   graceMs: number;
@@ -12,11 +13,10 @@ export interface ShutdownOptions {
   log?: (line: Record<string, unknown>) => void;
 }
 
-const jsonLog = (l: Record<string, unknown>) => console.log(JSON.stringify({ time: new Date().toISOString(), ...l }));
 
 /** Stops `rt` within the grace period; resolves with the exit code it chose (and calls `exit` with it). */
 export async function shutdown(rt: Runtime, signal: string, opts: ShutdownOptions): Promise<number> {
-  const log = opts.log ?? jsonLog;
+  const log = opts.log ?? logLine;
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   const t0 = Date.now();
   log({ level: 'info', msg: 'shutting down', signal, graceSeconds: opts.graceMs / 1000 });

@@ -5,12 +5,12 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { AzureReader, type AzureRead, type ScaleSetRef } from '../azure/reader';
 import { runtime, resolveContexts, type Runtime } from '../collector/start';
 import type { Env } from '../env';
+import { logLine } from '../log';
 import { Access } from './identity';
 import { ResyncService, type ResyncDeps } from './resync';
 
 const services = new WeakMap<Runtime, ResyncService>();
 
-const jsonLog = (l: Record<string, unknown>) => console.log(JSON.stringify({ time: new Date().toISOString(), ...l }));
 
 export interface ResyncWiring {
   env: Env;
@@ -54,7 +54,7 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
     readOnly: e.POOLSCOPE_READ_ONLY,
     timeoutMs,
     waitSeconds: e.POOLSCOPE_RESYNC_WAIT_SECONDS,
-    log: w.log ?? jsonLog,
+    log: w.log ?? logLine,
   });
 }
 

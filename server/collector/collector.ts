@@ -63,6 +63,8 @@ export class Collector {
   private stopped = false;
   cycles = 0;
   lastCycleAt: string | null = null;
+  /** The id of the last cycle that stored something (it names that cycle's rows in the store). */
+  lastStoredCycle: string | null = null;
   lastError: string | null = null;
   /** Azure calls made, by outcome, for metrics and benchmarks. */
   readonly azureCalls = { ok: 0, throttled: 0, notFound: 0, unreachable: 0, total: 0, vmssGet: 0, vmList: 0, instanceView: 0 };
@@ -167,7 +169,7 @@ export class Collector {
       return 0;
     } finally {
       this.running = false;
-      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, ok: this.lastError === null });
+      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total });
     }
   }
 
@@ -288,7 +290,9 @@ export class Collector {
       writes.push({ detail, transitions });
     }
     if (writes.length) {
-      await this.opts.store.writeCycle({ id: randomUUID(), at }, writes);
+      const id = randomUUID();
+      await this.opts.store.writeCycle({ id, at }, writes);
+      this.lastStoredCycle = id;
       for (const w of writes) {
         if (!w.detailUnchanged) this.previous.set(w.detail.summary.key, w.detail);
         const summary = w.detailUnchanged ? (this.previous.get(w.detail.summary.key) ?? w.detail).summary : { ...w.detail.summary, lastChange: at };

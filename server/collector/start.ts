@@ -9,6 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { AzureReader } from '../azure/reader';
 import { Scheduler } from '../azure/scheduler';
 import { ConfigError, env as readEnv, type Env } from '../env';
+import { log } from '../log';
 import { openStore, type TimelineStore } from '../store';
 import { listenForChanges } from '../store/postgres';
 import { CHANGE_CHANNEL } from '../store/store';
@@ -78,6 +79,11 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
     const startCollecting = async () => {
       collector = makeCollector();
       collector.bus.on('change', forward);
+      // Every cycle that stored something is traceable by its id (the store's cycles table); idle ones at debug.
+      collector.bus.on('cycle', (c: { seconds: number; pools: number; cycle: string | null; azureCalls: number }) => {
+        log()[c.pools > 0 ? 'info' : 'debug']({ cycle: c.cycle, pools: c.pools, ms: Math.round(c.seconds * 1000), azureCallsTotal: c.azureCalls }, 'collector cycle');
+      });
+      log().info({ contexts }, 'collector started');
       await collector.start();
     };
     if (e.POOLSCOPE_LEADER_ELECTION) {

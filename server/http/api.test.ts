@@ -158,3 +158,17 @@ describe('GET /api/metrics', () => {
     expect(text).toMatch(/^process_cpu_seconds_total /m);
   });
 });
+
+describe('request logs', () => {
+  it('log each request as one JSON line with its request id, which the response echoes', async () => {
+    const { Writable } = await import('node:stream');
+    const { useLogDestination } = await import('../log');
+    const lines: Record<string, unknown>[] = [];
+    useLogDestination(new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); cb(); } }));
+    const res = await detail(new Request('http://localhost/api/pools/mgmt-weu/default/nope', { headers: { 'x-request-id': 'trace-42' } }), { params: Promise.resolve({ ...poolParams, name: 'nope' }) });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('x-request-id')).toBe('trace-42');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lines.find((l) => l.requestId === 'trace-42')).toMatchObject({ level: 'info', msg: 'request', method: 'GET', route: '/api/pools/:context/:namespace/:name', status: 404, service: 'poolscope' });
+  });
+});

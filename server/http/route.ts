@@ -6,7 +6,9 @@ import { z } from 'zod';
 import type { ApiError } from '@/lib/api-types';
 import { parseInstant } from '@/lib/url-state';
 import { ConfigError } from '../env';
-import { observeRequest } from '../metrics-registry';
+import { randomUUID } from 'node:crypto';
+import { log } from '../log';
+import { observeRequest, routeLabel } from '../metrics-registry';
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly code: string, message: string, readonly headers: Record<string, string> = {}) {
@@ -35,12 +37,19 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
 ): (request: Request, ctx: RouteContext) => Promise<Response> {
   return async (request, ctx) => {
     const t0 = performance.now();
-    const res = await handle(request, ctx);
-    observeRequest(new URL(request.url).pathname, request.method, res.status, (performance.now() - t0) / 1000);
+    const requestId = request.headers.get('x-request-id') ?? randomUUID();
+    const res = await handle(request, ctx, requestId);
+    const seconds = (performance.now() - t0) / 1000;
+    const path = new URL(request.url).pathname;
+    observeRequest(path, request.method, res.status, seconds);
+    res.headers.set('x-request-id', requestId);
+    // Probes and scrapes every few seconds: only at debug level.
+    const quiet = path === '/api/healthz' || path === '/api/readyz' || path === '/api/metrics';
+    log()[quiet ? 'debug' : 'info']({ requestId, method: request.method, route: routeLabel(path), path, status: res.status, ms: Math.round(seconds * 1000) }, 'request');
     return res;
   };
 
-  async function handle(request: Request, ctx: RouteContext): Promise<Response> {
+  async function handle(request: Request, ctx: RouteContext, requestId: string): Promise<Response> {
     try {
       const url = new URL(request.url);
       const rawQuery: Record<string, string> = {};
@@ -56,7 +65,7 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
     } catch (e) {
       if (e instanceof HttpError) return errorResponse(e.status, e.code, e.message, e.headers);
       if (e instanceof ConfigError) return errorResponse(503, 'not-configured', e.message);
-      console.error(`poolscope: ${request.method} ${new URL(request.url).pathname} failed:`, e);
+      log().error({ requestId, method: request.method, path: new URL(request.url).pathname, err: e }, 'request failed');
       return errorResponse(500, 'internal', 'poolscope could not answer this request; the server log has the details.');
     }
   }

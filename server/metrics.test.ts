@@ -90,6 +90,21 @@ describe('metrics', () => {
 const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p));
 if (!PROMTOOL) console.warn('SKIPPED: promtool is not installed, so the alert rules are not checked or unit-tested. Install it with `sudo apt-get install -y prometheus` (`npm test` does this when run as root).');
 
+describe('Grafana dashboard', () => {
+  it('queries only metrics poolscope exports', async () => {
+    const { registry } = await import('./metrics-registry');
+    const reg = new Registry();
+    createMetrics(reg, { runtime: async () => ({}) as Runtime, summaries: async () => [] });
+    const names = new Set([...reg.getMetricsAsArray(), ...registry().getMetricsAsArray()].map((m) => m.name));
+    const dash = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'deploy', 'grafana', 'poolscope.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[]; templating: { list: { query: unknown }[] } };
+    const exprs = [...dash.panels.flatMap((p) => p.targets.map((t) => [p.title, t.expr] as const)), ...dash.templating.list.map((v) => ['variable', JSON.stringify(v.query)] as const)];
+    expect(dash.panels.length).toBeGreaterThan(5);
+    for (const [where, expr] of exprs) {
+      for (const m of expr.matchAll(/\bpoolscope_[a-z_]+/g)) expect(names, `${where}: ${m[0]}`).toContain(m[0].replace(/_(bucket|count|sum)$/, ''));
+    }
+  });
+});
+
 describe.skipIf(!PROMTOOL)('alert rules with promtool', () => {
   it('pass `promtool check rules` and the unit tests in rules.test.yaml (each alert fires when it should, not before)', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-rules-'));

@@ -21,8 +21,11 @@ function firstMode(status: ResyncStatus): ResyncMode | null {
 }
 
 /** Choose a mode, see the server's dry-run preview, confirm, watch progress, read the result. */
-export function ResyncDialog({ poolRef, status, onClose }: { poolRef: PoolRef; status: ResyncStatus; onClose: () => void }) {
+export function ResyncDialog({ poolRef, status: live, onClose }: { poolRef: PoolRef; status: ResyncStatus; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // The choices as they were when the dialog opened: a result must not be shown beside options that changed
+  // because of it (the server re-checks everything on confirm anyway).
+  const [status] = useState(live);
   const qc = useQueryClient();
   const [mode, setMode] = useState<ResyncMode | null>(() => firstMode(status));
   // One key per chosen mode: a double click, or a retry after a lost answer, patches once.

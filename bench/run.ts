@@ -1,14 +1,16 @@
 // `npm run bench`: runs every benchmark suite and prints one JSON report on stdout.
-// Usage: npm run bench [-- suite...]   (suites: analyze, sim-kube, collector, api)
+// Usage: npm run bench [-- suite...]   (suites: analyze, memory, sim-kube, collector, api)
 
 import os from 'node:os';
 import { benchAnalyze } from './analyze';
 import { benchApi } from './api';
 import { benchCollector } from './collector';
+import { benchMemory } from './memory';
 import { benchSimKube } from './sim-kube';
 
 const suites: Record<string, () => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   analyze: benchAnalyze,
+  memory: benchMemory,
   'sim-kube': benchSimKube,
   collector: benchCollector,
   api: benchApi,

@@ -22,18 +22,46 @@ function defined<T extends Record<string, unknown>>(o: T): T {
   return out as T;
 }
 
-function meta(m: KubeObject['metadata'], labels?: readonly string[]): KubeObject['metadata'] {
+/**
+ * One copy of each repeated string: a providerID arrives in the AMPM, the Machine and the Node (and namespaces,
+ * label values and states in every object), each parsed into a string of its own. Bounded: past the limit the
+ * table starts afresh (strings already shared stay shared).
+ */
+const interned = new Map<string, string>();
+const INTERN_LIMIT = 250_000;
+
+export function intern<T>(v: T): T {
+  if (typeof v !== 'string') return v;
+  const hit = interned.get(v);
+  if (hit !== undefined) return hit as T;
+  if (interned.size >= INTERN_LIMIT) interned.clear();
+  interned.set(v, v);
+  return v;
+}
+
+/** Which metadata a kind keeps beyond name, namespace, resourceVersion and deletionTimestamp. */
+interface MetaKeep {
+  labels?: readonly string[];
+  uid?: boolean;
+  created?: boolean;
+  /** Owner references of these kinds only (all when true). */
+  owners?: boolean | readonly string[];
+}
+
+function meta(m: KubeObject['metadata'], keep: MetaKeep = { uid: true, created: true, owners: true }): KubeObject['metadata'] {
   if (!m) return {};
-  const kept = labels && m.labels ? Object.fromEntries(labels.filter((l) => m.labels?.[l] !== undefined).map((l) => [l, m.labels?.[l] as string])) : undefined;
+  const labels = keep.labels;
+  const kept = labels && m.labels ? Object.fromEntries(labels.filter((l) => m.labels?.[l] !== undefined).map((l) => [l, intern(m.labels?.[l] as string)])) : undefined;
+  const owners = keep.owners === true ? m.ownerReferences : keep.owners ? m.ownerReferences?.filter((o) => (keep.owners as readonly string[]).includes(o.kind ?? '')) : undefined;
   return defined({
     name: m.name,
-    namespace: m.namespace,
-    uid: m.uid,
+    namespace: intern(m.namespace),
+    uid: keep.uid ? m.uid : undefined,
     resourceVersion: m.resourceVersion,
-    creationTimestamp: iso(m.creationTimestamp),
+    creationTimestamp: keep.created ? iso(m.creationTimestamp) : undefined,
     deletionTimestamp: iso(m.deletionTimestamp),
     labels: kept && Object.keys(kept).length ? kept : undefined,
-    ownerReferences: m.ownerReferences?.map((o) => defined({ kind: o.kind, name: o.name })),
+    ownerReferences: owners?.length ? owners.map((o) => defined({ kind: intern(o.kind), name: o.name })) : undefined,
   });
 }
 
@@ -63,11 +91,11 @@ export function slim(kind: SlimKind, obj: KubeObject): KubeObject {
   switch (kind) {
     case 'ampm':
       return {
-        metadata: meta(obj.metadata, [AMPM_POOL_LABEL]),
-        spec: defined({ providerID: spec.providerID, instanceID: spec.instanceID }),
+        metadata: meta(obj.metadata, { labels: [AMPM_POOL_LABEL], created: true, owners: ['Machine'] }),
+        spec: defined({ providerID: intern(spec.providerID), instanceID: spec.instanceID }),
         status: defined({
           ready: status.ready,
-          provisioningState: status.provisioningState,
+          provisioningState: intern(status.provisioningState),
           latestModelApplied: status.latestModelApplied,
           nodeRef: status.nodeRef ? defined({ name: rec(status.nodeRef).name }) : undefined,
           conditions: conditions(status.conditions),
@@ -75,19 +103,20 @@ export function slim(kind: SlimKind, obj: KubeObject): KubeObject {
       };
     case 'machine':
       return {
-        metadata: meta(obj.metadata, [MACHINE_POOL_LABEL]),
-        spec: defined({ providerID: spec.providerID }),
-        status: defined({ phase: status.phase, nodeRef: status.nodeRef ? defined({ name: rec(status.nodeRef).name }) : undefined }),
+        metadata: meta(obj.metadata, { labels: [MACHINE_POOL_LABEL] }),
+        spec: defined({ providerID: intern(spec.providerID) }),
+        status: defined({ phase: intern(status.phase), nodeRef: status.nodeRef ? defined({ name: rec(status.nodeRef).name }) : undefined }),
       };
     case 'node': {
       const ready = Array.isArray(status.conditions) ? status.conditions.filter((c) => rec(c).type === 'Ready') : undefined;
+      // The pool model reads a Node's providerID, its uninitialized taint and whether it is Ready.
       return {
-        metadata: meta(obj.metadata),
+        metadata: meta(obj.metadata, {}),
         spec: defined({
-          providerID: spec.providerID,
-          taints: Array.isArray(spec.taints) ? spec.taints.map((t) => defined({ key: rec(t).key, effect: rec(t).effect })) : undefined,
+          providerID: intern(spec.providerID),
+          taints: Array.isArray(spec.taints) ? spec.taints.map((t) => defined({ key: intern(rec(t).key), effect: intern(rec(t).effect) })) : undefined,
         }),
-        status: defined({ conditions: ready && conditions(ready) }),
+        status: defined({ conditions: ready?.map((c) => ({ type: 'Ready', status: intern(rec(c).status) })) }),
       };
     }
     case 'event': {

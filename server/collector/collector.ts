@@ -305,7 +305,6 @@ export class Collector {
     return writes.length;
   }
 
-  /** Source health for the source bar: management and workload clusters, and Azure subscriptions. */
   /** Informer restarts after errors, per context and kind, since start. */
   watchRestarts(): { context: string; kind: string; restarts: number }[] {
     return [...this.sources.entries()].flatMap(([context, src]) => [...src.restarts].map(([kind, restarts]) => ({ context, kind, restarts })));
@@ -316,6 +315,7 @@ export class Collector {
     return this.opts.scheduler.budgetsView(this.now());
   }
 
+  /** Source health for the source bar: management and workload clusters, and Azure subscriptions. */
   health(): { kube: SourceHealth[]; azure: AzureHealth[] } {
     return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure: [...this.azureHealth.values()] };
   }

@@ -4,21 +4,14 @@ import 'server-only';
 // Gauges are computed at scrape time; nothing here runs between scrapes.
 
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { DRIFT_KINDS, type PoolSummary, type ReplicaCounts } from '@/lib/api-types';
+import { DRIFT_KINDS, type PoolSummary } from '@/lib/api-types';
+import { REPLICA_SERIES } from '@/lib/timeline';
 import { runtime, type Runtime } from './collector/start';
 import { registry } from './metrics-registry';
 import { currentSummaries } from './read-model';
 
-const REPLICA_SOURCES: { key: keyof ReplicaCounts; source: string }[] = [
-  { key: 'desired', source: 'desired' },
-  { key: 'vmssCapacity', source: 'vmss_capacity' },
-  { key: 'azureInstances', source: 'azure_instances' },
-  { key: 'azureSucceeded', source: 'azure_succeeded' },
-  { key: 'azureFailed', source: 'azure_failed' },
-  { key: 'capz', source: 'capz' },
-  { key: 'capi', source: 'capi' },
-  { key: 'readyNodes', source: 'ready_nodes' },
-];
+/** The replica counters the timeline charts, as metric label values (`vmssCapacity` → `vmss_capacity`). */
+const REPLICA_SOURCES = REPLICA_SERIES.map((r) => ({ key: r.key, source: r.key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) }));
 
 const POOL = ['context', 'namespace', 'pool'] as const;
 const labelsOf = (p: PoolSummary) => ({ context: p.ref.context, namespace: p.ref.namespace, pool: p.ref.name });

@@ -1,12 +1,14 @@
 // The Kustomize manifests: every overlay renders with `kubectl kustomize`; every rendered object validates
-// against the Kubernetes schemas (kubernetes-models); and least privilege — the simulated cluster enforces the
-// rendered RBAC for poolscope's ServiceAccount token while the collector, a resync and leader election run on
-// it: a missing rule fails, an unused rule is reported (and fails too).
+// against the Kubernetes schemas (kubernetes-models); `kubectl apply -k` installs the HA overlay (and the alert
+// rules) into a simulated management cluster; and least privilege — the simulated cluster enforces the rendered
+// RBAC for poolscope's ServiceAccount token while the collector, a resync and leader election run on it: a
+// missing rule fails, an unused rule is reported (and fails too).
 
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { ClientSecretCredential } from '@azure/identity';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
@@ -25,6 +27,8 @@ import { startSimulation } from '@/sim/index';
 import { readScenario } from '@/sim/world/scenario';
 
 const DEPLOY = import.meta.dirname;
+// Asynchronous: the simulated cluster answers kubectl from this same process.
+const run = promisify(execFile);
 const OVERLAYS = ['base', 'overlays/readonly', 'overlays/resync', 'overlays/ha', 'overlays/oauth2-proxy'];
 const SA = 'system:serviceaccount:poolscope:poolscope';
 
@@ -89,6 +93,14 @@ describe('least privilege', () => {
     expect(policy.length).toBeGreaterThan(8);
     const sim = await startSimulation(readScenario(path.join(SCENARIOS, 's01-scale-up-pre-fix.yaml')), { speed: 1, users: [{ name: SA }], policy, log: () => {} });
     cleanups.push(() => sim.stop());
+    // Install it the README's way: `kubectl apply -k` (as the cluster's admin), and the alert rules.
+    const kubectl = async (...args: string[]) => (await run('kubectl', ['--kubeconfig', sim.kubeconfigPath, '--context', 'mgmt-weu', ...args], { encoding: 'utf8' })).stdout;
+    expect(await kubectl('apply', '-k', path.join(DEPLOY, 'overlays', 'ha'))).toMatch(/clusterrole\.rbac\.authorization\.k8s\.io\/poolscope-read created[\s\S]*deployment\.apps\/poolscope created/);
+    expect(await kubectl('apply', '-f', path.join(DEPLOY, 'prometheus', 'rules.yaml'), '-n', 'poolscope')).toMatch(/prometheusrule\.monitoring\.coreos\.com\/poolscope created/);
+    // Applying again changes nothing new.
+    expect(await kubectl('apply', '-k', path.join(DEPLOY, 'overlays', 'ha'))).not.toMatch(/created/);
+    const applied = JSON.parse(await kubectl('get', 'clusterrole', 'poolscope-read', '-o', 'json')) as { rules: unknown };
+    expect(applied.rules).toEqual(rbac.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'poolscope-read')?.rules);
     const kc = new KubeConfig();
     kc.loadFromFile(sim.kube.userKubeconfigPaths.get(SA) as string);
     kc.setCurrentContext('mgmt-weu');
@@ -126,8 +138,7 @@ describe('least privilege', () => {
     expect(sync.audit).toMatchObject({ problems: [], marker: true });
     expect((await svc.run(ref, post({ mode: 'reconcile' }))).outcome).toBe('done');
 
-    // Leader election on its Lease, in poolscope's namespace (which the manifests create).
-    sim.kube.load('mgmt-weu', render('overlays/ha').filter((o) => o.kind === 'Namespace') as never);
+    // Leader election on its Lease, in poolscope's namespace (which the manifests created).
     const elector = new LeaderElector({ kubeconfig: kc, namespace: 'poolscope', name: 'poolscope-collector', identity: 'replica-a', onStartedLeading: () => {}, onStoppedLeading: () => {} });
     expect(await elector.tryAcquireOrRenew()).toBe(true);
     expect(await elector.tryAcquireOrRenew()).toBe(true);

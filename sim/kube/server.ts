@@ -51,6 +51,9 @@ interface Route {
 
 const MAX_BODY = 3 * 1024 * 1024;
 
+/** API groups Kubernetes itself serves (not CRDs). */
+const BUILT_IN_GROUPS = new Set(['', 'apps', 'policy', 'rbac.authorization.k8s.io', 'coordination.k8s.io', 'events.k8s.io', 'authorization.k8s.io', 'authentication.k8s.io']);
+
 function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
@@ -453,7 +456,8 @@ export class SimApiServer {
         const ct = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
         const type = PATCH_TYPES[ct as keyof typeof PATCH_TYPES];
         if (!type) throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`);
-        if (type === 'strategic' && r.group !== '') {
+        // Strategic merge is for built-in kinds; custom resources (CRDs) refuse it, as on a real server.
+        if (type === 'strategic' && !BUILT_IN_GROUPS.has(r.group)) {
           throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
         }
         const body = await readBody(req);

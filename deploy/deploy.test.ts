@@ -97,6 +97,12 @@ describe('least privilege', () => {
     const kubectl = async (...args: string[]) => (await run('kubectl', ['--kubeconfig', sim.kubeconfigPath, '--context', 'mgmt-weu', ...args], { encoding: 'utf8' })).stdout;
     expect(await kubectl('apply', '-k', path.join(DEPLOY, 'overlays', 'ha'))).toMatch(/clusterrole\.rbac\.authorization\.k8s\.io\/poolscope-read created[\s\S]*deployment\.apps\/poolscope created/);
     expect(await kubectl('apply', '-f', path.join(DEPLOY, 'prometheus', 'rules.yaml'), '-n', 'poolscope')).toMatch(/prometheusrule\.monitoring\.coreos\.com\/poolscope created/);
+    // The Secrets the README has you create (HA database URL, auth proxy).
+    expect(await kubectl('-n', 'poolscope', 'create', 'secret', 'generic', 'poolscope-db', '--from-literal=url=postgres://poolscope:secret@db:5432/poolscope')).toMatch(/secret\/poolscope-db created/);
+    const db = JSON.parse(await kubectl('-n', 'poolscope', 'get', 'secret', 'poolscope-db', '-o', 'json')) as { data: { url: string } };
+    expect(Buffer.from(db.data.url, 'base64').toString()).toBe('postgres://poolscope:secret@db:5432/poolscope');
+    expect(await kubectl('-n', 'poolscope', 'create', 'secret', 'generic', 'poolscope-proxy', `--from-literal=secret=${'a'.repeat(64)}`)).toMatch(/created/);
+    expect(await kubectl('-n', 'poolscope', 'create', 'secret', 'generic', 'poolscope-oidc', '--from-literal=client-secret=x', `--from-literal=cookie-secret=${'b'.repeat(32)}`)).toMatch(/created/);
     // Applying again changes nothing new.
     expect(await kubectl('apply', '-k', path.join(DEPLOY, 'overlays', 'ha'))).not.toMatch(/created/);
     const applied = JSON.parse(await kubectl('get', 'clusterrole', 'poolscope-read', '-o', 'json')) as { rules: unknown };

@@ -1,6 +1,7 @@
 // kubectl sends some built-in kinds as Kubernetes protobuf (e.g. `kubectl auth can-i` posts a
-// SelfSubjectAccessReview). This decodes the envelope and the two access-review kinds the simulator serves;
-// responses stay JSON, which clients accept. Field numbers are those of k8s.io/api/authorization/v1.
+// SelfSubjectAccessReview, `kubectl create secret` a Secret). This decodes the envelope, the two access-review
+// kinds and Secrets; responses stay JSON, which clients accept. Field numbers are those of k8s.io/api
+// (authorization/v1, core/v1) and apimachinery's ObjectMeta.
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
@@ -86,4 +87,52 @@ export function decodeAccessReview(body: Buffer): Record<string, unknown> {
     out.groups = (spec.get(4) ?? []).map((b) => (Buffer.isBuffer(b) ? b.toString('utf8') : ''));
   }
   return { apiVersion, kind, metadata: {}, spec: out };
+}
+
+/** A protobuf map<string, bytes|string> field: repeated entries of {1: key, 2: value}. */
+function mapField(f: Fields, n: number, asBase64: boolean): Record<string, string> | undefined {
+  const entries = f.get(n);
+  if (!entries?.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const e of entries) {
+    if (!Buffer.isBuffer(e)) continue;
+    const kv = fields(e);
+    const key = str(kv, 1) ?? '';
+    const v = kv.get(2)?.[0];
+    const value = Buffer.isBuffer(v) ? v : Buffer.alloc(0);
+    out[key] = asBase64 ? value.toString('base64') : value.toString('utf8');
+  }
+  return out;
+}
+
+function objectMeta(f: Fields): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  const name = str(f, 1);
+  const generateName = str(f, 2);
+  const namespace = str(f, 3);
+  if (name) meta.name = name;
+  if (generateName) meta.generateName = generateName;
+  if (namespace) meta.namespace = namespace;
+  const labels = mapField(f, 11, false);
+  const annotations = mapField(f, 12, false);
+  if (labels) meta.labels = labels;
+  if (annotations) meta.annotations = annotations;
+  return meta;
+}
+
+/** Decodes a protobuf core/v1 Secret (as `kubectl create secret` sends it) into its JSON form. */
+export function decodeSecret(body: Buffer): Record<string, unknown> {
+  if (!isKubeProtobuf(body)) throw new Error('not a Kubernetes protobuf message');
+  const unknown = fields(body.subarray(4));
+  const typeMeta = msg(unknown, 1);
+  if (str(typeMeta, 2) !== 'Secret') throw new Error(`protobuf is not supported for ${str(typeMeta, 2) ?? 'this kind'}`);
+  const obj = fields(unknown.get(2)?.[0] as Buffer);
+  const out: Record<string, unknown> = { apiVersion: 'v1', kind: 'Secret', metadata: objectMeta(msg(obj, 1)) };
+  const data = mapField(obj, 2, true);
+  const stringData = mapField(obj, 4, false);
+  const type = str(obj, 3);
+  if (data) out.data = data;
+  if (stringData) out.stringData = stringData;
+  if (type) out.type = type;
+  return out;
 }

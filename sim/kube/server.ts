@@ -10,7 +10,7 @@ import { Authorizer, forbiddenMessage, type PolicyRule, type ResourceAttributes,
 import { ApiError, badRequest } from './errors';
 import { evalJsonPath } from './jsonpath';
 import { PATCH_TYPES } from './patch';
-import { decodeAccessReview, isKubeProtobuf } from './protobuf';
+import { decodeAccessReview, decodeSecret, isKubeProtobuf } from './protobuf';
 import { apiVersionOf, findByPlural, RESOURCES, storageVersion, type ResourceDef } from './resources';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from './selectors';
 import type { ClusterStore, StoredEvent } from './store';
@@ -64,8 +64,8 @@ function sendError(res: ServerResponse, e: ApiError): void {
   send(res, e.code, e.toStatus());
 }
 
-/** Reads a JSON body; protobuf only for the access reviews kubectl sends that way. */
-async function readBody(req: IncomingMessage, protobufReview = false): Promise<unknown> {
+/** Reads a JSON body; protobuf only for the access reviews and Secrets kubectl sends that way. */
+async function readBody(req: IncomingMessage, protobufReview = false, protobufKind?: string): Promise<unknown> {
   const ct = req.headers['content-type'] ?? '';
   const chunks: Buffer[] = [];
   let size = 0;
@@ -75,9 +75,9 @@ async function readBody(req: IncomingMessage, protobufReview = false): Promise<u
     chunks.push(c as Buffer);
   }
   const raw = Buffer.concat(chunks);
-  if (/protobuf/.test(ct) && protobufReview && isKubeProtobuf(raw)) {
+  if (/protobuf/.test(ct) && isKubeProtobuf(raw) && (protobufReview || protobufKind === 'Secret')) {
     try {
-      return decodeAccessReview(raw);
+      return protobufReview ? decodeAccessReview(raw) : decodeSecret(raw);
     } catch (e) {
       throw badRequest(`the request body could not be decoded: ${(e as Error).message}`);
     }
@@ -441,7 +441,7 @@ export class SimApiServer {
         this.serveWatch(req, res, r, route, q, labels, fields);
         return;
       case 'create': {
-        const body = (await readBody(req)) as KubeObject;
+        const body = (await readBody(req, false, r.kind)) as KubeObject;
         const obj = this.store.create(r, route.namespace, body, writeOpts);
         send(res, 201, obj, warningHeaders());
         return;

@@ -35,6 +35,20 @@ describe('scheduler', () => {
     expect(s.due(1000)).toEqual([]);
   });
 
+  it('puts a scale set in its region\'s budget from the start when the AzureMachinePool names the region', () => {
+    const s = new Scheduler(opts);
+    // 60 scale sets of one subscription in two regions: each region gets its own share at once (19 + 19),
+    // not the 19 of the cautious unknown-region budget the subscription would otherwise share.
+    for (let i = 0; i < 60; i++) s.track(`s${i}`, 'sub', 0, i % 2 ? 'northeurope' : 'westeurope');
+    const first = s.due(0);
+    expect(first).toHaveLength(38);
+    expect(s.budgetsView(0).map((b) => [b.key, b.callsInWindow]).sort()).toEqual([['sub|northeurope', 19], ['sub|westeurope', 19]]);
+    // A region learnt later (the AzureMachinePool got its location) moves an unknown-region entry.
+    s.track('late', 'sub', 0);
+    s.track('late', 'sub', 0, 'uksouth');
+    expect(s.due(0)).toEqual(['late']);
+  });
+
   it('stops a whole subscription+region for Retry-After after a 429', () => {
     const s = new Scheduler(opts);
     s.track('a', 'sub', 0);

@@ -60,9 +60,18 @@ export class Scheduler {
     return b;
   }
 
-  /** Adds (or keeps) a scale set; new ones are due at once. */
-  track(id: string, subscription: string, now: number): void {
-    if (!this.entries.has(id)) this.entries.set(id, { id, budgetKey: `${subscription.toLowerCase()}|?`, nextAt: now, fast: true });
+  /**
+   * Adds (or keeps) a scale set; new ones are due at once. `region` (the AzureMachinePool's location) puts it in
+   * its subscription+region budget from the start; without it, it shares a cautious per-subscription budget
+   * until its first read tells the region.
+   */
+  track(id: string, subscription: string, now: number, region?: string | null): void {
+    const e = this.entries.get(id);
+    if (e) {
+      if (region && e.budgetKey.endsWith('|?')) e.budgetKey = `${e.budgetKey.slice(0, -1)}${region.toLowerCase()}`;
+      return;
+    }
+    this.entries.set(id, { id, budgetKey: `${subscription.toLowerCase()}|${region ? region.toLowerCase() : '?'}`, nextAt: now, fast: true });
   }
 
   untrack(id: string): void {

@@ -178,6 +178,7 @@ export class Collector {
     if (this.poolsByScaleSetStale) {
       this.poolsByScaleSetStale = false;
       const index = new Map<string, Set<string>>();
+      const regions = new Map<string, string | null>();
       for (const [ctx, src] of this.sources) {
         for (const p of src.poolKeys()) {
           const id = this.scaleSetIdOf(ctx, p);
@@ -185,11 +186,12 @@ export class Collector {
           const set = index.get(id) ?? new Set<string>();
           set.add(`${ctx}/${p}`);
           index.set(id, set);
+          if (!regions.get(id)) regions.set(id, src.regionOf(p));
         }
       }
       this.poolsByScaleSet = index;
       for (const id of this.opts.scheduler.tracked()) if (!index.has(id)) this.opts.scheduler.untrack(id);
-      for (const id of index.keys()) this.opts.scheduler.track(id, (scaleSetRefOf(id) as { subscriptionId: string }).subscriptionId, now);
+      for (const id of index.keys()) this.opts.scheduler.track(id, (scaleSetRefOf(id) as { subscriptionId: string }).subscriptionId, now, regions.get(id));
     }
     const due = this.opts.scheduler.due(now);
     const limit = this.opts.azureConcurrency ?? 4;

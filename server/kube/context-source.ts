@@ -387,12 +387,22 @@ export class ContextSource {
 
   /** The pool's scale set (its AzureMachinePool's spec.providerID, lower-cased), without building its input. */
   scaleSetOf(poolKey: string): string | null {
+    const pid = this.ampOf(poolKey)?.spec?.providerID;
+    return typeof pid === 'string' ? pid.toLowerCase() : null;
+  }
+
+  /** The Azure region of a pool's scale set, from the AzureMachinePool's spec.location (null when absent). */
+  regionOf(poolKey: string): string | null {
+    const loc = this.ampOf(poolKey)?.spec?.location;
+    return typeof loc === 'string' && loc ? loc.toLowerCase().replace(/\s+/g, '') : null;
+  }
+
+  private ampOf(poolKey: string): KubeObject | undefined {
     const mp = this.caches.mp.get(poolKey);
-    if (!mp) return null;
+    if (!mp) return undefined;
     const ns = String(mp.metadata?.namespace);
     const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name ?? String(mp.metadata?.name);
-    const pid = this.caches.amp.get(`${ns}/${ampName}`)?.spec?.providerID;
-    return typeof pid === 'string' ? pid.toLowerCase() : null;
+    return this.caches.amp.get(`${ns}/${ampName}`);
   }
 
   /** Every pool of this context, as `namespace/name`. */

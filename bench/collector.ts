@@ -76,7 +76,7 @@ export async function measureInChild(): Promise<void> {
   const warmupMs = Date.now() - t0;
   // `let`: released before the heap breakdown, which would otherwise count the analyses as held by the bench.
   let pools = col.pools();
-  const scaleSets = new Set(pools.map((p) => p.instances[0]?.providerID.split('/virtualMachines/')[0])).size;
+  const scaleSets = col.scaleSetCount();
   const dbFile = e.POOLSCOPE_DB_PATH;
   const size = () => ['', '-wal'].reduce((n, s) => n + (existsSync(dbFile + s) ? statSync(dbFile + s).size : 0), 0);
   const bytes0 = size();
@@ -170,8 +170,13 @@ async function heapBreakdown(col: object): Promise<Record<string, number>> {
   const c = col as unknown as { previous: Map<string, unknown>; azureData: Map<string, unknown>; sources: Map<string, { stop(): void }>; pendingEvents: Map<string, unknown>; recordedEvents: Map<string, unknown> };
   const mb = (n: number) => Math.round(n / 2 ** 20);
   const total = used();
+  // Whether the analyses are held by anything besides `previous` (WeakRefs to a sample of them).
+  const sample = [...c.previous.values()].slice(0, 50).map((d) => new WeakRef(d as object));
+  const detailBytes = Math.round(JSON.stringify([...c.previous.values()].slice(0, 50)).length / Math.max(1, Math.min(50, c.previous.size)));
   c.previous.clear();
   const afterPrevious = used();
+  const alive = () => sample.filter((w) => w.deref() !== undefined).length;
+  const aliveAfterPrevious = alive();
   c.azureData.clear();
   const afterAzure = used();
   for (const s of c.sources.values()) s.stop();
@@ -180,5 +185,8 @@ async function heapBreakdown(col: object): Promise<Record<string, number>> {
   c.recordedEvents.clear();
   await new Promise((r) => setTimeout(r, 500));
   const afterSources = used();
-  return { heapUsed: mb(total), previousAnalyses: mb(total - afterPrevious), azureReads: mb(afterPrevious - afterAzure), kubeSources: mb(afterAzure - afterSources), rest: mb(afterSources) };
+  return {
+    heapUsed: mb(total), previousAnalyses: mb(total - afterPrevious), azureReads: mb(afterPrevious - afterAzure), kubeSources: mb(afterAzure - afterSources), rest: mb(afterSources),
+    analysisJsonBytesPerPool: detailBytes, sampledAnalysesAliveAfterClearingPrevious: aliveAfterPrevious, sampledAnalysesAliveAtEnd: alive(), sampled: sample.length,
+  };
 }

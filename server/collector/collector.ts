@@ -3,13 +3,13 @@ import 'server-only';
 // analyses the pools that changed, writes their transitions atomically, and publishes change events.
 // It never overlaps itself and survives source errors (they become source states in the data).
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool, isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail, PoolSummary, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
-import { diffDetails, sameDetail } from '@/lib/transitions';
+import { diffDetails, stableDetail } from '@/lib/transitions';
 import type { AzureRead, AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
@@ -45,6 +45,11 @@ export interface CollectorOptions {
 
 export type { AzureHealth } from '@/lib/api-types';
 
+/** A pool analysis' identity, everything but when it was computed (as `sameDetail` compares). */
+function detailFingerprint(d: PoolDetail): string {
+  return createHash('sha1').update(JSON.stringify(stableDetail(d))).digest('base64');
+}
+
 export class Collector {
   readonly bus = new EventEmitter();
   private seq = 0;
@@ -55,6 +60,17 @@ export class Collector {
   /** Events older than this were recorded before a restart (or predate poolscope). */
   private eventsSince = '';
   private readonly previous = new Map<string, PoolDetail>();
+  /**
+   * A hash of each pool's whole last analysis: change detection compares it, so `previous` can keep the
+   * analyses without their instance tables (the store has those) — at 100 instances a pool, the table is
+   * most of an analysis.
+   */
+  private readonly fingerprints = new Map<string, string>();
+
+  private remember(d: PoolDetail, fingerprint = detailFingerprint(d)): void {
+    this.fingerprints.set(d.summary.key, fingerprint);
+    this.previous.set(d.summary.key, { ...d, instances: [] });
+  }
   /** Latest Azure read per scale-set id (lower-case), kept across cycles. */
   private readonly azureData = new Map<string, { read: AzureRead; at: number }>();
   private readonly azureHealth = new Map<string, AzureHealth>();
@@ -81,7 +97,7 @@ export class Collector {
 
   /** Loads the last stored state (so a restart continues without duplicates) and starts sources and cycles. */
   async start(): Promise<void> {
-    for (const d of await this.opts.store.currentPools()) this.previous.set(d.summary.key, d);
+    for (const d of await this.opts.store.currentPools()) this.remember(d);
     this.eventsSince = (await this.opts.store.lastCycle())?.at ?? new Date(this.now()).toISOString();
     for (const ctx of this.opts.contexts) {
       const kc = new KubeConfig();
@@ -265,7 +281,7 @@ export class Collector {
     const at = new Date(this.now()).toISOString();
     const keys = [...this.dirty];
     this.dirty.clear();
-    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean }[] = [];
+    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string }[] = [];
     for (const key of keys) {
       const [ctx, ns, name] = key.split('/') as [string, string, string];
       const src = this.sources.get(ctx);
@@ -281,7 +297,8 @@ export class Collector {
       if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
       const events = (this.pendingEvents.get(key) ?? []).map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
       this.pendingEvents.delete(key);
-      const unchanged = prev !== null && sameDetail(prev, detail);
+      const fingerprint = detailFingerprint(detail);
+      const unchanged = prev !== null && this.fingerprints.get(key) === fingerprint;
       if (unchanged && events.length === 0) continue;
       const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
       if (unchanged) {
@@ -289,14 +306,14 @@ export class Collector {
         continue;
       }
       detail.summary.lastChange = at;
-      writes.push({ detail, transitions });
+      writes.push({ detail, transitions, fingerprint });
     }
     if (writes.length) {
       const id = randomUUID();
       await this.opts.store.writeCycle({ id, at }, writes);
       this.lastStoredCycle = id;
       for (const w of writes) {
-        if (!w.detailUnchanged) this.previous.set(w.detail.summary.key, w.detail);
+        if (!w.detailUnchanged) this.remember(w.detail, w.fingerprint);
         const summary = w.detailUnchanged ? (this.previous.get(w.detail.summary.key) ?? w.detail).summary : { ...w.detail.summary, lastChange: at };
         const ev: ChangeEvent = { seq: ++this.seq, poolKey: w.detail.summary.key, at, fields: [...new Set(w.transitions.map((t) => t.field))], summary };
         this.bus.emit('change', ev);
@@ -322,9 +339,14 @@ export class Collector {
     return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure: [...this.azureHealth.values()] };
   }
 
-  /** Current in-memory state of every pool (what the last cycle computed). */
+  /** Every pool as the last cycle analysed it, without the instance tables (read those from the store). */
   pools(): PoolDetail[] {
     return [...this.previous.values()];
+  }
+
+  /** How many scale sets the collector reads. */
+  scaleSetCount(): number {
+    return this.poolsByScaleSet.size;
   }
 
   async stop(): Promise<void> {

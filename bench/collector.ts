@@ -173,11 +173,16 @@ async function heapBreakdown(col: object): Promise<Record<string, number>> {
   // Whether the analyses are held by anything besides `previous` (WeakRefs to a sample of them).
   const sample = [...c.previous.values()].slice(0, 50).map((d) => new WeakRef(d as object));
   const detailBytes = Math.round(JSON.stringify([...c.previous.values()].slice(0, 50)).length / Math.max(1, Math.min(50, c.previous.size)));
+  // WeakRef targets stay alive until the job that created the refs ends: collect in a later tick.
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+  await tick();
   c.previous.clear();
+  await tick();
   const afterPrevious = used();
   const alive = () => sample.filter((w) => w.deref() !== undefined).length;
   const aliveAfterPrevious = alive();
   c.azureData.clear();
+  await tick();
   const afterAzure = used();
   for (const s of c.sources.values()) s.stop();
   c.sources.clear();

@@ -82,6 +82,7 @@ export async function measureInChild(): Promise<void> {
   const bytes0 = size();
   const calls0 = col.azureCalls.total;
   const throttled0 = col.azureCalls.throttled;
+  const profile = process.env.POOLSCOPE_BENCH_CPU_PROFILE ? await startProfile() : null;
   const cpu0 = process.cpuUsage();
   const wall0 = Date.now();
   // Latency: patch a pool's replicas through the API and wait for the collector's change event.
@@ -126,6 +127,7 @@ export async function measureInChild(): Promise<void> {
   }
   const wallMs = Date.now() - wall0;
   const cpu = process.cpuUsage(cpu0);
+  const hot = profile ? await profile.stop(process.env.POOLSCOPE_BENCH_CPU_PROFILE as string) : undefined;
   const hours = wallMs / 3_600_000;
   const callsPerScaleSetHour = (col.azureCalls.total - calls0) / Math.max(1, scaleSets) / hours;
   const stats = await rt.store.stats();
@@ -149,6 +151,7 @@ export async function measureInChild(): Promise<void> {
     storeBytesPerPoolPerDay: Math.round(((size() - bytes0) / Math.max(1, poolCount)) * (86_400_000 / wallMs)),
     store: stats,
     ...(heap ? { heapBreakdownMB: heap } : {}),
+    ...(hot ? { cpuProfile: hot } : {}),
   };
   await rt.stop();
   console.log(JSON.stringify(out));
@@ -193,5 +196,36 @@ async function heapBreakdown(col: object): Promise<Record<string, number>> {
   return {
     heapUsed: mb(total), previousAnalyses: mb(total - afterPrevious), azureReads: mb(afterPrevious - afterAzure), kubeSources: mb(afterAzure - afterSources), rest: mb(afterSources),
     analysisJsonBytesPerPool: detailBytes, sampledAnalysesAliveAfterClearingPrevious: aliveAfterPrevious, sampledAnalysesAliveAtEnd: alive(), sampled: sample.length,
+  };
+}
+
+/**
+ * POOLSCOPE_BENCH_CPU_PROFILE=<file>: a V8 CPU profile of the measurement window only (open it in Chrome
+ * DevTools), and the functions with the most self time in the report.
+ */
+async function startProfile(): Promise<{ stop(file: string): Promise<{ file: string; topSelfMs: { fn: string; ms: number }[] }> }> {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+      session.disconnect();
+      writeFileSync(file, JSON.stringify(profile));
+      const self = new Map<number, number>();
+      profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+      const byFn = new Map<string, number>();
+      for (const n of profile.nodes) {
+        const us = self.get(n.id) ?? 0;
+        if (!us) continue;
+        const where = n.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(server|lib)\//, '$1/');
+        const k = `${n.callFrame.functionName || '(anonymous)'} ${where}:${n.callFrame.lineNumber + 1}`;
+        byFn.set(k, (byFn.get(k) ?? 0) + us);
+      }
+      return { file, topSelfMs: [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([fn, us]) => ({ fn, ms: Math.round(us / 1000) })) };
+    },
   };
 }

@@ -139,6 +139,8 @@ export class SimApiServer {
   private url_ = '';
   /** Requests served, by verb, for benchmarks and tests. */
   readonly requestCounts = new Map<string, number>();
+  /** Every watch request received, with its query (newest last, bounded). */
+  readonly watchRequests: { resource: string; query: Record<string, string> }[] = [];
   /** Every write request received (newest last, bounded), including dry runs and access reviews. */
   readonly writes: WriteRecord[] = [];
   /**
@@ -541,6 +543,8 @@ export class SimApiServer {
     labels: ReturnType<typeof parseLabelSelector>,
     fields: ReturnType<typeof parseFieldSelector>,
   ): void {
+    this.watchRequests.push({ resource: r.plural, query: Object.fromEntries(q) });
+    if (this.watchRequests.length > 1000) this.watchRequests.shift();
     const table = wantsTable(req);
     const encode = (e: StoredEvent) => {
       const obj = r.convert && route.version !== storageVersion(r) ? r.convert(e.object, route.version) : e.object;

@@ -5,26 +5,15 @@
 // missing rule fails, an unused rule is reported (and fails too).
 
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ClientSecretCredential } from '@azure/identity';
-import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AzureReader } from '@/server/azure/reader';
-import { Scheduler } from '@/server/azure/scheduler';
 import { buildResyncService } from '@/server/actions';
-import { Collector } from '@/server/collector/collector';
 import { LeaderElector } from '@/server/collector/leader';
 import { parseEnv } from '@/server/env';
-import { openSqlite } from '@/server/store/sqlite';
-import { TimelineStore } from '@/server/store/store';
-import { SCENARIOS, until } from '@/server/testing/sim-harness';
+import { harness, until } from '@/server/testing/sim-harness';
 import { policyFromRbac, type PolicyRule } from '@/sim/kube/auth';
-import { startSimulation } from '@/sim/index';
-import { readScenario } from '@/sim/world/scenario';
 
 const DEPLOY = import.meta.dirname;
 // Asynchronous: the simulated cluster answers kubectl from this same process.
@@ -81,7 +70,7 @@ describe.each(OVERLAYS)('deploy/%s', (dir) => {
 });
 
 describe('least privilege', () => {
-  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c();
   });
@@ -91,8 +80,9 @@ describe('least privilege', () => {
     const rbac = render('overlays/ha').filter((o) => ['ClusterRole', 'Role', 'ClusterRoleBinding', 'RoleBinding'].includes(o.kind));
     const policy = policyFromRbac(rbac as never).filter((r) => r.users?.includes(SA));
     expect(policy.length).toBeGreaterThan(8);
-    const sim = await startSimulation(readScenario(path.join(SCENARIOS, 's01-scale-up-pre-fix.yaml')), { speed: 1, users: [{ name: SA }], policy, log: () => {} });
-    cleanups.push(() => sim.stop());
+    // poolscope runs with the ServiceAccount's kubeconfig; kubectl below with the admin's.
+    const h = await harness(cleanups, 's01-scale-up-pre-fix.yaml', 1, { sim: { users: [{ name: SA }], policy }, user: SA });
+    const { sim, store, azure, kubeconfig: kc } = h;
     // Install it the README's way: `kubectl apply -k` (as the cluster's admin), and the alert rules.
     const kubectl = async (...args: string[]) => (await run('kubectl', ['--kubeconfig', sim.kubeconfigPath, '--context', 'mgmt-weu', ...args], { encoding: 'utf8' })).stdout;
     expect(await kubectl('apply', '-k', path.join(DEPLOY, 'overlays', 'ha'))).toMatch(/clusterrole\.rbac\.authorization\.k8s\.io\/poolscope-read created[\s\S]*deployment\.apps\/poolscope created/);
@@ -107,17 +97,7 @@ describe('least privilege', () => {
     expect(await kubectl('apply', '-k', path.join(DEPLOY, 'overlays', 'ha'))).not.toMatch(/created/);
     const applied = JSON.parse(await kubectl('get', 'clusterrole', 'poolscope-read', '-o', 'json')) as { rules: unknown };
     expect(applied.rules).toEqual(rbac.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'poolscope-read')?.rules);
-    const kc = new KubeConfig();
-    kc.loadFromFile(sim.kube.userKubeconfigPaths.get(SA) as string);
-    kc.setCurrentContext('mgmt-weu');
-    const store = new TimelineStore(openSqlite(path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-rbac-')), 'db.sqlite')));
-    await store.migrate();
-    cleanups.push(() => store.close());
-    const credential = new ClientSecretCredential(sim.env.AZURE_TENANT_ID as string, sim.env.AZURE_CLIENT_ID as string, sim.env.AZURE_CLIENT_SECRET as string, { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true });
-    const azure = new AzureReader({ endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT as string, disableInstanceDiscovery: true, credential });
-    const collector = new Collector({ kubeconfig: kc, contexts: ['mgmt-weu'], store, azure, scheduler: new Scheduler({ fastSeconds: 0.5, slowSeconds: 3, budgetShare: 0.5 }), cycleMs: 150 });
-    await collector.start();
-    cleanups.push(() => collector.stop());
+    const collector = await h.start();
 
     // Everything the pool needs is read: all sources live, the Nodes through the kubeconfig Secret, the CAPZ version.
     const pool = await until('the pool read from every source', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
-import { headline } from './diagnosis';
+import { headline, idDiff } from './diagnosis';
 import type { FindingCode } from './api-types';
 import { DEFAULT_AZURE, NOW, minutesBefore } from './fixtures/objects';
 import { buildPool, healthyInstances, instanceProviderId, type PoolSpec } from './fixtures/pool';
@@ -113,5 +113,14 @@ describe('since and duration', () => {
     expect(f?.since).toBeUndefined();
     expect(f?.summary).toMatch(/^MachinePool providerIDList frozen: /);
     expect(headline(f!, NOW)).toBe(f?.summary);
+  });
+});
+
+describe('idDiff', () => {
+  it('lists what a list gains and loses, each ID once, repeats and order aside', () => {
+    expect(idDiff(['a', 'b'], ['b', 'c', 'c'])).toEqual({ add: ['c'], remove: ['a'] });
+    expect(idDiff(['b', 'a'], ['a', 'b'])).toEqual({ add: [], remove: [] });
+    // Same length, one side repeating an ID: still a difference.
+    expect(idDiff(['x', 'y'], ['x', 'x'])).toEqual({ add: [], remove: ['y'] });
   });
 });

@@ -52,15 +52,19 @@ export function gateClosed(model: PoolModel): boolean {
 }
 
 /** What copying the AzureMachinePool list into the MachinePool would add and remove (exact strings). */
-export function listDiff(model: PoolModel): { add: string[]; remove: string[] } {
-  const mpList = model.mp.providerIDList;
-  const ampList = model.amp?.providerIDList ?? [];
-  const inMp = new Set(mpList);
-  const inAmp = new Set(ampList);
+/** The IDs `to` has and `from` lacks (`add`), and the reverse (`remove`), each once, in list order. */
+export function idDiff(from: readonly string[], to: readonly string[]): { add: string[]; remove: string[] } {
+  const inFrom = new Set(from);
+  const inTo = new Set(to);
   return {
-    add: [...new Set(ampList.filter((id) => !inMp.has(id)))],
-    remove: [...new Set(mpList.filter((id) => !inAmp.has(id)))],
+    add: [...new Set(to.filter((id) => !inFrom.has(id)))],
+    remove: [...new Set(from.filter((id) => !inTo.has(id)))],
   };
+}
+
+/** What copying the AzureMachinePool list into the MachinePool would add and remove. */
+export function listDiff(model: PoolModel): { add: string[]; remove: string[] } {
+  return idDiff(model.mp.providerIDList, model.amp?.providerIDList ?? []);
 }
 
 /** Whether the two lists differ as sets (CAPI would change the MachinePool list if it could). */

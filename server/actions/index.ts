@@ -1,10 +1,11 @@
 import 'server-only';
 // The process's resync service, built on first use from the validated settings and the runtime's store.
 
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { AzureReader, type AzureRead, type ScaleSetRef } from '../azure/reader';
 import { runtime, resolveContexts, type Runtime } from '../collector/start';
 import type { Env } from '../env';
+import { contextKubeConfig } from '../kube/calls';
 import { logLine } from '../log';
 import { Access } from './identity';
 import { ResyncService, type ResyncDeps } from './resync';
@@ -30,9 +31,7 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
   const kubeconfigFor = (context: string) => {
     let c = perContext.get(context);
     if (!c) {
-      c = new KubeConfig();
-      c.loadFromString(kc.exportConfig());
-      c.setCurrentContext(context);
+      c = contextKubeConfig(kc, context);
       perContext.set(context, c);
     }
     return c;

@@ -2,11 +2,11 @@ import 'server-only';
 // Fresh reads and careful writes of one pool's objects on its management cluster, each call with a deadline:
 // what a resync decides on must be what the API server holds now, not what a cache held a moment ago.
 
-import { ApisApi, CoreV1Api, CustomObjectsApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
 import type { PoolRef } from '@/lib/api-types';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL } from '@/lib/slim';
 import type { KubeObject } from '@/lib/unstructured';
-import { callOptions, kubeFailure, type KubeFailure } from '../kube/calls';
+import { callOptions, kubeFailure, servedMachinePoolVersion, type KubeFailure } from '../kube/calls';
 
 const CAPI = 'cluster.x-k8s.io';
 const INFRA = 'infrastructure.cluster.x-k8s.io';
@@ -54,11 +54,7 @@ export class PoolObjects {
   async mpVersion(): Promise<string> {
     let v = versions.get(this.ref.context);
     if (!v) {
-      v = this.call('discovering the Cluster API version', async () => {
-        const groups = await this.kc.makeApiClient(ApisApi).getAPIVersions(callOptions(this.timeoutMs));
-        const capi = groups.groups.find((g) => g.name === CAPI);
-        return capi?.versions.some((x) => x.version === 'v1beta2') ? 'v1beta2' : (capi?.preferredVersion?.version ?? 'v1beta1');
-      });
+      v = this.call('discovering the Cluster API version', () => servedMachinePoolVersion(this.kc, callOptions(this.timeoutMs)));
       versions.set(this.ref.context, v);
       v.catch(() => versions.delete(this.ref.context));
     }

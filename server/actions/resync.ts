@@ -8,7 +8,9 @@ import os from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool } from '@/lib/analyze';
 import { poolKey, type PoolDetail, type PoolRef, type ResyncMode, type ResyncObjectResult, type ResyncObservation, type ResyncRequest, type ResyncResult, type ResyncRunning, type ResyncStatus, type TimelineEntry } from '@/lib/api-types';
-import type { PoolInput } from '@/lib/pool-model';
+import { idDiff } from '@/lib/diagnosis';
+import { plural } from '@/lib/format';
+import { UNINITIALIZED_TAINT, type PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
 import { azureInput, scaleSetRefOf, type AzureRead, type ScaleSetRef } from '../azure/reader';
 import { z } from 'zod';
@@ -42,8 +44,11 @@ export interface ResyncDeps {
   poolPerMinute?: number;
 }
 
-const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && new Set(a).size === new Set([...a, ...b]).size;
-const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+/** Whether two lists hold the same IDs (order and repeats aside). */
+const sameIds = (a: readonly string[], b: readonly string[]) => {
+  const d = idDiff(a, b);
+  return d.add.length === 0 && d.remove.length === 0;
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** RFC 3339 with nanoseconds, as Kubernetes prints metav1.MicroTime-like stamps; unique per call. */
@@ -61,7 +66,7 @@ function workloadFromDetail(d: PoolDetail | null): NonNullable<PoolInput['worklo
     state: 'ok',
     nodes: d.instances.flatMap((r): KubeObject[] => (r.node && r.sources.node ? [{
       apiVersion: 'v1', kind: 'Node', metadata: { name: r.node.name },
-      spec: { providerID: r.sources.node, ...(r.node.uninitializedTaint ? { taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' }] } : {}) },
+      spec: { providerID: r.sources.node, ...(r.node.uninitializedTaint ? { taints: [{ key: UNINITIALIZED_TAINT, effect: 'NoSchedule' }] } : {}) },
       status: { conditions: r.node.ready === null ? [] : [{ type: 'Ready', status: r.node.ready ? 'True' : 'False' }] },
     }] : [])),
   };
@@ -276,7 +281,7 @@ export class ResyncService {
     let amp = ampPatched;
     let mp = mpPatched;
     for (;;) {
-      const listsAgree = sameSet(listOf(amp) ?? [], listOf(mp) ?? []);
+      const listsAgree = sameIds(listOf(amp) ?? [], listOf(mp) ?? []);
       const ampMoved = rvOf(amp) !== rvOf(ampPatched);
       if ((listsAgree && ready(amp) === true) || (ampMoved && Date.now() - start > 1000) || Date.now() >= deadline) break;
       await sleep(500);
@@ -292,8 +297,8 @@ export class ResyncService {
     const ampReady = ready(amp);
     const ampList = listOf(amp) ?? [];
     const mpList = listOf(mp) ?? [];
-    const mpListChanged = !sameSet(mpList, listOf(mpPatched) ?? []);
-    const listsAgree = sameSet(ampList, mpList);
+    const mpListChanged = !sameIds(mpList, listOf(mpPatched) ?? []);
+    const listsAgree = sameIds(ampList, mpList);
     let summary: string;
     if (listsAgree && ampReady === true) {
       summary = mpListChanged
@@ -320,8 +325,7 @@ export class ResyncService {
       clusterError(e, 'Nothing was changed:');
     }
     const written = listOf(after) ?? [];
-    const added = written.filter((id) => !before.includes(id));
-    const removed = before.filter((id) => !written.includes(id));
+    const { add: added, remove: removed } = idDiff(before, written);
     const change = `spec.providerIDList: ${plural(before.length, 'ID')} → ${plural(written.length, 'ID')} (+${added.length} −${removed.length})`;
     const object: ResyncObjectResult = { kind: 'MachinePool', namespace: ref.namespace, name: ref.name, action: dryRun ? 'dry-run' : 'patched', resourceVersionBefore: rvOf(fresh.mp), resourceVersionAfter: dryRun ? null : rvOf(after), change };
     const counts = `${plural(added.length, 'ID')} added, ${removed.length} removed`;

@@ -22,7 +22,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const harness = (scenario: string, speed: number, dbFile?: string, existing?: Simulation): Promise<Harness> => makeHarness(cleanups, scenario, speed, dbFile, existing);
+const harness = (scenario: string, speed: number, dbFile?: string, existing?: Simulation): Promise<Harness> => makeHarness(cleanups, scenario, speed, { dbFile, existing });
 
 const field = (tl: TimelineEntry[], f: string) => tl.filter((e) => e.field === f);
 const far = '2100-01-01T00:00:00.000Z';

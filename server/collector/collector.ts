@@ -5,7 +5,7 @@ import 'server-only';
 
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool, isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail, PoolSummary, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
@@ -13,6 +13,7 @@ import { diffDetails, stableDetail } from '@/lib/transitions';
 import type { AzureRead, AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
+import { contextKubeConfig } from '../kube/calls';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
 import type { TimelineStore } from '../store/store';
 
@@ -100,10 +101,7 @@ export class Collector {
     for (const d of await this.opts.store.currentPools()) this.remember(d);
     this.eventsSince = (await this.opts.store.lastCycle())?.at ?? new Date(this.now()).toISOString();
     for (const ctx of this.opts.contexts) {
-      const kc = new KubeConfig();
-      kc.loadFromString(this.opts.kubeconfig.exportConfig());
-      kc.setCurrentContext(ctx);
-      const src = new ContextSource(ctx, kc, (pools) => this.onKubeChange(ctx, pools), (pools, ev) => void this.onPoolEvent(ctx, pools, ev));
+      const src = new ContextSource(ctx, contextKubeConfig(this.opts.kubeconfig, ctx), (pools) => this.onKubeChange(ctx, pools), (pools, ev) => void this.onPoolEvent(ctx, pools, ev));
       this.sources.set(ctx, src);
       await src.start();
     }

@@ -8,6 +8,7 @@ import { readScenario } from '@/sim/world/scenario';
 import { kubectl } from '@/sim/kube/testing';
 import { parseEnv } from '../env';
 import { createTestDatabase } from '../testing/postgres';
+import { until } from '../testing/sim-harness';
 import { startRuntime, type Runtime } from './start';
 
 const testDb = await createTestDatabase('HA tests');
@@ -18,16 +19,6 @@ afterAll(async () => {
   for (const s of stops.reverse()) await s();
   await testDb?.drop();
 });
-
-async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.skipIf(!pgAvailable)(`leader election and shared PostgreSQL${pgAvailable ? '' : ' (skipped: no PostgreSQL)'}`, () => {
   it('lets exactly one replica collect, and tells the other about its changes', async () => {

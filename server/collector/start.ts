@@ -13,6 +13,7 @@ import { log } from '../log';
 import { openStore, type TimelineStore } from '../store';
 import { listenForChanges } from '../store/postgres';
 import { CHANGE_CHANNEL } from '../store/store';
+import { contextKubeConfig } from '../kube/calls';
 import { Collector, type ChangeEvent } from './collector';
 import { LeaderElector } from './leader';
 
@@ -87,11 +88,8 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       await collector.start();
     };
     if (e.POOLSCOPE_LEADER_ELECTION) {
-      const leaseKc = new KubeConfig();
-      leaseKc.loadFromString(kc.exportConfig());
-      leaseKc.setCurrentContext(contexts[0] as string);
       elector = new LeaderElector({
-        kubeconfig: leaseKc,
+        kubeconfig: contextKubeConfig(kc, contexts[0] as string),
         namespace: e.POOLSCOPE_LEADER_NAMESPACE,
         name: e.POOLSCOPE_LEADER_LEASE,
         identity: e.POD_NAME ?? `${os.hostname()}-${process.pid}`,

@@ -1,8 +1,8 @@
 import 'server-only';
-// One-off Kubernetes calls (resync, access reviews) with a deadline on every request, a chosen patch type, and
-// the API server's own Status message when a call fails.
+// Kubernetes plumbing shared by the sources and the resync: a KubeConfig per context, the served MachinePool
+// version, and one-off calls with a deadline, a chosen patch type and the API server's own Status message.
 
-import { Observable, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import { ApisApi, KubeConfig, Observable, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
 
 const of = <T>(v: T) => new Observable(Promise.resolve(v));
 
@@ -42,4 +42,20 @@ export function kubeFailure(e: unknown): KubeFailure {
   const name = err.name === 'TimeoutError' || err.name === 'AbortError' || err.cause?.name === 'TimeoutError' ? 'Timeout' : (err.cause?.code ?? err.name ?? 'Error');
   const message = name === 'Timeout' ? 'the API server did not answer in time' : (err.cause?.message ?? err.message ?? String(e));
   return { status: 0, reason: name, message };
+}
+
+/** A copy of `kc` whose current context is `context` (client-node clients talk to the current context). */
+export function contextKubeConfig(kc: KubeConfig, context: string): KubeConfig {
+  const c = new KubeConfig();
+  c.loadFromString(kc.exportConfig());
+  c.setCurrentContext(context);
+  return c;
+}
+
+/** The MachinePool version a cluster serves: v1beta2 when it does (CAPI ≥ v1.11), else its preferred one. */
+export async function servedMachinePoolVersion(kc: KubeConfig, options?: ConfigurationOptions<ObservableMiddleware>): Promise<string> {
+  const groups = await kc.makeApiClient(ApisApi).getAPIVersions(options);
+  const capi = groups.groups.find((g) => g.name === 'cluster.x-k8s.io');
+  if (!capi) throw new Error('the cluster does not serve cluster.x-k8s.io: is Cluster API installed?');
+  return capi.versions.some((v) => v.version === 'v1beta2') ? 'v1beta2' : (capi.preferredVersion?.version ?? 'v1beta1');
 }

@@ -3,11 +3,12 @@ import 'server-only';
 // made of, and a Node informer per workload cluster built from its `<cluster>-kubeconfig` Secret. Keeps its
 // own indexed caches, tells the collector which pools changed, and reports its health as data.
 
-import { ApisApi, AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, type Informer, type KubernetesObject } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, type Informer, type KubernetesObject } from '@kubernetes/client-node';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
+import { servedMachinePoolVersion } from './calls';
 import { leanInformer } from './lean-informer';
 
 export type { SourceHealth } from '@/lib/api-types';
@@ -277,10 +278,7 @@ export class ContextSource {
   /** v1beta2 when the cluster serves it (CAPI ≥ v1.11), else v1beta1; the pool model reads both. */
   private async discoverMachinePoolVersion(): Promise<string> {
     try {
-      const groups = await this.kc.makeApiClient(ApisApi).getAPIVersions();
-      const capi = groups.groups.find((g) => g.name === 'cluster.x-k8s.io');
-      if (!capi) throw new Error('the cluster does not serve cluster.x-k8s.io: is Cluster API installed?');
-      return capi.versions.some((v) => v.version === 'v1beta2') ? 'v1beta2' : (capi.preferredVersion?.version ?? 'v1beta1');
+      return await servedMachinePoolVersion(this.kc);
     } catch (e) {
       this.kindHealth.set('discovery', { name: this.context, context: this.context, kind: 'management', state: 'error', since: new Date().toISOString(), error: (e as Error).message });
       return 'v1beta2';

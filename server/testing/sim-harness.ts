@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ClientSecretCredential } from '@azure/identity';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startSimulation, type Simulation } from '@/sim/index';
+import { startSimulation, type Simulation, type SimulationOptions } from '@/sim/index';
 import { readScenario } from '@/sim/world/scenario';
 import { AzureReader } from '../azure/reader';
 import { Scheduler } from '../azure/scheduler';
@@ -38,24 +38,32 @@ export interface Harness {
   start(): Promise<Collector>;
 }
 
+export interface HarnessOptions {
+  /** The SQLite file (a new one by default). */
+  dbFile?: string;
+  /** A simulation to reuse instead of starting the scenario. */
+  existing?: Simulation;
+  /** More simulated people and rules (e.g. a ServiceAccount with rules from RBAC objects). */
+  sim?: Pick<SimulationOptions, 'users' | 'policy'>;
+  /** Whose kubeconfig poolscope uses: a simulated user's, or the admin's by default. */
+  user?: string;
+}
+
 /**
- * Starts `scenario` (a file in sim/scenarios) at `speed`, or reuses `existing`; `cleanups` collects what to
- * stop afterwards (run them in reverse).
+ * Starts `scenario` (a file in sim/scenarios) at `speed`, or reuses `opts.existing`; `cleanups` collects what
+ * to stop afterwards (run them in reverse).
  */
-export async function harness(
-  cleanups: (() => Promise<void>)[],
-  scenario: string,
-  speed: number,
-  dbFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-col-')), 'db.sqlite'),
-  existing?: Simulation,
-): Promise<Harness> {
-  const sim = existing ?? (await startSimulation(readScenario(path.join(SCENARIOS, scenario)), { speed, log: () => {} }));
+export async function harness(cleanups: (() => Promise<void>)[], scenario: string, speed: number, opts: HarnessOptions = {}): Promise<Harness> {
+  const { existing } = opts;
+  const sim = existing ?? (await startSimulation(readScenario(path.join(SCENARIOS, scenario)), { speed, log: () => {}, ...opts.sim }));
   if (!existing) cleanups.push(() => sim.stop());
+  const dbFile = opts.dbFile ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-col-')), 'db.sqlite');
   const store = new TimelineStore(openSqlite(dbFile));
   await store.migrate();
   cleanups.push(() => store.close());
   const kc = new KubeConfig();
-  kc.loadFromFile(sim.kubeconfigPath);
+  kc.loadFromFile(opts.user ? (sim.kube.userKubeconfigPaths.get(opts.user) as string) : sim.kubeconfigPath);
+  kc.setCurrentContext('mgmt-weu');
   const credential = new ClientSecretCredential(sim.env.AZURE_TENANT_ID as string, sim.env.AZURE_CLIENT_ID as string, sim.env.AZURE_CLIENT_SECRET as string, { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true });
   const azure = new AzureReader({ endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT as string, disableInstanceDiscovery: true, credential });
   const h: Harness = {

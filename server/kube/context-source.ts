@@ -3,13 +3,13 @@ import 'server-only';
 // made of, and a Node informer per workload cluster built from its `<cluster>-kubeconfig` Secret. Keeps its
 // own indexed caches, tells the collector which pools changed, and reports its health as data.
 
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, type Informer, type KubernetesObject } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
 import { servedMachinePoolVersion } from './calls';
-import { leanInformer } from './lean-informer';
+import { Informer } from './informer';
 
 export type { SourceHealth } from '@/lib/api-types';
 
@@ -21,8 +21,6 @@ interface Kind {
   labelSelector?: string;
 }
 
-const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
-
 /** The tag of an image reference ("…/cluster-api-azure-controller:v1.26.0" → "v1.26.0"); null for a digest or none. */
 export function imageTag(image: string | undefined): string | null {
   if (!image || image.includes('@')) return null;
@@ -33,48 +31,10 @@ export function imageTag(image: string | undefined): string | null {
 
 const key = (o: { metadata?: { name?: string; namespace?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
-/** A list function that reports success (live) and failure (stale) — the only reliable sign of health. */
-function reporting<T>(list: () => Promise<T>, onState: (s: 'live' | 'stale', error?: string) => void): () => Promise<T> {
-  return async () => {
-    try {
-      const r = await list();
-      onState('live');
-      return r;
-    } catch (e) {
-      onState('stale', e instanceof Error ? e.message : String(e));
-      throw e;
-    }
-  };
-}
-
-/** Restarts an informer after errors, with backoff; tells the owner about state changes. */
-function supervise(informer: Informer<KubernetesObject>, onState: (s: 'live' | 'stale', error?: string) => void, onRestart: () => void = () => {}): { stop(): void } {
-  let attempt = 0;
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  informer.on('error', (err: unknown) => {
-    if (stopped) return;
-    onRestart();
-    onState('stale', err instanceof Error ? err.message : String(err));
-    const delay = BACKOFF_MS[Math.min(attempt++, BACKOFF_MS.length - 1)] as number;
-    timer = setTimeout(() => {
-      if (!stopped) void informer.start().then(() => { attempt = 0; }).catch(() => {});
-    }, delay);
-  });
-  void informer.start().catch(() => {});
-  return {
-    stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      void informer.stop();
-    },
-  };
-}
-
 class WorkloadSource {
   nodes = new Map<string, KubeObject>();
   health: SourceHealth;
-  private handle: { stop(): void } | null = null;
+  private informer: Informer | null = null;
   listed = false;
   /** The kubeconfig the running informer was built from, to restart only when the Secret changes. */
   kubeconfig: string | null = null;
@@ -92,24 +52,21 @@ class WorkloadSource {
       this.setHealth('error', `the kubeconfig in the Secret cannot be read: ${(e as Error).message}`);
       return;
     }
-    const core = kc.makeApiClient(CoreV1Api);
-    const onState = (st: 'live' | 'stale', error?: string) => {
-      if (st === 'live') this.listed = true;
-      this.setHealth(st, error);
-      this.onChange();
-    };
-    const informer = leanInformer(kc, '/api/v1/nodes', 'node', reporting(() => core.listNode(), onState));
-    const upsert = (o: KubernetesObject) => {
-      this.nodes.set(String(o.metadata?.name), o as KubeObject);
-      this.onChange();
-    };
-    informer.on('add', upsert);
-    informer.on('update', upsert);
-    informer.on('delete', (o) => {
-      this.nodes.delete(String(o.metadata?.name));
-      this.onChange();
+    const informer = new Informer({
+      kc, path: '/api/v1/nodes', kind: 'node', items: this.nodes,
+      onState: (st, error) => {
+        if (st === 'live') this.listed = true;
+        const changed = this.health.state !== st || this.health.error !== error;
+        this.setHealth(st, error);
+        if (changed) this.onChange();
+      },
+      onRestart: this.onRestart,
     });
-    this.handle = supervise(informer as Informer<KubernetesObject>, onState, this.onRestart);
+    informer.on('add', () => this.onChange());
+    informer.on('update', () => this.onChange());
+    informer.on('delete', () => this.onChange());
+    informer.start();
+    this.informer = informer;
   }
 
   setHealth(state: SourceHealth['state'], error?: string): void {
@@ -127,8 +84,8 @@ class WorkloadSource {
   }
 
   stop(): void {
-    this.handle?.stop();
-    this.handle = null;
+    this.informer?.stop();
+    this.informer = null;
   }
 }
 
@@ -152,7 +109,7 @@ export class ContextSource {
   private readonly ampmsByAmp = new Map<string, Set<string>>();
   private readonly machinesByPool = new Map<string, Set<string>>();
   private readonly workloads = new Map<string, WorkloadSource>();
-  private readonly handles: { stop(): void }[] = [];
+  private readonly informers: Informer[] = [];
   private readonly kindHealth = new Map<string, SourceHealth>();
   private secretTimer: NodeJS.Timeout | null = null;
   mpVersion = 'v1beta2';
@@ -187,10 +144,10 @@ export class ContextSource {
   }
 
   private startEvents(): void {
-    const core = this.kc.makeApiClient(CoreV1Api);
-    const informer = leanInformer(this.kc, '/api/v1/events', 'event', () => core.listEventForAllNamespaces());
+    // Events are not kept: only their arrival matters (`seen` tells a relist's replays from new ones).
+    const informer = new Informer({ kc: this.kc, path: '/api/v1/events', kind: 'event', keep: false, onRestart: () => this.restarted('event') });
     const seen = new Set<string>();
-    const handle = (o: KubernetesObject) => {
+    const handle = (o: KubeObject) => {
       const e = o as { metadata?: { uid?: string; namespace?: string }; involvedObject?: { kind?: string; name?: string }; reason?: string; message?: string; type?: string; count?: number; lastTimestamp?: string; eventTime?: string; firstTimestamp?: string };
       const kind = e.involvedObject?.kind ?? '';
       if (!EVENT_KINDS.has(kind)) return;
@@ -208,12 +165,12 @@ export class ContextSource {
     };
     informer.on('add', handle);
     informer.on('update', handle);
-    this.handles.push(supervise(informer as Informer<KubernetesObject>, () => {}, () => this.restarted('event')));
+    informer.start();
+    this.informers.push(informer);
   }
 
   /** Discovers the served MachinePool version (v1beta2 preferred), then starts the informers. */
   async start(): Promise<void> {
-    const custom = this.kc.makeApiClient(CustomObjectsApi);
     this.mpVersion = await this.discoverMachinePoolVersion();
     const kinds: Kind[] = [
       { name: 'mp', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'machinepools' },
@@ -231,13 +188,17 @@ export class ContextSource {
           this.onChange(this.poolKeys());
         }
       };
-      const list = reporting(() => custom.listClusterCustomObject({ group: k.group, version: k.version, plural: k.plural, labelSelector: k.labelSelector }) as Promise<never>, onState);
-      const informer = leanInformer(this.kc, `/apis/${k.group}/${k.version}/${k.plural}`, k.name, list, k.labelSelector);
-      informer.on('add', (o) => this.upsert(k.name, o as KubeObject));
-      informer.on('update', (o) => this.upsert(k.name, o as KubeObject));
-      informer.on('delete', (o) => this.remove(k.name, o as KubeObject));
+      // The informer's items are this source's cache of the kind.
+      const informer = new Informer({
+        kc: this.kc, path: `/apis/${k.group}/${k.version}/${k.plural}`, kind: k.name, labelSelector: k.labelSelector,
+        items: this.caches[k.name], onState, onRestart: () => this.restarted(k.name),
+      });
+      informer.on('add', (o) => this.upserted(k.name, o));
+      informer.on('update', (o, old) => this.upserted(k.name, o, old));
+      informer.on('delete', (o) => this.removed(k.name, o));
       this.kindHealth.set(k.name, { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
-      this.handles.push(supervise(informer as Informer<KubernetesObject>, onState, () => this.restarted(k.name)));
+      informer.start();
+      this.informers.push(informer);
     }
     this.startEvents();
     // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret),
@@ -318,11 +279,10 @@ export class ContextSource {
       .map((m) => key(m));
   }
 
-  private upsert(kind: Kind['name'], o: KubeObject): void {
+  /** After the informer stored `o` (replacing `old`): index it and tell which pools changed. */
+  private upserted(kind: Kind['name'], o: KubeObject, old?: KubeObject): void {
     const k = key(o);
     const ns = String(o.metadata?.namespace ?? '');
-    const old = this.caches[kind].get(k);
-    this.caches[kind].set(k, o);
     if (kind === 'ampm') {
       if (old) this.index(this.ampmsByAmp, `${ns}/${old.metadata?.labels?.[AMPM_POOL_LABEL]}`, k, false);
       this.index(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k, true);
@@ -341,10 +301,10 @@ export class ContextSource {
     }
   }
 
-  private remove(kind: Kind['name'], o: KubeObject): void {
+  /** After the informer dropped `o`. */
+  private removed(kind: Kind['name'], o: KubeObject): void {
     const k = key(o);
     const ns = String(o.metadata?.namespace ?? '');
-    this.caches[kind].delete(k);
     if (kind === 'ampm') this.index(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k, false);
     if (kind === 'machine') this.index(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k, false);
     if (kind === 'cluster') {
@@ -433,7 +393,7 @@ export class ContextSource {
   }
 
   stop(): void {
-    for (const h of this.handles) h.stop();
+    for (const i of this.informers) i.stop();
     for (const w of this.workloads.values()) w.stop();
     if (this.secretTimer) clearInterval(this.secretTimer);
   }

@@ -226,6 +226,20 @@ describe('lists', () => {
     const bad = await request('GET', `${base}&continue=garbage`);
     expect(bad.status).toBe(400);
   });
+
+  it('reports the first page\'s resourceVersion on every page, and expires a token older than the watch history', async () => {
+    const base = '/apis/infrastructure.cluster.x-k8s.io/v1beta1/azuremachinepoolmachines?limit=2';
+    const first = (await request('GET', base)).body as { metadata: { resourceVersion: string; continue: string } };
+    await request('PATCH', `${MP}/pool0`, { body: { metadata: { annotations: { page: '1' } } }, contentType: 'application/merge-patch+json' });
+    const second = (await request('GET', `${base}&continue=${first.metadata.continue}`)).body as { metadata: { resourceVersion: string } };
+    expect(second.metadata.resourceVersion).toBe(first.metadata.resourceVersion);
+    expect(Number(sim.cluster('mgmt-weu').store.resourceVersion)).toBeGreaterThan(Number(first.metadata.resourceVersion));
+    sim.cluster('mgmt-weu').store.compact();
+    await request('PATCH', `${MP}/pool0`, { body: { metadata: { annotations: { page: '2' } } }, contentType: 'application/merge-patch+json' });
+    const expired = await request('GET', `${base}&continue=${first.metadata.continue}`);
+    expect(expired.status).toBe(410);
+    expect(expired.body.reason).toBe('Expired');
+  });
 });
 
 describe('watch', () => {

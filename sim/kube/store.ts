@@ -165,13 +165,21 @@ export class ClusterStore {
 
   list(r: ResourceDef, opts: ListOptions = {}, version = storageVersion(r)): { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } {
     let after = '';
+    // A paginated list is one list as of its first page's resourceVersion, as the API server's is: later pages
+    // report that version (a client watches from it and replays what changed meanwhile), and a token whose
+    // version has left the watch history has expired (410, as after etcd compaction).
+    let snapshotRv = this.rv;
     if (opts.continueToken) {
       try {
-        const t = JSON.parse(Buffer.from(opts.continueToken, 'base64url').toString()) as { after?: unknown };
-        if (typeof t.after !== 'string') throw new Error('bad token');
+        const t = JSON.parse(Buffer.from(opts.continueToken, 'base64url').toString()) as { after?: unknown; rv?: unknown };
+        if (typeof t.after !== 'string' || typeof t.rv !== 'number') throw new Error('bad token');
         after = t.after;
+        snapshotRv = t.rv;
       } catch {
         throw badRequest('invalid continue token');
+      }
+      if (snapshotRv < this.oldestResumableVersion) {
+        throw new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
       }
     }
     const keys = this.keysOf(r);
@@ -202,9 +210,9 @@ export class ClusterStore {
       matches.push(this.toVersion(r, o, version));
       lastKey = k;
     }
-    const out: { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } = { items: matches, resourceVersion: this.resourceVersion };
+    const out: { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } = { items: matches, resourceVersion: String(snapshotRv) };
     if (more > 0) {
-      out.continueToken = Buffer.from(JSON.stringify({ after: lastKey, rv: this.rv })).toString('base64url');
+      out.continueToken = Buffer.from(JSON.stringify({ after: lastKey, rv: snapshotRv })).toString('base64url');
       out.remaining = more;
     }
     return out;

@@ -1,0 +1,295 @@
+import 'server-only';
+// A list+watch informer as client-go's reflector runs one, fed slimmed objects: lists in pages (500 items) so
+// no list response is held whole, a process-wide gate so the lists of a whole fleet do not all run at once
+// (the start-up peak of memory), one map of items that is also its owner's cache, and watches that ask for
+// bookmarks and a server-side timeout of 5–10 minutes and resume from the last resourceVersion when they end.
+// 410 Gone (a watch or a continue token too old) → a fresh list; other errors → backoff, reported as data.
+
+import { HttpMethod, RequestContext, Watch, type KubeConfig } from '@kubernetes/client-node';
+import { fetch, type Dispatcher } from 'undici';
+import { slim, type SlimKind } from '@/lib/slim';
+import type { KubeObject } from '@/lib/unstructured';
+
+/** client-go's minimum watch timeout; each watch asks for between one and two times it. */
+const MIN_WATCH_TIMEOUT_SECONDS = 300;
+
+/**
+ * How long a watch may stay silent before the client gives up on its connection. client-node aborts after 30 s
+ * of silence, so every quiet watch reconnected (a new TLS handshake) twice a minute: at 100,000 VMs, with a few
+ * hundred watches, that was most of the collector's CPU. API servers send a bookmark about every minute to
+ * watches that allow them, so three minutes of silence still means a dead connection.
+ */
+export const WATCH_INACTIVITY_MS = 180_000;
+
+/** Items per list page, as client-go's reflector asks. */
+export const LIST_PAGE_SIZE = 500;
+
+const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
+
+export function watchQuery(query: Record<string, string | number | boolean | undefined>, random = Math.random): Record<string, string | number | boolean | undefined> {
+  return { ...query, allowWatchBookmarks: true, timeoutSeconds: Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + random())) };
+}
+
+/** At most `limit` lists at once; the others wait their turn in order. */
+export class ListGate {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  /** The most lists that ran at once (for tests and benchmarks). */
+  peak = 0;
+
+  constructor(readonly limit: number) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    this.peak = Math.max(this.peak, this.running);
+    try {
+      return await fn();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+/** The gate every informer of this process shares unless given another. */
+export const sharedListGate = new ListGate(6);
+
+/** An error with the API's HTTP status (and Status reason when it sent one). */
+export class ApiStatusError extends Error {
+  constructor(readonly statusCode: number, message: string, readonly reason?: string) {
+    super(message);
+  }
+}
+
+const isGone = (e: unknown) => (e as { statusCode?: number; code?: number } | null)?.statusCode === 410 || (e as { code?: number } | null)?.code === 410;
+
+/** What an informer keeps an object under: `namespace/name`, or the name of a cluster-scoped one. */
+export function itemKey(o: KubeObject): string {
+  const ns = o.metadata?.namespace;
+  return ns ? `${ns}/${o.metadata?.name ?? ''}` : String(o.metadata?.name ?? '');
+}
+
+export interface InformerOptions {
+  kc: KubeConfig;
+  /** The collection's path, e.g. `/api/v1/nodes` or `/apis/cluster.x-k8s.io/v1beta2/machinepools`. */
+  path: string;
+  kind: SlimKind;
+  labelSelector?: string;
+  /** The map the items live in (the owner's cache); a new one when absent. */
+  items?: Map<string, KubeObject>;
+  /** false: hand each object to the handlers without keeping it (Events: only their arrival matters). */
+  keep?: boolean;
+  pageSize?: number;
+  gate?: ListGate;
+  /** live: listed, or a watch delivered; stale: the last list or watch failed (with why). */
+  onState?: (state: 'live' | 'stale', error?: string) => void;
+  /** Called once per restart after an error. */
+  onRestart?: () => void;
+  backoffMs?: readonly number[];
+  random?: () => number;
+}
+
+type Handler = (obj: KubeObject, old?: KubeObject) => void;
+
+export class Informer {
+  readonly items: Map<string, KubeObject>;
+  private readonly handlers: Record<'add' | 'update' | 'delete', Handler[]> = { add: [], update: [], delete: [] };
+  private resourceVersion = '';
+  private stopped = true;
+  private controller: AbortController | null = null;
+  private sleeping: { timer: NodeJS.Timeout; wake: () => void } | null = null;
+  /** Completed lists (the first one and every relist after 410). */
+  lists = 0;
+
+  constructor(private readonly opts: InformerOptions) {
+    this.items = opts.items ?? new Map();
+  }
+
+  on(verb: 'add' | 'update' | 'delete', handler: Handler): void {
+    this.handlers[verb].push(handler);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.loop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.controller?.abort();
+    if (this.sleeping) {
+      clearTimeout(this.sleeping.timer);
+      this.sleeping.wake();
+    }
+  }
+
+  private async loop(): Promise<void> {
+    let attempt = 0;
+    let gone = 0;
+    const backoff = this.opts.backoffMs ?? BACKOFF_MS;
+    while (!this.stopped) {
+      try {
+        if (!this.resourceVersion) {
+          await this.relist();
+          if (this.stopped) return;
+          this.opts.onState?.('live');
+        }
+        await this.watchOnce();
+        attempt = 0;
+        gone = 0;
+      } catch (e) {
+        if (this.stopped) return;
+        if (isGone(e)) {
+          // Too old: list afresh. Twice in a row (the new list already too old) waits like an error.
+          this.resourceVersion = '';
+          if (gone++ === 0) continue;
+        }
+        if ((e as Error).name === 'TimeoutError' && this.resourceVersion) continue; // a silent connection: resume at once
+        this.opts.onRestart?.();
+        this.opts.onState?.('stale', e instanceof Error ? e.message : String(e));
+        await this.sleep(backoff[Math.min(attempt++, backoff.length - 1)] as number);
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        this.sleeping = null;
+        resolve();
+      };
+      this.sleeping = { timer: setTimeout(wake, ms), wake };
+    });
+  }
+
+  private emit(verb: 'add' | 'update' | 'delete', obj: KubeObject, old?: KubeObject): void {
+    for (const h of this.handlers[verb]) h(obj, old);
+  }
+
+  private put(obj: KubeObject): void {
+    if (this.opts.keep === false) {
+      this.emit('add', obj);
+      return;
+    }
+    const k = itemKey(obj);
+    const old = this.items.get(k);
+    this.items.set(k, obj);
+    if (!old) this.emit('add', obj);
+    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion) this.emit('update', obj, old);
+  }
+
+  private drop(obj: KubeObject): void {
+    const k = itemKey(obj);
+    const old = this.items.get(k);
+    this.items.delete(k);
+    if (old || this.opts.keep === false) this.emit('delete', old ?? obj);
+  }
+
+  /** Lists every page (a fresh list when a continue token expires), then reconciles the items with it. */
+  private async relist(): Promise<void> {
+    const gate = this.opts.gate ?? sharedListGate;
+    const { items, resourceVersion } = await gate.run(async () => {
+      try {
+        return await this.listPages();
+      } catch (e) {
+        if (!isGone(e) || this.stopped) throw e;
+        return this.listPages();
+      }
+    });
+    if (this.stopped) return;
+    if (this.opts.keep !== false) {
+      for (const [k, old] of this.items) {
+        if (!items.has(k)) {
+          this.items.delete(k);
+          this.emit('delete', old);
+        }
+      }
+    }
+    for (const o of items.values()) this.put(o);
+    this.resourceVersion = resourceVersion;
+    this.lists++;
+  }
+
+  private async listPages(): Promise<{ items: Map<string, KubeObject>; resourceVersion: string }> {
+    const server = this.opts.kc.getCurrentCluster()?.server;
+    if (!server) throw new Error('No currently active cluster');
+    const items = new Map<string, KubeObject>();
+    let resourceVersion = '';
+    let cont: string | undefined;
+    // One connection for every page of this list.
+    let dispatcher: Dispatcher | undefined;
+    try {
+      do {
+        const url = new URL(server + this.opts.path);
+        url.searchParams.set('limit', String(this.opts.pageSize ?? LIST_PAGE_SIZE));
+        if (this.opts.labelSelector) url.searchParams.set('labelSelector', this.opts.labelSelector);
+        if (cont) url.searchParams.set('continue', cont);
+        const ctx = new RequestContext(url.toString(), HttpMethod.GET);
+        await this.opts.kc.applySecurityAuthentication(ctx);
+        dispatcher ??= ctx.getDispatcher() as Dispatcher | undefined;
+        const controller = new AbortController();
+        this.controller = controller;
+        const res = await fetch(url, { headers: { ...ctx.getHeaders(), Accept: 'application/json' }, dispatcher, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(WATCH_INACTIVITY_MS)]) });
+        const text = await res.text();
+        if (res.status !== 200) {
+          let status: { message?: string; reason?: string } = {};
+          try {
+            status = JSON.parse(text) as typeof status;
+          } catch {
+            /* not a Status */
+          }
+          throw new ApiStatusError(res.status, `list ${this.opts.path}: HTTP ${res.status}${status.message ? `: ${status.message}` : ''}`, status.reason);
+        }
+        const body = JSON.parse(text) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
+        for (const o of body.items ?? []) {
+          const s = slim(this.opts.kind, o);
+          items.set(itemKey(s), s);
+        }
+        resourceVersion = body.metadata?.resourceVersion ?? '';
+        cont = body.metadata?.continue || undefined;
+      } while (cont && !this.stopped);
+    } finally {
+      void dispatcher?.close().catch(() => {});
+    }
+    return { items, resourceVersion };
+  }
+
+  /** One watch from the current resourceVersion; resolves when the server ends it, rejects on errors. */
+  private watchOnce(): Promise<void> {
+    const watch = new Watch(this.opts.kc);
+    // A private field of client-node's Watch (30 s by default): see WATCH_INACTIVITY_MS.
+    (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = WATCH_INACTIVITY_MS;
+    return new Promise<void>((resolve, reject) => {
+      let failure: unknown = null;
+      let delivered = false;
+      let finished = false;
+      const query = watchQuery({ resourceVersion: this.resourceVersion, labelSelector: this.opts.labelSelector }, this.opts.random);
+      watch.watch(this.opts.path, query, (phase, obj) => {
+        const o = obj as KubeObject & { code?: number; message?: string; reason?: string };
+        if (phase === 'ERROR') {
+          failure = new ApiStatusError(o.code ?? 500, `watch ${this.opts.path}: ${o.message ?? 'error'}`, o.reason);
+          return;
+        }
+        if (!delivered) {
+          delivered = true;
+          this.opts.onState?.('live');
+        }
+        if (phase === 'ADDED' || phase === 'MODIFIED') this.put(slim(this.opts.kind, o));
+        else if (phase === 'DELETED') this.drop(slim(this.opts.kind, o));
+        const rv = o.metadata?.resourceVersion;
+        if (rv) this.resourceVersion = rv;
+      }, (err: unknown) => {
+        finished = true;
+        this.controller = null;
+        if (failure) reject(failure);
+        else if (err) reject(err);
+        else resolve();
+      }).then((controller) => {
+        if (this.stopped) controller.abort();
+        else if (!finished) this.controller = controller;
+      }, reject);
+    });
+  }
+}

@@ -57,6 +57,11 @@ export async function measureInChild(): Promise<void> {
   const e = parseEnv(process.env);
   const seconds = Number(process.env.POOLSCOPE_BENCH_SECONDS ?? 90);
   const t0 = Date.now();
+  // RSS through the whole run (start-up lists included) and through the measurement window (steady state).
+  let rssMax = process.memoryUsage().rss;
+  const rssTimer = setInterval(() => {
+    rssMax = Math.max(rssMax, process.memoryUsage().rss);
+  }, 250);
   const rt = await startRuntime(e);
   const col = rt.collector;
   if (!col) throw new Error('no collector');
@@ -92,9 +97,9 @@ export async function measureInChild(): Promise<void> {
   const latencies: number[] = [];
   const samples = Math.min(20, pools.length);
   const end = wall0 + seconds * 1000;
-  let rssMax = process.memoryUsage().rss;
+  const rssWindow: number[] = [];
   for (let i = 0; Date.now() < end; i++) {
-    rssMax = Math.max(rssMax, process.memoryUsage().rss);
+    rssWindow.push(process.memoryUsage().rss);
     if (i < samples) {
       const p = pools[i % pools.length];
       if (!p) break;
@@ -127,6 +132,7 @@ export async function measureInChild(): Promise<void> {
   }
   const wallMs = Date.now() - wall0;
   const cpu = process.cpuUsage(cpu0);
+  clearInterval(rssTimer);
   const hot = profile ? await profile.stop(process.env.POOLSCOPE_BENCH_CPU_PROFILE as string) : undefined;
   const hours = wallMs / 3_600_000;
   const callsPerScaleSetHour = (col.azureCalls.total - calls0) / Math.max(1, scaleSets) / hours;
@@ -141,7 +147,8 @@ export async function measureInChild(): Promise<void> {
     firstAnalysisSeconds: Math.round(allKube / 100) / 10,
     allReadFromAzureSeconds: warmedUp ? Math.round(warmupMs / 100) / 10 : null,
     poolsReadFromAzureAtStart: readAtStart,
-    rssMaxMB: Math.round(rssMax / 2 ** 20),
+    rssMaxFromStartMB: Math.round(rssMax / 2 ** 20),
+    steadyRssMB: { p50: Math.round(pct(rssWindow, 50) / 2 ** 20), max: Math.round(Math.max(...rssWindow) / 2 ** 20) },
     steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,
     changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95) },
     armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
@@ -173,6 +180,11 @@ async function heapBreakdown(col: object): Promise<Record<string, number>> {
   const c = col as unknown as { previous: Map<string, unknown>; azureData: Map<string, unknown>; sources: Map<string, { stop(): void }>; pendingEvents: Map<string, unknown>; recordedEvents: Map<string, unknown> };
   const mb = (n: number) => Math.round(n / 2 ** 20);
   const total = used();
+  // POOLSCOPE_BENCH_HEAP_SNAPSHOT=<file>: the live heap at this point, for Chrome DevTools' Memory tab.
+  if (process.env.POOLSCOPE_BENCH_HEAP_SNAPSHOT) {
+    const { writeHeapSnapshot } = await import('node:v8');
+    writeHeapSnapshot(process.env.POOLSCOPE_BENCH_HEAP_SNAPSHOT);
+  }
   // Whether the analyses are held by anything besides `previous` (WeakRefs to a sample of them).
   const sample = [...c.previous.values()].slice(0, 50).map((d) => new WeakRef(d as object));
   const detailBytes = Math.round(JSON.stringify([...c.previous.values()].slice(0, 50)).length / Math.max(1, Math.min(50, c.previous.size)));

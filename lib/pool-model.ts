@@ -103,17 +103,14 @@ export interface AzureMachinePoolModel {
   lastReconciledReplicas: number | null;
 }
 
+/** What the analysis reads of an AzureMachinePoolMachine (the collector keeps no more of it: lib/slim.ts). */
 export interface AmpmModel {
   name: string;
   providerID: string | null;
-  instanceID: string | null;
   ready: boolean | null;
   provisioningState: string | null;
   latestModelApplied: boolean | null;
   nodeRef: string | null;
-  conditions: Condition[];
-  ownerMachine: string | null;
-  deleting: boolean;
   createdAt: string | null;
 }
 
@@ -340,18 +337,13 @@ function normaliseAzureMachinePool(obj: KubeObject, notes: string[]): AzureMachi
 }
 
 function normaliseAmpm(obj: KubeObject): AmpmModel {
-  const owner = obj.metadata?.ownerReferences?.find((o) => o.kind === 'Machine');
   return {
     name: obj.metadata?.name ?? '',
     providerID: str(obj, 'spec', 'providerID'),
-    instanceID: str(obj, 'spec', 'instanceID'),
     ready: bool(obj, 'status', 'ready'),
     provisioningState: str(obj, 'status', 'provisioningState'),
     latestModelApplied: bool(obj, 'status', 'latestModelApplied'),
     nodeRef: str(obj, 'status', 'nodeRef', 'name'),
-    conditions: conditionsAt(obj, ['status', 'conditions']),
-    ownerMachine: owner?.name ?? null,
-    deleting: Boolean(obj.metadata?.deletionTimestamp),
     createdAt: obj.metadata?.creationTimestamp ?? null,
   };
 }

@@ -90,15 +90,16 @@ export function slim(kind: SlimKind, obj: KubeObject): KubeObject {
   const status = rec(obj.status);
   switch (kind) {
     case 'ampm':
+      // No conditions: the pool model reads an instance's state from `ready`, `provisioningState` and the
+      // nodeRef (its conditions were most of a slimmed AMPM).
       return {
-        metadata: meta(obj.metadata, { labels: [AMPM_POOL_LABEL], created: true, owners: ['Machine'] }),
-        spec: defined({ providerID: intern(spec.providerID), instanceID: spec.instanceID }),
+        metadata: meta(obj.metadata, { labels: [AMPM_POOL_LABEL], created: true }),
+        spec: defined({ providerID: intern(spec.providerID) }),
         status: defined({
           ready: status.ready,
           provisioningState: intern(status.provisioningState),
           latestModelApplied: status.latestModelApplied,
           nodeRef: status.nodeRef ? defined({ name: rec(status.nodeRef).name }) : undefined,
-          conditions: conditions(status.conditions),
         }),
       };
     case 'machine':

@@ -101,6 +101,10 @@ export interface PoolEvent {
   count: number;
 }
 
+/** The Secret and CAPZ refresh tick, and how many ticks between reads of live workload clusters' Secrets. */
+const REFRESH_TICK_MS = 60_000;
+export const REFRESH_EVERY_TICKS = 5;
+
 const EVENT_KINDS = new Set(['MachinePool', 'AzureMachinePool', 'AzureMachinePoolMachine', 'Machine']);
 
 export class ContextSource {
@@ -129,6 +133,8 @@ export class ContextSource {
     private readonly onChange: (pools: string[]) => void,
     /** Called with Events about a pool's objects (MachinePool, AzureMachinePool, AMPMs, Machines). */
     private readonly onEvent: (pools: string[], event: PoolEvent) => void = () => {},
+    /** The Secret refresh tick (tests shorten it). */
+    private readonly refreshTickMs = REFRESH_TICK_MS,
   ) {}
 
   /** Which pools an Event's object belongs to. */
@@ -201,13 +207,16 @@ export class ContextSource {
       this.informers.push(informer);
     }
     this.startEvents();
-    // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret),
-    // when a Cluster appears and every minute for rotations and recoveries.
+    // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret):
+    // when a Cluster appears, every minute while its workload cluster is not live (recoveries), and every five
+    // minutes while it is (rotations); the CAPZ version every five minutes. Each read is a new TLS connection.
     await this.refreshCapzVersion();
+    let ticks = 0;
     this.secretTimer = setInterval(() => {
-      void this.refreshWorkloads();
-      void this.refreshCapzVersion();
-    }, 60_000);
+      const full = ++ticks % REFRESH_EVERY_TICKS === 0;
+      void this.refreshWorkloads(full);
+      if (full) void this.refreshCapzVersion();
+    }, this.refreshTickMs);
   }
 
   /**
@@ -315,8 +324,13 @@ export class ContextSource {
     this.onChange(kind === 'mp' ? [k] : kind === 'amp' || kind === 'ampm' ? this.poolsOfAmp(ns, String(kind === 'amp' ? o.metadata?.name : o.metadata?.labels?.[AMPM_POOL_LABEL])) : kind === 'machine' ? [`${ns}/${o.metadata?.labels?.[POOL_LABEL]}`] : this.poolsOfCluster(ns, String(o.metadata?.name)));
   }
 
-  private async refreshWorkloads(): Promise<void> {
-    for (const c of this.caches.cluster.values()) await this.refreshWorkload(String(c.metadata?.namespace), String(c.metadata?.name));
+  /** Re-reads the kubeconfig Secrets of workload clusters that are not live, or of all of them (`all`). */
+  private async refreshWorkloads(all: boolean): Promise<void> {
+    for (const c of this.caches.cluster.values()) {
+      const ns = String(c.metadata?.namespace);
+      const name = String(c.metadata?.name);
+      if (all || this.workloads.get(`${ns}/${name}`)?.health.state !== 'live') await this.refreshWorkload(ns, name);
+    }
   }
 
   /** Reads `<cluster>-kubeconfig` (key `value`) and (re)starts the Node informer when it changed or failed. */

@@ -1,0 +1,67 @@
+// A management cluster source against the simulator: workload clusters' kubeconfig Secrets are re-read rarely
+// while their Node informer is live (each read is a TLS connection), at once when it is not, and a rotated
+// Secret restarts the informer with the new kubeconfig.
+
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { startSeedSimulator } from '@/sim/kube/testing';
+import type { KubeSimulator } from '@/sim/kube/simulator';
+import { findByKind, type ResourceDef } from '@/sim/kube/resources';
+import { until } from '../testing/sim-harness';
+import { ContextSource, REFRESH_EVERY_TICKS } from './context-source';
+
+const TICK_MS = 100;
+
+describe('ContextSource workload clusters', () => {
+  let sim: KubeSimulator;
+  let source: ContextSource | null = null;
+  beforeAll(async () => {
+    sim = await startSeedSimulator();
+  });
+  afterAll(async () => {
+    source?.stop();
+    await sim.stop();
+  });
+
+  it('re-reads a live cluster\'s Secret only every few ticks, a failing one every tick, and follows a rotation', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    kc.setCurrentContext('mgmt-weu');
+    source = new ContextSource('mgmt-weu', kc, () => {}, () => {}, TICK_MS);
+    await source.start();
+    const workload = () => source?.health().find((h) => h.kind === 'workload');
+    await until('the workload cluster live', () => (workload()?.state === 'live' ? true : undefined));
+
+    const server = sim.cluster('mgmt-weu');
+    const SECRET = findByKind('v1', 'Secret') as ResourceDef;
+    const gets = () => server.requestCounts.get('get') ?? 0;
+    // Live: over 4 rounds of REFRESH_EVERY_TICKS ticks, one Secret and one Deployment get per round (and the
+    // Deployment's fallback list, which is not a get), not one per tick.
+    const g0 = gets();
+    await new Promise((r) => setTimeout(r, TICK_MS * REFRESH_EVERY_TICKS * 4));
+    const perRound = (gets() - g0) / 4;
+    expect(perRound).toBeGreaterThan(0);
+    expect(perRound).toBeLessThanOrEqual(2.5);
+
+    // Rotation to a kubeconfig whose token the workload cluster rejects: the informer restarts with it and fails.
+    const secret = server.store.get(SECRET, 'default', 'prod-weu-kubeconfig');
+    const good = Buffer.from(String(secret.data?.value), 'base64').toString('utf8');
+    const doc = parse(good) as { users: { user: { token: string } }[] };
+    (doc.users[0] as { user: { token: string } }).user.token = 'rotated-and-wrong';
+    const write = (yaml: string) => {
+      const cur = server.store.get(SECRET, 'default', 'prod-weu-kubeconfig');
+      server.store.update(SECRET, 'default', 'prod-weu-kubeconfig', { ...cur, data: { value: Buffer.from(yaml).toString('base64') } });
+    };
+    write(stringify(doc));
+    await until('the rotated kubeconfig in use', () => (workload()?.state === 'stale' ? true : undefined), TICK_MS * REFRESH_EVERY_TICKS * 20);
+    expect(workload()?.error).toMatch(/401|Unauthorized/i);
+
+    // Not live: its Secret is read on every tick, so the fix is picked up within a tick or two.
+    const g1 = gets();
+    await new Promise((r) => setTimeout(r, TICK_MS * 3.5));
+    expect(gets() - g1).toBeGreaterThanOrEqual(2);
+    write(good);
+    await until('live again', () => (workload()?.state === 'live' ? true : undefined), TICK_MS * 30);
+  });
+});

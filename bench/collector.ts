@@ -37,7 +37,9 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   const env = readEnvFile(envFile);
   // The collector process is this one; it must trust the simulator's CA, which Node reads only at start,
   // so the measurement runs in a child process started with NODE_EXTRA_CA_CERTS.
-  const child = spawn(process.execPath, ['--conditions=react-server', '--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'collector-child.ts')], {
+  // POOLSCOPE_BENCH_NODE_FLAGS: Node/V8 flags for the collector process, to try settings for a Deployment.
+  const flags = (process.env.POOLSCOPE_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...flags, '--conditions=react-server', '--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'collector-child.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env, POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: '*', POOLSCOPE_BENCH_SECONDS: String(seconds) },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -47,7 +49,7 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   sim.kill('SIGINT');
   if (code !== 0) throw new Error(`collector benchmark failed (exit ${code}): ${result}`);
-  return { fleet, seconds, ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
+  return { fleet, seconds, ...(flags.length ? { nodeFlags: flags } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
 }
 
 /** Runs inside the child: start the runtime from the environment, measure, print one JSON line. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import { SCENARIOS, buildScenario } from './fixtures/scenarios';
-import { slim } from './slim';
+import { isInterned, slim } from './slim';
 import type { PoolInput } from './pool-model';
 
 function slimmed(input: PoolInput): PoolInput {
@@ -40,5 +40,16 @@ describe('slim', () => {
     expect(slim('ampm', ampm).metadata?.labels).toEqual({ 'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool': 'p' });
     const mp = { metadata: { name: 'p', managedFields: [{ manager: 'm' }] }, spec: { replicas: 2 } };
     expect(slim('mp', mp)).toEqual({ metadata: { name: 'p' }, spec: { replicas: 2 } });
+  });
+
+  it('shares one copy of each providerID between a pool\'s lists and its instances', () => {
+    const id = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/v/virtualMachines/${n}-${Math.random()}`;
+    const [a, b, c] = [id(1), id(2), id(3)];
+    expect([a, b, c].some(isInterned)).toBe(false);
+    const mp = slim('mp', { metadata: { name: 'p' }, spec: { replicas: 1, providerIDList: [a] } });
+    slim('amp', { metadata: { name: 'p' }, spec: { providerIDList: [b] } });
+    slim('ampm', { metadata: { name: 'x' }, spec: { providerID: c } });
+    expect([a, b, c].every(isInterned)).toBe(true);
+    expect(mp.spec?.providerIDList).toEqual([a]);
   });
 });

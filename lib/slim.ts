@@ -23,12 +23,14 @@ function defined<T extends Record<string, unknown>>(o: T): T {
 }
 
 /**
- * One copy of each repeated string: a providerID arrives in the AMPM, the Machine and the Node (and namespaces,
- * label values and states in every object), each parsed into a string of its own. Bounded: past the limit the
- * table starts afresh (strings already shared stay shared).
+ * One copy of each repeated string: a providerID arrives in the pool's two lists, the AMPM, the Machine and the
+ * Node, a Node's name in two nodeRefs (and namespaces, label values and states in every object), each parsed
+ * into a string of its own. Bounded: past the limit the table starts afresh (strings already shared stay
+ * shared). 500,000 holds the two per VM of a 100,000-VM fleet with room for churn; the table keeps strings of
+ * objects that are gone until it starts afresh, at most about 60 MB.
  */
 const interned = new Map<string, string>();
-const INTERN_LIMIT = 250_000;
+const INTERN_LIMIT = 500_000;
 
 export function intern<T>(v: T): T {
   if (typeof v !== 'string') return v;
@@ -39,6 +41,11 @@ export function intern<T>(v: T): T {
   return v;
 }
 
+/** Whether a string is in the shared table (for tests: string identity cannot be observed in JavaScript). */
+export function isInterned(v: string): boolean {
+  return interned.has(v);
+}
+
 /** Which metadata a kind keeps beyond name, namespace, resourceVersion and deletionTimestamp. */
 interface MetaKeep {
   labels?: readonly string[];
@@ -46,6 +53,8 @@ interface MetaKeep {
   created?: boolean;
   /** Owner references of these kinds only (all when true). */
   owners?: boolean | readonly string[];
+  /** Share the name (a Node's: the AMPM's and the Machine's nodeRef hold the same string). */
+  sharedName?: boolean;
 }
 
 function meta(m: KubeObject['metadata'], keep: MetaKeep = { uid: true, created: true, owners: true }): KubeObject['metadata'] {
@@ -54,7 +63,7 @@ function meta(m: KubeObject['metadata'], keep: MetaKeep = { uid: true, created: 
   const kept = labels && m.labels ? Object.fromEntries(labels.filter((l) => m.labels?.[l] !== undefined).map((l) => [l, intern(m.labels?.[l] as string)])) : undefined;
   const owners = keep.owners === true ? m.ownerReferences : keep.owners ? m.ownerReferences?.filter((o) => (keep.owners as readonly string[]).includes(o.kind ?? '')) : undefined;
   return defined({
-    name: m.name,
+    name: keep.sharedName ? intern(m.name) : m.name,
     namespace: intern(m.namespace),
     uid: keep.uid ? m.uid : undefined,
     resourceVersion: m.resourceVersion,
@@ -99,20 +108,20 @@ export function slim(kind: SlimKind, obj: KubeObject): KubeObject {
           ready: status.ready,
           provisioningState: intern(status.provisioningState),
           latestModelApplied: status.latestModelApplied,
-          nodeRef: status.nodeRef ? defined({ name: rec(status.nodeRef).name }) : undefined,
+          nodeRef: status.nodeRef ? defined({ name: intern(rec(status.nodeRef).name) }) : undefined,
         }),
       };
     case 'machine':
       return {
         metadata: meta(obj.metadata, { labels: [MACHINE_POOL_LABEL] }),
         spec: defined({ providerID: intern(spec.providerID) }),
-        status: defined({ phase: intern(status.phase), nodeRef: status.nodeRef ? defined({ name: rec(status.nodeRef).name }) : undefined }),
+        status: defined({ phase: intern(status.phase), nodeRef: status.nodeRef ? defined({ name: intern(rec(status.nodeRef).name) }) : undefined }),
       };
     case 'node': {
       const ready = Array.isArray(status.conditions) ? status.conditions.filter((c) => rec(c).type === 'Ready') : undefined;
       // The pool model reads a Node's providerID, its uninitialized taint and whether it is Ready.
       return {
-        metadata: meta(obj.metadata, {}),
+        metadata: meta(obj.metadata, { sharedName: true }),
         spec: defined({
           providerID: intern(spec.providerID),
           taints: Array.isArray(spec.taints) ? spec.taints.map((t) => defined({ key: intern(rec(t).key), effect: intern(rec(t).effect) })) : undefined,
@@ -136,9 +145,15 @@ export function slim(kind: SlimKind, obj: KubeObject): KubeObject {
       }) as KubeObject;
     }
     default: {
-      if (!obj.metadata?.managedFields) return obj;
-      const { managedFields: _dropped, ...rest } = obj.metadata;
-      return { ...obj, metadata: rest };
+      let out = obj;
+      if (obj.metadata?.managedFields) {
+        const { managedFields: _dropped, ...rest } = obj.metadata;
+        out = { ...obj, metadata: rest };
+      }
+      // A pool's providerIDList holds the same strings as its AMPMs, Machines and Nodes: share them (at 100
+      // instances a pool, the MachinePool's and AzureMachinePool's lists were two more copies of every ID).
+      if (Array.isArray(spec.providerIDList)) out = { ...out, spec: { ...spec, providerIDList: spec.providerIDList.map(intern) } };
+      return out;
     }
   }
 }

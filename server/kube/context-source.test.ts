@@ -46,7 +46,7 @@ describe('ContextSource workload clusters', () => {
 
     // Rotation to a kubeconfig whose token the workload cluster rejects: the informer restarts with it and fails.
     const secret = server.store.get(SECRET, 'default', 'prod-weu-kubeconfig');
-    const good = Buffer.from(String(secret.data?.value), 'base64').toString('utf8');
+    const good = Buffer.from(String((secret.data as { value?: string } | undefined)?.value), 'base64').toString('utf8');
     const doc = parse(good) as { users: { user: { token: string } }[] };
     (doc.users[0] as { user: { token: string } }).user.token = 'rotated-and-wrong';
     const write = (yaml: string) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import { SCENARIOS, buildScenario } from './fixtures/scenarios';
-import { isInterned, slim } from './slim';
+import { isInterned, slim, type SlimNode } from './slim';
 import type { PoolInput } from './pool-model';
 
 function slimmed(input: PoolInput): PoolInput {
@@ -28,7 +28,7 @@ describe('slim', () => {
       spec: { providerID: 'azure:///x', taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule', timeAdded: new Date() }] },
       status: { conditions: [{ type: 'MemoryPressure', status: 'False' }, { type: 'Ready', status: 'True', lastTransitionTime: new Date('2026-11-29T10:01:00Z') }], images: [{ names: ['big'] }], nodeInfo: { kubeletVersion: 'v1.33.0' } },
     };
-    expect(slim('node', node)).toEqual({
+    expect((slim('node', node) as SlimNode).toJSON()).toEqual({
       metadata: { name: 'n0', resourceVersion: '7' },
       spec: { providerID: 'azure:///x', taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' }] },
       status: { conditions: [{ type: 'Ready', status: 'True' }] },

@@ -1,6 +1,7 @@
 // Keeps only what the pool model reads from the objects a collector holds by the hundred thousand
 // (AzureMachinePoolMachines, Machines, Nodes, Events), so its caches cost bytes per object, not kilobytes.
-// A slimmed object is still shaped as the API sends it: the pool model reads it through the same paths.
+// A slimmed object still reads as the API sends it (per-instance kinds through getters): the pool model reads
+// it through the same paths.
 
 import type { KubeObject } from './unstructured';
 
@@ -46,49 +47,130 @@ export function isInterned(v: string): boolean {
   return interned.has(v);
 }
 
-/** Which metadata a kind keeps beyond name, namespace, resourceVersion and deletionTimestamp. */
-interface MetaKeep {
-  labels?: readonly string[];
-  uid?: boolean;
-  created?: boolean;
-  /** Owner references of these kinds only (all when true). */
-  owners?: boolean | readonly string[];
-  /** Share the name (a Node's: the AMPM's and the Machine's nodeRef hold the same string). */
-  sharedName?: boolean;
-}
-
-function meta(m: KubeObject['metadata'], keep: MetaKeep = { uid: true, created: true, owners: true }): KubeObject['metadata'] {
+/** An Event's metadata: what tells it apart (uid) and where it lives. */
+function eventMeta(m: KubeObject['metadata']): KubeObject['metadata'] {
   if (!m) return {};
-  const labels = keep.labels;
-  const kept = labels && m.labels ? Object.fromEntries(labels.filter((l) => m.labels?.[l] !== undefined).map((l) => [l, intern(m.labels?.[l] as string)])) : undefined;
-  const owners = keep.owners === true ? m.ownerReferences : keep.owners ? m.ownerReferences?.filter((o) => (keep.owners as readonly string[]).includes(o.kind ?? '')) : undefined;
-  return defined({
-    name: keep.sharedName ? intern(m.name) : m.name,
-    namespace: intern(m.namespace),
-    uid: keep.uid ? m.uid : undefined,
-    resourceVersion: m.resourceVersion,
-    creationTimestamp: keep.created ? iso(m.creationTimestamp) : undefined,
-    deletionTimestamp: iso(m.deletionTimestamp),
-    labels: kept && Object.keys(kept).length ? kept : undefined,
-    ownerReferences: owners?.length ? owners.map((o) => defined({ kind: intern(o.kind), name: o.name })) : undefined,
-  });
+  return defined({ name: m.name, namespace: intern(m.namespace), uid: m.uid, resourceVersion: m.resourceVersion });
 }
 
 function rec(v: unknown): Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
-function conditions(v: unknown): Record<string, unknown>[] | undefined {
-  if (!Array.isArray(v)) return undefined;
-  return v.map((c) => {
-    const r = rec(c);
-    return defined({ type: r.type, status: r.status, reason: r.reason, message: r.message, severity: r.severity, lastTransitionTime: iso(r.lastTransitionTime) });
-  });
-}
-
 /** Labels the collector indexes by. */
 export const AMPM_POOL_LABEL = 'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool';
 export const MACHINE_POOL_LABEL = 'cluster.x-k8s.io/pool-name';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+/*
+ * The per-instance kinds (three objects per VM, a fleet's hundreds of thousands) are kept as one flat object
+ * each: a class whose fields hold what is read and whose getters give it the API's shape (`metadata`, `spec`,
+ * `status`), built when read. An API-shaped slim object was six or seven objects (metadata, labels, spec,
+ * status, nodeRef…), most of its size. Getters are not own properties: `toJSON` gives the API shape.
+ */
+
+export class SlimAmpm implements KubeObject {
+  [key: string]: unknown;
+
+  constructor(
+    readonly name: string | undefined,
+    readonly namespace: string | undefined,
+    readonly resourceVersion: string | undefined,
+    readonly created: string | undefined,
+    readonly deleted: string | undefined,
+    readonly pool: string | undefined,
+    readonly providerID: string | undefined,
+    readonly ready: boolean | undefined,
+    readonly provisioningState: string | undefined,
+    readonly latestModelApplied: boolean | undefined,
+    readonly nodeRef: string | undefined,
+  ) {}
+
+  get metadata(): NonNullable<KubeObject['metadata']> {
+    return defined({
+      name: this.name, namespace: this.namespace, resourceVersion: this.resourceVersion, creationTimestamp: this.created, deletionTimestamp: this.deleted,
+      labels: this.pool === undefined ? undefined : { [AMPM_POOL_LABEL]: this.pool },
+    });
+  }
+
+  get spec(): Record<string, unknown> {
+    return defined({ providerID: this.providerID });
+  }
+
+  get status(): Record<string, unknown> {
+    return defined({ ready: this.ready, provisioningState: this.provisioningState, latestModelApplied: this.latestModelApplied, nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef } });
+  }
+
+  toJSON(): KubeObject {
+    return { metadata: this.metadata, spec: this.spec, status: this.status };
+  }
+}
+
+export class SlimMachine implements KubeObject {
+  [key: string]: unknown;
+
+  constructor(
+    readonly name: string | undefined,
+    readonly namespace: string | undefined,
+    readonly resourceVersion: string | undefined,
+    readonly deleted: string | undefined,
+    readonly pool: string | undefined,
+    readonly providerID: string | undefined,
+    readonly phase: string | undefined,
+    readonly nodeRef: string | undefined,
+  ) {}
+
+  get metadata(): NonNullable<KubeObject['metadata']> {
+    return defined({
+      name: this.name, namespace: this.namespace, resourceVersion: this.resourceVersion, deletionTimestamp: this.deleted,
+      labels: this.pool === undefined ? undefined : { [MACHINE_POOL_LABEL]: this.pool },
+    });
+  }
+
+  get spec(): Record<string, unknown> {
+    return defined({ providerID: this.providerID });
+  }
+
+  get status(): Record<string, unknown> {
+    return defined({ phase: this.phase, nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef } });
+  }
+
+  toJSON(): KubeObject {
+    return { metadata: this.metadata, spec: this.spec, status: this.status };
+  }
+}
+
+export class SlimNode implements KubeObject {
+  [key: string]: unknown;
+
+  constructor(
+    readonly name: string | undefined,
+    readonly resourceVersion: string | undefined,
+    readonly deleted: string | undefined,
+    readonly providerID: string | undefined,
+    readonly taints: { key?: string; effect?: string }[] | undefined,
+    /** The Ready condition's status, when the Node has one. */
+    readonly ready: string | undefined,
+  ) {}
+
+  get metadata(): NonNullable<KubeObject['metadata']> {
+    return defined({ name: this.name, resourceVersion: this.resourceVersion, deletionTimestamp: this.deleted });
+  }
+
+  get spec(): Record<string, unknown> {
+    return defined({ providerID: this.providerID, taints: this.taints });
+  }
+
+  get status(): Record<string, unknown> {
+    return defined({ conditions: this.ready === undefined ? undefined : [{ type: 'Ready', status: this.ready }] });
+  }
+
+  toJSON(): KubeObject {
+    return { metadata: this.metadata, spec: this.spec, status: this.status };
+  }
+}
 
 /**
  * The parts of an object the pool model and the collector's indexes read. MachinePools, AzureMachinePools
@@ -98,42 +180,34 @@ export function slim(kind: SlimKind, obj: KubeObject): KubeObject {
   const spec = rec(obj.spec);
   const status = rec(obj.status);
   switch (kind) {
-    case 'ampm':
+    case 'ampm': {
       // No conditions: the pool model reads an instance's state from `ready`, `provisioningState` and the
       // nodeRef (its conditions were most of a slimmed AMPM).
-      return {
-        metadata: meta(obj.metadata, { labels: [AMPM_POOL_LABEL], created: true }),
-        spec: defined({ providerID: intern(spec.providerID) }),
-        status: defined({
-          ready: status.ready,
-          provisioningState: intern(status.provisioningState),
-          latestModelApplied: status.latestModelApplied,
-          nodeRef: status.nodeRef ? defined({ name: intern(rec(status.nodeRef).name) }) : undefined,
-        }),
-      };
-    case 'machine':
-      return {
-        metadata: meta(obj.metadata, { labels: [MACHINE_POOL_LABEL] }),
-        spec: defined({ providerID: intern(spec.providerID) }),
-        status: defined({ phase: intern(status.phase), nodeRef: status.nodeRef ? defined({ name: intern(rec(status.nodeRef).name) }) : undefined }),
-      };
+      const m = obj.metadata ?? {};
+      return new SlimAmpm(
+        m.name, intern(m.namespace), m.resourceVersion, iso(m.creationTimestamp), iso(m.deletionTimestamp), intern(m.labels?.[AMPM_POOL_LABEL]),
+        intern(str(spec.providerID)), bool(status.ready), intern(str(status.provisioningState)), bool(status.latestModelApplied), intern(str(rec(status.nodeRef).name)),
+      );
+    }
+    case 'machine': {
+      const m = obj.metadata ?? {};
+      return new SlimMachine(
+        m.name, intern(m.namespace), m.resourceVersion, iso(m.deletionTimestamp), intern(m.labels?.[MACHINE_POOL_LABEL]),
+        intern(str(spec.providerID)), intern(str(status.phase)), intern(str(rec(status.nodeRef).name)),
+      );
+    }
     case 'node': {
-      const ready = Array.isArray(status.conditions) ? status.conditions.filter((c) => rec(c).type === 'Ready') : undefined;
       // The pool model reads a Node's providerID, its uninitialized taint and whether it is Ready.
-      return {
-        metadata: meta(obj.metadata, { sharedName: true }),
-        spec: defined({
-          providerID: intern(spec.providerID),
-          taints: Array.isArray(spec.taints) ? spec.taints.map((t) => defined({ key: intern(rec(t).key), effect: intern(rec(t).effect) })) : undefined,
-        }),
-        status: defined({ conditions: ready?.map((c) => ({ type: 'Ready', status: intern(rec(c).status) })) }),
-      };
+      const m = obj.metadata ?? {};
+      const ready = Array.isArray(status.conditions) ? status.conditions.find((c) => rec(c).type === 'Ready') : undefined;
+      const taints = Array.isArray(spec.taints) ? spec.taints.map((t) => defined({ key: intern(str(rec(t).key)), effect: intern(str(rec(t).effect)) })) : undefined;
+      return new SlimNode(intern(m.name), m.resourceVersion, iso(m.deletionTimestamp), intern(str(spec.providerID)), taints, ready === undefined ? undefined : intern(str(rec(ready).status)));
     }
     case 'event': {
       const e = obj as Record<string, unknown>;
       const io = rec(e.involvedObject);
       return defined({
-        metadata: meta(obj.metadata),
+        metadata: eventMeta(obj.metadata),
         involvedObject: defined({ kind: io.kind, name: io.name }),
         reason: e.reason,
         message: e.message,

@@ -109,8 +109,10 @@ export class World {
   start(): void {
     if (this.timer) return;
     const loop = () => {
+      let took = 0;
       if (!this.running) {
         this.running = true;
+        const t0 = performance.now();
         try {
           this.tick();
         } catch (e) {
@@ -118,9 +120,13 @@ export class World {
           if (this.errors.length > 100) this.errors.shift();
         } finally {
           this.running = false;
+          took = performance.now() - t0;
+          this.lastTickMs = took;
         }
       }
-      this.timer = setTimeout(loop, this.opts.tickMs ?? 200);
+      // A pass over a large fleet (100,000 VMs) takes seconds: rest twice as long as it took, so the API
+      // servers in this process keep answering (controllers then react in seconds, as real ones do).
+      this.timer = setTimeout(loop, Math.max(this.opts.tickMs ?? 200, 2 * took));
     };
     loop();
   }
@@ -134,6 +140,9 @@ export class World {
   failNextInstances(scaleSetId: string, count: number, errorCode: string): void {
     this.pendingFailures.set(scaleSetId.toLowerCase(), { count, errorCode });
   }
+
+  /** How long the last controller pass took (ms). */
+  lastTickMs = 0;
 
   /** One controller pass: Azure, Nodes, CAPZ, CAPI. */
   tick(): void {

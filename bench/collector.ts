@@ -182,11 +182,7 @@ async function heapBreakdown(col: object): Promise<Record<string, number>> {
   const c = col as unknown as { previous: Map<string, unknown>; azureData: Map<string, unknown>; sources: Map<string, { stop(): void }>; pendingEvents: Map<string, unknown>; recordedEvents: Map<string, unknown> };
   const mb = (n: number) => Math.round(n / 2 ** 20);
   const total = used();
-  // POOLSCOPE_BENCH_HEAP_SNAPSHOT=<file>: the live heap at this point, for Chrome DevTools' Memory tab.
-  if (process.env.POOLSCOPE_BENCH_HEAP_SNAPSHOT) {
-    const { writeHeapSnapshot } = await import('node:v8');
-    writeHeapSnapshot(process.env.POOLSCOPE_BENCH_HEAP_SNAPSHOT);
-  }
+
   // Whether the analyses are held by anything besides `previous` (WeakRefs to a sample of them).
   const sample = [...c.previous.values()].slice(0, 50).map((d) => new WeakRef(d as object));
   const detailBytes = Math.round(JSON.stringify([...c.previous.values()].slice(0, 50)).length / Math.max(1, Math.min(50, c.previous.size)));
@@ -207,6 +203,11 @@ async function heapBreakdown(col: object): Promise<Record<string, number>> {
   c.recordedEvents.clear();
   await new Promise((r) => setTimeout(r, 500));
   const afterSources = used();
+  // POOLSCOPE_BENCH_HEAP_SNAPSHOT=<file>: what is left (the "rest"), for Chrome DevTools' Memory tab.
+  if (process.env.POOLSCOPE_BENCH_HEAP_SNAPSHOT) {
+    const { writeHeapSnapshot } = await import('node:v8');
+    writeHeapSnapshot(process.env.POOLSCOPE_BENCH_HEAP_SNAPSHOT);
+  }
   return {
     heapUsed: mb(total), previousAnalyses: mb(total - afterPrevious), azureReads: mb(afterPrevious - afterAzure), kubeSources: mb(afterAzure - afterSources), rest: mb(afterSources),
     analysisJsonBytesPerPool: detailBytes, sampledAnalysesAliveAfterClearingPrevious: aliveAfterPrevious, sampledAnalysesAliveAtEnd: alive(), sampled: sample.length,

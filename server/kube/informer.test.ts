@@ -139,6 +139,20 @@ describe('Informer against the simulator', () => {
     informer.stop();
   });
 
+  it('does not spin on watches the server ends at once with nothing in them', async () => {
+    const server = sim.cluster('mgmt-weu');
+    const informer = make({ path: MP_PATH, backoffMs: [200] });
+    informer.start();
+    await until('listed', () => (informer.lists ? true : undefined));
+    const w0 = server.requestCounts.get('watch') ?? 0;
+    const dropper = setInterval(() => server.dropWatches(), 5);
+    await new Promise((r) => setTimeout(r, 1000));
+    clearInterval(dropper);
+    // About one watch per 200 ms backoff; without the guard, hundreds.
+    expect((server.requestCounts.get('watch') ?? 0) - w0).toBeLessThanOrEqual(8);
+    informer.stop();
+  });
+
   it('reports an unreachable server as stale, backs off, and is live again when it returns', async () => {
     const server = sim.cluster('mgmt-weu');
     const states: string[] = [];

@@ -136,9 +136,12 @@ export class Informer {
           if (this.stopped) return;
           this.opts.onState?.('live');
         }
-        await this.watchOnce();
-        attempt = 0;
+        const t0 = Date.now();
+        const delivered = await this.watchOnce();
         gone = 0;
+        // A watch the server ends at once, with nothing in it, is not a healthy one: do not spin on it.
+        if (!delivered && Date.now() - t0 < 1000) await this.sleep(backoff[Math.min(attempt++, backoff.length - 1)] as number);
+        else attempt = 0;
       } catch (e) {
         if (this.stopped) return;
         if (isGone(e)) {
@@ -256,12 +259,12 @@ export class Informer {
     return { items, resourceVersion };
   }
 
-  /** One watch from the current resourceVersion; resolves when the server ends it, rejects on errors. */
-  private watchOnce(): Promise<void> {
+  /** One watch from the current resourceVersion; resolves (with whether anything came) when the server ends it, rejects on errors. */
+  private watchOnce(): Promise<boolean> {
     const watch = new Watch(this.opts.kc);
     // A private field of client-node's Watch (30 s by default): see WATCH_INACTIVITY_MS.
     (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = WATCH_INACTIVITY_MS;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<boolean>((resolve, reject) => {
       let failure: unknown = null;
       let delivered = false;
       let finished = false;
@@ -285,7 +288,7 @@ export class Informer {
         this.controller = null;
         if (failure) reject(failure);
         else if (err) reject(err);
-        else resolve();
+        else resolve(delivered);
       }).then((controller) => {
         if (this.stopped) controller.abort();
         else if (!finished) this.controller = controller;

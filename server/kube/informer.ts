@@ -99,6 +99,7 @@ export class Informer {
   private stopped = true;
   private controller: AbortController | null = null;
   private sleeping: { timer: NodeJS.Timeout; wake: () => void } | null = null;
+  private generation = 0;
   /** Completed lists (the first one and every relist after 410). */
   lists = 0;
 
@@ -113,11 +114,12 @@ export class Informer {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    void this.loop();
+    void this.loop(++this.generation);
   }
 
   stop(): void {
     this.stopped = true;
+    this.generation++;
     this.controller?.abort();
     if (this.sleeping) {
       clearTimeout(this.sleeping.timer);
@@ -125,15 +127,17 @@ export class Informer {
     }
   }
 
-  private async loop(): Promise<void> {
+  /** A loop runs while its generation is current: a stop and a start never leave two loops running. */
+  private async loop(generation: number): Promise<void> {
     let attempt = 0;
     let gone = 0;
     const backoff = this.opts.backoffMs ?? BACKOFF_MS;
-    while (!this.stopped) {
+    const alive = () => !this.stopped && generation === this.generation;
+    while (alive()) {
       try {
         if (!this.resourceVersion) {
           await this.relist();
-          if (this.stopped) return;
+          if (!alive()) return;
           this.opts.onState?.('live');
         }
         const t0 = Date.now();
@@ -143,7 +147,7 @@ export class Informer {
         if (!delivered && Date.now() - t0 < 1000) await this.sleep(backoff[Math.min(attempt++, backoff.length - 1)] as number);
         else attempt = 0;
       } catch (e) {
-        if (this.stopped) return;
+        if (!alive()) return;
         if (isGone(e)) {
           // Too old: list afresh. Twice in a row (the new list already too old) waits like an error.
           this.resourceVersion = '';

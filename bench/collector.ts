@@ -85,7 +85,18 @@ export async function measureInChild(): Promise<void> {
   let pools = col.pools();
   const scaleSets = col.scaleSetCount();
   const dbFile = e.POOLSCOPE_DB_PATH;
-  const size = () => ['', '-wal'].reduce((n, s) => n + (existsSync(dbFile + s) ? statSync(dbFile + s).size : 0), 0);
+  // The database's size with its write-ahead log checkpointed into it (the WAL file keeps its size after a
+  // checkpoint, so adding it would count reused space).
+  const { default: Database } = await import('better-sqlite3');
+  const size = () => {
+    const db = new Database(dbFile, { timeout: 10_000 });
+    try {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      db.close();
+    }
+    return statSync(dbFile).size;
+  };
   const bytes0 = size();
   const calls0 = col.azureCalls.total;
   const throttled0 = col.azureCalls.throttled;
@@ -141,6 +152,7 @@ export async function measureInChild(): Promise<void> {
   const stats = await rt.store.stats();
   const poolCount = pools.length;
   const readAtStart = pools.filter((p) => p.sources.azure.state === 'ok').length;
+  const readAtEnd = col.pools().filter((p) => p.sources.azure.state === 'ok').length;
   pools = [];
   const heap = process.env.POOLSCOPE_BENCH_BREAKDOWN === '1' ? await heapBreakdown(col) : undefined;
   const out = {
@@ -149,6 +161,8 @@ export async function measureInChild(): Promise<void> {
     firstAnalysisSeconds: Math.round(allKube / 100) / 10,
     allReadFromAzureSeconds: warmedUp ? Math.round(warmupMs / 100) / 10 : null,
     poolsReadFromAzureAtStart: readAtStart,
+    // Pools whose scale set was first read during the window: their first instance rows are in the store bytes.
+    poolsFirstReadFromAzureInWindow: readAtEnd - readAtStart,
     rssMaxFromStartMB: Math.round(rssMax / 2 ** 20),
     steadyRssMB: { p50: Math.round(pct(rssWindow, 50) / 2 ** 20), max: Math.round(Math.max(...rssWindow) / 2 ** 20) },
     steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,

@@ -159,6 +159,14 @@ export class ClusterStore {
     return this.toVersion(r, o, version);
   }
 
+  /**
+   * The stored objects themselves, in the storage version, not copied: for the in-process controllers of a
+   * large fleet, which only read them (every write goes through create/update/delete). A list copies each one.
+   */
+  peek(r: ResourceDef): KubeObject[] {
+    return [...this.bucket(r).values()];
+  }
+
   has(r: ResourceDef, namespace: string | undefined, name: string): boolean {
     return this.bucket(r).has(objKey(namespace, name));
   }

@@ -151,13 +151,13 @@ export class World {
       const store = this.kube.cluster(name).store;
       // One list per cluster and tick, grouped by pool, instead of one per pool.
       const ampmsByAmp = new Map<string, KubeObject[]>();
-      for (const a of store.list(R.ampm).items) {
+      for (const a of store.peek(R.ampm)) {
         const k = `${a.metadata?.namespace}/${a.metadata?.labels?.['azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool']}`;
         const list = ampmsByAmp.get(k) ?? [];
         list.push(a);
         ampmsByAmp.set(k, list);
       }
-      for (const mp of store.list(R.mp).items) {
+      for (const mp of store.peek(R.mp)) {
         const pool = this.resolve(store, mp, ampmsByAmp);
         if (!pool) continue;
         this.nodes(pool);
@@ -171,7 +171,7 @@ export class World {
   }
 
   private managementClusters(): string[] {
-    return [...this.kube.clusters.keys()].filter((n) => this.kube.cluster(n).store.list(R.cluster).items.length > 0 || this.kube.cluster(n).store.list(R.mp).items.length > 0);
+    return [...this.kube.clusters.keys()].filter((n) => this.kube.cluster(n).store.peek(R.cluster).length > 0 || this.kube.cluster(n).store.peek(R.mp).length > 0);
   }
 
   // ---------------- Azure ----------------
@@ -297,6 +297,18 @@ export class World {
     if (entry) entry.replicas = `${String(pool.mp.spec?.replicas)}|${amp.metadata?.resourceVersion}`;
   }
 
+  /** A workload cluster's Nodes, read once per change of that cluster rather than once per pool. */
+  private readonly nodeIndex = new WeakMap<ClusterStore, { rv: string; all: KubeObject[]; byProviderId: Map<string, KubeObject> }>();
+
+  private nodesOf(workload: ClusterStore): { all: KubeObject[]; byProviderId: Map<string, KubeObject> } {
+    const hit = this.nodeIndex.get(workload);
+    if (hit && hit.rv === workload.resourceVersion) return hit;
+    const all = workload.peek(R.node);
+    const entry = { rv: workload.resourceVersion, all, byProviderId: new Map(all.map((n) => [String(n.spec?.providerID), n])) };
+    this.nodeIndex.set(workload, entry);
+    return entry;
+  }
+
   // ---------------- Nodes join ----------------
 
   private nodes(pool: Pool): void {
@@ -344,8 +356,7 @@ export class World {
     const vmsById = new Map([...rec.vms.values()].map((vm) => [providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id)), vm]));
     const byProviderId = new Map(pool.ampms.map((a) => [String(a.spec?.providerID), a]));
     const workload = pool.workload;
-    const nodes = workload ? workload.list(R.node).items : [];
-    const nodeByPid = new Map(nodes.map((n) => [String(n.spec?.providerID), n]));
+    const nodeByPid = workload ? this.nodesOf(workload).byProviderId : new Map<string, KubeObject>();
     const now = this.iso();
     // Create an AMPM for every instance that has none (skipping Deleting).
     for (const [pid, vm] of vmsById) {
@@ -510,7 +521,7 @@ export class World {
           dep.unavailableReplicas = ampReplicas;
         }
       }
-      const nodes = pool.workload.list(R.node).items;
+      const nodes = this.nodesOf(pool.workload).all;
       const inList = new Set(specList);
       const matched = nodes.filter((n) => inList.has(String(n.spec?.providerID)));
       const readyNodes = matched.filter((n) => (n.status?.conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'Ready' && c.status === 'True'));

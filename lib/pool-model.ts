@@ -4,6 +4,7 @@
 import type { PoolRef, SourceState } from './api-types';
 import { parseProviderId, providerIdFromArmId, type ParsedProviderId } from './provider-id';
 import { arr, bool, get, num, str, strings, type KubeObject } from './unstructured';
+import { SlimAmpm, SlimMachine, SlimNode } from './slim';
 
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 export const REPLICAS_MANAGED_BY_ANNOTATION = 'cluster.x-k8s.io/replicas-managed-by';
@@ -337,6 +338,10 @@ function normaliseAzureMachinePool(obj: KubeObject, notes: string[]): AzureMachi
 }
 
 function normaliseAmpm(obj: KubeObject): AmpmModel {
+  // A collector's slimmed AMPM: its fields directly (its API-shaped getters build objects on every read).
+  if (obj instanceof SlimAmpm) {
+    return { name: obj.name ?? '', providerID: obj.providerID ?? null, ready: obj.ready ?? null, provisioningState: obj.provisioningState ?? null, latestModelApplied: obj.latestModelApplied ?? null, nodeRef: obj.nodeRef ?? null, createdAt: obj.created ?? null };
+  }
   return {
     name: obj.metadata?.name ?? '',
     providerID: str(obj, 'spec', 'providerID'),
@@ -349,6 +354,7 @@ function normaliseAmpm(obj: KubeObject): AmpmModel {
 }
 
 function normaliseMachine(obj: KubeObject): MachineModel {
+  if (obj instanceof SlimMachine) return { name: obj.name ?? '', providerID: obj.providerID ?? null, nodeRef: obj.nodeRef ?? null, phase: obj.phase ?? null, deleting: Boolean(obj.deleted) };
   return {
     name: obj.metadata?.name ?? '',
     providerID: str(obj, 'spec', 'providerID'),
@@ -359,6 +365,9 @@ function normaliseMachine(obj: KubeObject): MachineModel {
 }
 
 function normaliseNode(obj: KubeObject): NodeModel {
+  if (obj instanceof SlimNode) {
+    return { name: obj.name ?? '', providerID: obj.providerID ?? null, ready: obj.ready === undefined ? null : obj.ready === 'True', uninitializedTaint: obj.taints?.some((t) => t.key === UNINITIALIZED_TAINT) ?? false };
+  }
   const ready = arr(obj, 'status', 'conditions').find((c) => str(c, 'type') === 'Ready');
   const readyStatus = ready === undefined ? null : str(ready, 'status');
   return {

@@ -41,8 +41,24 @@ const NUMERIC = /^\d+$/;
  * a Flexible member (`…/virtualMachines/<name>`) and the scale set itself (`…/virtualMachineScaleSets/<ss>`).
  * Path segment names are matched case-insensitively, as ARM does; the values keep their case.
  */
+/**
+ * Parses of recent IDs: a pool's analysis parses each of its providerIDs from every source, and a collector
+ * analyses the same pools again and again. Bounded (cleared when full); the results are immutable.
+ */
+const parsed = new Map<string, ProviderIdParse>();
+const PARSE_CACHE_LIMIT = 200_000;
+
 export function parseProviderId(raw: unknown): ProviderIdParse {
   if (typeof raw !== 'string') return malformed(String(raw), 'not a string');
+  const hit = parsed.get(raw);
+  if (hit) return hit;
+  const result = Object.freeze(parseUncached(raw));
+  if (parsed.size >= PARSE_CACHE_LIMIT) parsed.clear();
+  parsed.set(raw, result);
+  return result;
+}
+
+function parseUncached(raw: string): ProviderIdParse {
   const m = FAST.exec(raw);
   if (m) {
     const [, subscriptionId = '', resourceGroup = '', scaleSet, member, vm] = m;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import { SCENARIOS, buildScenario } from './fixtures/scenarios';
-import { isInterned, slim, type SlimNode } from './slim';
+import { isInterned, sameContent, slim, type SlimNode } from './slim';
 import type { PoolInput } from './pool-model';
 
 function slimmed(input: PoolInput): PoolInput {
@@ -51,5 +51,18 @@ describe('slim', () => {
     slim('ampm', { metadata: { name: 'x' }, spec: { providerID: c } });
     expect([a, b, c].every(isInterned)).toBe(true);
     expect(mp.spec?.providerIDList).toEqual([a]);
+  });
+
+  it('tells updates the model cannot see (resourceVersion, dropped fields) from real ones', () => {
+    const ampm = (rv: string, state: string, cond: string) => slim('ampm', { metadata: { name: 'a', namespace: 'ns', resourceVersion: rv }, spec: { providerID: 'azure:///x' }, status: { provisioningState: state, conditions: [{ type: 'Ready', status: cond }] } });
+    expect(sameContent(ampm('1', 'Succeeded', 'True'), ampm('2', 'Succeeded', 'False'))).toBe(true);
+    expect(sameContent(ampm('1', 'Succeeded', 'True'), ampm('2', 'Failed', 'True'))).toBe(false);
+    const node = (rv: string, taint: boolean) => slim('node', { metadata: { name: 'n', resourceVersion: rv }, spec: { providerID: 'azure:///x', ...(taint ? { taints: [{ key: 'k', effect: 'NoSchedule' }] } : {}) } });
+    expect(sameContent(node('1', true), node('2', true))).toBe(true);
+    expect(sameContent(node('1', true), node('2', false))).toBe(false);
+    expect(sameContent(ampm('1', 'Succeeded', 'True'), node('1', false))).toBe(false);
+    // Kinds kept whole are never called the same (every change of theirs may matter).
+    const mp = slim('mp', { metadata: { name: 'p', resourceVersion: '1' } });
+    expect(sameContent(mp, mp)).toBe(false);
   });
 });

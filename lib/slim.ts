@@ -172,6 +172,20 @@ export class SlimNode implements KubeObject {
   }
 }
 
+/** Whether two slimmed objects say the same, their resourceVersions aside (an update the model cannot see). */
+export function sameContent(a: unknown, b: unknown): boolean {
+  if (!(a instanceof SlimAmpm || a instanceof SlimMachine || a instanceof SlimNode) || a.constructor !== (b as object | null)?.constructor) return false;
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  for (const k of Object.keys(x)) {
+    if (k === 'resourceVersion') continue;
+    if (k === 'taints') {
+      if (JSON.stringify(x[k]) !== JSON.stringify(y[k])) return false;
+    } else if (x[k] !== y[k]) return false;
+  }
+  return true;
+}
+
 /**
  * The parts of an object the pool model and the collector's indexes read. MachinePools, AzureMachinePools
  * and Clusters (one per pool) are kept whole but for `managedFields`; the per-instance kinds are cut down.

@@ -28,6 +28,22 @@ const field = (tl: TimelineEntry[], f: string) => tl.filter((e) => e.field === f
 const far = '2100-01-01T00:00:00.000Z';
 const ago = '2000-01-01T00:00:00.000Z';
 
+describe('collector cycles', () => {
+  it('analyses at most maxPoolsPerCycle pools a cycle, oldest first, and reaches every pool', async () => {
+    const h = await harness('demo.yaml', 1);
+    const written: number[] = [];
+    const c = await h.start({ maxPoolsPerCycle: 1 });
+    c.bus.on('cycle', (e: { pools: number }) => written.push(e.pools));
+    const pools = await until('every mgmt-weu pool stored', async () => {
+      const all = (await h.store.currentPools()).filter((p) => p.summary.ref.context === 'mgmt-weu');
+      return all.length >= 3 ? all : undefined;
+    });
+    expect(pools.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...written)).toBe(1);
+    expect(written.filter((n) => n === 1).length).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+});
+
 describe('collector on the seed scenario', () => {
   it('records the freeze from its start to its end, with the two instances the autoscaler cannot see', async () => {
     const h = await harness('seed-scale-up-frozen.yaml', 20);

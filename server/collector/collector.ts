@@ -22,6 +22,9 @@ function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string 
   return { field: `event.${ev.reason}`, to: ev.object, detail: `${ev.type}: ${ev.message} (${ev.time}${ev.count > 1 ? `, ×${ev.count}` : ''})` };
 }
 
+/** Pools analysed and written in one cycle, at most. */
+export const MAX_POOLS_PER_CYCLE = 200;
+
 export interface ChangeEvent {
   seq: number;
   poolKey: string;
@@ -42,13 +45,16 @@ export interface CollectorOptions {
   now?: () => number;
   /** How many scale sets are read at once. */
   azureConcurrency?: number;
+  /** Pools analysed and written in one cycle, at most (MAX_POOLS_PER_CYCLE). */
+  maxPoolsPerCycle?: number;
 }
 
 export type { AzureHealth } from '@/lib/api-types';
 
-/** A pool analysis' identity, everything but when it was computed (as `sameDetail` compares). */
-function detailFingerprint(d: PoolDetail): string {
-  return createHash('sha1').update(JSON.stringify(stableDetail(d))).digest('base64');
+/** A pool analysis' identity, everything but when it was computed (as `sameDetail` compares), and its JSON. */
+function detailFingerprint(d: PoolDetail): { fingerprint: string; json: string } {
+  const json = JSON.stringify(stableDetail(d));
+  return { fingerprint: createHash('sha1').update(json).digest('base64'), json };
 }
 
 export class Collector {
@@ -68,7 +74,7 @@ export class Collector {
    */
   private readonly fingerprints = new Map<string, string>();
 
-  private remember(d: PoolDetail, fingerprint = detailFingerprint(d)): void {
+  private remember(d: PoolDetail, fingerprint = detailFingerprint(d).fingerprint): void {
     this.fingerprints.set(d.summary.key, fingerprint);
     this.previous.set(d.summary.key, { ...d, instances: [] });
   }
@@ -277,9 +283,15 @@ export class Collector {
       return 0;
     }
     const at = new Date(this.now()).toISOString();
-    const keys = [...this.dirty];
-    this.dirty.clear();
-    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string }[] = [];
+    // At most MAX_POOLS_PER_CYCLE, oldest first; the rest wait for the next cycle (a burst of changes across a
+    // whole fleet would otherwise hold every pool's analysis and JSON in memory at once).
+    const keys: string[] = [];
+    for (const k of this.dirty) {
+      keys.push(k);
+      if (keys.length >= (this.opts.maxPoolsPerCycle ?? MAX_POOLS_PER_CYCLE)) break;
+    }
+    for (const k of keys) this.dirty.delete(k);
+    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string; stableJson?: string }[] = [];
     for (const key of keys) {
       const [ctx, ns, name] = key.split('/') as [string, string, string];
       const src = this.sources.get(ctx);
@@ -295,7 +307,7 @@ export class Collector {
       if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
       const events = (this.pendingEvents.get(key) ?? []).map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
       this.pendingEvents.delete(key);
-      const fingerprint = detailFingerprint(detail);
+      const { fingerprint, json } = detailFingerprint(detail);
       const unchanged = prev !== null && this.fingerprints.get(key) === fingerprint;
       if (unchanged && events.length === 0) continue;
       const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
@@ -304,7 +316,7 @@ export class Collector {
         continue;
       }
       detail.summary.lastChange = at;
-      writes.push({ detail, transitions, fingerprint });
+      writes.push({ detail, transitions, fingerprint, stableJson: json });
     }
     if (writes.length) {
       const id = randomUUID();

@@ -99,6 +99,30 @@ describe('Informer against the simulator', () => {
     for (const i of [a, b, c]) i.stop();
   });
 
+  it('keeps an update the slimmed object cannot show without announcing it', async () => {
+    const server = sim.cluster('mgmt-weu');
+    const AMPM = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef;
+    const informer = make({ path: AMPM_PATH, kind: 'ampm' });
+    const updates: string[] = [];
+    informer.on('update', (o) => updates.push(String(o.metadata?.name)));
+    informer.start();
+    await until('listed', () => (informer.lists ? true : undefined));
+    const first = server.store.list(AMPM).items[0] as KubeObject;
+    const name = String(first.metadata?.name);
+    const key = `${first.metadata?.namespace}/${name}`;
+    const write = (status: Record<string, unknown>) => {
+      const cur = server.store.get(AMPM, String(first.metadata?.namespace), name);
+      return server.store.update(AMPM, String(first.metadata?.namespace), name, { ...cur, status: { ...cur.status, ...status } }, { subresource: 'status' });
+    };
+    // Only a condition's time changes: the new resourceVersion is kept, nobody is told.
+    const quiet = write({ conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }] });
+    await until('the quiet update stored', () => (informer.items.get(key)?.metadata?.resourceVersion === quiet.metadata?.resourceVersion ? true : undefined));
+    expect(updates).toEqual([]);
+    write({ provisioningState: 'Failed' });
+    await until('the real update', () => (updates.includes(name) ? true : undefined));
+    informer.stop();
+  });
+
   it('resumes a watch the server ended, and lists afresh after 410, losing no change', async () => {
     const server = sim.cluster('mgmt-weu');
     const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;

@@ -23,6 +23,8 @@ export interface PoolWrite {
   transitions: TimelineEntry[];
   /** Only transitions (e.g. Events) are new: the pool's state history is not touched. */
   detailUnchanged?: boolean;
+  /** `JSON.stringify(stableDetail(detail))` when the caller has it already (the collector hashes it). */
+  stableJson?: string;
 }
 
 export interface StoreStats {
@@ -107,11 +109,12 @@ export class TimelineStore {
         const d = w.detail;
         const key = d.summary.key;
         const stable = stableDetail(d);
+        const json = w.stableJson ?? JSON.stringify(stable);
         const rows = await t.all<{ seq: number; detail: string; first_seen: string }>('SELECT seq, detail, first_seen FROM pools WHERE pool_key = ?', [key]);
         const prev = rows[0];
         const seq = prev ? Number(prev.seq) + 1 : 1;
         let kind = 'key';
-        let body = JSON.stringify(stable);
+        let body = json;
         if (prev && seq % KEYFRAME_EVERY !== 1) {
           const ops = fjp.compare(JSON.parse(prev.detail) as object, stable as object);
           const patch = JSON.stringify(ops);
@@ -122,11 +125,11 @@ export class TimelineStore {
         }
         await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, cycle.at, kind, body]);
         if (prev) {
-          await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ? WHERE pool_key = ?', [seq, JSON.stringify(stable), cycle.at, key]);
+          await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ? WHERE pool_key = ?', [seq, json, cycle.at, key]);
           await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(stable.summary), cycle.at, key]);
         } else {
           await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, JSON.stringify(stable)]);
+            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, json]);
           await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, cycle.at, JSON.stringify(stable.summary)]);
         }
       }

@@ -10,7 +10,7 @@ import { startSimulation, type Simulation, type SimulationOptions } from '@/sim/
 import { readScenario } from '@/sim/world/scenario';
 import { AzureReader } from '../azure/reader';
 import { Scheduler } from '../azure/scheduler';
-import { Collector } from '../collector/collector';
+import { Collector, type CollectorOptions } from '../collector/collector';
 import { openSqlite } from '../store/sqlite';
 import { TimelineStore } from '../store/store';
 
@@ -35,7 +35,7 @@ export interface Harness {
   /** ARM through the simulator's token endpoint, as DefaultAzureCredential would reach it. */
   azure: AzureReader;
   collector: Collector;
-  start(): Promise<Collector>;
+  start(extra?: Partial<CollectorOptions>): Promise<Collector>;
 }
 
 export interface HarnessOptions {
@@ -69,7 +69,7 @@ export async function harness(cleanups: (() => Promise<void>)[], scenario: strin
   const h: Harness = {
     sim, store, dbFile, kubeconfig: kc, azure,
     collector: undefined as unknown as Collector,
-    async start() {
+    async start(extra: Partial<CollectorOptions> = {}) {
       const c = new Collector({
         kubeconfig: kc,
         contexts: ['mgmt-weu'],
@@ -77,6 +77,7 @@ export async function harness(cleanups: (() => Promise<void>)[], scenario: strin
         azure,
         scheduler: new Scheduler({ fastSeconds: 0.5, slowSeconds: 3, budgetShare: 0.5 }),
         cycleMs: 150,
+        ...extra,
       });
       await c.start();
       cleanups.push(() => c.stop());

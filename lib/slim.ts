@@ -172,6 +172,11 @@ export class SlimNode implements KubeObject {
   }
 }
 
+/** An object's spec.providerID, read straight from a slimmed instance (no getter object). */
+export function providerIdOf(o: KubeObject): unknown {
+  return o instanceof SlimAmpm || o instanceof SlimMachine || o instanceof SlimNode ? o.providerID : o.spec?.providerID;
+}
+
 /** Whether two slimmed objects say the same, their resourceVersions aside (an update the model cannot see). */
 export function sameContent(a: unknown, b: unknown): boolean {
   if (!(a instanceof SlimAmpm || a instanceof SlimMachine || a instanceof SlimNode) || a.constructor !== (b as object | null)?.constructor) return false;

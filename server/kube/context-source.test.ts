@@ -64,4 +64,45 @@ describe('ContextSource workload clusters', () => {
     write(good);
     await until('live again', () => (workload()?.state === 'live' ? true : undefined), TICK_MS * 30);
   });
+
+  it('gives a pool its own Nodes and tells it only of their changes', async () => {
+    source?.stop();
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    kc.setCurrentContext('mgmt-weu');
+    const changed: string[][] = [];
+    source = new ContextSource('mgmt-weu', kc, (pools) => changed.push(pools), () => {}, TICK_MS);
+    await source.start();
+    const src = source;
+    const input = () => src.poolInput('default/pool0');
+    const nodeNames = () => {
+      const w = input()?.workload;
+      return w?.state === 'ok' ? w.nodes.map((n) => String(n.metadata?.name)).sort() : undefined;
+    };
+    const own = await until('the pool\'s Nodes', () => nodeNames());
+    expect(own.length).toBeGreaterThan(0);
+
+    const server = sim.cluster('mgmt-weu');
+    const workload = sim.cluster('prod-weu').store;
+    const NODE = findByKind('v1', 'Node') as ResourceDef;
+    const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
+    const mp = server.store.get(MP, 'default', 'pool0');
+    const ownId = String((mp.spec?.providerIDList as string[])[0]);
+    // A Node of another scale set in the same cluster: not this pool's, and its arrival does not concern it.
+    const foreignId = ownId.replace(/virtualMachineScaleSets\/[^/]+/, 'virtualMachineScaleSets/other-pool');
+    expect(foreignId).not.toBe(ownId);
+    changed.length = 0;
+    workload.create(NODE, undefined, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'foreign-0' }, spec: { providerID: foreignId } });
+    await until('the foreign Node seen', () => (changed.length > 0 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(changed.flat()).not.toContain('default/pool0');
+    expect(nodeNames()).toEqual(own);
+    // Once the MachinePool's list names it (case aside), it is the pool's business.
+    server.store.update(MP, 'default', 'pool0', { ...mp, spec: { ...mp.spec, providerIDList: [...(mp.spec?.providerIDList as string[]), foreignId.toUpperCase()] } });
+    await until('the foreign Node in the pool\'s input', () => (nodeNames()?.includes('foreign-0') ? true : undefined));
+    changed.length = 0;
+    const n = workload.get(NODE, undefined, 'foreign-0');
+    workload.update(NODE, undefined, 'foreign-0', { ...n, spec: { ...n.spec, taints: [{ key: 'k', effect: 'NoSchedule' }] } });
+    await until('the pool told of its change', () => (changed.flat().includes('default/pool0') ? true : undefined));
+  });
 });

@@ -4,9 +4,10 @@ import 'server-only';
 // own indexed caches, tells the collector which pools changed, and reports its health as data.
 
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL } from '@/lib/slim';
+import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL, providerIdOf } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
+import { joinKey, parseProviderId } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
 import { servedMachinePoolVersion } from './calls';
 import { Informer } from './informer';
@@ -31,16 +32,87 @@ export function imageTag(image: string | undefined): string | null {
 
 const key = (o: { metadata?: { name?: string; namespace?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
+/**
+ * Where a providerID points, for indexing: `sub/rg/scaleset` (lower case) for a scale set or one of its
+ * uniform instances, `sub/rg/~flex` for a flexible-orchestration VM (its scale set is only a name prefix),
+ * `~other` when it cannot be read.
+ */
+export function scaleSetKeyOf(providerID: unknown): string {
+  const p = parseProviderId(providerID);
+  if (!p.ok) return OTHER;
+  const base = `${p.subscriptionId}/${p.resourceGroup}`.toLowerCase();
+  if (p.kind === 'vm') return `${base}/~flex`;
+  return `${base}/${(p.scaleSet ?? '').toLowerCase()}`;
+}
+const OTHER = '~other';
+
+function addTo(index: Map<string, Set<string>>, k: string, name: string): void {
+  const set = index.get(k);
+  if (set) set.add(name);
+  else index.set(k, new Set([name]));
+}
+
+function removeFrom(index: Map<string, Set<string>>, k: string, name: string): void {
+  const set = index.get(k);
+  if (!set) return;
+  set.delete(name);
+  if (set.size === 0) index.delete(k);
+}
+
 class WorkloadSource {
   nodes = new Map<string, KubeObject>();
+  /**
+   * Node names by where their providerID points and by the ID itself (case-insensitive): a pool's analysis
+   * takes its own Nodes, not the cluster's thousands, and a Node's change concerns its own pool.
+   */
+  private readonly byScaleSet = new Map<string, Set<string>>();
+  private readonly byId = new Map<string, Set<string>>();
   health: SourceHealth;
   private informer: Informer | null = null;
   listed = false;
   /** The kubeconfig the running informer was built from, to restart only when the Secret changes. */
   kubeconfig: string | null = null;
 
-  constructor(readonly cluster: string, context: string, private readonly onChange: () => void, private readonly onRestart: () => void = () => {}) {
+  constructor(
+    readonly cluster: string,
+    context: string,
+    /** The Nodes that changed (none: every pool's input changed, e.g. the source's state). */
+    private readonly onChange: (nodes: KubeObject[]) => void,
+    private readonly onRestart: () => void = () => {},
+  ) {
     this.health = { name: cluster, context, kind: 'workload', state: 'starting', since: new Date().toISOString() };
+  }
+
+  private index(o: KubeObject, add: boolean): void {
+    const name = String(o.metadata?.name);
+    const pid = providerIdOf(o);
+    (add ? addTo : removeFrom)(this.byScaleSet, scaleSetKeyOf(pid), name);
+    if (typeof pid === 'string') (add ? addTo : removeFrom)(this.byId, joinKey(pid), name);
+  }
+
+  /**
+   * The Nodes a pool's analysis can join: those in its scale set (and, for flexible orchestration, its
+   * resource group's flexible VMs), and those whose providerID another of its sources names.
+   */
+  nodesFor(scaleSetKey: string | null, ids: Iterable<string>): KubeObject[] {
+    const names = new Set<string>();
+    const take = (set: Set<string> | undefined) => {
+      if (set) for (const n of set) names.add(n);
+    };
+    if (scaleSetKey) {
+      take(this.byScaleSet.get(scaleSetKey));
+      take(this.byScaleSet.get(`${scaleSetKey.slice(0, scaleSetKey.lastIndexOf('/'))}/~flex`));
+    }
+    for (const id of ids) {
+      const set = this.byId.get(joinKey(id));
+      if (set) for (const n of set) if (!names.has(n)) names.add(n);
+    }
+    const out: KubeObject[] = [];
+    for (const n of names) {
+      const node = this.nodes.get(n);
+      if (node) out.push(node);
+    }
+    return out;
   }
 
   start(kubeconfigYaml: string): void {
@@ -58,13 +130,23 @@ class WorkloadSource {
         if (st === 'live') this.listed = true;
         const changed = this.health.state !== st || this.health.error !== error;
         this.setHealth(st, error);
-        if (changed) this.onChange();
+        if (changed) this.onChange([]);
       },
       onRestart: this.onRestart,
     });
-    informer.on('add', () => this.onChange());
-    informer.on('update', () => this.onChange());
-    informer.on('delete', () => this.onChange());
+    informer.on('add', (o) => {
+      this.index(o, true);
+      this.onChange([o]);
+    });
+    informer.on('update', (o, old) => {
+      if (old) this.index(old, false);
+      this.index(o, true);
+      this.onChange(old ? [o, old] : [o]);
+    });
+    informer.on('delete', (o) => {
+      this.index(o, false);
+      this.onChange([o]);
+    });
     informer.start();
     this.informer = informer;
   }
@@ -76,9 +158,9 @@ class WorkloadSource {
     }
   }
 
-  /** What the pool model gets: the Nodes, or why they are not known. */
-  data(): PoolInput['workload'] {
-    if (this.health.state === 'live' && this.listed) return { state: 'ok', nodes: [...this.nodes.values()] };
+  /** What a pool's model gets: its Nodes (see nodesFor), or why they are not known. */
+  data(scaleSetKey: string | null, ids: Iterable<string>): PoolInput['workload'] {
+    if (this.health.state === 'live' && this.listed) return { state: 'ok', nodes: this.nodesFor(scaleSetKey, ids) };
     if (this.health.state === 'starting') return { state: 'unknown', reason: 'the workload cluster is not listed yet' };
     return { state: 'unreachable', error: this.health.error ?? 'the workload cluster does not answer' };
   }
@@ -106,6 +188,17 @@ const REFRESH_TICK_MS = 60_000;
 export const REFRESH_EVERY_TICKS = 5;
 
 const EVENT_KINDS = new Set(['MachinePool', 'AzureMachinePool', 'AzureMachinePoolMachine', 'Machine']);
+
+/** Every providerID a pool's Kubernetes objects name (its lists, AMPMs and Machines). */
+function* poolIds(mp: KubeObject, amp: KubeObject | null, ampms: KubeObject[], machines: KubeObject[]): Generator<string> {
+  for (const list of [mp.spec?.providerIDList, amp?.spec?.providerIDList]) {
+    if (Array.isArray(list)) for (const id of list) if (typeof id === 'string') yield id;
+  }
+  for (const o of [...ampms, ...machines]) {
+    const id = providerIdOf(o);
+    if (typeof id === 'string') yield id;
+  }
+}
 
 export class ContextSource {
   readonly caches: Record<Kind['name'], Map<string, KubeObject>> = { mp: new Map(), amp: new Map(), ampm: new Map(), machine: new Map(), cluster: new Map() };
@@ -278,6 +371,27 @@ export class ContextSource {
     else map.delete(k);
   }
 
+  /**
+   * The pools whose input the changed Nodes are part of: the pools of their scale set, and pools whose lists
+   * name them; every pool of the cluster for Nodes whose providerID says no scale set (or for none at all).
+   */
+  private poolsOfNodes(ns: string, cluster: string, nodes: KubeObject[]): string[] {
+    const pools = this.poolsOfCluster(ns, cluster);
+    if (nodes.length === 0) return pools;
+    const keys = new Set(nodes.map((n) => scaleSetKeyOf(providerIdOf(n))));
+    if ([...keys].some((k) => k === OTHER || k.endsWith('/~flex'))) return pools;
+    const ids = new Set(nodes.flatMap((n) => {
+      const id = providerIdOf(n);
+      return typeof id === 'string' ? [joinKey(id)] : [];
+    }));
+    return pools.filter((p) => {
+      const amp = this.ampOf(p);
+      if (keys.has(scaleSetKeyOf(amp?.spec?.providerID))) return true;
+      const lists = [this.caches.mp.get(p)?.spec?.providerIDList, amp?.spec?.providerIDList];
+      return lists.some((l) => Array.isArray(l) && l.some((id) => typeof id === 'string' && ids.has(joinKey(id))));
+    });
+  }
+
   private poolsOfCluster(ns: string, cluster: string): string[] {
     return [...this.caches.mp.values()].filter((m) => m.metadata?.namespace === ns && m.spec?.clusterName === cluster).map((m) => key(m));
   }
@@ -338,7 +452,7 @@ export class ContextSource {
     const k = `${ns}/${cluster}`;
     let w = this.workloads.get(k);
     if (!w) {
-      w = new WorkloadSource(cluster, this.context, () => this.onChange(this.poolsOfCluster(ns, cluster)), () => this.restarted('node'));
+      w = new WorkloadSource(cluster, this.context, (nodes) => this.onChange(this.poolsOfNodes(ns, cluster, nodes)), () => this.restarted('node'));
       this.workloads.set(k, w);
     }
     try {
@@ -402,7 +516,7 @@ export class ContextSource {
       azureMachinePoolMachines: ampms,
       machines,
       cluster,
-      workload: w ? w.data() : { state: 'unknown', reason: cluster ? 'the workload cluster is not read yet' : `Cluster ${clusterName} not found` },
+      workload: w ? w.data(amp ? scaleSetKeyOf(amp.spec?.providerID) : null, poolIds(mp, amp, ampms, machines)) : { state: 'unknown', reason: cluster ? 'the workload cluster is not read yet' : `Cluster ${clusterName} not found` },
     };
   }
 

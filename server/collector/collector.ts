@@ -25,6 +25,14 @@ function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string 
 /** Pools analysed and written in one cycle, at most. */
 export const MAX_POOLS_PER_CYCLE = 200;
 
+/**
+ * What tells a recorded Event entry from another, hashed: up to 500 are remembered per pool, and the entry's
+ * text (message, time, count) is a few hundred bytes.
+ */
+function eventSignature(field: string, to: string | null, detail: string | null | undefined): string {
+  return createHash('sha1').update(`${field}|${to}|${detail}`).digest('base64').slice(0, 16);
+}
+
 export interface ChangeEvent {
   seq: number;
   poolKey: string;
@@ -123,7 +131,7 @@ export class Collector {
       // Event times come from the API server's clock; an hour either side of ours covers any sane skew.
       const from = new Date(Date.parse(this.eventsSince) - 3_600_000).toISOString();
       p = this.opts.store.timeline(key, from, '9999-12-31T23:59:59.999Z')
-        .then((tl) => new Set(tl.filter((t) => t.field.startsWith('event.')).map((t) => `${t.field}|${t.to}|${t.detail}`)))
+        .then((tl) => new Set(tl.filter((t) => t.field.startsWith('event.')).map((t) => eventSignature(t.field, t.to, t.detail))))
         .catch(() => new Set<string>());
       this.recordedEvents.set(key, p);
     }
@@ -137,7 +145,7 @@ export class Collector {
   private async onPoolEvent(ctx: string, pools: string[], ev: PoolEvent): Promise<void> {
     if (Date.parse(ev.time) < Math.floor(Date.parse(this.eventsSince) / 1000) * 1000 - 3_600_000) return;
     const entry = eventEntry(ev);
-    const sig = `${entry.field}|${entry.to}|${entry.detail}`;
+    const sig = eventSignature(entry.field, entry.to, entry.detail);
     for (const p of pools) {
       const key = `${ctx}/${p}`;
       const seen = await this.recorded(key);

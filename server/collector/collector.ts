@@ -91,6 +91,8 @@ export class Collector {
   private readonly azureHealth = new Map<string, AzureHealth>();
   private timer: NodeJS.Timeout | null = null;
   private running = false;
+  /** The Azure reads in progress, if any (one round at a time). */
+  private azureReading: Promise<void> | null = null;
   private stopped = false;
   cycles = 0;
   lastCycleAt: string | null = null;
@@ -182,14 +184,24 @@ export class Collector {
     }, this.opts.cycleMs ?? 250);
   }
 
-  /** One cycle; returns the number of pools written. Never runs twice at once. */
+  /** One cycle (Azure reads are started, not awaited); returns the number of pools written. Never runs twice at once. */
   async cycle(): Promise<number> {
     if (this.running) return 0;
     this.running = true;
     const t0 = performance.now();
     let written = 0;
     try {
-      await this.readAzure();
+      // Azure reads run beside the cycles: a slow ARM answer (seconds, under load) never holds up Kubernetes
+      // changes. What a read brings marks its pools for the next cycle.
+      if (!this.azureReading) {
+        this.azureReading = this.readAzure()
+          .catch((e: unknown) => {
+            this.lastError = (e as Error).message;
+          })
+          .finally(() => {
+            this.azureReading = null;
+          });
+      }
       written = await this.analyseAndWrite();
       return written;
     } catch (e) {
@@ -371,6 +383,7 @@ export class Collector {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     while (this.running) await new Promise((r) => setTimeout(r, 10));
+    await this.azureReading;
     for (const s of this.sources.values()) s.stop();
   }
 }

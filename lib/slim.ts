@@ -71,9 +71,20 @@ const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : 
  * status, nodeRef…), most of its size. Getters are not own properties: `toJSON` gives the API shape.
  */
 
-export class SlimAmpm implements KubeObject {
+/** What the three per-instance classes share: the API shape through getters, and `toJSON` giving it. */
+export abstract class SlimInstance implements KubeObject {
   [key: string]: unknown;
+  abstract readonly providerID: string | undefined;
+  abstract get metadata(): NonNullable<KubeObject['metadata']>;
+  abstract get spec(): Record<string, unknown>;
+  abstract get status(): Record<string, unknown>;
 
+  toJSON(): KubeObject {
+    return { metadata: this.metadata, spec: this.spec, status: this.status };
+  }
+}
+
+export class SlimAmpm extends SlimInstance {
   constructor(
     readonly name: string | undefined,
     readonly namespace: string | undefined,
@@ -86,7 +97,9 @@ export class SlimAmpm implements KubeObject {
     readonly provisioningState: string | undefined,
     readonly latestModelApplied: boolean | undefined,
     readonly nodeRef: string | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   get metadata(): NonNullable<KubeObject['metadata']> {
     return defined({
@@ -102,15 +115,9 @@ export class SlimAmpm implements KubeObject {
   get status(): Record<string, unknown> {
     return defined({ ready: this.ready, provisioningState: this.provisioningState, latestModelApplied: this.latestModelApplied, nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef } });
   }
-
-  toJSON(): KubeObject {
-    return { metadata: this.metadata, spec: this.spec, status: this.status };
-  }
 }
 
-export class SlimMachine implements KubeObject {
-  [key: string]: unknown;
-
+export class SlimMachine extends SlimInstance {
   constructor(
     readonly name: string | undefined,
     readonly namespace: string | undefined,
@@ -120,7 +127,9 @@ export class SlimMachine implements KubeObject {
     readonly providerID: string | undefined,
     readonly phase: string | undefined,
     readonly nodeRef: string | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   get metadata(): NonNullable<KubeObject['metadata']> {
     return defined({
@@ -136,15 +145,9 @@ export class SlimMachine implements KubeObject {
   get status(): Record<string, unknown> {
     return defined({ phase: this.phase, nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef } });
   }
-
-  toJSON(): KubeObject {
-    return { metadata: this.metadata, spec: this.spec, status: this.status };
-  }
 }
 
-export class SlimNode implements KubeObject {
-  [key: string]: unknown;
-
+export class SlimNode extends SlimInstance {
   constructor(
     readonly name: string | undefined,
     readonly resourceVersion: string | undefined,
@@ -153,7 +156,9 @@ export class SlimNode implements KubeObject {
     readonly taints: { key?: string; effect?: string }[] | undefined,
     /** The Ready condition's status, when the Node has one. */
     readonly ready: string | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   get metadata(): NonNullable<KubeObject['metadata']> {
     return defined({ name: this.name, resourceVersion: this.resourceVersion, deletionTimestamp: this.deleted });
@@ -166,20 +171,16 @@ export class SlimNode implements KubeObject {
   get status(): Record<string, unknown> {
     return defined({ conditions: this.ready === undefined ? undefined : [{ type: 'Ready', status: this.ready }] });
   }
-
-  toJSON(): KubeObject {
-    return { metadata: this.metadata, spec: this.spec, status: this.status };
-  }
 }
 
 /** An object's spec.providerID, read straight from a slimmed instance (no getter object). */
 export function providerIdOf(o: KubeObject): unknown {
-  return o instanceof SlimAmpm || o instanceof SlimMachine || o instanceof SlimNode ? o.providerID : o.spec?.providerID;
+  return o instanceof SlimInstance ? o.providerID : o.spec?.providerID;
 }
 
 /** Whether two slimmed objects say the same, their resourceVersions aside (an update the model cannot see). */
 export function sameContent(a: unknown, b: unknown): boolean {
-  if (!(a instanceof SlimAmpm || a instanceof SlimMachine || a instanceof SlimNode) || a.constructor !== (b as object | null)?.constructor) return false;
+  if (!(a instanceof SlimInstance) || a.constructor !== (b as object | null)?.constructor) return false;
   const x = a as unknown as Record<string, unknown>;
   const y = b as Record<string, unknown>;
   for (const k of Object.keys(x)) {

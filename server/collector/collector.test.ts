@@ -41,6 +41,23 @@ describe('collector cycles', () => {
     expect(pools.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...written)).toBe(1);
     expect(written.filter((n) => n === 1).length).toBeGreaterThanOrEqual(3);
+
+    // A change someone made to a pool (urgent) goes ahead of the pools already waiting: the next analysis
+    // after both are queued is the urgent one (recorded through the source's poolInput, called per analysis).
+    const inside = c as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean): void; sources: Map<string, { poolInput(k: string): unknown }> };
+    const src = inside.sources.get('mgmt-weu') as { poolInput(k: string): unknown };
+    const keys = pools.map((p) => `${p.summary.ref.namespace}/${p.summary.ref.name}`);
+    const target = keys.at(-1) as string;
+    const asked: string[] = [];
+    const original = src.poolInput.bind(src);
+    src.poolInput = (k: string) => {
+      asked.push(k);
+      return original(k);
+    };
+    inside.onKubeChange('mgmt-weu', keys.slice(0, -1));
+    inside.onKubeChange('mgmt-weu', [target], true);
+    await until('an analysis', () => (asked.length > 0 ? true : undefined));
+    expect(asked[0]).toBe(target);
   }, 60_000);
 });
 

@@ -70,6 +70,8 @@ export class Collector {
   private seq = 0;
   private readonly sources = new Map<string, ContextSource>();
   private readonly dirty = new Set<string>();
+  /** Dirty pools someone acted on (see ContextSource's `urgent`): analysed first. */
+  private readonly urgent = new Set<string>();
   /** Events waiting to be written, by pool key. */
   private readonly pendingEvents = new Map<string, PoolEvent[]>();
   /** Events older than this were recorded before a restart (or predate poolscope). */
@@ -117,7 +119,7 @@ export class Collector {
     for (const d of await this.opts.store.currentPools()) this.remember(d);
     this.eventsSince = (await this.opts.store.lastCycle())?.at ?? new Date(this.now()).toISOString();
     for (const ctx of this.opts.contexts) {
-      const src = new ContextSource(ctx, contextKubeConfig(this.opts.kubeconfig, ctx), (pools) => this.onKubeChange(ctx, pools), (pools, ev) => void this.onPoolEvent(ctx, pools, ev));
+      const src = new ContextSource(ctx, contextKubeConfig(this.opts.kubeconfig, ctx), (pools, urgent) => this.onKubeChange(ctx, pools, urgent), (pools, ev) => void this.onPoolEvent(ctx, pools, ev));
       this.sources.set(ctx, src);
       await src.start();
     }
@@ -159,11 +161,12 @@ export class Collector {
     }
   }
 
-  private onKubeChange(ctx: string, pools: string[]): void {
+  private onKubeChange(ctx: string, pools: string[], urgent = false): void {
     this.poolsByScaleSetStale = true;
     for (const p of pools) {
       const key = `${ctx}/${p}`;
       this.dirty.add(key);
+      if (urgent) this.urgent.add(key);
       const id = this.scaleSetIdOf(ctx, p);
       if (id) this.opts.scheduler.expedite(id, this.now());
     }
@@ -305,12 +308,21 @@ export class Collector {
     const at = new Date(this.now()).toISOString();
     // At most MAX_POOLS_PER_CYCLE, oldest first; the rest wait for the next cycle (a burst of changes across a
     // whole fleet would otherwise hold every pool's analysis and JSON in memory at once).
+    // Pools someone acted on (urgent) go first, ahead of instance churn.
+    const limit = this.opts.maxPoolsPerCycle ?? MAX_POOLS_PER_CYCLE;
     const keys: string[] = [];
-    for (const k of this.dirty) {
-      keys.push(k);
-      if (keys.length >= (this.opts.maxPoolsPerCycle ?? MAX_POOLS_PER_CYCLE)) break;
+    for (const k of this.urgent) {
+      if (keys.length >= limit) break;
+      if (this.dirty.has(k)) keys.push(k);
     }
-    for (const k of keys) this.dirty.delete(k);
+    for (const k of this.dirty) {
+      if (keys.length >= limit) break;
+      if (!this.urgent.has(k)) keys.push(k);
+    }
+    for (const k of keys) {
+      this.dirty.delete(k);
+      this.urgent.delete(k);
+    }
     const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string; stableJson?: string }[] = [];
     for (const key of keys) {
       const [ctx, ns, name] = key.split('/') as [string, string, string];

@@ -105,4 +105,28 @@ describe('ContextSource workload clusters', () => {
     workload.update(NODE, undefined, 'foreign-0', { ...n, spec: { ...n.spec, taints: [{ key: 'k', effect: 'NoSchedule' }] } });
     await until('the pool told of its change', () => (changed.flat().includes('default/pool0') ? true : undefined));
   });
+
+  it('calls a change to a pool\'s spec or annotations urgent, a controller\'s status write not', async () => {
+    source?.stop();
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    kc.setCurrentContext('mgmt-weu');
+    const calls: { pools: string[]; urgent: boolean }[] = [];
+    source = new ContextSource('mgmt-weu', kc, (pools, urgent) => calls.push({ pools, urgent: urgent ?? false }), () => {}, TICK_MS);
+    await source.start();
+    const src = source;
+    await until('listed', () => src.poolInput('default/pool0') ?? undefined);
+    const server = sim.cluster('mgmt-weu');
+    const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
+    const forPool = () => calls.filter((c) => c.pools.includes('default/pool0'));
+    calls.length = 0;
+    const mp = server.store.get(MP, 'default', 'pool0');
+    server.store.update(MP, 'default', 'pool0', { ...mp, status: { ...mp.status, observedGeneration: 99 } }, { subresource: 'status' });
+    await until('the status write', () => (forPool().length > 0 ? true : undefined));
+    expect(forPool().every((c) => !c.urgent)).toBe(true);
+    calls.length = 0;
+    const cur = server.store.get(MP, 'default', 'pool0');
+    server.store.update(MP, 'default', 'pool0', { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata?.annotations, 'cluster.x-k8s.io/paused': 'true' } } });
+    await until('the annotation', () => (forPool().some((c) => c.urgent) ? true : undefined));
+  });
 });

@@ -189,6 +189,19 @@ export const REFRESH_EVERY_TICKS = 5;
 
 const EVENT_KINDS = new Set(['MachinePool', 'AzureMachinePool', 'AzureMachinePoolMachine', 'Machine']);
 
+/**
+ * Whether an update of a pool-level object (MachinePool, AzureMachinePool, Cluster) is someone acting on the
+ * pool (spec, annotations, labels, deletion) rather than a controller writing status: those are analysed
+ * first, ahead of a fleet's instance churn.
+ */
+function userChange(o: KubeObject, old: KubeObject | undefined): boolean {
+  if (!old) return true;
+  const a = o.metadata ?? {};
+  const b = old.metadata ?? {};
+  return a.generation !== b.generation || a.deletionTimestamp !== b.deletionTimestamp ||
+    JSON.stringify(a.annotations ?? {}) !== JSON.stringify(b.annotations ?? {}) || JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {});
+}
+
 /** Every providerID a pool's Kubernetes objects name (its lists, AMPMs and Machines). */
 function* poolIds(mp: KubeObject, amp: KubeObject | null, ampms: KubeObject[], machines: KubeObject[]): Generator<string> {
   for (const list of [mp.spec?.providerIDList, amp?.spec?.providerIDList]) {
@@ -222,8 +235,11 @@ export class ContextSource {
   constructor(
     readonly context: string,
     private readonly kc: KubeConfig,
-    /** Called with pool keys (`namespace/name`) whose inputs changed. */
-    private readonly onChange: (pools: string[]) => void,
+    /**
+     * Called with pool keys (`namespace/name`) whose inputs changed; `urgent` for a change someone made to the
+     * pool itself (its MachinePool's, AzureMachinePool's or Cluster's spec, annotations, labels or deletion).
+     */
+    private readonly onChange: (pools: string[], urgent?: boolean) => void,
     /** Called with Events about a pool's objects (MachinePool, AzureMachinePool, AMPMs, Machines). */
     private readonly onEvent: (pools: string[], event: PoolEvent) => void = () => {},
     /** The Secret refresh tick (tests shorten it). */
@@ -415,12 +431,12 @@ export class ContextSource {
       this.index(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k, true);
       this.onChange([`${ns}/${o.metadata?.labels?.[POOL_LABEL]}`]);
     } else if (kind === 'mp') {
-      this.onChange([k]);
+      this.onChange([k], userChange(o, old));
     } else if (kind === 'amp') {
-      this.onChange(this.poolsOfAmp(ns, String(o.metadata?.name)));
+      this.onChange(this.poolsOfAmp(ns, String(o.metadata?.name)), userChange(o, old));
     } else if (kind === 'cluster') {
       if (!old) void this.refreshWorkload(ns, String(o.metadata?.name));
-      this.onChange(this.poolsOfCluster(ns, String(o.metadata?.name)));
+      this.onChange(this.poolsOfCluster(ns, String(o.metadata?.name)), userChange(o, old));
     }
   }
 

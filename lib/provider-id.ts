@@ -180,3 +180,19 @@ export function belongsToScaleSet(candidate: ParsedProviderId, vmss: ParsedProvi
   if (candidate.kind === 'vm') return (candidate.vmName ?? '').toLowerCase().startsWith(`${ss}_`);
   return false;
 }
+
+/** scaleSetKeyOf's answer for a providerID that names no scale set it can read. */
+export const OTHER_SCALE_SET = '~other';
+
+/**
+ * Where a providerID points, as an index key: `sub/rg/scaleset` (lower case) for a scale set or one of its
+ * uniform instances, `sub/rg/~flex` for a flexible-orchestration VM (its scale set is only a name prefix),
+ * OTHER_SCALE_SET when it cannot be read.
+ */
+export function scaleSetKeyOf(providerID: unknown): string {
+  const p = parseProviderId(providerID);
+  if (!p.ok) return OTHER_SCALE_SET;
+  const base = `${p.subscriptionId}/${p.resourceGroup}`.toLowerCase();
+  if (p.kind === 'vm') return `${base}/~flex`;
+  return `${base}/${(p.scaleSet ?? '').toLowerCase()}`;
+}

@@ -76,7 +76,11 @@ export abstract class SlimInstance implements KubeObject {
   [key: string]: unknown;
   abstract readonly providerID: string | undefined;
   abstract get metadata(): NonNullable<KubeObject['metadata']>;
-  abstract get spec(): Record<string, unknown>;
+  /** An AMPM's and a Machine's spec: the providerID (a Node adds its taints). */
+  get spec(): Record<string, unknown> {
+    return defined({ providerID: this.providerID });
+  }
+
   abstract get status(): Record<string, unknown>;
 
   toJSON(): KubeObject {
@@ -108,10 +112,6 @@ export class SlimAmpm extends SlimInstance {
     });
   }
 
-  get spec(): Record<string, unknown> {
-    return defined({ providerID: this.providerID });
-  }
-
   get status(): Record<string, unknown> {
     return defined({ ready: this.ready, provisioningState: this.provisioningState, latestModelApplied: this.latestModelApplied, nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef } });
   }
@@ -138,10 +138,6 @@ export class SlimMachine extends SlimInstance {
     });
   }
 
-  get spec(): Record<string, unknown> {
-    return defined({ providerID: this.providerID });
-  }
-
   get status(): Record<string, unknown> {
     return defined({ phase: this.phase, nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef } });
   }
@@ -164,7 +160,7 @@ export class SlimNode extends SlimInstance {
     return defined({ name: this.name, resourceVersion: this.resourceVersion, deletionTimestamp: this.deleted });
   }
 
-  get spec(): Record<string, unknown> {
+  override get spec(): Record<string, unknown> {
     return defined({ providerID: this.providerID, taints: this.taints });
   }
 

@@ -7,7 +7,7 @@ import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL, providerIdOf } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
-import { joinKey, parseProviderId } from '@/lib/provider-id';
+import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
 import { servedMachinePoolVersion } from './calls';
 import { Informer } from './informer';
@@ -32,19 +32,6 @@ export function imageTag(image: string | undefined): string | null {
 
 const key = (o: { metadata?: { name?: string; namespace?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
-/**
- * Where a providerID points, for indexing: `sub/rg/scaleset` (lower case) for a scale set or one of its
- * uniform instances, `sub/rg/~flex` for a flexible-orchestration VM (its scale set is only a name prefix),
- * `~other` when it cannot be read.
- */
-export function scaleSetKeyOf(providerID: unknown): string {
-  const p = parseProviderId(providerID);
-  if (!p.ok) return OTHER;
-  const base = `${p.subscriptionId}/${p.resourceGroup}`.toLowerCase();
-  if (p.kind === 'vm') return `${base}/~flex`;
-  return `${base}/${(p.scaleSet ?? '').toLowerCase()}`;
-}
-const OTHER = '~other';
 
 function addTo(index: Map<string, Set<string>>, k: string, name: string): void {
   const set = index.get(k);
@@ -103,10 +90,7 @@ class WorkloadSource {
       take(this.byScaleSet.get(scaleSetKey));
       take(this.byScaleSet.get(`${scaleSetKey.slice(0, scaleSetKey.lastIndexOf('/'))}/~flex`));
     }
-    for (const id of ids) {
-      const set = this.byId.get(joinKey(id));
-      if (set) for (const n of set) if (!names.has(n)) names.add(n);
-    }
+    for (const id of ids) take(this.byId.get(joinKey(id)));
     const out: KubeObject[] = [];
     for (const n of names) {
       const node = this.nodes.get(n);
@@ -379,14 +363,6 @@ export class ContextSource {
     return { state: 'unreachable', error: h.error ?? 'the management cluster does not answer' };
   }
 
-  private index(map: Map<string, Set<string>>, k: string, objKey: string, add: boolean): void {
-    const set = map.get(k) ?? new Set<string>();
-    if (add) set.add(objKey);
-    else set.delete(objKey);
-    if (set.size) map.set(k, set);
-    else map.delete(k);
-  }
-
   /**
    * The pools whose input the changed Nodes are part of: the pools of their scale set, and pools whose lists
    * name them; every pool of the cluster for Nodes whose providerID says no scale set (or for none at all).
@@ -395,7 +371,7 @@ export class ContextSource {
     const pools = this.poolsOfCluster(ns, cluster);
     if (nodes.length === 0) return pools;
     const keys = new Set(nodes.map((n) => scaleSetKeyOf(providerIdOf(n))));
-    if ([...keys].some((k) => k === OTHER || k.endsWith('/~flex'))) return pools;
+    if ([...keys].some((k) => k === OTHER_SCALE_SET || k.endsWith('/~flex'))) return pools;
     const ids = new Set(nodes.flatMap((n) => {
       const id = providerIdOf(n);
       return typeof id === 'string' ? [joinKey(id)] : [];
@@ -423,12 +399,12 @@ export class ContextSource {
     const k = key(o);
     const ns = String(o.metadata?.namespace ?? '');
     if (kind === 'ampm') {
-      if (old) this.index(this.ampmsByAmp, `${ns}/${old.metadata?.labels?.[AMPM_POOL_LABEL]}`, k, false);
-      this.index(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k, true);
+      if (old) removeFrom(this.ampmsByAmp, `${ns}/${old.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
+      addTo(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
       this.onChange(this.poolsOfAmp(ns, String(o.metadata?.labels?.[AMPM_POOL_LABEL])));
     } else if (kind === 'machine') {
-      if (old) this.index(this.machinesByPool, `${ns}/${old.metadata?.labels?.[POOL_LABEL]}`, k, false);
-      this.index(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k, true);
+      if (old) removeFrom(this.machinesByPool, `${ns}/${old.metadata?.labels?.[POOL_LABEL]}`, k);
+      addTo(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k);
       this.onChange([`${ns}/${o.metadata?.labels?.[POOL_LABEL]}`]);
     } else if (kind === 'mp') {
       this.onChange([k], userChange(o, old));
@@ -444,8 +420,8 @@ export class ContextSource {
   private removed(kind: Kind['name'], o: KubeObject): void {
     const k = key(o);
     const ns = String(o.metadata?.namespace ?? '');
-    if (kind === 'ampm') this.index(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k, false);
-    if (kind === 'machine') this.index(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k, false);
+    if (kind === 'ampm') removeFrom(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
+    if (kind === 'machine') removeFrom(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k);
     if (kind === 'cluster') {
       const w = this.workloads.get(k);
       w?.stop();

@@ -3,15 +3,20 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import fjp from 'fast-json-patch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import type { PoolDetail } from '@/lib/api-types';
+import { buildPool, type InstanceSpec } from '@/lib/fixtures/pool';
 import { buildScenario } from '@/lib/fixtures/scenarios';
-import { diffDetails } from '@/lib/transitions';
+import { diffDetails, stableDetail } from '@/lib/transitions';
 import { createTestDatabase } from '../testing/postgres';
 import { openPostgres } from './postgres';
 import { openSqlite } from './sqlite';
-import { KEYFRAME_EVERY, TimelineStore, type SqlDb } from './store';
+import { TimelineStore, type SqlDb } from './store';
+
+/** Patches between keyframes in these tests (the default is larger): the as-of reads cross keyframes. */
+const KEYFRAME_EVERY = 8;
 
 const testDb = await createTestDatabase('PostgreSQL store contract tests');
 const pgAvailable = testDb !== null;
@@ -19,6 +24,9 @@ const pgAvailable = testDb !== null;
 afterAll(async () => {
   await testDb?.drop();
 });
+
+/** The store's driver, for reading its rows directly. */
+const db = (s: TimelineStore) => (s as unknown as { db: SqlDb }).db;
 
 const drivers: [string, boolean, () => SqlDb][] = [
   ['sqlite', true, () => openSqlite(path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-store-')), 'test.db'))],
@@ -29,11 +37,11 @@ const t0 = Date.parse('2026-11-29T10:00:00.000Z');
 const at = (minutes: number) => new Date(t0 + minutes * 60_000).toISOString();
 
 /** A pool whose desired replica count walks 3, 4, 5, …: one change per step. */
-function details(steps: number): PoolDetail[] {
+function details(steps: number, name?: string): PoolDetail[] {
   const out: PoolDetail[] = [];
   let prev: PoolDetail | null = null;
   for (let i = 0; i < steps; i++) {
-    const b = buildScenario('s05-flexible', { replicas: 3 + i });
+    const b = buildScenario('s05-flexible', { replicas: 3 + i, ...(name ? { name } : {}) });
     const d: PoolDetail = analyzePool(b.input, { now: at(i), previous: prev });
     out.push(d);
     prev = d;
@@ -45,7 +53,7 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
   let store: TimelineStore;
   beforeAll(async () => {
     if (!available) return;
-    store = new TimelineStore(open());
+    store = new TimelineStore(open(), { maxPatchesPerKeyframe: KEYFRAME_EVERY - 1 });
     await store.migrate();
   });
   afterAll(async () => {
@@ -97,6 +105,54 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     expect(await old.migrate()).toEqual([2]);
     expect((await old.currentSummaries()).find((s) => s.key === d!.summary.key)?.replicas.desired).toBe(d!.summary.replicas.desired);
     await old.close();
+  });
+
+  it.skipIf(!available)('keeps a churning pool\'s history as keyed row patches, and shows every past state exactly', async () => {
+    const s = new TimelineStore(open());
+    await s.migrate();
+    let members: InstanceSpec[] = Array.from({ length: 100 }, (_, i) => ({ member: String(i) }));
+    let prev: PoolDetail | null = null;
+    const states: PoolDetail[] = [];
+    for (let i = 0; i < 12; i++) {
+      // One instance replaced at the top of the table (every row below it shifts), one Node lost.
+      members = [{ member: String(1000 + i), node: 'none' }, ...members.slice(0, -1)];
+      members[50] = { ...(members[50] as InstanceSpec), node: i % 2 ? 'ready' : 'not-ready' };
+      const built = buildPool({ name: 'churn', replicas: members.length, instances: members });
+      const d = analyzePool(built.input, { now: at(i), previous: prev });
+      await s.writeCycle({ id: `churn${i}`, at: at(i) }, [{ detail: d, transitions: diffDetails(prev, d, at(i)) }]);
+      states.push(d);
+      prev = d;
+    }
+    const key = states[0]!.summary.key;
+    const history = await db(s).all<{ kind: string; size: number }>(
+      `SELECT kind, ${s.dialect === 'postgres' ? 'octet_length' : 'length'}(body) AS size FROM pool_history WHERE pool_key = ? ORDER BY seq`, [key]);
+    expect(history.map((h) => h.kind)).toEqual(['key', ...Array(11).fill('rows')]);
+    const keyframe = Number(history[0]!.size);
+    for (const h of history.slice(1)) expect(Number(h.size)).toBeLessThan(keyframe / 20);
+    for (const [i, d] of states.entries()) {
+      const past = await s.poolAt(key, at(i + 0.5));
+      expect(past && stableDetail(past), `state ${i}`).toEqual(JSON.parse(JSON.stringify(stableDetail(d))));
+    }
+    await s.close();
+  });
+
+  it.skipIf(!available)('migration 3: history written as JSON Patches stays readable; the next change starts a keyframe', async () => {
+    const d0 = open();
+    const s = new TimelineStore(d0);
+    await s.migrate();
+    const ds = details(3, 'legacy');
+    await s.writeCycle({ id: 'm0', at: at(0) }, [{ detail: ds[0]!, transitions: [] }]);
+    // As poolscope before version 3 left it: a keyframe, then a JSON Patch row, and no keyframe bookkeeping.
+    const key = ds[0]!.summary.key;
+    const ops = fjp.compare(JSON.parse(JSON.stringify(stableDetail(ds[0]!))) as object, JSON.parse(JSON.stringify(stableDetail(ds[1]!))) as object);
+    await d0.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, 2, at(1), 'patch', JSON.stringify(ops)]);
+    await d0.run('UPDATE pools SET seq = 2, detail = ?, key_seq = 0, key_bytes = 0, patch_bytes = 0 WHERE pool_key = ?', [JSON.stringify(stableDetail(ds[1]!)), key]);
+    expect((await s.poolAt(key, at(1.5)))?.summary.replicas.desired).toBe(4);
+    await s.writeCycle({ id: 'm2', at: at(2) }, [{ detail: ds[2]!, transitions: [] }]);
+    const kinds = await d0.all<{ kind: string }>('SELECT kind FROM pool_history WHERE pool_key = ? ORDER BY seq', [key]);
+    expect(kinds.map((k) => k.kind)).toEqual(['key', 'patch', 'key']);
+    expect((await s.poolAt(key, at(2)))?.summary.replicas.desired).toBe(5);
+    await s.close();
   });
 
   it.skipIf(!available)('writes a cycle atomically: a failure leaves nothing of it', async () => {

@@ -1,10 +1,11 @@
 import 'server-only';
 // The timeline store: transitions (one row per changed field) and each pool's state history as keyframes plus
-// JSON patches, so a pool can be shown as it was at any instant without storing repeated snapshots. One
+// patches, so a pool can be shown as it was at any instant without storing repeated snapshots. One
 // implementation over a tiny SQL interface, with SQLite (default) and PostgreSQL drivers.
 
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
+import { applyHistory, diffHistory, type HistoryPatch } from './history-patch';
 import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
 import { stableDetail } from '@/lib/transitions';
 
@@ -36,8 +37,16 @@ export interface StoreStats {
 /** The PostgreSQL NOTIFY channel for stored changes. */
 export const CHANGE_CHANNEL = 'poolscope_changes';
 
-/** A keyframe every this many history rows bounds the replay for an as-of query. */
-export const KEYFRAME_EVERY = 32;
+/**
+ * A new keyframe once the patches since the last one weigh as much as it does (so history costs at most
+ * twice its patches), or after this many patches, which bounds the replay of an as-of query.
+ */
+export const MAX_PATCHES_PER_KEYFRAME = 256;
+
+export interface StoreOptions {
+  /** Patches between keyframes at most (default {@link MAX_PATCHES_PER_KEYFRAME}). */
+  maxPatchesPerKeyframe?: number;
+}
 
 const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] = [
   {
@@ -68,10 +77,30 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
         : "INSERT INTO pool_summaries (pool_key, last_change, summary) SELECT pool_key, last_change, json_extract(detail, '$.summary') FROM pools",
     ],
   },
+  {
+    // Keyframes by weight instead of every 32nd row: each pool remembers its last keyframe and the bytes
+    // of the patches since. Pools stored before start at a keyframe on their next change (key_seq 0).
+    version: 3,
+    up: () => [
+      'ALTER TABLE pools ADD COLUMN key_seq INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE pools ADD COLUMN key_bytes INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE pools ADD COLUMN patch_bytes INTEGER NOT NULL DEFAULT 0',
+    ],
+  },
 ];
 
+/**
+ * History row kinds: `key` (the whole state), `rows` (a {@link HistoryPatch}: keyed tables by key) and
+ * `patch` (a JSON Patch, as written before version 3; still read).
+ */
+type HistoryKind = 'key' | 'rows' | 'patch';
+
 export class TimelineStore {
-  constructor(private readonly db: SqlDb) {}
+  private readonly maxPatches: number;
+
+  constructor(private readonly db: SqlDb, options: StoreOptions = {}) {
+    this.maxPatches = options.maxPatchesPerKeyframe ?? MAX_PATCHES_PER_KEYFRAME;
+  }
 
   get dialect(): SqlDb['dialect'] {
     return this.db.dialect;
@@ -110,26 +139,31 @@ export class TimelineStore {
         const key = d.summary.key;
         const stable = stableDetail(d);
         const json = w.stableJson ?? JSON.stringify(stable);
-        const rows = await t.all<{ seq: number; detail: string; first_seen: string }>('SELECT seq, detail, first_seen FROM pools WHERE pool_key = ?', [key]);
+        const rows = await t.all<{ seq: number; detail: string; key_seq: number; key_bytes: number; patch_bytes: number }>(
+          'SELECT seq, detail, key_seq, key_bytes, patch_bytes FROM pools WHERE pool_key = ?', [key]);
         const prev = rows[0];
         const seq = prev ? Number(prev.seq) + 1 : 1;
-        let kind = 'key';
+        let kind: HistoryKind = 'key';
         let body = json;
-        if (prev && seq % KEYFRAME_EVERY !== 1) {
-          const ops = fjp.compare(JSON.parse(prev.detail) as object, stable as object);
-          const patch = JSON.stringify(ops);
-          if (patch.length < body.length) {
-            kind = 'patch';
-            body = patch;
+        if (prev && Number(prev.key_seq) > 0 && seq - Number(prev.key_seq) <= this.maxPatches) {
+          const patch = diffHistory(JSON.parse(prev.detail) as object, stable);
+          const text = patch && JSON.stringify(patch);
+          if (text && Number(prev.patch_bytes) + text.length < Number(prev.key_bytes)) {
+            kind = 'rows';
+            body = text;
           }
         }
+        const keySeq = kind === 'key' ? seq : Number(prev?.key_seq);
+        const keyBytes = kind === 'key' ? body.length : Number(prev?.key_bytes);
+        const patchBytes = kind === 'key' ? 0 : Number(prev?.patch_bytes) + body.length;
         await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, cycle.at, kind, body]);
         if (prev) {
-          await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ? WHERE pool_key = ?', [seq, json, cycle.at, key]);
+          await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ? WHERE pool_key = ?',
+            [seq, json, cycle.at, keySeq, keyBytes, patchBytes, key]);
           await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(stable.summary), cycle.at, key]);
         } else {
-          await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, json]);
+          await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, json, keySeq, keyBytes, patchBytes]);
           await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, cycle.at, JSON.stringify(stable.summary)]);
         }
       }
@@ -201,7 +235,9 @@ export class TimelineStore {
     let doc = JSON.parse((rows[0] as { body: string }).body) as object;
     let lastChange = (rows[0] as { at: string }).at;
     for (const r of rows.slice(1)) {
-      doc = r.kind === 'key' ? (JSON.parse(r.body) as object) : fjp.applyPatch(doc, JSON.parse(r.body) as Operation[], false, true).newDocument;
+      if (r.kind === 'key') doc = JSON.parse(r.body) as object;
+      else if (r.kind === 'rows') doc = applyHistory(doc, JSON.parse(r.body) as HistoryPatch);
+      else doc = fjp.applyPatch(doc, JSON.parse(r.body) as Operation[], false, true).newDocument;
       lastChange = r.at;
     }
     const d = doc as PoolDetail;

@@ -1,0 +1,120 @@
+// A pool's state history stores a keyframe now and then and, between them, patches. A plain JSON Patch
+// (RFC 6902) of a pool diffs its instance table by array index: one instance appearing near the top shifts
+// every row below it, and the patch rewrites them all (8.5 KB on average for one changed instance in a
+// 100-instance pool). A history patch diffs the keyed tables (instances by providerID, drift items by key)
+// by key instead: rows removed, rows changed in place, rows added after the row they follow. Everything else
+// is a JSON Patch.
+
+import fjp from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
+
+/** The tables of a pool's detail diffed by key, and the field that keys their rows. */
+export const KEYED_TABLES: Readonly<Record<string, string>> = { instances: 'providerID', drift: 'key' };
+
+interface TablePatch {
+  /** Keys of the rows removed. */
+  del?: string[];
+  /** Rows changed in place (whole rows: one is a few hundred bytes). */
+  set?: unknown[];
+  /** New rows, each after the row with the given key (null: first), in the table's order. */
+  add?: [after: string | null, row: unknown][];
+}
+
+export interface HistoryPatch {
+  v: 2;
+  /** JSON Patch for everything but the keyed tables. */
+  ops: Operation[];
+  tables: Record<string, TablePatch>;
+}
+
+type Doc = Record<string, unknown>;
+
+function keysOf(rows: unknown[], field: string): string[] | null {
+  const keys: string[] = [];
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const k = r !== null && typeof r === 'object' ? (r as Doc)[field] : undefined;
+    if (typeof k !== 'string' || seen.has(k)) return null;
+    seen.add(k);
+    keys.push(k);
+  }
+  return keys;
+}
+
+function diffTable(prev: unknown[], next: unknown[], field: string): TablePatch | null {
+  const pk = keysOf(prev, field);
+  const nk = keysOf(next, field);
+  if (!pk || !nk) return null;
+  const inNext = new Set(nk);
+  const prevByKey = new Map(pk.map((k, i) => [k, prev[i]]));
+  // Rows kept must keep their order: a table re-sorted is not a keyed change (the caller stores it otherwise).
+  const keptPrev = pk.filter((k) => inNext.has(k));
+  const keptNext = nk.filter((k) => prevByKey.has(k));
+  if (keptPrev.some((k, i) => k !== keptNext[i])) return null;
+  const out: TablePatch = {};
+  const del = pk.filter((k) => !inNext.has(k));
+  if (del.length) out.del = del;
+  const set: unknown[] = [];
+  const add: [string | null, unknown][] = [];
+  nk.forEach((k, i) => {
+    const row = next[i];
+    if (!prevByKey.has(k)) add.push([i === 0 ? null : (nk[i - 1] as string), row]);
+    else if (JSON.stringify(prevByKey.get(k)) !== JSON.stringify(row)) set.push(row);
+  });
+  if (set.length) out.set = set;
+  if (add.length) out.add = add;
+  return out;
+}
+
+/** The patch from `prev` to `next` (neither is changed), or null when only a keyframe can say it. */
+export function diffHistory(prev: object, next: object): HistoryPatch | null {
+  const restPrev: Doc = { ...(prev as Doc) };
+  const restNext: Doc = { ...(next as Doc) };
+  const tables: Record<string, TablePatch> = {};
+  for (const [name, field] of Object.entries(KEYED_TABLES)) {
+    const a = restPrev[name];
+    const b = restNext[name];
+    if (!Array.isArray(a) || !Array.isArray(b)) continue;
+    const t = diffTable(a, b, field);
+    if (!t) return null;
+    if (t.del || t.set || t.add) tables[name] = t;
+    delete restPrev[name];
+    delete restNext[name];
+  }
+  // A keyed table must stay at its place among the document's keys for the rebuilt JSON to read the same.
+  const order = (d: object) => Object.keys(d).join('\u0000');
+  if (order(prev) !== order(next)) return null;
+  return { v: 2, ops: fjp.compare(restPrev, restNext), tables };
+}
+
+function applyTable(rows: unknown[], t: TablePatch, field: string, name: string): unknown[] {
+  const del = new Set(t.del ?? []);
+  const set = new Map((t.set ?? []).map((r) => [(r as Doc)[field] as string, r]));
+  const out = rows.filter((r) => !del.has((r as Doc)[field] as string)).map((r) => set.get((r as Doc)[field] as string) ?? r);
+  for (const [after, row] of t.add ?? []) {
+    const i = after === null ? 0 : out.findIndex((r) => (r as Doc)[field] === after) + 1;
+    if (i === 0 && after !== null) throw new Error(`history patch: ${name} has no row ${after} to add after`);
+    out.splice(i, 0, row);
+  }
+  return out;
+}
+
+/** Applies a patch to `doc` (changed in place) and returns it. */
+export function applyHistory(doc: object, patch: HistoryPatch): object {
+  if (patch.v !== 2) throw new Error(`history patch: unknown version ${String(patch.v)}`);
+  const d = doc as Doc;
+  // The keyed tables leave the document while the JSON Patch applies, as when it was made.
+  const held: Record<string, unknown> = {};
+  for (const name of Object.keys(KEYED_TABLES)) {
+    if (Array.isArray(d[name])) {
+      held[name] = d[name];
+      d[name] = null;
+    }
+  }
+  const patched = fjp.applyPatch(d, patch.ops, false, true).newDocument as Doc;
+  for (const [name, rows] of Object.entries(held)) {
+    const t = patch.tables[name];
+    patched[name] = t ? applyTable(rows as unknown[], t, KEYED_TABLES[name] as string, name) : rows;
+  }
+  return patched;
+}

@@ -110,6 +110,8 @@ export async function measureInChild(): Promise<void> {
   const latencies: number[] = [];
   const requestLatencies: number[] = [];
   let timedOut = 0;
+  /** Patches the simulated API server did not take (it can stall for seconds under a 100k churn). */
+  const patchErrors: string[] = [];
   const samples = Math.min(20, pools.length);
   const end = wall0 + seconds * 1000;
   const rssWindow: number[] = [];
@@ -126,30 +128,47 @@ export async function measureInChild(): Promise<void> {
       const api = k.makeApiClient(CustomObjectsApi);
       const t = Date.now();
       let seenAt = 0;
+      let seen = () => {};
       const got = new Promise<void>((resolve) => {
-        const on = (ev: { poolKey: string; fields: string[] }) => {
-          if (ev.poolKey === p.summary.key && ev.fields.includes('paused')) {
-            seenAt = Date.now();
-            col.bus.off('change', on);
-            resolve();
-          }
-        };
-        col.bus.on('change', on);
+        seen = resolve;
       });
+      const on = (ev: { poolKey: string; fields: string[] }) => {
+        if (ev.poolKey === p.summary.key && ev.fields.includes('paused')) {
+          seenAt = Date.now();
+          seen();
+        }
+      };
+      col.bus.on('change', on);
       // Pausing a pool is a change the collector records (a `paused` transition) without making the world
       // scale anything; it is undone right after.
       const patch = (paused: boolean) => api.patchNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: p.summary.ref.namespace, name: p.summary.ref.name, body: { metadata: { annotations: { 'cluster.x-k8s.io/paused': paused ? 'true' : null } } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
-      await patch(true);
-      // The change is committed when the API server answers: from then on the wait is the collector's (the
-      // API server itself can take seconds when the simulator's controllers are busy with a 100k-VM fleet).
-      const committed = Date.now();
-      await Promise.race([got, new Promise((r) => setTimeout(r, 10_000))]);
-      if (seenAt) {
-        requestLatencies.push(seenAt - t);
-        latencies.push(Math.max(0, seenAt - committed));
-      } else timedOut++;
-      await patch(false);
+      try {
+        await patch(true);
+        // The change is committed when the API server answers: from then on the wait is the collector's (the
+        // API server itself can take seconds when the simulator's controllers are busy with a 100k-VM fleet).
+        const committed = Date.now();
+        await Promise.race([got, new Promise((r) => setTimeout(r, 10_000))]);
+        if (seenAt) {
+          requestLatencies.push(seenAt - t);
+          latencies.push(Math.max(0, seenAt - committed));
+        } else timedOut++;
+      } catch (err) {
+        patchErrors.push((err as Error).message);
+      } finally {
+        col.bus.off('change', on);
+      }
+      // Undone (also after a failed request, which may have been applied), retried until the API server takes it.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await patch(false);
+          break;
+        } catch (err) {
+          if (attempt >= 5) throw err;
+          patchErrors.push((err as Error).message);
+          await new Promise((r) => setTimeout(r, 2000));
+        }
+      }
     }
     await new Promise((r) => setTimeout(r, 1000));
   }
@@ -177,7 +196,7 @@ export async function measureInChild(): Promise<void> {
     steadyRssMB: { p50: Math.round(pct(rssWindow, 50) / 2 ** 20), max: Math.round(Math.max(...rssWindow) / 2 ** 20) },
     steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,
     // From the API server's answer to the stored transition, and from before the request (API server included).
-    changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95), notSeenWithin10s: timedOut },
+    changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95), notSeenWithin10s: timedOut, patchErrors: patchErrors.length, ...(patchErrors.length ? { firstPatchError: patchErrors[0] } : {}) },
     requestToTransitionMs: { p50: pct(requestLatencies, 50), p95: pct(requestLatencies, 95) },
     armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
     naiveArmCallsPerScaleSetPerHour: 480,

@@ -9,12 +9,13 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool, isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail, PoolSummary, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
-import { diffDetails, stableDetail } from '@/lib/transitions';
+import { diffDetails } from '@/lib/transitions';
 import type { AzureRead, AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
 import { contextKubeConfig } from '../kube/calls';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
+import { storedJson } from '../store/pack';
 import type { TimelineStore } from '../store/store';
 
 /** How an Event is recorded on a pool's timeline; the count tells repeats within one second apart. */
@@ -61,7 +62,8 @@ export type { AzureHealth } from '@/lib/api-types';
 
 /** A pool analysis' identity, everything but when it was computed (as `sameDetail` compares), and its JSON. */
 function detailFingerprint(d: PoolDetail): { fingerprint: string; json: string } {
-  const json = JSON.stringify(stableDetail(d));
+  // The JSON the store writes (packed: shorter to build and hash than the API's shape).
+  const json = storedJson(d);
   return { fingerprint: createHash('sha1').update(json).digest('base64'), json };
 }
 
@@ -323,7 +325,7 @@ export class Collector {
       this.dirty.delete(k);
       this.urgent.delete(k);
     }
-    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string; stableJson?: string }[] = [];
+    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string; storedJson?: string }[] = [];
     for (const key of keys) {
       const [ctx, ns, name] = key.split('/') as [string, string, string];
       const src = this.sources.get(ctx);
@@ -348,7 +350,7 @@ export class Collector {
         continue;
       }
       detail.summary.lastChange = at;
-      writes.push({ detail, transitions, fingerprint, stableJson: json });
+      writes.push({ detail, transitions, fingerprint, storedJson: json });
     }
     if (writes.length) {
       const id = randomUUID();

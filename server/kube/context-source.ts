@@ -39,6 +39,19 @@ function addTo(index: Map<string, Set<string>>, k: string, name: string): void {
   else index.set(k, new Set([name]));
 }
 
+/** The join keys of a providerID list, computed once per list (lists are replaced, never changed in place). */
+const listJoinKeys = new WeakMap<object, Set<string>>();
+
+function joinKeysOf(list: unknown): Set<string> | null {
+  if (!Array.isArray(list)) return null;
+  let keys = listJoinKeys.get(list);
+  if (!keys) {
+    keys = new Set(list.filter((id): id is string => typeof id === 'string').map(joinKey));
+    listJoinKeys.set(list, keys);
+  }
+  return keys;
+}
+
 function removeFrom(index: Map<string, Set<string>>, k: string, name: string): void {
   const set = index.get(k);
   if (!set) return;
@@ -379,8 +392,9 @@ export class ContextSource {
     return pools.filter((p) => {
       const amp = this.ampOf(p);
       if (keys.has(scaleSetKeyOf(amp?.spec?.providerID))) return true;
-      const lists = [this.caches.mp.get(p)?.spec?.providerIDList, amp?.spec?.providerIDList];
-      return lists.some((l) => Array.isArray(l) && l.some((id) => typeof id === 'string' && ids.has(joinKey(id))));
+      // Node churn reaches here for every pool of the cluster: each list's keys are a set, built once per list.
+      const lists = [joinKeysOf(this.caches.mp.get(p)?.spec?.providerIDList), joinKeysOf(amp?.spec?.providerIDList)];
+      return lists.some((l) => l !== null && [...ids].some((id) => l.has(id)));
     });
   }
 

@@ -4,7 +4,7 @@ import { analyzePool } from '@/lib/analyze';
 import type { PoolDetail } from '@/lib/api-types';
 import { buildPool, type InstanceSpec } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
-import { applyHistory, diffHistory } from './history-patch';
+import { applyHistory, diffHistory, sameJson } from './history-patch';
 
 /** A tiny deterministic PRNG, so a failing sequence can be replayed. */
 function rng(seed: number) {
@@ -93,5 +93,28 @@ describe('history patches', () => {
     const p = diffHistory({ instances: [{ providerID: 'a' }] }, { instances: [{ providerID: 'a' }, { providerID: 'b' }] });
     expect(() => applyHistory({ instances: [{ providerID: 'z' }] }, p!)).toThrow(/no row a/);
     expect(() => applyHistory({}, { ...p!, v: 3 as 2 })).toThrow(/unknown version 3/);
+  });
+});
+
+describe('history patches: rows edited in place', () => {
+  it('say what changed in a long row rather than repeat it, and keep the row\'s key order', () => {
+    const long = 'x'.repeat(300);
+    const prev = { instances: [{ providerID: 'a', path: long, node: { ready: true } }] };
+    const next = { instances: [{ providerID: 'a', path: long, node: { ready: false }, extra: 1 }] };
+    const p = diffHistory(prev, next);
+    expect(p?.tables.instances?.edit).toEqual([['a', [{ op: 'replace', path: '/node/ready', value: false }, { op: 'add', path: '/extra', value: 1 }]]]);
+    expect(JSON.stringify(roundTrip(prev, next))).toBe(JSON.stringify(next));
+    // A row whose keys were reordered cannot be edited into shape: it is carried whole.
+    const reordered = { instances: [{ providerID: 'a', node: { ready: true }, path: long }] };
+    expect(diffHistory(prev, reordered)?.tables.instances).toEqual({ set: reordered.instances });
+    expect(() => applyHistory({ instances: [] }, p!)).toThrow(/no row a to edit/);
+  });
+
+  it('sameJson tells JSON-identical values apart from the rest without building strings', () => {
+    expect(sameJson({ a: [1, { b: null }] }, { a: [1, { b: null }] })).toBe(true);
+    expect(sameJson({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
+    expect(sameJson([1], { 0: 1 })).toBe(false);
+    expect(sameJson({ a: [1, 2] }, { a: [1] })).toBe(false);
+    expect(sameJson(null, {})).toBe(false);
   });
 });

@@ -14,8 +14,10 @@ export const KEYED_TABLES: Readonly<Record<string, string>> = { instances: 'prov
 interface TablePatch {
   /** Keys of the rows removed. */
   del?: string[];
-  /** Rows changed in place (whole rows: one is a few hundred bytes). */
+  /** Rows changed in place, whole (when that is shorter than saying what changed). */
   set?: unknown[];
+  /** Rows changed in place: a JSON Patch of the row, by key (usually one field: a state, a flag). */
+  edit?: [key: string, ops: Operation[]][];
   /** New rows, each after the row with the given key (null: first), in the table's order. */
   add?: [after: string | null, row: unknown][];
 }
@@ -28,6 +30,26 @@ export interface HistoryPatch {
 }
 
 type Doc = Record<string, unknown>;
+
+/** Whether two JSON values would serialise the same (same keys in the same order); no strings are built. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i] as string;
+    if (k !== kb[i] || !sameJson((a as Doc)[k], (b as Doc)[k])) return false;
+  }
+  return true;
+}
 
 function keysOf(rows: unknown[], field: string): string[] | null {
   const keys: string[] = [];
@@ -55,13 +77,22 @@ function diffTable(prev: unknown[], next: unknown[], field: string): TablePatch 
   const del = pk.filter((k) => !inNext.has(k));
   if (del.length) out.del = del;
   const set: unknown[] = [];
+  const edit: [string, Operation[]][] = [];
   const add: [string | null, unknown][] = [];
   nk.forEach((k, i) => {
     const row = next[i];
+    const was = prevByKey.get(k);
     if (!prevByKey.has(k)) add.push([i === 0 ? null : (nk[i - 1] as string), row]);
-    else if (JSON.stringify(prevByKey.get(k)) !== JSON.stringify(row)) set.push(row);
+    else if (!sameJson(was, row)) {
+      const ops = was !== null && typeof was === 'object' && row !== null && typeof row === 'object' ? fjp.compare(was, row) : null;
+      // A row's own key order must survive too: a field added to a row goes to its end.
+      const rebuilt = ops && fjp.applyPatch(fjp.deepClone(was) as object, ops, false, true).newDocument;
+      if (ops && sameJson(rebuilt, row) && JSON.stringify(ops).length < JSON.stringify(row).length) edit.push([k, ops]);
+      else set.push(row);
+    }
   });
   if (set.length) out.set = set;
+  if (edit.length) out.edit = edit;
   if (add.length) out.add = add;
   return out;
 }
@@ -77,7 +108,7 @@ export function diffHistory(prev: object, next: object): HistoryPatch | null {
     if (!Array.isArray(a) || !Array.isArray(b)) continue;
     const t = diffTable(a, b, field);
     if (!t) return null;
-    if (t.del || t.set || t.add) tables[name] = t;
+    if (t.del || t.set || t.edit || t.add) tables[name] = t;
     delete restPrev[name];
     delete restNext[name];
   }
@@ -90,7 +121,17 @@ export function diffHistory(prev: object, next: object): HistoryPatch | null {
 function applyTable(rows: unknown[], t: TablePatch, field: string, name: string): unknown[] {
   const del = new Set(t.del ?? []);
   const set = new Map((t.set ?? []).map((r) => [(r as Doc)[field] as string, r]));
-  const out = rows.filter((r) => !del.has((r as Doc)[field] as string)).map((r) => set.get((r as Doc)[field] as string) ?? r);
+  const edit = new Map(t.edit ?? []);
+  const out = rows.filter((r) => !del.has((r as Doc)[field] as string)).map((r) => {
+    const k = (r as Doc)[field] as string;
+    const ops = edit.get(k);
+    if (ops) {
+      edit.delete(k);
+      return fjp.applyPatch(r as object, ops, false, true).newDocument;
+    }
+    return set.get(k) ?? r;
+  });
+  if (edit.size) throw new Error(`history patch: ${name} has no row ${[...edit.keys()][0]} to edit`);
   for (const [after, row] of t.add ?? []) {
     const i = after === null ? 0 : out.findIndex((r) => (r as Doc)[field] === after) + 1;
     if (i === 0 && after !== null) throw new Error(`history patch: ${name} has no row ${after} to add after`);

@@ -6,8 +6,8 @@ import 'server-only';
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { applyHistory, diffHistory, type HistoryPatch } from './history-patch';
+import { deflateDoc, deflateIfShorter, inflateDoc, packDetail, unpackDetail } from './pack';
 import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
-import { stableDetail } from '@/lib/transitions';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
 export interface SqlDb {
@@ -24,8 +24,8 @@ export interface PoolWrite {
   transitions: TimelineEntry[];
   /** Only transitions (e.g. Events) are new: the pool's state history is not touched. */
   detailUnchanged?: boolean;
-  /** `JSON.stringify(stableDetail(detail))` when the caller has it already (the collector hashes it). */
-  stableJson?: string;
+  /** `storedJson(detail)` (see ./pack) when the caller has it already (the collector hashes it). */
+  storedJson?: string;
 }
 
 export interface StoreStats {
@@ -90,7 +90,7 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
 ];
 
 /**
- * History row kinds: `key` (the whole state), `rows` (a {@link HistoryPatch}: keyed tables by key) and
+ * History row kinds: `key` (the whole state, deflated: ./pack), `rows` (deflated when longer than a few hundred bytes) (a {@link HistoryPatch}: keyed tables by key) and
  * `patch` (a JSON Patch, as written before version 3; still read).
  */
 type HistoryKind = 'key' | 'rows' | 'patch';
@@ -137,17 +137,17 @@ export class TimelineStore {
         if (w.detailUnchanged) continue;
         const d = w.detail;
         const key = d.summary.key;
-        const stable = stableDetail(d);
-        const json = w.stableJson ?? JSON.stringify(stable);
+        const stable = packDetail(d) as ReturnType<typeof packDetail> & Pick<PoolDetail, 'summary'>;
+        const stored = deflateDoc(w.storedJson ?? JSON.stringify(stable));
         const rows = await t.all<{ seq: number; detail: string; key_seq: number; key_bytes: number; patch_bytes: number }>(
           'SELECT seq, detail, key_seq, key_bytes, patch_bytes FROM pools WHERE pool_key = ?', [key]);
         const prev = rows[0];
         const seq = prev ? Number(prev.seq) + 1 : 1;
         let kind: HistoryKind = 'key';
-        let body = json;
+        let body = stored;
         if (prev && Number(prev.key_seq) > 0 && seq - Number(prev.key_seq) <= this.maxPatches) {
-          const patch = diffHistory(JSON.parse(prev.detail) as object, stable);
-          const text = patch && JSON.stringify(patch);
+          const patch = diffHistory(JSON.parse(inflateDoc(prev.detail)) as object, stable);
+          const text = patch && deflateIfShorter(JSON.stringify(patch));
           if (text && Number(prev.patch_bytes) + text.length < Number(prev.key_bytes)) {
             kind = 'rows';
             body = text;
@@ -159,11 +159,11 @@ export class TimelineStore {
         await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, cycle.at, kind, body]);
         if (prev) {
           await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ? WHERE pool_key = ?',
-            [seq, json, cycle.at, keySeq, keyBytes, patchBytes, key]);
+            [seq, stored, cycle.at, keySeq, keyBytes, patchBytes, key]);
           await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(stable.summary), cycle.at, key]);
         } else {
           await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, json, keySeq, keyBytes, patchBytes]);
+            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, stored, keySeq, keyBytes, patchBytes]);
           await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, cycle.at, JSON.stringify(stable.summary)]);
         }
       }
@@ -198,7 +198,7 @@ export class TimelineStore {
   }
 
   private revive(row: { detail: string; last_change: string }, at: string): PoolDetail {
-    const d = JSON.parse(row.detail) as PoolDetail;
+    const d = unpackDetail(JSON.parse(inflateDoc(row.detail)) as PoolDetail);
     return { ...d, summary: { ...d.summary, lastChange: row.last_change }, at };
   }
 
@@ -232,15 +232,15 @@ export class TimelineStore {
       `SELECT seq, at, kind, body FROM pool_history WHERE pool_key = ? AND at <= ? AND seq >= (
          SELECT COALESCE(MAX(seq), 0) FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?) ORDER BY seq`, [key, at, key, at]);
     if (rows.length === 0 || rows[0]?.kind !== 'key') return null;
-    let doc = JSON.parse((rows[0] as { body: string }).body) as object;
+    let doc = JSON.parse(inflateDoc((rows[0] as { body: string }).body)) as object;
     let lastChange = (rows[0] as { at: string }).at;
     for (const r of rows.slice(1)) {
-      if (r.kind === 'key') doc = JSON.parse(r.body) as object;
-      else if (r.kind === 'rows') doc = applyHistory(doc, JSON.parse(r.body) as HistoryPatch);
+      if (r.kind === 'key') doc = JSON.parse(inflateDoc(r.body)) as object;
+      else if (r.kind === 'rows') doc = applyHistory(doc, JSON.parse(inflateDoc(r.body)) as HistoryPatch);
       else doc = fjp.applyPatch(doc, JSON.parse(r.body) as Operation[], false, true).newDocument;
       lastChange = r.at;
     }
-    const d = doc as PoolDetail;
+    const d = unpackDetail(doc as PoolDetail);
     return { ...d, summary: { ...d.summary, lastChange }, at };
   }
 

@@ -4,7 +4,7 @@
 // Size: POOLSCOPE_BENCH_FLEET (default 10x10x20,subs=4,churn=0.01), duration: POOLSCOPE_BENCH_SECONDS (default 90).
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
@@ -47,7 +47,12 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   let result = '';
   child.stdout.on('data', (d: Buffer) => { result += d.toString(); });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const simExited = new Promise((resolve) => sim.on('exit', resolve));
   sim.kill('SIGINT');
+  await simExited;
+  // The store of a 100k run weighs a gigabyte: kept only when asked (POOLSCOPE_BENCH_KEEP=1, to look into it).
+  if (process.env.POOLSCOPE_BENCH_KEEP === '1') console.error(`collector bench: state kept in ${stateDir}`);
+  else rmSync(stateDir, { recursive: true, force: true });
   if (code !== 0) throw new Error(`collector benchmark failed (exit ${code}): ${result}`);
   return { fleet, seconds, ...(flags.length ? { nodeFlags: flags } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
 }

@@ -16,12 +16,17 @@ type WithSources = { providerID: string | null; sources: Sources };
 
 function packSources(row: WithSources): Sources {
   const out: Sources = {};
-  for (const [k, v] of Object.entries(row.sources)) out[k] = v !== null && v === row.providerID ? SAME : v;
+  const id = row.providerID;
+  // for…in, not Object.entries: this runs for every row of every pool written.
+  for (const k in row.sources) {
+    const v = row.sources[k] as string | number | null;
+    out[k] = v !== null && v === id ? SAME : v;
+  }
   return out;
 }
 
 function unpackSources(row: WithSources): void {
-  for (const [k, v] of Object.entries(row.sources)) if (v === SAME) row.sources[k] = row.providerID;
+  for (const k in row.sources) if (row.sources[k] === SAME) row.sources[k] = row.providerID;
 }
 
 /** The document the store writes for a pool's state (the caller's objects are not changed). */

@@ -30,7 +30,10 @@ function unpackSources(row: WithSources): void {
 }
 
 /** The document the store writes for a pool's state (the caller's objects are not changed). */
-export function packDetail(d: PoolDetail | Omit<PoolDetail, 'at'>): object {
+/** A pool's state as stored: the rows' and drift items' spellings packed. */
+export type PackedDetail = Omit<PoolDetail, 'at' | 'drift' | 'instances'> & { drift: object[]; instances: object[] };
+
+export function packDetail(d: PoolDetail | Omit<PoolDetail, 'at'>): PackedDetail {
   const stable = 'at' in d ? stableDetail(d) : d;
   return {
     ...stable,

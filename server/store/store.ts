@@ -90,8 +90,8 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
 ];
 
 /**
- * History row kinds: `key` (the whole state, deflated: ./pack), `rows` (deflated when longer than a few hundred bytes) (a {@link HistoryPatch}: keyed tables by key) and
- * `patch` (a JSON Patch, as written before version 3; still read).
+ * History row kinds: `key` (the whole state, deflated: ./pack), `rows` (a {@link HistoryPatch}: keyed tables
+ * by key; deflated when longer than 512 bytes) and `patch` (a JSON Patch, as written before version 3; read).
  */
 type HistoryKind = 'key' | 'rows' | 'patch';
 
@@ -137,8 +137,8 @@ export class TimelineStore {
         if (w.detailUnchanged) continue;
         const d = w.detail;
         const key = d.summary.key;
-        const stable = packDetail(d) as ReturnType<typeof packDetail> & Pick<PoolDetail, 'summary'>;
-        const stored = deflateDoc(w.storedJson ?? JSON.stringify(stable));
+        const packed = packDetail(d);
+        const stored = deflateDoc(w.storedJson ?? JSON.stringify(packed));
         const rows = await t.all<{ seq: number; detail: string; key_seq: number; key_bytes: number; patch_bytes: number }>(
           'SELECT seq, detail, key_seq, key_bytes, patch_bytes FROM pools WHERE pool_key = ?', [key]);
         const prev = rows[0];
@@ -146,7 +146,7 @@ export class TimelineStore {
         let kind: HistoryKind = 'key';
         let body = stored;
         if (prev && Number(prev.key_seq) > 0 && seq - Number(prev.key_seq) <= this.maxPatches) {
-          const patch = diffHistory(JSON.parse(inflateDoc(prev.detail)) as object, stable);
+          const patch = diffHistory(JSON.parse(inflateDoc(prev.detail)) as object, packed);
           const text = patch && deflateIfShorter(JSON.stringify(patch));
           if (text && Number(prev.patch_bytes) + text.length < Number(prev.key_bytes)) {
             kind = 'rows';
@@ -160,11 +160,11 @@ export class TimelineStore {
         if (prev) {
           await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ? WHERE pool_key = ?',
             [seq, stored, cycle.at, keySeq, keyBytes, patchBytes, key]);
-          await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(stable.summary), cycle.at, key]);
+          await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(packed.summary), cycle.at, key]);
         } else {
           await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
             [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, stored, keySeq, keyBytes, patchBytes]);
-          await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, cycle.at, JSON.stringify(stable.summary)]);
+          await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, cycle.at, JSON.stringify(packed.summary)]);
         }
       }
       await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);

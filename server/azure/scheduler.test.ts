@@ -25,17 +25,6 @@ describe('scheduler', () => {
     expect(s.due(1000)).toEqual(['a']);
   });
 
-  it('reads within the fast interval, not at once, when only an instance\'s objects changed', () => {
-    const s = new Scheduler(opts);
-    s.track('a', 'sub', 0);
-    s.due(0);
-    s.record('a', 0, { fast: false, remaining: { HighCostGetVMScaleSet3Min: 190 } });
-    s.expedite('a', 1000, true);
-    s.expedite('a', 2000, true);
-    expect(s.due(15_999)).toEqual([]);
-    expect(s.due(16_000)).toEqual(['a']);
-  });
-
   it('keeps its calls under the configured share of the remaining budget per subscription+region', () => {
     const s = new Scheduler(opts);
     for (let i = 0; i < 50; i++) s.track(`s${i}`, 'sub', 0);

@@ -82,16 +82,12 @@ export class Scheduler {
     return [...this.entries.keys()];
   }
 
-  /**
-   * A Kubernetes change to the pool: read its scale set at once and keep it in the fast lane. A change to one
-   * of its instances' objects (`instance`) only moves it to the fast lane: the next read comes within the fast
-   * interval, not at once (instance churn would otherwise mean a read per AMPM, Machine or Node update).
-   */
-  expedite(id: string, now: number, instance = false): void {
+  /** A Kubernetes change to the pool: read its scale set at once and keep it in the fast lane. */
+  expedite(id: string, now: number): void {
     const e = this.entries.get(id);
     if (e) {
       e.fast = true;
-      e.nextAt = Math.min(e.nextAt, instance ? now + this.opts.fastSeconds * 1000 : now);
+      e.nextAt = Math.min(e.nextAt, now);
     }
   }
 

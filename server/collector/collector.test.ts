@@ -59,48 +59,6 @@ describe('collector cycles', () => {
     await until('an analysis', () => (asked.length > 0 ? true : undefined));
     expect(asked[0]).toBe(target);
   }, 60_000);
-
-  it('lets a burst of instance changes settle before analysing the pool again; changes to the pool itself never wait', async () => {
-    const h = await harness('demo.yaml', 1);
-    // The collector's clock is ours: the settle window only passes when we move it.
-    let clock = Date.now();
-    const c = await h.start({ instanceSettleMs: 5_000, now: () => clock });
-    const key = 'mgmt-weu/default/system';
-    await until('the system pool read from Azure', async () => ((await h.store.currentPool(key))?.sources.azure.state === 'ok' ? true : undefined));
-    const inside = c as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean, instance?: boolean): void; sources: Map<string, { poolInput(k: string): unknown }> };
-    const src = inside.sources.get('mgmt-weu') as { poolInput(k: string): unknown };
-    let analyses = 0;
-    const original = src.poolInput.bind(src);
-    src.poolInput = (k: string) => {
-      if (k === 'default/system') analyses++;
-      return original(k);
-    };
-    const quiet = async (ms: number) => {
-      const before = analyses;
-      await new Promise((r) => setTimeout(r, ms));
-      return analyses === before;
-    };
-    await until('the pool to be quiet', () => quiet(1_000));
-
-    inside.onKubeChange('mgmt-weu', ['default/system']);
-    await until('the pool-level change analysed', () => analyses >= 1);
-    // (It also asked for an Azure read of the scale set at once, which brings one more analysis.)
-    await until('the pool to be quiet again', () => quiet(1_000));
-    const base = analyses;
-    for (let i = 0; i < 3; i++) inside.onKubeChange('mgmt-weu', ['default/system'], false, true);
-    expect(await quiet(1_500)).toBe(true);
-    clock += 5_000;
-    await until('the settled burst analysed, once', () => analyses === base + 1);
-    // (Moving the clock also made the scale set due for its fast-lane Azure read.)
-    await until('the pool to be quiet again', () => quiet(1_000));
-
-    // Waiting for the window again, then a change to the pool's own objects: analysed at once.
-    const base2 = analyses;
-    inside.onKubeChange('mgmt-weu', ['default/system'], false, true);
-    expect(await quiet(1_000)).toBe(true);
-    inside.onKubeChange('mgmt-weu', ['default/system']);
-    await until('the pool-level change analysed at once', () => analyses >= base2 + 1, 2_000);
-  }, 60_000);
 });
 
 describe('collector on the seed scenario', () => {

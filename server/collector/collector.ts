@@ -27,13 +27,6 @@ function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string 
 export const MAX_POOLS_PER_CYCLE = 200;
 
 /**
- * A pool analysed less than this long ago waits out the rest of it when only its instances' objects changed:
- * one instance's replacement touches its AMPM, Machine and Node a few times within a second or two, and each
- * touch would otherwise be a whole analysis. Changes to the pool's own objects, and Azure reads, never wait.
- */
-export const INSTANCE_SETTLE_MS = 1000;
-
-/**
  * What tells a recorded Event entry from another, hashed: up to 500 are remembered per pool, and the entry's
  * text (message, time, count) is a few hundred bytes.
  */
@@ -63,8 +56,6 @@ export interface CollectorOptions {
   azureConcurrency?: number;
   /** Pools analysed and written in one cycle, at most (MAX_POOLS_PER_CYCLE). */
   maxPoolsPerCycle?: number;
-  /** See INSTANCE_SETTLE_MS. */
-  instanceSettleMs?: number;
 }
 
 export type { AzureHealth } from '@/lib/api-types';
@@ -130,7 +121,7 @@ export class Collector {
     for (const d of await this.opts.store.currentPools()) this.remember(d);
     this.eventsSince = (await this.opts.store.lastCycle())?.at ?? new Date(this.now()).toISOString();
     for (const ctx of this.opts.contexts) {
-      const src = new ContextSource(ctx, contextKubeConfig(this.opts.kubeconfig, ctx), (pools, urgent, instance) => this.onKubeChange(ctx, pools, urgent, instance), (pools, ev) => void this.onPoolEvent(ctx, pools, ev));
+      const src = new ContextSource(ctx, contextKubeConfig(this.opts.kubeconfig, ctx), (pools, urgent) => this.onKubeChange(ctx, pools, urgent), (pools, ev) => void this.onPoolEvent(ctx, pools, ev));
       this.sources.set(ctx, src);
       await src.start();
     }
@@ -172,22 +163,14 @@ export class Collector {
     }
   }
 
-  /** When each pool was last analysed (collector clock), and the dirty pools waiting until a time to be. */
-  private readonly analysedAt = new Map<string, number>();
-  private readonly notBefore = new Map<string, number>();
-
-  private onKubeChange(ctx: string, pools: string[], urgent = false, instance = false): void {
+  private onKubeChange(ctx: string, pools: string[], urgent = false): void {
     this.poolsByScaleSetStale = true;
-    const settle = this.opts.instanceSettleMs ?? INSTANCE_SETTLE_MS;
     for (const p of pools) {
       const key = `${ctx}/${p}`;
-      const wait = (this.analysedAt.get(key) ?? -Infinity) + settle;
-      if (!instance) this.notBefore.delete(key);
-      else if (!this.dirty.has(key) && wait > this.now()) this.notBefore.set(key, wait);
       this.dirty.add(key);
       if (urgent) this.urgent.add(key);
       const id = this.scaleSetIdOf(ctx, p);
-      if (id) this.opts.scheduler.expedite(id, this.now(), instance);
+      if (id) this.opts.scheduler.expedite(id, this.now());
     }
   }
 
@@ -334,28 +317,20 @@ export class Collector {
       if (keys.length >= limit) break;
       if (this.dirty.has(k)) keys.push(k);
     }
-    const nowMs = this.now();
     for (const k of this.dirty) {
       if (keys.length >= limit) break;
-      const wait = this.notBefore.get(k);
-      if (wait !== undefined && wait > nowMs) continue;
       if (!this.urgent.has(k)) keys.push(k);
     }
     for (const k of keys) {
       this.dirty.delete(k);
       this.urgent.delete(k);
-      this.notBefore.delete(k);
-      this.analysedAt.set(k, nowMs);
     }
     const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string; storedJson?: string }[] = [];
     for (const key of keys) {
       const [ctx, ns, name] = key.split('/') as [string, string, string];
       const src = this.sources.get(ctx);
       const input = src?.poolInput(`${ns}/${name}`);
-      if (!src || !input) {
-        this.analysedAt.delete(key);
-        continue; // MachinePool gone: its history stays; nothing new to record
-      }
+      if (!src || !input) continue; // MachinePool gone: its history stays; nothing new to record
       const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
       // Azure throttled: analyse with the last good data, but report the source as throttled.
       const azure = this.azureFor(id);

@@ -234,10 +234,9 @@ export class ContextSource {
     private readonly kc: KubeConfig,
     /**
      * Called with pool keys (`namespace/name`) whose inputs changed; `urgent` for a change someone made to the
-     * pool itself (its MachinePool's, AzureMachinePool's or Cluster's spec, annotations, labels or deletion);
-     * `instance` for a change to one of its instances' objects (AMPM, Machine, Node), which comes in bursts.
+     * pool itself (its MachinePool's, AzureMachinePool's or Cluster's spec, annotations, labels or deletion).
      */
-    private readonly onChange: (pools: string[], urgent?: boolean, instance?: boolean) => void,
+    private readonly onChange: (pools: string[], urgent?: boolean) => void,
     /** Called with Events about a pool's objects (MachinePool, AzureMachinePool, AMPMs, Machines). */
     private readonly onEvent: (pools: string[], event: PoolEvent) => void = () => {},
     /** The Secret refresh tick (tests shorten it). */
@@ -416,11 +415,11 @@ export class ContextSource {
     if (kind === 'ampm') {
       if (old) removeFrom(this.ampmsByAmp, `${ns}/${old.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
       addTo(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
-      this.onChange(this.poolsOfAmp(ns, String(o.metadata?.labels?.[AMPM_POOL_LABEL])), false, true);
+      this.onChange(this.poolsOfAmp(ns, String(o.metadata?.labels?.[AMPM_POOL_LABEL])));
     } else if (kind === 'machine') {
       if (old) removeFrom(this.machinesByPool, `${ns}/${old.metadata?.labels?.[POOL_LABEL]}`, k);
       addTo(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k);
-      this.onChange([`${ns}/${o.metadata?.labels?.[POOL_LABEL]}`], false, true);
+      this.onChange([`${ns}/${o.metadata?.labels?.[POOL_LABEL]}`]);
     } else if (kind === 'mp') {
       this.onChange([k], userChange(o, old));
     } else if (kind === 'amp') {
@@ -459,8 +458,7 @@ export class ContextSource {
     const k = `${ns}/${cluster}`;
     let w = this.workloads.get(k);
     if (!w) {
-      // A Node list or a lost workload cluster (no Nodes named) is news for the whole pool, a Node's change an instance's.
-      w = new WorkloadSource(cluster, this.context, (nodes) => this.onChange(this.poolsOfNodes(ns, cluster, nodes), false, nodes.length > 0), () => this.restarted('node'));
+      w = new WorkloadSource(cluster, this.context, (nodes) => this.onChange(this.poolsOfNodes(ns, cluster, nodes)), () => this.restarted('node'));
       this.workloads.set(k, w);
     }
     try {

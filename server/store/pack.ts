@@ -1,8 +1,8 @@
 // What the store keeps of a pool's state. An instance row and a drift item name their providerID, and then
 // each source's spelling of it: the same 150-character ARM path up to seven times. Stored, a spelling equal to
-// the providerID is written as 1 (a 100-instance pool: about 260 KB of JSON down to about 100 KB); a
-// different spelling (case drift) or a missing one (null) is kept as it is, and so is the row's
-// cluster-autoscaler key. Reading restores the strings.
+// the providerID is written as 1, and so is a row's cluster-autoscaler key equal to it (a 100-instance pool:
+// 190 KB of JSON down to 77 KB); a different spelling (case drift) or a missing one (null) is kept as it is.
+// Reading restores the strings.
 
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { PoolDetail } from '@/lib/api-types';
@@ -68,7 +68,7 @@ export function unpackDetail<T extends object>(doc: T): T {
 
 /**
  * Whole states (a pool's current state, and its keyframes) are stored deflated, as text both databases take:
- * `z1:` and base64. A 100-instance pool's state compresses about twentyfold (its IDs repeat).
+ * `z1:` and base64. A 100-instance pool's packed state compresses about twelvefold (77 KB → 6.5 KB).
  */
 const DEFLATED = 'z1:';
 

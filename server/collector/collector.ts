@@ -15,7 +15,7 @@ import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
 import { contextKubeConfig } from '../kube/calls';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
-import { storedJson } from '../store/pack';
+import { storedState, type StoredState } from '../store/pack';
 import type { TimelineStore } from '../store/store';
 
 /** How an Event is recorded on a pool's timeline; the count tells repeats within one second apart. */
@@ -61,10 +61,10 @@ export interface CollectorOptions {
 export type { AzureHealth } from '@/lib/api-types';
 
 /** A pool analysis' identity, everything but when it was computed (as `sameDetail` compares), and its JSON. */
-function detailFingerprint(d: PoolDetail): { fingerprint: string; json: string } {
-  // The JSON the store writes (packed: shorter to build and hash than the API's shape).
-  const json = storedJson(d);
-  return { fingerprint: createHash('sha1').update(json).digest('base64'), json };
+function detailFingerprint(d: PoolDetail): { fingerprint: string; stored: StoredState } {
+  // What the store writes (packed: shorter to build and hash than the API's shape), handed to it as is.
+  const stored = storedState(d);
+  return { fingerprint: createHash('sha1').update(stored.json).digest('base64'), stored };
 }
 
 export class Collector {
@@ -325,7 +325,7 @@ export class Collector {
       this.dirty.delete(k);
       this.urgent.delete(k);
     }
-    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string; storedJson?: string }[] = [];
+    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string; stored?: StoredState }[] = [];
     for (const key of keys) {
       const [ctx, ns, name] = key.split('/') as [string, string, string];
       const src = this.sources.get(ctx);
@@ -341,7 +341,7 @@ export class Collector {
       if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
       const events = (this.pendingEvents.get(key) ?? []).map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
       this.pendingEvents.delete(key);
-      const { fingerprint, json } = detailFingerprint(detail);
+      const { fingerprint, stored } = detailFingerprint(detail);
       const unchanged = prev !== null && this.fingerprints.get(key) === fingerprint;
       if (unchanged && events.length === 0) continue;
       const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
@@ -350,7 +350,7 @@ export class Collector {
         continue;
       }
       detail.summary.lastChange = at;
-      writes.push({ detail, transitions, fingerprint, storedJson: json });
+      writes.push({ detail, transitions, fingerprint, stored });
     }
     if (writes.length) {
       const id = randomUUID();

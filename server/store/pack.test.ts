@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import { buildPool } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
-import { deflateDoc, deflateIfShorter, inflateDoc, packDetail, storedJson, unpackDetail } from './pack';
+import { deflateDoc, deflateIfShorter, inflateDoc, packDetail, storedState, unpackDetail } from './pack';
+
+const storedJson = (d: Parameters<typeof storedState>[0]) => storedState(d).json;
 
 describe('stored pool states', () => {
   it('write each spelling equal to the providerID once, keep other spellings, and read back the same', () => {

@@ -29,10 +29,10 @@ function unpackSources(row: WithSources): void {
   for (const k in row.sources) if (row.sources[k] === SAME) row.sources[k] = row.providerID;
 }
 
-/** The document the store writes for a pool's state (the caller's objects are not changed). */
 /** A pool's state as stored: the rows' and drift items' spellings packed. */
 export type PackedDetail = Omit<PoolDetail, 'at' | 'drift' | 'instances'> & { drift: object[]; instances: object[] };
 
+/** The document the store writes for a pool's state (the caller's objects are not changed). */
 export function packDetail(d: PoolDetail | Omit<PoolDetail, 'at'>): PackedDetail {
   const stable = 'at' in d ? stableDetail(d) : d;
   return {
@@ -46,9 +46,15 @@ export function packDetail(d: PoolDetail | Omit<PoolDetail, 'at'>): PackedDetail
   };
 }
 
-/** The JSON the store writes for a pool's state: what the collector fingerprints and hands over. */
-export function storedJson(d: PoolDetail): string {
-  return JSON.stringify(packDetail(d));
+/** A pool's state as the store writes it, packed and as JSON: the collector fingerprints it and hands it over. */
+export interface StoredState {
+  doc: PackedDetail;
+  json: string;
+}
+
+export function storedState(d: PoolDetail): StoredState {
+  const doc = packDetail(d);
+  return { doc, json: JSON.stringify(doc) };
 }
 
 /** Restores a stored document in place (documents stored before packing pass through unchanged). */

@@ -12,7 +12,7 @@ import { buildScenario } from '@/lib/fixtures/scenarios';
 import { diffDetails, stableDetail } from '@/lib/transitions';
 import { createTestDatabase } from '../testing/postgres';
 import { openPostgres } from './postgres';
-import { storedJson } from './pack';
+import { storedState } from './pack';
 import { openSqlite } from './sqlite';
 import { TimelineStore, type SqlDb } from './store';
 
@@ -128,7 +128,7 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     }
     const key = states[0]!.summary.key;
     const history = await db(s).all<{ kind: string; body: string }>('SELECT kind, body FROM pool_history WHERE pool_key = ? ORDER BY seq', [key]);
-    const full = storedJson(states[0]!).length;
+    const full = storedState(states[0]!).json.length;
     // Keyframes are deflated, patches carry only the rows that changed.
     let sinceKey = 0;
     let keyframe = 0;

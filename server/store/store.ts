@@ -6,7 +6,7 @@ import 'server-only';
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { applyHistory, diffHistory, type HistoryPatch } from './history-patch';
-import { deflateDoc, deflateIfShorter, inflateDoc, packDetail, unpackDetail } from './pack';
+import { deflateDoc, deflateIfShorter, inflateDoc, storedState, unpackDetail, type StoredState } from './pack';
 import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
@@ -24,8 +24,8 @@ export interface PoolWrite {
   transitions: TimelineEntry[];
   /** Only transitions (e.g. Events) are new: the pool's state history is not touched. */
   detailUnchanged?: boolean;
-  /** `storedJson(detail)` (see ./pack) when the caller has it already (the collector hashes it). */
-  storedJson?: string;
+  /** `storedState(detail)` (see ./pack) when the caller has it already (the collector hashes its JSON). */
+  stored?: StoredState;
 }
 
 export interface StoreStats {
@@ -137,8 +137,8 @@ export class TimelineStore {
         if (w.detailUnchanged) continue;
         const d = w.detail;
         const key = d.summary.key;
-        const packed = packDetail(d);
-        const stored = deflateDoc(w.storedJson ?? JSON.stringify(packed));
+        const { doc: packed, json } = w.stored ?? storedState(d);
+        const stored = deflateDoc(json);
         const rows = await t.all<{ seq: number; detail: string; key_seq: number; key_bytes: number; patch_bytes: number }>(
           'SELECT seq, detail, key_seq, key_bytes, patch_bytes FROM pools WHERE pool_key = ?', [key]);
         const prev = rows[0];

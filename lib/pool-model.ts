@@ -196,8 +196,11 @@ export interface PoolInput {
   cluster?: KubeObject | null;
   /** Nodes of the workload cluster (all of them, or those of this pool), or why they could not be read. */
   workload?: { state: 'ok'; nodes: KubeObject[] } | Exclude<SourceState, { state: 'ok' }>;
-  /** The VMSS and its VMs as the ARM REST API returns them, or why they could not be read. */
-  azure?: { state: 'ok'; vmss: unknown; vms: unknown[] } | Exclude<SourceState, { state: 'ok' }>;
+  /**
+   * The VMSS and its VMs as the ARM REST API returns them (or already normalised by {@link normaliseAzure},
+   * for a caller that analyses the same read many times), or why they could not be read.
+   */
+  azure?: { state: 'ok'; vmss: unknown; vms: unknown[] } | NormalisedAzure | Exclude<SourceState, { state: 'ok' }>;
   capzVersion?: string | null;
 }
 
@@ -439,6 +442,30 @@ export function normaliseInstance(raw: unknown): InstanceModel | null {
   };
 }
 
+/** A scale-set read normalised once (see {@link normaliseAzure}), with what normalising it noticed. */
+export interface NormalisedAzure {
+  state: 'normalised';
+  azure: AzureData;
+  notes: string[];
+}
+
+/**
+ * Normalises a VMSS and its VMs as the ARM REST API returns them. A collector analyses the same read many
+ * times (every Kubernetes change of the pool until the next read): it normalises it once and keeps only this.
+ */
+export function normaliseAzure(vmssRaw: unknown, vms: readonly unknown[]): NormalisedAzure {
+  const notes: string[] = [];
+  const vmss = normaliseVmss(vmssRaw);
+  if (!vmss) return { state: 'normalised', azure: { state: 'unknown', reason: 'Azure returned a scale set without an id.' }, notes };
+  const instances: InstanceModel[] = [];
+  for (const vm of vms) {
+    const inst = normaliseInstance(vm);
+    if (inst) instances.push(inst);
+    else notes.push('Azure returned a VM without an id; it was skipped.');
+  }
+  return { state: 'normalised', azure: { state: 'ok', vmss, instances }, notes };
+}
+
 export function buildPoolModel(input: PoolInput): PoolModel {
   const notes: string[] = [];
   const mp = normaliseMachinePool(input.machinePool, notes);
@@ -451,19 +478,10 @@ export function buildPoolModel(input: PoolInput): PoolModel {
 
   const a = input.azure ?? { state: 'unknown' as const, reason: 'Azure not read' };
   let azure: AzureData;
-  if (a.state === 'ok') {
-    const vmss = normaliseVmss(a.vmss);
-    if (vmss) {
-      const instances: InstanceModel[] = [];
-      for (const vm of a.vms) {
-        const inst = normaliseInstance(vm);
-        if (inst) instances.push(inst);
-        else notes.push('Azure returned a VM without an id; it was skipped.');
-      }
-      azure = { state: 'ok', vmss, instances };
-    } else {
-      azure = { state: 'unknown', reason: 'Azure returned a scale set without an id.' };
-    }
+  if (a.state === 'ok' || a.state === 'normalised') {
+    const n = a.state === 'ok' ? normaliseAzure(a.vmss, a.vms) : a;
+    azure = n.azure;
+    notes.push(...n.notes);
   } else {
     azure = a;
   }

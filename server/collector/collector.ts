@@ -8,9 +8,9 @@ import { EventEmitter } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool, isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail, PoolSummary, SourceState } from '@/lib/api-types';
-import type { PoolInput } from '@/lib/pool-model';
+import { normaliseAzure, type PoolInput } from '@/lib/pool-model';
 import { diffDetails } from '@/lib/transitions';
-import type { AzureRead, AzureReader } from '../azure/reader';
+import type { AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
 import { contextKubeConfig } from '../kube/calls';
@@ -64,7 +64,7 @@ export type { AzureHealth } from '@/lib/api-types';
 function detailFingerprint(d: PoolDetail): { fingerprint: string; stored: StoredState } {
   // What the store writes (packed: shorter to build and hash than the API's shape), handed to it as is.
   const stored = storedState(d);
-  return { fingerprint: createHash('sha1').update(stored.json).digest('base64'), stored };
+  return { fingerprint: createHash('sha1').update(stored.text).digest('base64'), stored };
 }
 
 export class Collector {
@@ -90,8 +90,11 @@ export class Collector {
     this.fingerprints.set(d.summary.key, fingerprint);
     this.previous.set(d.summary.key, { ...d, instances: [] });
   }
-  /** Latest Azure read per scale-set id (lower-case), kept across cycles. */
-  private readonly azureData = new Map<string, { read: AzureRead; at: number }>();
+  /**
+   * Latest Azure read per scale-set id (lower-case), kept across cycles: what the pool model takes, normalised
+   * once (every Kubernetes change of the pool until the next read analyses it again; the raw VMs are dropped).
+   */
+  private readonly azureData = new Map<string, { input: NonNullable<PoolInput['azure']>; ok: boolean; at: number }>();
   private readonly azureHealth = new Map<string, AzureHealth>();
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -260,13 +263,13 @@ export class Collector {
           this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds: read.retryAfterSeconds, remaining: read.remaining, fast: true });
           // Keep the last good data; the pool shows Azure as throttled.
           const prev = this.azureData.get(id);
-          this.azureData.set(id, { read: prev?.read.state === 'ok' ? prev.read : read, at: prev?.at ?? t });
+          this.azureData.set(id, prev?.ok ? prev : { input: azureInput(read), ok: false, at: t });
         } else {
           if (read.state === 'ok') this.azureCalls.ok++;
           if (read.state === 'not-found') this.azureCalls.notFound++;
           if (read.state === 'unreachable') this.azureCalls.unreachable++;
           this.setAzureHealth(sub, read.state === 'unreachable' ? 'unreachable' : 'live', read.state === 'unreachable' ? read.error : undefined);
-          this.azureData.set(id, { read, at: t });
+          this.azureData.set(id, { input: read.state === 'ok' ? normaliseAzure(read.vmss, read.vms) : azureInput(read), ok: read.state === 'ok', at: t });
           const region = read.state === 'ok' ? String(read.vmss.location ?? '') : undefined;
           const fast = this.poolNeedsFastLane(id);
           this.opts.scheduler.record(id, t, { region, remaining: read.state === 'ok' ? read.remaining : undefined, fast });
@@ -298,7 +301,7 @@ export class Collector {
     if (!id) return { state: 'unknown', reason: 'the AzureMachinePool has no spec.providerID yet' };
     const d = this.azureData.get(id);
     if (!d) return { state: 'unknown', reason: 'not read yet' };
-    return azureInput(d.read);
+    return d.input;
   }
 
   private async analyseAndWrite(): Promise<number> {

@@ -52,6 +52,19 @@ function joinKeysOf(list: unknown): Set<string> | null {
   return keys;
 }
 
+/** A providerID list's strings as a set, built once per list (like {@link joinKeysOf}). */
+const listRawIds = new WeakMap<object, Set<unknown>>();
+
+function rawIdsOf(list: unknown): Set<unknown> | null {
+  if (!Array.isArray(list)) return null;
+  let ids = listRawIds.get(list);
+  if (!ids) {
+    ids = new Set(list);
+    listRawIds.set(list, ids);
+  }
+  return ids;
+}
+
 function removeFrom(index: Map<string, Set<string>>, k: string, name: string): void {
   const set = index.get(k);
   if (!set) return;
@@ -94,7 +107,7 @@ class WorkloadSource {
    * The Nodes a pool's analysis can join: those in its scale set (and, for flexible orchestration, its
    * resource group's flexible VMs), and those whose providerID another of its sources names.
    */
-  nodesFor(scaleSetKey: string | null, ids: Iterable<string>): KubeObject[] {
+  nodesFor(scaleSetKey: string | null, ids: PoolIds): KubeObject[] {
     const names = new Set<string>();
     const take = (set: Set<string> | undefined) => {
       if (set) for (const n of set) names.add(n);
@@ -103,7 +116,10 @@ class WorkloadSource {
       take(this.byScaleSet.get(scaleSetKey));
       take(this.byScaleSet.get(`${scaleSetKey.slice(0, scaleSetKey.lastIndexOf('/'))}/~flex`));
     }
-    for (const id of ids) take(this.byId.get(joinKey(id)));
+    // The lists' join keys are built once per list; an AMPM's or Machine's ID is nearly always in a list
+    // already (found there by its exact string), so it is lower-cased only when it is not.
+    for (const list of ids.lists) for (const k of joinKeysOf(list) ?? []) take(this.byId.get(k));
+    for (const id of ids.others) if (!ids.lists.some((l) => rawIdsOf(l)?.has(id))) take(this.byId.get(joinKey(id)));
     const out: KubeObject[] = [];
     for (const n of names) {
       const node = this.nodes.get(n);
@@ -156,7 +172,7 @@ class WorkloadSource {
   }
 
   /** What a pool's model gets: its Nodes (see nodesFor), or why they are not known. */
-  data(scaleSetKey: string | null, ids: Iterable<string>): PoolInput['workload'] {
+  data(scaleSetKey: string | null, ids: PoolIds): PoolInput['workload'] {
     if (this.health.state === 'live' && this.listed) return { state: 'ok', nodes: this.nodesFor(scaleSetKey, ids) };
     if (this.health.state === 'starting') return { state: 'unknown', reason: 'the workload cluster is not listed yet' };
     return { state: 'unreachable', error: this.health.error ?? 'the workload cluster does not answer' };
@@ -199,15 +215,21 @@ function userChange(o: KubeObject, old: KubeObject | undefined): boolean {
     JSON.stringify(a.annotations ?? {}) !== JSON.stringify(b.annotations ?? {}) || JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {});
 }
 
-/** Every providerID a pool's Kubernetes objects name (its lists, AMPMs and Machines). */
-function* poolIds(mp: KubeObject, amp: KubeObject | null, ampms: KubeObject[], machines: KubeObject[]): Generator<string> {
-  for (const list of [mp.spec?.providerIDList, amp?.spec?.providerIDList]) {
-    if (Array.isArray(list)) for (const id of list) if (typeof id === 'string') yield id;
-  }
-  for (const o of [...ampms, ...machines]) {
+/** Every providerID a pool's Kubernetes objects name: its two lists, and its AMPMs' and Machines' IDs. */
+interface PoolIds {
+  lists: unknown[];
+  others: Iterable<string>;
+}
+
+function* idsOf(objects: KubeObject[]): Generator<string> {
+  for (const o of objects) {
     const id = providerIdOf(o);
     if (typeof id === 'string') yield id;
   }
+}
+
+function poolIds(mp: KubeObject, amp: KubeObject | null, ampms: KubeObject[], machines: KubeObject[]): PoolIds {
+  return { lists: [mp.spec?.providerIDList, amp?.spec?.providerIDList], others: idsOf([...ampms, ...machines]) };
 }
 
 export class ContextSource {

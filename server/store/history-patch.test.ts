@@ -4,7 +4,8 @@ import { analyzePool } from '@/lib/analyze';
 import type { PoolDetail } from '@/lib/api-types';
 import { buildPool, type InstanceSpec } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
-import { applyHistory, diffHistory, sameJson } from './history-patch';
+import { applyHistory, diffHistory, diffStoredRows, sameJson } from './history-patch';
+import { splitStored, storedState } from './pack';
 
 /** A tiny deterministic PRNG, so a failing sequence can be replayed. */
 function rng(seed: number) {
@@ -42,9 +43,12 @@ describe('history patches', () => {
       const built = buildPool({ replicas: members.length, instances: members });
       const d = analyzePool(built.input, { now: built.now, previous: prev });
       const stable = JSON.parse(JSON.stringify(stableDetail(d))) as object;
-      if (prevStable) {
+      if (prevStable && prev) {
         expect(roundTrip(prevStable, stable), `step ${step}`).toEqual(stable);
         sizes.push(JSON.stringify(diffHistory(prevStable, stable)).length);
+        // The store diffs the stored text by row: the same patch as of the whole packed documents.
+        const [a, b] = [storedState(prev), storedState(d)];
+        expect(diffStoredRows(splitStored(a.text), splitStored(b.text)), `step ${step}`).toEqual(diffHistory(a.doc, b.doc));
       }
       prev = d;
       prevStable = stable;
@@ -75,6 +79,18 @@ describe('history patches', () => {
     });
     const rebuilt = roundTrip(prev, next);
     expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(next));
+  });
+
+  it('diffs rows given as text like the documents they are, and declines the same things', () => {
+    const text = (doc: { instances: object[] } & Record<string, unknown>) => ({ rest: { ...doc, instances: [] }, keys: doc.instances.map((r) => (r as { providerID: string }).providerID), rows: doc.instances.map((r) => JSON.stringify(r)) });
+    const prev = { a: 1, instances: [{ providerID: 'a', v: 1 }, { providerID: 'b', v: 1 }, { providerID: 'c', v: 1 }], drift: [{ key: 'k1' }] };
+    const next = { a: 2, instances: [{ providerID: 'a', v: 2 }, { providerID: 'a2', v: 0 }, { providerID: 'c', v: 1 }], drift: [] };
+    expect(diffStoredRows(text(prev), text(next))).toEqual(diffHistory(prev, next));
+    const t = (ids: string[]) => ({ instances: ids.map((providerID) => ({ providerID })) });
+    expect(diffStoredRows(text(t(['a', 'b'])), text(t(['b', 'a'])))).toBeNull();
+    expect(diffStoredRows(text(t(['a', 'a'])), text(t(['a'])))).toBeNull();
+    expect(diffStoredRows(text(t(['a'])), text(t(['a', 'a'])))).toBeNull();
+    expect(diffStoredRows(text(t([])), { ...text(t([])), rest: { instances: [], extra: 1 } })).toBeNull();
   });
 
   it('declines what only a keyframe can say: a re-sorted table, duplicate keys, a new top-level field', () => {

@@ -83,13 +83,56 @@ function diffTable(prev: unknown[], next: unknown[], field: string): TablePatch 
     const row = next[i];
     const was = prevByKey.get(k);
     if (!prevByKey.has(k)) add.push([i === 0 ? null : (nk[i - 1] as string), row]);
-    else if (!sameJson(was, row)) {
-      const ops = was !== null && typeof was === 'object' && row !== null && typeof row === 'object' ? fjp.compare(was, row) : null;
-      // A row's own key order must survive too: a field added to a row goes to its end.
-      const rebuilt = ops && fjp.applyPatch(fjp.deepClone(was) as object, ops, false, true).newDocument;
-      if (ops && sameJson(rebuilt, row) && JSON.stringify(ops).length < JSON.stringify(row).length) edit.push([k, ops]);
-      else set.push(row);
-    }
+    else if (!sameJson(was, row)) changed(k, was, row, set, edit);
+  });
+  if (set.length) out.set = set;
+  if (edit.length) out.edit = edit;
+  if (add.length) out.add = add;
+  return out;
+}
+
+/** A row changed in place: as a JSON Patch of the row when that is shorter and rebuilds it exactly, else whole. */
+function changed(k: string, was: unknown, row: unknown, set: unknown[], edit: [string, Operation[]][]): void {
+  const ops = was !== null && typeof was === 'object' && row !== null && typeof row === 'object' ? fjp.compare(was, row) : null;
+  // A row's own key order must survive too: a field added to a row goes to its end.
+  const rebuilt = ops && fjp.applyPatch(fjp.deepClone(was) as object, ops, false, true).newDocument;
+  if (ops && sameJson(rebuilt, row) && JSON.stringify(ops).length < JSON.stringify(row).length) edit.push([k, ops]);
+  else set.push(row);
+}
+
+/** A keyed table given as each row's key and JSON text, in order (see ./pack's StoredRows). */
+export interface RowsText {
+  keys: readonly string[];
+  rows: readonly string[];
+}
+
+/**
+ * The instance table's patch from two tables given as text: rows compare as strings, and only the rows that
+ * changed are parsed. Null when a keyframe must say it (duplicate keys, rows re-ordered).
+ */
+export function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null {
+  const prevByKey = new Map<string, string>();
+  for (let i = 0; i < prev.keys.length; i++) {
+    const k = prev.keys[i] as string;
+    if (prevByKey.has(k)) return null;
+    prevByKey.set(k, prev.rows[i] as string);
+  }
+  const inNext = new Set(next.keys);
+  if (inNext.size !== next.keys.length) return null;
+  const keptPrev = prev.keys.filter((k) => inNext.has(k));
+  const keptNext = next.keys.filter((k) => prevByKey.has(k));
+  if (keptPrev.some((k, i) => k !== keptNext[i])) return null;
+  const out: TablePatch = {};
+  const del = prev.keys.filter((k) => !inNext.has(k));
+  if (del.length) out.del = del;
+  const set: unknown[] = [];
+  const edit: [string, Operation[]][] = [];
+  const add: [string | null, unknown][] = [];
+  next.keys.forEach((k, i) => {
+    const row = next.rows[i] as string;
+    const was = prevByKey.get(k);
+    if (was === undefined) add.push([i === 0 ? null : (next.keys[i - 1] as string), JSON.parse(row)]);
+    else if (was !== row) changed(k, JSON.parse(was), JSON.parse(row), set, edit);
   });
   if (set.length) out.set = set;
   if (edit.length) out.edit = edit;
@@ -116,6 +159,19 @@ export function diffHistory(prev: object, next: object): HistoryPatch | null {
   const order = (d: object) => Object.keys(d).join('\u0000');
   if (order(prev) !== order(next)) return null;
   return { v: 2, ops: fjp.compare(restPrev, restNext), tables };
+}
+
+/**
+ * The patch between two stored states split by row (./pack's `splitStored`): the instance table diffed as
+ * text, everything else as {@link diffHistory} does. The same patch `diffHistory` makes of the whole documents.
+ */
+export function diffStoredRows(prev: RowsText & { rest: object }, next: RowsText & { rest: object }): HistoryPatch | null {
+  const patch = diffHistory(prev.rest, next.rest);
+  if (!patch) return null;
+  const t = diffRowsText(prev, next);
+  if (!t) return null;
+  if (t.del || t.set || t.edit || t.add) patch.tables.instances = t;
+  return patch;
 }
 
 function applyTable(rows: unknown[], t: TablePatch, field: string, name: string): unknown[] {

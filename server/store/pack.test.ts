@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import { buildPool } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
-import { deflateDoc, deflateIfShorter, inflateDoc, packDetail, storedState, unpackDetail } from './pack';
+import { deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowKey, splitStored, storedState, unpackDetail } from './pack';
 
-const storedJson = (d: Parameters<typeof storedState>[0]) => storedState(d).json;
+/** The stored document as one JSON text (the stored layout puts each row on a line of its own). */
+const storedJson = (d: Parameters<typeof storedState>[0]) => JSON.stringify(parseStored(storedState(d).text));
 
 describe('stored pool states', () => {
   it('write each spelling equal to the providerID once, keep other spellings, and read back the same', () => {
@@ -37,5 +38,34 @@ describe('stored pool states', () => {
     expect(deflateIfShorter('{"short":1}')).toBe('{"short":1}');
     expect(inflateDoc(deflateIfShorter(json))).toBe(json);
     expect(unpackDetail({ instances: [{ providerID: 'a', sources: { azure: 'a', node: null } }] })).toEqual({ instances: [{ providerID: 'a', sources: { azure: 'a', node: null } }] });
+  });
+
+  it('lay a state out with one row per line, split it without parsing the rows, and read either layout', () => {
+    const big = buildPool({ replicas: 5, instances: Array.from({ length: 5 }, (_, i) => ({ member: String(i) })) });
+    const d = analyzePool(big.input, { now: big.now });
+    const s = storedState(d);
+    const lines = s.text.split('\n');
+    expect(lines).toHaveLength(6);
+    expect(lines.slice(1)).toEqual(s.rows);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ instances: [] });
+    // Parsed, it is the packed document, with the instance table back at its place among the keys.
+    expect(JSON.stringify(parseStored(s.text))).toBe(JSON.stringify(s.doc));
+    const split = splitStored(s.text);
+    expect(split.keys).toEqual(d.instances.map((r) => r.providerID));
+    expect(split.rows).toEqual(s.rows);
+    // A state stored before (one JSON document) splits the same way.
+    const legacy = splitStored(JSON.stringify(s.doc));
+    expect(legacy).toEqual(split);
+    expect(parseStored(JSON.stringify(s.doc))).toEqual(s.doc);
+    // A pool without instances is plain JSON, as before.
+    const empty = storedState({ ...d, instances: [] });
+    expect(empty.text).not.toContain('\n');
+    expect(splitStored(empty.text)).toEqual({ rest: JSON.parse(empty.text), keys: [], rows: [] });
+  });
+
+  it('read a row\'s key off its JSON, escaped or not', () => {
+    expect(rowKey('{"providerID":"azure:///x/1","v":1}')).toBe('azure:///x/1');
+    expect(rowKey(JSON.stringify({ providerID: 'a"b\\c', v: 1 }))).toBe('a"b\\c');
+    expect(rowKey(JSON.stringify({ v: 1, providerID: 'later' }))).toBe('later');
   });
 });

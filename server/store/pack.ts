@@ -46,15 +46,67 @@ export function packDetail(d: PoolDetail | Omit<PoolDetail, 'at'>): PackedDetail
   };
 }
 
-/** A pool's state as the store writes it, packed and as JSON: the collector fingerprints it and hands it over. */
+/**
+ * A pool's state as the store writes it: the packed document, and its text — the document's JSON with an
+ * empty instance table, then each instance row's JSON on a line of its own (JSON text never holds a raw
+ * newline). A state with no rows is plain JSON, as states were stored before. Kept by line, the rows of the
+ * previous state compare as strings: the store diffs a write without parsing the 100 rows it did not change.
+ * The collector fingerprints the text and hands the whole over.
+ */
 export interface StoredState {
   doc: PackedDetail;
-  json: string;
+  /** The JSON of each instance row, in the table's order. */
+  rows: string[];
+  text: string;
 }
 
 export function storedState(d: PoolDetail): StoredState {
   const doc = packDetail(d);
-  return { doc, json: JSON.stringify(doc) };
+  const rows = doc.instances.map((r) => JSON.stringify(r));
+  const rest = JSON.stringify({ ...doc, instances: [] });
+  return { doc, rows, text: rows.length ? `${rest}\n${rows.join('\n')}` : rest };
+}
+
+/** A stored state's text split: the document without its rows, and each row's key and JSON. */
+export interface StoredRows {
+  rest: Record<string, unknown>;
+  keys: string[];
+  rows: string[];
+}
+
+const ROW_PREFIX = '{"providerID":"';
+
+/** A row's providerID, read off its JSON (a packed row starts with it) without parsing the row. */
+export function rowKey(json: string): string {
+  if (json.startsWith(ROW_PREFIX)) {
+    const end = json.indexOf('"', ROW_PREFIX.length);
+    const raw = json.slice(ROW_PREFIX.length, end);
+    if (end > 0 && !raw.includes('\\')) return raw;
+  }
+  return String((JSON.parse(json) as { providerID: unknown }).providerID);
+}
+
+/** Splits a stored state's text (either layout: rows by line, or one JSON document as stored before). */
+export function splitStored(text: string): StoredRows {
+  const nl = text.indexOf('\n');
+  if (nl < 0) {
+    const doc = JSON.parse(text) as Record<string, unknown>;
+    const rows = Array.isArray(doc.instances) ? doc.instances.map((r) => JSON.stringify(r)) : [];
+    return { rest: Array.isArray(doc.instances) ? { ...doc, instances: [] } : doc, keys: rows.map(rowKey), rows };
+  }
+  const lines = text.split('\n');
+  const rows = lines.slice(1);
+  return { rest: JSON.parse(lines[0] as string) as Record<string, unknown>, keys: rows.map(rowKey), rows };
+}
+
+/** Parses a stored state's text (either layout) into its packed document. */
+export function parseStored(text: string): Record<string, unknown> {
+  const nl = text.indexOf('\n');
+  if (nl < 0) return JSON.parse(text) as Record<string, unknown>;
+  const lines = text.split('\n');
+  const doc = JSON.parse(lines[0] as string) as Record<string, unknown>;
+  doc.instances = lines.slice(1).map((l) => JSON.parse(l) as unknown);
+  return doc;
 }
 
 /** Restores a stored document in place (documents stored before packing pass through unchanged). */

@@ -12,7 +12,7 @@ import { buildScenario } from '@/lib/fixtures/scenarios';
 import { diffDetails, stableDetail } from '@/lib/transitions';
 import { createTestDatabase } from '../testing/postgres';
 import { openPostgres } from './postgres';
-import { storedState } from './pack';
+import { deflateDoc, storedState } from './pack';
 import { openSqlite } from './sqlite';
 import { TimelineStore, type SqlDb } from './store';
 
@@ -128,7 +128,7 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     }
     const key = states[0]!.summary.key;
     const history = await db(s).all<{ kind: string; body: string }>('SELECT kind, body FROM pool_history WHERE pool_key = ? ORDER BY seq', [key]);
-    const full = storedState(states[0]!).json.length;
+    const full = storedState(states[0]!).text.length;
     // Keyframes are deflated, patches carry only the rows that changed.
     let sinceKey = 0;
     let keyframe = 0;
@@ -169,6 +169,26 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     const kinds = await d0.all<{ kind: string }>('SELECT kind FROM pool_history WHERE pool_key = ? ORDER BY seq', [key]);
     expect(kinds.map((k) => k.kind)).toEqual(['key', 'patch', 'key']);
     expect((await s.poolAt(key, at(2)))?.summary.replicas.desired).toBe(5);
+    await s.close();
+  });
+
+  it.skipIf(!available)('states stored as one JSON document (before rows by line) stay readable, and the next change patches them', async () => {
+    const d0 = open();
+    const s = new TimelineStore(d0);
+    await s.migrate();
+    const ds = details(3, 'one-document');
+    await s.writeCycle({ id: 'o0', at: at(0) }, [{ detail: ds[0]!, transitions: [] }]);
+    const key = ds[0]!.summary.key;
+    // Rewritten as the previous layout had it: the packed document as one deflated JSON text.
+    const whole = deflateDoc(JSON.stringify(storedState(ds[0]!).doc));
+    await d0.run('UPDATE pools SET detail = ?, key_bytes = ? WHERE pool_key = ?', [whole, whole.length * 4, key]);
+    await d0.run('UPDATE pool_history SET body = ? WHERE pool_key = ? AND seq = 1', [whole, key]);
+    expect(stableDetail((await s.currentPool(key, at(0)))!)).toEqual(JSON.parse(JSON.stringify(stableDetail(ds[0]!))));
+    await s.writeCycle({ id: 'o1', at: at(1) }, [{ detail: ds[1]!, transitions: [] }]);
+    const kinds = await d0.all<{ kind: string }>('SELECT kind FROM pool_history WHERE pool_key = ? ORDER BY seq', [key]);
+    expect(kinds.map((k) => k.kind)).toEqual(['key', 'rows']);
+    expect(stableDetail((await s.poolAt(key, at(0.5)))!)).toEqual(JSON.parse(JSON.stringify(stableDetail(ds[0]!))));
+    expect(stableDetail((await s.poolAt(key, at(1)))!)).toEqual(JSON.parse(JSON.stringify(stableDetail(ds[1]!))));
     await s.close();
   });
 

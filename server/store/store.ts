@@ -5,8 +5,8 @@ import 'server-only';
 
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import { applyHistory, diffHistory, type HistoryPatch } from './history-patch';
-import { deflateDoc, deflateIfShorter, inflateDoc, storedState, unpackDetail, type StoredState } from './pack';
+import { applyHistory, diffStoredRows, type HistoryPatch } from './history-patch';
+import { deflateDoc, deflateIfShorter, inflateDoc, parseStored, splitStored, storedState, unpackDetail, type StoredState } from './pack';
 import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
@@ -137,8 +137,9 @@ export class TimelineStore {
         if (w.detailUnchanged) continue;
         const d = w.detail;
         const key = d.summary.key;
-        const { doc: packed, json } = w.stored ?? storedState(d);
-        const stored = deflateDoc(json);
+        const state = w.stored ?? storedState(d);
+        const packed = state.doc;
+        const stored = deflateDoc(state.text);
         const rows = await t.all<{ seq: number; detail: string; key_seq: number; key_bytes: number; patch_bytes: number }>(
           'SELECT seq, detail, key_seq, key_bytes, patch_bytes FROM pools WHERE pool_key = ?', [key]);
         const prev = rows[0];
@@ -146,7 +147,8 @@ export class TimelineStore {
         let kind: HistoryKind = 'key';
         let body = stored;
         if (prev && Number(prev.key_seq) > 0 && seq - Number(prev.key_seq) <= this.maxPatches) {
-          const patch = diffHistory(JSON.parse(inflateDoc(prev.detail)) as object, packed);
+          // Rows compare as text: only those that changed are parsed (a write usually changes one or two).
+          const patch = diffStoredRows(splitStored(inflateDoc(prev.detail)), { rest: { ...packed, instances: [] }, keys: packed.instances.map((r) => (r as { providerID: string }).providerID), rows: state.rows });
           const text = patch && deflateIfShorter(JSON.stringify(patch));
           if (text && Number(prev.patch_bytes) + text.length < Number(prev.key_bytes)) {
             kind = 'rows';
@@ -198,7 +200,7 @@ export class TimelineStore {
   }
 
   private revive(row: { detail: string; last_change: string }, at: string): PoolDetail {
-    const d = unpackDetail(JSON.parse(inflateDoc(row.detail)) as PoolDetail);
+    const d = unpackDetail(parseStored(inflateDoc(row.detail)) as unknown as PoolDetail);
     return { ...d, summary: { ...d.summary, lastChange: row.last_change }, at };
   }
 
@@ -232,10 +234,10 @@ export class TimelineStore {
       `SELECT seq, at, kind, body FROM pool_history WHERE pool_key = ? AND at <= ? AND seq >= (
          SELECT COALESCE(MAX(seq), 0) FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?) ORDER BY seq`, [key, at, key, at]);
     if (rows.length === 0 || rows[0]?.kind !== 'key') return null;
-    let doc = JSON.parse(inflateDoc((rows[0] as { body: string }).body)) as object;
+    let doc: object = parseStored(inflateDoc((rows[0] as { body: string }).body));
     let lastChange = (rows[0] as { at: string }).at;
     for (const r of rows.slice(1)) {
-      if (r.kind === 'key') doc = JSON.parse(inflateDoc(r.body)) as object;
+      if (r.kind === 'key') doc = parseStored(inflateDoc(r.body));
       else if (r.kind === 'rows') doc = applyHistory(doc, JSON.parse(inflateDoc(r.body)) as HistoryPatch);
       else doc = fjp.applyPatch(doc, JSON.parse(r.body) as Operation[], false, true).newDocument;
       lastChange = r.at;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { machinePoolToV1beta1, machinePoolToV1beta2 } from './capi-conversion';
 import { DEFAULT_AZURE, makeMachinePool, makeVm, makeVmss } from './fixtures/objects';
 import { buildPool, healthyInstances } from './fixtures/pool';
-import { buildPoolModel, normaliseInstance, normaliseVmss } from './pool-model';
+import { buildPoolModel, normaliseAzure, normaliseInstance, normaliseVmss } from './pool-model';
 
 const mpOpts = {
   name: 'pool0', namespace: 'default', clusterName: 'prod-weu', replicas: 3,
@@ -147,5 +147,22 @@ describe('conversion is idempotent', () => {
     const b1 = machinePoolToV1beta1(b2);
     expect(machinePoolToV1beta1(b1)).toEqual(b1);
     expect(machinePoolToV1beta2(b2)).toEqual(b2);
+  });
+});
+
+describe('Azure reads normalised once (normaliseAzure)', () => {
+  it('give the same model as the raw read, notes included', () => {
+    const b = buildPool({ replicas: 3, instances: healthyInstances(3) });
+    const raw = b.input.azure as { state: 'ok'; vmss: unknown; vms: unknown[] };
+    expect(raw.state).toBe('ok');
+    // One VM without an id: skipped, with a note, either way.
+    const vms = [...raw.vms, { name: 'no-id' }];
+    const fromRaw = buildPoolModel({ ...b.input, azure: { ...raw, vms } });
+    const normalised = normaliseAzure(raw.vmss, vms);
+    const fromNormalised = buildPoolModel({ ...b.input, azure: normalised });
+    expect(fromNormalised).toEqual(fromRaw);
+    expect(fromRaw.notes).toContain('Azure returned a VM without an id; it was skipped.');
+    expect(fromRaw.azure.state === 'ok' && fromRaw.azure.instances).toHaveLength(3);
+    expect(normaliseAzure({ name: 'no id' }, []).azure).toEqual({ state: 'unknown', reason: 'Azure returned a scale set without an id.' });
   });
 });

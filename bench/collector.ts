@@ -106,6 +106,20 @@ export async function measureInChild(): Promise<void> {
   const calls0 = col.azureCalls.total;
   const throttled0 = col.azureCalls.throttled;
   const profile = process.env.POOLSCOPE_BENCH_CPU_PROFILE ? await startProfile() : null;
+  const analyses0 = { ...col.analyses };
+  // Garbage collection in the window, by kind (a scavenge of the young generation, or a full mark-compact).
+  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  const gcKinds: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
+  const gcStats: Record<string, { count: number; ms: number }> = {};
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = gcKinds[(e as unknown as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'other';
+      const g = (gcStats[kind] ??= { count: 0, ms: 0 });
+      g.count++;
+      g.ms += e.duration;
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   const cpu0 = process.cpuUsage();
   const wall0 = Date.now();
   // Latency: patch a pool's replicas through the API and wait for the collector's change event.
@@ -179,6 +193,7 @@ export async function measureInChild(): Promise<void> {
   }
   const wallMs = Date.now() - wall0;
   const cpu = process.cpuUsage(cpu0);
+  gcObserver.disconnect();
   clearInterval(rssTimer);
   const hot = profile ? await profile.stop(process.env.POOLSCOPE_BENCH_CPU_PROFILE as string) : undefined;
   const hours = wallMs / 3_600_000;
@@ -199,6 +214,10 @@ export async function measureInChild(): Promise<void> {
     poolsFirstReadFromAzureInWindow: readAtEnd - readAtStart,
     rssMaxFromStartMB: Math.round(rssMax / 2 ** 20),
     steadyRssMB: { p50: Math.round(pct(rssWindow, 50) / 2 ** 20), max: Math.round(Math.max(...rssWindow) / 2 ** 20) },
+    // Pool analyses in the window, and the share that found the pool unchanged (nothing written).
+    analysesPerSecond: Math.round(((col.analyses.total - analyses0.total) / wallMs) * 10_000) / 10,
+    unchangedAnalysesShare: Math.round(((col.analyses.unchanged - analyses0.unchanged) / Math.max(1, col.analyses.total - analyses0.total)) * 100) / 100,
+    gcInWindow: Object.fromEntries(Object.entries(gcStats).map(([k, g]) => [k, { count: g.count, ms: Math.round(g.ms) }])),
     steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,
     // From the API server's answer to the stored transition, and from before the request (API server included).
     changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95), notSeenWithin10s: timedOut, patchErrors: patchErrors.length, ...(patchErrors.length ? { firstPatchError: patchErrors[0] } : {}) },

@@ -102,6 +102,8 @@ export class Collector {
   private azureReading: Promise<void> | null = null;
   private stopped = false;
   cycles = 0;
+  /** Pool analyses since start, and how many of them found the pool as it was (for benchmarks). */
+  readonly analyses = { total: 0, unchanged: 0 };
   lastCycleAt: string | null = null;
   /** The id of the last cycle that stored something (it names that cycle's rows in the store). */
   lastStoredCycle: string | null = null;
@@ -346,6 +348,8 @@ export class Collector {
       this.pendingEvents.delete(key);
       const { fingerprint, stored } = detailFingerprint(detail);
       const unchanged = prev !== null && this.fingerprints.get(key) === fingerprint;
+      this.analyses.total++;
+      if (unchanged) this.analyses.unchanged++;
       if (unchanged && events.length === 0) continue;
       const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
       if (unchanged) {

@@ -45,34 +45,6 @@ function replicaCounts(model: PoolModel, joined: readonly JoinedId[]): ReplicaCo
 
 const rowCollator = new Intl.Collator('en', { numeric: true });
 
-function digitsFrom(s: string, i: number): boolean {
-  if (i >= s.length || s.charCodeAt(i) === 48) return false;
-  for (let k = i; k < s.length; k++) {
-    const c = s.charCodeAt(k);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
-
-/**
- * The instance table's order: numeric collation (…/virtualMachines/2 before …/10). A pool's IDs share all but
- * their trailing instance number, which compares as a number without the collator (several times faster, and
- * every analysis sorts the table); anything else goes through the collator.
- */
-export function compareRowIds(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  const before = i > 0 ? a.charCodeAt(i - 1) : 48;
-  if ((before < 48 || before > 57) && digitsFrom(a, i) && digitsFrom(b, i)) {
-    // Equal prefixes, then numbers without leading zeros: the longer is larger, else they compare as text.
-    if (a.length !== b.length) return a.length < b.length ? -1 : 1;
-    return a < b ? -1 : 1;
-  }
-  return rowCollator.compare(a, b);
-}
-
 function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: readonly DriftKind[][]): InstanceRow[] {
   const paused = model.mp.pausedAnnotation;
   const visible = new Set(model.mp.providerIDList.map(autoscalerKey));
@@ -100,7 +72,7 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
       driftKinds: kinds[idx] ?? [],
     };
   });
-  return rows.sort((a, b) => compareRowIds(a.providerID, b.providerID));
+  return rows.sort((a, b) => rowCollator.compare(a.providerID, b.providerID));
 }
 
 /** FNV-1a over the list, order-sensitive like CAPI's comparison. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import { buildPool } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
-import { deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowKey, splitStored, storedState, unpackDetail } from './pack';
+import { asciiJson, deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowKey, splitStored, storedState, unpackDetail } from './pack';
 
 /** The stored document as one JSON text (the stored layout puts each row on a line of its own). */
 const storedJson = (d: Parameters<typeof storedState>[0]) => JSON.stringify(parseStored(storedState(d).text));
@@ -67,5 +67,20 @@ describe('stored pool states', () => {
     expect(rowKey('{"providerID":"azure:///x/1","v":1}')).toBe('azure:///x/1');
     expect(rowKey(JSON.stringify({ providerID: 'a"b\\c', v: 1 }))).toBe('a"b\\c');
     expect(rowKey(JSON.stringify({ v: 1, providerID: 'later' }))).toBe('later');
+  });
+
+  it('store text in ASCII, escaping what lies beyond it, so it reads back the same', () => {
+    const value = { note: 'expected on CAPZ ≥ v1.20 — fine 🙂', plain: 'a"b\\c' };
+    const json = asciiJson(JSON.stringify(value));
+    expect(json).toMatch(/^[\x00-\x7f]*$/);
+    expect(json).toContain('\\u2265');
+    expect(JSON.parse(json)).toEqual(value);
+    expect(asciiJson('{"a":1}')).toBe('{"a":1}');
+    const b = buildPool({ replicas: 2, instances: [{ member: '0' }, { member: '1' }] });
+    const d = analyzePool(b.input, { now: b.now });
+    const wide = { ...d, notes: ['CAPZ ≥ v1.20'], instances: d.instances.map((r, i) => (i === 1 ? { ...r, azure: r.azure && { ...r.azure, errorMessage: 'échec' } } : r)) };
+    const s = storedState(wide);
+    expect(s.text).toMatch(/^[\x00-\x7f]*$/);
+    expect(unpackDetail(parseStored(s.text))).toEqual(JSON.parse(JSON.stringify(stableDetail(wide))));
   });
 });

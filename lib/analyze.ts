@@ -75,8 +75,20 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
   return rows.sort((a, b) => rowCollator.compare(a.providerID, b.providerID));
 }
 
+/** Digests of the lists a model holds, by list (a model's lists are built once per object's list: lib/pool-model). */
+const digests = new WeakMap<readonly string[], ListDigest>();
+
 /** FNV-1a over the list, order-sensitive like CAPI's comparison. */
 export function digest(list: readonly string[]): ListDigest {
+  let d = digests.get(list);
+  if (!d) {
+    d = fnv(list);
+    digests.set(list, d);
+  }
+  return d;
+}
+
+function fnv(list: readonly string[]): ListDigest {
   let h = 0x811c9dc5;
   for (const id of list) {
     for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;

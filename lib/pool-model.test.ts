@@ -166,3 +166,20 @@ describe('Azure reads normalised once (normaliseAzure)', () => {
     expect(normaliseAzure({ name: 'no id' }, []).azure).toEqual({ state: 'unknown', reason: 'Azure returned a scale set without an id.' });
   });
 });
+
+describe('providerID lists read once per list', () => {
+  it('reuse an unchanged list across analyses, and read a replaced one afresh', () => {
+    const b = buildPool({ replicas: 3, instances: healthyInstances(3) });
+    const first = buildPoolModel(b.input);
+    const again = buildPoolModel(b.input);
+    expect(again.mp.providerIDList).toBe(first.mp.providerIDList);
+    expect(again.amp?.providerIDList).toBe(first.amp?.providerIDList);
+    // A list replaced (as an informer's update replaces it) is read, and checked, afresh.
+    const mp = b.input.machinePool;
+    const replaced = { ...mp, spec: { ...mp.spec, providerIDList: [...(mp.spec?.providerIDList as string[]), 'bad'] } };
+    const after = buildPoolModel({ ...b.input, machinePool: replaced });
+    expect(after.mp.providerIDList).toHaveLength(4);
+    expect(after.notes).toContain('MachinePool spec.providerIDList has a malformed entry (does not start with azure://): bad');
+    expect(first.notes.some((n) => n.includes('malformed'))).toBe(false);
+  });
+});

@@ -204,6 +204,54 @@ export interface PoolInput {
   capzVersion?: string | null;
 }
 
+/**
+ * A providerID list as the model holds it: its strings, and what checking them found (duplicates, malformed
+ * entries). Built once per list array an object holds — the collector's objects replace a list when it
+ * changes, never edit it in place — so every analysis of an unchanged list (most of them: an instance's own
+ * objects change far more often than the pool's lists) reuses it, and the same array lets `digest` reuse its hash.
+ */
+interface CheckedList {
+  ids: string[];
+  duplicates: boolean;
+  malformed: [id: string, reason: string][];
+}
+
+const checkedLists = new WeakMap<object, CheckedList>();
+
+function checkList(ids: string[]): CheckedList {
+  const malformed: [string, string][] = [];
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const p = parseProviderId(id);
+    if (!p.ok) malformed.push([id, p.reason]);
+  }
+  return { ids, duplicates: seen.size !== ids.length, malformed };
+}
+
+function providerIdList(obj: unknown, ...path: string[]): CheckedList {
+  const raw = get(obj, path);
+  if (!Array.isArray(raw)) return checkList([]);
+  let c = checkedLists.get(raw);
+  if (!c) {
+    c = checkList(strings(obj, ...path));
+    checkedLists.set(raw, c);
+    checkedLists.set(c.ids, c);
+  }
+  return c;
+}
+
+/** What checking a model's list found (see {@link providerIdList}); lists built by hand are checked now. */
+function checkedList(ids: string[]): CheckedList {
+  let c = checkedLists.get(ids);
+  if (!c) {
+    c = checkList(ids);
+    checkedLists.set(ids, c);
+  }
+  return c;
+}
+
 function conditionsAt(obj: unknown, path: string[]): Condition[] {
   return arr(obj, ...path).flatMap((c): Condition[] => {
     const type = str(c, 'type');
@@ -270,7 +318,7 @@ function normaliseMachinePool(obj: KubeObject, notes: string[]): MachinePoolMode
     resourceVersion: obj.metadata?.resourceVersion ?? null,
     clusterName: str(obj, 'spec', 'clusterName') ?? obj.metadata?.labels?.[CLUSTER_NAME_LABEL] ?? null,
     replicas,
-    providerIDList: strings(obj, 'spec', 'providerIDList'),
+    providerIDList: providerIdList(obj, 'spec', 'providerIDList').ids,
     phase: phaseKnown ? phase : 'Unknown',
     phaseKnown,
     infrastructureReady: b2
@@ -327,7 +375,7 @@ function normaliseAzureMachinePool(obj: KubeObject, notes: string[]): AzureMachi
     ready: bool(obj, 'status', 'ready'),
     initializationProvisioned: bool(obj, 'status', 'initialization', 'provisioned'),
     replicas: num(obj, 'status', 'replicas'),
-    providerIDList: strings(obj, 'spec', 'providerIDList'),
+    providerIDList: providerIdList(obj, 'spec', 'providerIDList').ids,
     providerID: str(obj, 'spec', 'providerID'),
     provisioningState: state,
     orchestrationMode: orchestration(str(obj, 'spec', 'orchestrationMode')),
@@ -490,19 +538,12 @@ export function buildPoolModel(input: PoolInput): PoolModel {
   const parsed = scaleSetRaw === null ? null : parseProviderId(scaleSetRaw);
   if (parsed && !parsed.ok) notes.push(`AzureMachinePool spec.providerID is malformed (${parsed.reason}): ${parsed.raw}`);
 
-  // The two lists mostly hold the same IDs: check each distinct string once.
-  const checked = new Map<string, string | null>();
   for (const [label, list] of [['MachinePool', mp.providerIDList], ['AzureMachinePool', amp?.providerIDList ?? []]] as const) {
-    if (new Set(list).size !== list.length) notes.push(`${label} spec.providerIDList has duplicate entries.`);
-    for (const id of list) {
-      let problem = checked.get(id);
-      if (problem === undefined) {
-        const p = parseProviderId(id);
-        problem = p.ok ? null : p.reason;
-        checked.set(id, problem);
-      }
-      if (problem !== null) notes.push(`${label} spec.providerIDList has a malformed entry (${problem}): ${id}`);
-    }
+    const c = checkedList(list);
+    if (c.duplicates) notes.push(`${label} spec.providerIDList has duplicate entries.`);
+    // Each distinct malformed entry, as often as the list holds it.
+    const bad = new Map(c.malformed);
+    if (bad.size) for (const id of list) if (bad.has(id)) notes.push(`${label} spec.providerIDList has a malformed entry (${bad.get(id)}): ${id}`);
   }
 
   return {

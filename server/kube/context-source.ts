@@ -52,6 +52,24 @@ function joinKeysOf(list: unknown): Set<string> | null {
   return keys;
 }
 
+/** The key of a scale set's resource group's flexible VMs (see scaleSetKeyOf), which a pool's Nodes may be. */
+function flexKeyOf(scaleSetKey: string): string {
+  return `${scaleSetKey.slice(0, scaleSetKey.lastIndexOf('/'))}/~flex`;
+}
+
+/** Per list: the join keys of its IDs outside a given scale set (and its flexible VMs), with that scale set. */
+const listForeignKeys = new WeakMap<object, { scaleSet: string | null; keys: string[] }>();
+
+function foreignKeysOf(list: unknown, scaleSetKey: string | null): string[] {
+  if (!Array.isArray(list)) return [];
+  const hit = listForeignKeys.get(list);
+  if (hit && hit.scaleSet === scaleSetKey) return hit.keys;
+  const own = scaleSetKey === null ? [] : [scaleSetKey, flexKeyOf(scaleSetKey)];
+  const keys = [...new Set(list.filter((id): id is string => typeof id === 'string' && !own.includes(scaleSetKeyOf(id))).map(joinKey))];
+  listForeignKeys.set(list, { scaleSet: scaleSetKey, keys });
+  return keys;
+}
+
 /** A providerID list's strings as a set, built once per list (like {@link joinKeysOf}). */
 const listRawIds = new WeakMap<object, Set<unknown>>();
 
@@ -114,11 +132,12 @@ class WorkloadSource {
     };
     if (scaleSetKey) {
       take(this.byScaleSet.get(scaleSetKey));
-      take(this.byScaleSet.get(`${scaleSetKey.slice(0, scaleSetKey.lastIndexOf('/'))}/~flex`));
+      take(this.byScaleSet.get(flexKeyOf(scaleSetKey)));
     }
-    // The lists' join keys are built once per list; an AMPM's or Machine's ID is nearly always in a list
-    // already (found there by its exact string), so it is lower-cased only when it is not.
-    for (const list of ids.lists) for (const k of joinKeysOf(list) ?? []) take(this.byId.get(k));
+    // A listed ID in the pool's own scale set names a Node taken above already: only the others (found once
+    // per list) are looked up. An AMPM's or Machine's ID is nearly always in a list (found there by its exact
+    // string), so it is lower-cased only when it is not.
+    for (const list of ids.lists) for (const k of foreignKeysOf(list, scaleSetKey)) take(this.byId.get(k));
     for (const id of ids.others) if (!ids.lists.some((l) => rawIdsOf(l)?.has(id))) take(this.byId.get(joinKey(id)));
     const out: KubeObject[] = [];
     for (const n of names) {

@@ -91,11 +91,14 @@ function diffTable(prev: unknown[], next: unknown[], field: string): TablePatch 
   return out;
 }
 
-/** A row changed in place: as a JSON Patch of the row when that is shorter and rebuilds it exactly, else whole. */
-function changed(k: string, was: unknown, row: unknown, set: unknown[], edit: [string, Operation[]][]): void {
+/**
+ * A row changed in place: as a JSON Patch of the row when that is shorter and rebuilds it exactly, else whole.
+ * `was` is patched in place when `ownWas` says it is a copy of the caller's own (parsed from text).
+ */
+function changed(k: string, was: unknown, row: unknown, set: unknown[], edit: [string, Operation[]][], ownWas = false): void {
   const ops = was !== null && typeof was === 'object' && row !== null && typeof row === 'object' ? fjp.compare(was, row) : null;
   // A row's own key order must survive too: a field added to a row goes to its end.
-  const rebuilt = ops && fjp.applyPatch(fjp.deepClone(was) as object, ops, false, true).newDocument;
+  const rebuilt = ops && fjp.applyPatch((ownWas ? was : fjp.deepClone(was)) as object, ops, false, true).newDocument;
   if (ops && sameJson(rebuilt, row) && JSON.stringify(ops).length < JSON.stringify(row).length) edit.push([k, ops]);
   else set.push(row);
 }
@@ -132,7 +135,7 @@ export function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null 
     const row = next.rows[i] as string;
     const was = prevByKey.get(k);
     if (was === undefined) add.push([i === 0 ? null : (next.keys[i - 1] as string), JSON.parse(row)]);
-    else if (was !== row) changed(k, JSON.parse(was), JSON.parse(row), set, edit);
+    else if (was !== row) changed(k, JSON.parse(was), JSON.parse(row), set, edit, true);
   });
   if (set.length) out.set = set;
   if (edit.length) out.edit = edit;

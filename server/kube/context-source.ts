@@ -39,25 +39,16 @@ function addTo(index: Map<string, Set<string>>, k: string, name: string): void {
   else index.set(k, new Set([name]));
 }
 
-/** The join keys of a providerID list, computed once per list (lists are replaced, never changed in place). */
-const listJoinKeys = new WeakMap<object, Set<string>>();
-
-function joinKeysOf(list: unknown): Set<string> | null {
-  if (!Array.isArray(list)) return null;
-  let keys = listJoinKeys.get(list);
-  if (!keys) {
-    keys = new Set(list.filter((id): id is string => typeof id === 'string').map(joinKey));
-    listJoinKeys.set(list, keys);
-  }
-  return keys;
-}
-
 /** The key of a scale set's resource group's flexible VMs (see scaleSetKeyOf), which a pool's Nodes may be. */
 function flexKeyOf(scaleSetKey: string): string {
   return `${scaleSetKey.slice(0, scaleSetKey.lastIndexOf('/'))}/~flex`;
 }
 
-/** Per list: the join keys of its IDs outside a given scale set (and its flexible VMs), with that scale set. */
+/**
+ * Per list: the join keys of its IDs outside a given scale set (and its flexible VMs), with that scale set.
+ * A pool's list names its own scale set's VMs, whose Nodes its scale set finds: only the rest (usually none)
+ * need looking up by ID, so no list's every ID is kept lower-cased.
+ */
 const listForeignKeys = new WeakMap<object, { scaleSet: string | null; keys: string[] }>();
 
 function foreignKeysOf(list: unknown, scaleSetKey: string | null): string[] {
@@ -70,7 +61,7 @@ function foreignKeysOf(list: unknown, scaleSetKey: string | null): string[] {
   return keys;
 }
 
-/** A providerID list's strings as a set, built once per list (like {@link joinKeysOf}). */
+/** A providerID list's strings as a set, built once per list (like {@link foreignKeysOf}). */
 const listRawIds = new WeakMap<object, Set<unknown>>();
 
 function rawIdsOf(list: unknown): Set<unknown> | null {
@@ -97,7 +88,6 @@ class WorkloadSource {
    * takes its own Nodes, not the cluster's thousands, and a Node's change concerns its own pool.
    */
   private readonly byScaleSet = new Map<string, Set<string>>();
-  private readonly byId = new Map<string, Set<string>>();
   health: SourceHealth;
   private informer: Informer | null = null;
   listed = false;
@@ -118,7 +108,24 @@ class WorkloadSource {
     const name = String(o.metadata?.name);
     const pid = providerIdOf(o);
     (add ? addTo : removeFrom)(this.byScaleSet, scaleSetKeyOf(pid), name);
-    if (typeof pid === 'string') (add ? addTo : removeFrom)(this.byId, joinKey(pid), name);
+  }
+
+  /**
+   * The Nodes whose providerID has this join key: looked for among their scale set's Nodes (a rare lookup — an
+   * ID outside the pool's own scale set — which is why no index by ID is kept: it held a lower-cased copy of
+   * every Node's providerID).
+   */
+  private byJoinKey(key: string): Set<string> {
+    const out = new Set<string>();
+    // The key is the ID lower-cased without `azure://`: its scale set's Nodes, and those whose providerID does
+    // not parse (filed apart, and one of them may have the same key: the prefix missing).
+    for (const where of new Set([scaleSetKeyOf(`azure://${key}`), OTHER_SCALE_SET])) {
+      for (const n of this.byScaleSet.get(where) ?? []) {
+        const pid = providerIdOf(this.nodes.get(n) ?? {});
+        if (typeof pid === 'string' && joinKey(pid) === key) out.add(n);
+      }
+    }
+    return out;
   }
 
   /**
@@ -137,8 +144,8 @@ class WorkloadSource {
     // A listed ID in the pool's own scale set names a Node taken above already: only the others (found once
     // per list) are looked up. An AMPM's or Machine's ID is nearly always in a list (found there by its exact
     // string), so it is lower-cased only when it is not.
-    for (const list of ids.lists) for (const k of foreignKeysOf(list, scaleSetKey)) take(this.byId.get(k));
-    for (const id of ids.others) if (!ids.lists.some((l) => rawIdsOf(l)?.has(id))) take(this.byId.get(joinKey(id)));
+    for (const list of ids.lists) for (const k of foreignKeysOf(list, scaleSetKey)) take(this.byJoinKey(k));
+    for (const id of ids.others) if (!ids.lists.some((l) => rawIdsOf(l)?.has(id))) take(this.byJoinKey(joinKey(id)));
     const out: KubeObject[] = [];
     for (const n of names) {
       const node = this.nodes.get(n);
@@ -433,9 +440,11 @@ export class ContextSource {
     return pools.filter((p) => {
       const amp = this.ampOf(p);
       if (keys.has(scaleSetKeyOf(amp?.spec?.providerID))) return true;
-      // Node churn reaches here for every pool of the cluster: each list's keys are a set, built once per list.
-      const lists = [joinKeysOf(this.caches.mp.get(p)?.spec?.providerIDList), joinKeysOf(amp?.spec?.providerIDList)];
-      return lists.some((l) => l !== null && [...ids].some((id) => l.has(id)));
+      // Node churn reaches here for every pool of the cluster: a Node outside the pool's scale set concerns it
+      // only if a list names it, among the list's IDs outside that scale set (found once per list).
+      const own = amp ? scaleSetKeyOf(amp.spec?.providerID) : null;
+      const lists = [this.caches.mp.get(p)?.spec?.providerIDList, amp?.spec?.providerIDList];
+      return lists.some((l) => foreignKeysOf(l, own).some((k) => ids.has(k)));
     });
   }
 

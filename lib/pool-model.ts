@@ -4,7 +4,7 @@
 import type { PoolRef, SourceState } from './api-types';
 import { parseProviderId, providerIdFromArmId, type ParsedProviderId } from './provider-id';
 import { arr, bool, get, num, str, strings, type KubeObject } from './unstructured';
-import { SlimAmpm, SlimMachine, SlimNode } from './slim';
+import { SlimAmpm, SlimMachine, SlimNode, intern } from './slim';
 
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 export const REPLICAS_MANAGED_BY_ANNOTATION = 'cluster.x-k8s.io/replicas-managed-by';
@@ -150,7 +150,6 @@ export interface VmssModel {
 
 export interface InstanceModel {
   providerID: string;
-  armId: string;
   name: string;
   instanceId: string | null;
   provisioningState: string | null;
@@ -476,8 +475,9 @@ export function normaliseInstance(raw: unknown): InstanceModel | null {
     }
   }
   return {
-    providerID: providerIdFromArmId(armId),
-    armId,
+    // The same string as the Kubernetes objects' copies (lib/slim interns theirs): a collector keeps a scale
+    // set's read between reads, and the join finds the instance by that exact string.
+    providerID: intern(providerIdFromArmId(armId)),
     name: str(raw, 'name') ?? armId.split('/').pop() ?? armId,
     instanceId: str(raw, 'instanceId'),
     provisioningState: canonicalState(str(raw, 'properties', 'provisioningState')),

@@ -145,7 +145,8 @@ class WorkloadSource {
     // per list) are looked up. An AMPM's or Machine's ID is nearly always in a list (found there by its exact
     // string), so it is lower-cased only when it is not.
     for (const list of ids.lists) for (const k of foreignKeysOf(list, scaleSetKey)) take(this.byJoinKey(k));
-    for (const id of ids.others) if (!ids.lists.some((l) => rawIdsOf(l)?.has(id))) take(this.byJoinKey(joinKey(id)));
+    const listed = ids.lists.map(rawIdsOf);
+    for (const id of ids.others) if (!listed.some((l) => l?.has(id))) take(this.byJoinKey(joinKey(id)));
     const out: KubeObject[] = [];
     for (const n of names) {
       const node = this.nodes.get(n);

@@ -541,9 +541,10 @@ export function buildPoolModel(input: PoolInput): PoolModel {
   for (const [label, list] of [['MachinePool', mp.providerIDList], ['AzureMachinePool', amp?.providerIDList ?? []]] as const) {
     const c = checkedList(list);
     if (c.duplicates) notes.push(`${label} spec.providerIDList has duplicate entries.`);
-    // Each distinct malformed entry, as often as the list holds it.
+    if (c.malformed.length === 0) continue;
+    // Each malformed entry, as often as the list holds it.
     const bad = new Map(c.malformed);
-    if (bad.size) for (const id of list) if (bad.has(id)) notes.push(`${label} spec.providerIDList has a malformed entry (${bad.get(id)}): ${id}`);
+    for (const id of list) if (bad.has(id)) notes.push(`${label} spec.providerIDList has a malformed entry (${bad.get(id)}): ${id}`);
   }
 
   return {

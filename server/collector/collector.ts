@@ -94,7 +94,7 @@ export class Collector {
    * Latest Azure read per scale-set id (lower-case), kept across cycles: what the pool model takes, normalised
    * once (every Kubernetes change of the pool until the next read analyses it again; the raw VMs are dropped).
    */
-  private readonly azureData = new Map<string, { input: NonNullable<PoolInput['azure']>; ok: boolean; at: number }>();
+  private readonly azureData = new Map<string, { input: NonNullable<PoolInput['azure']>; ok: boolean }>();
   private readonly azureHealth = new Map<string, AzureHealth>();
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -265,13 +265,13 @@ export class Collector {
           this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds: read.retryAfterSeconds, remaining: read.remaining, fast: true });
           // Keep the last good data; the pool shows Azure as throttled.
           const prev = this.azureData.get(id);
-          this.azureData.set(id, prev?.ok ? prev : { input: azureInput(read), ok: false, at: t });
+          this.azureData.set(id, prev?.ok ? prev : { input: azureInput(read), ok: false });
         } else {
           if (read.state === 'ok') this.azureCalls.ok++;
           if (read.state === 'not-found') this.azureCalls.notFound++;
           if (read.state === 'unreachable') this.azureCalls.unreachable++;
           this.setAzureHealth(sub, read.state === 'unreachable' ? 'unreachable' : 'live', read.state === 'unreachable' ? read.error : undefined);
-          this.azureData.set(id, { input: read.state === 'ok' ? normaliseAzure(read.vmss, read.vms) : azureInput(read), ok: read.state === 'ok', at: t });
+          this.azureData.set(id, { input: read.state === 'ok' ? normaliseAzure(read.vmss, read.vms) : azureInput(read), ok: read.state === 'ok' });
           const region = read.state === 'ok' ? String(read.vmss.location ?? '') : undefined;
           const fast = this.poolNeedsFastLane(id);
           this.opts.scheduler.record(id, t, { region, remaining: read.state === 'ok' ? read.remaining : undefined, fast });

@@ -43,6 +43,22 @@ function apply(client: QueryClient, effect: LiveEffect): void {
   void client.invalidateQueries({ predicate: (q) => isLive(q) && q.queryKey[0] !== 'fleet' && q.queryKey[1] === poolKey });
 }
 
+/**
+ * Set once a view of server-rendered data (the fleet table, a pool) has hydrated. A live update applied to its
+ * query before then makes it hydrate with other data than the server rendered (React error #418 and a
+ * client re-render): the stream waits for it, or a few seconds on a page without such a view.
+ */
+let markHydrated: () => void = () => {};
+const hydrated = new Promise<void>((resolve) => {
+  markHydrated = resolve;
+});
+const HYDRATION_WAIT_MS = 5_000;
+
+/** Called by a view of server-rendered data: once it has hydrated, live updates may change its data. */
+export function useHydratedView(): void {
+  useEffect(() => markHydrated(), []);
+}
+
 export function useLiveUpdates(): LiveStatus {
   const client = useQueryClient();
   const [status, setStatus] = useState<LiveStatus>('connecting');
@@ -63,13 +79,19 @@ export function useLiveUpdates(): LiveStatus {
       es.addEventListener('change', (m) => feed({ type: 'change', change: JSON.parse(m.data) as ChangeMessage }));
       es.onerror = () => setStatus('reconnecting');
     };
-    // Connect once the page has loaded: a refetch while streamed parts of the page are still hydrating would
-    // make them hydrate with other data than the server rendered.
+    // Connect once the page has loaded and its data view has hydrated: a refetch while streamed parts of the
+    // page are still hydrating would make them hydrate with other data than the server rendered.
+    let cancelled = false;
     let timer: ReturnType<typeof setTimeout> | null = null;
-    const onLoad = () => { timer = setTimeout(connect, 0); };
+    const onLoad = () => {
+      void Promise.race([hydrated, new Promise((r) => setTimeout(r, HYDRATION_WAIT_MS))]).then(() => {
+        if (!cancelled) timer = setTimeout(connect, 0);
+      });
+    };
     if (document.readyState === 'complete') onLoad();
     else window.addEventListener('load', onLoad, { once: true });
     return () => {
+      cancelled = true;
       window.removeEventListener('load', onLoad);
       if (timer) clearTimeout(timer);
       es?.close();

@@ -3,6 +3,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'next/navigation';
 import { fleetOptions } from '@/components/data/queries';
+import { useHydratedView } from '@/components/data/use-live-updates';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { parseFleetParams } from '@/lib/url-state';
 import { FleetFilters } from './fleet-filters';
@@ -14,6 +15,7 @@ export function FleetView() {
   const params = useSearchParams();
   const filters = parseFleetParams(params);
   const q = useQuery({ ...fleetOptions(filters), placeholderData: keepPreviousData });
+  useHydratedView();
   if (q.isPending) return <FleetSkeleton />;
   if (q.isError) return <ErrorPanel title="The fleet could not be loaded" error={q.error} onRetry={() => void q.refetch()} />;
   const data = q.data;

@@ -6,6 +6,7 @@ import { useRouter } from 'next/navigation';
 import type { PoolRef } from '@/lib/api-types';
 import { windowQuery, type TimeWindow } from '@/lib/url-state';
 import { poolOptions, timelineOptions, windowKey } from '@/components/data/queries';
+import { useHydratedView } from '@/components/data/use-live-updates';
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { LocalTime } from '@/components/ui/local-time';
@@ -24,6 +25,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
   const router = useRouter();
   const pool = useQuery(poolOptions(poolRef, w.at));
   const timeline = useQuery(timelineOptions(poolRef, windowKey(w)));
+  useHydratedView();
   if (pool.isPending) return <PoolSkeleton />;
   if (pool.isError) return <ErrorPanel title="This pool could not be loaded" error={pool.error} onRetry={() => void pool.refetch()} />;
   const { pool: d } = pool.data;

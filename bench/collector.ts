@@ -4,19 +4,13 @@
 // Size: POOLSCOPE_BENCH_FLEET (default 10x10x20,subs=4,churn=0.01), duration: POOLSCOPE_BENCH_SECONDS (default 90).
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { readEnvFile } from '../sim/env-file.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-
-function readEnvFile(file: string): Record<string, string> {
-  return Object.fromEntries(readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => {
-    const i = l.indexOf('=');
-    return [l.slice(0, i), l.slice(i + 1)];
-  }));
-}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -2,6 +2,7 @@
 // operator would use kubectl) and the API.
 
 import { readFileSync } from 'node:fs';
+import { readEnvFile } from '../sim/env-file.mjs';
 import path from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { APIRequestContext } from '@playwright/test';
@@ -15,7 +16,7 @@ export const DEMO_POOLS = ['mgmt-weu/default/system', 'mgmt-weu/default/workers'
 
 /** The settings the simulator wrote for poolscope (its env file). */
 export function simEnv(): Record<string, string> {
-  return Object.fromEntries(readFileSync(path.join(STATE_DIR, 'env'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return readEnvFile(path.join(STATE_DIR, 'env'));
 }
 
 /** Patches a MachinePool in the simulated management cluster (a merge patch, as `kubectl patch --type merge`). */

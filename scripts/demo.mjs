@@ -8,7 +8,8 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readEnvFile } from '../sim/env-file.mjs';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -118,7 +119,7 @@ if (!existsSync(envFile)) {
   console.error('demo: the simulator did not write its env file within 60 s');
   stopAll(1);
 } else {
-  const simEnv = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const simEnv = readEnvFile(envFile);
   const env = {
     ...process.env,
     ...simEnv,

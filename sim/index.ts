@@ -2,7 +2,8 @@
 // Resource Manager with its token endpoint, the living world, and the scenario's timed steps. Writes the
 // kubeconfig and an env file with the ordinary settings a real user would set to reach the same things.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeEnvFile } from './env-file.mjs';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubeObject } from '../lib/unstructured';
@@ -103,7 +104,7 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
     POOLSCOPE_CONTEXTS: [...scenario.management.keys()].join(','),
   };
   const envPath = path.join(stateDir, 'env');
-  writeFileSync(envPath, `# poolscope simulator: ${scenario.name}\n${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
+  writeEnvFile(envPath, scenario.name, env);
 
   const stepErrors: string[] = [];
   const poolAmp = (ref: { cluster: string; namespace?: string; name: string }) => {

@@ -2,12 +2,12 @@
 // operator would use kubectl) and the API.
 
 import { readFileSync } from 'node:fs';
-import { readEnvFile } from '../sim/env-file.mjs';
 import path from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { APIRequestContext } from '@playwright/test';
 import { parse } from 'yaml';
 import type { FleetResponse, PoolResponse } from '../lib/api-types';
+import { readEnvFile } from '../sim/env-file.mjs';
 
 export const STATE_DIR = path.resolve(import.meta.dirname, '..', 'test-results', 'demo-state');
 

@@ -9,11 +9,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { readEnvFile } from '../sim/env-file.mjs';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { startAuthProxy } from './demo-auth-proxy.mjs';
+import { readEnvFile } from '../sim/env-file.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);

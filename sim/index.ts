@@ -3,7 +3,6 @@
 // kubeconfig and an env file with the ordinary settings a real user would set to reach the same things.
 
 import { mkdirSync } from 'node:fs';
-import { writeEnvFile } from './env-file.mjs';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubeObject } from '../lib/unstructured';
@@ -15,6 +14,7 @@ import { generateTls } from './kube/tls';
 import type { Scenario, Step } from './world/scenario';
 import { capzDeployment } from './world/capz-behaviour';
 import { World } from './world/world';
+import { writeEnvFile } from './env-file.mjs';
 
 export interface SimulationOptions {
   /** Directory for the CA, kubeconfig and env file; a new temporary one by default. */

@@ -63,42 +63,22 @@ function keysOf(rows: unknown[], field: string): string[] | null {
   return keys;
 }
 
+/** A keyed table of objects: diffed as their JSON text (see {@link diffRowsText}). */
 function diffTable(prev: unknown[], next: unknown[], field: string): TablePatch | null {
   const pk = keysOf(prev, field);
   const nk = keysOf(next, field);
   if (!pk || !nk) return null;
-  const inNext = new Set(nk);
-  const prevByKey = new Map(pk.map((k, i) => [k, prev[i]]));
-  // Rows kept must keep their order: a table re-sorted is not a keyed change (the caller stores it otherwise).
-  const keptPrev = pk.filter((k) => inNext.has(k));
-  const keptNext = nk.filter((k) => prevByKey.has(k));
-  if (keptPrev.some((k, i) => k !== keptNext[i])) return null;
-  const out: TablePatch = {};
-  const del = pk.filter((k) => !inNext.has(k));
-  if (del.length) out.del = del;
-  const set: unknown[] = [];
-  const edit: [string, Operation[]][] = [];
-  const add: [string | null, unknown][] = [];
-  nk.forEach((k, i) => {
-    const row = next[i];
-    const was = prevByKey.get(k);
-    if (!prevByKey.has(k)) add.push([i === 0 ? null : (nk[i - 1] as string), row]);
-    else if (!sameJson(was, row)) changed(k, was, row, set, edit);
-  });
-  if (set.length) out.set = set;
-  if (edit.length) out.edit = edit;
-  if (add.length) out.add = add;
-  return out;
+  return diffRowsText({ keys: pk, rows: prev.map((r) => JSON.stringify(r)) }, { keys: nk, rows: next.map((r) => JSON.stringify(r)) });
 }
 
 /**
  * A row changed in place: as a JSON Patch of the row when that is shorter and rebuilds it exactly, else whole.
- * `was` is patched in place when `ownWas` says it is a copy of the caller's own (parsed from text).
+ * `was` (parsed from text: a copy of our own) is patched in place to check that.
  */
-function changed(k: string, was: unknown, row: unknown, set: unknown[], edit: [string, Operation[]][], ownWas = false): void {
+function changed(k: string, was: unknown, row: unknown, set: unknown[], edit: [string, Operation[]][]): void {
   const ops = was !== null && typeof was === 'object' && row !== null && typeof row === 'object' ? fjp.compare(was, row) : null;
   // A row's own key order must survive too: a field added to a row goes to its end.
-  const rebuilt = ops && fjp.applyPatch((ownWas ? was : fjp.deepClone(was)) as object, ops, false, true).newDocument;
+  const rebuilt = ops && fjp.applyPatch(was as object, ops, false, true).newDocument;
   if (ops && sameJson(rebuilt, row) && JSON.stringify(ops).length < JSON.stringify(row).length) edit.push([k, ops]);
   else set.push(row);
 }
@@ -122,6 +102,7 @@ export function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null 
   }
   const inNext = new Set(next.keys);
   if (inNext.size !== next.keys.length) return null;
+  // Rows kept must keep their order: a table re-sorted is not a keyed change (the caller stores it otherwise).
   const keptPrev = prev.keys.filter((k) => inNext.has(k));
   const keptNext = next.keys.filter((k) => prevByKey.has(k));
   if (keptPrev.some((k, i) => k !== keptNext[i])) return null;
@@ -135,7 +116,7 @@ export function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null 
     const row = next.rows[i] as string;
     const was = prevByKey.get(k);
     if (was === undefined) add.push([i === 0 ? null : (next.keys[i - 1] as string), JSON.parse(row)]);
-    else if (was !== row) changed(k, JSON.parse(was), JSON.parse(row), set, edit, true);
+    else if (was !== row) changed(k, JSON.parse(was), JSON.parse(row), set, edit);
   });
   if (set.length) out.set = set;
   if (edit.length) out.edit = edit;

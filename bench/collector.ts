@@ -4,7 +4,7 @@
 // Size: POOLSCOPE_BENCH_FLEET (default 10x10x20,subs=4,churn=0.01), duration: POOLSCOPE_BENCH_SECONDS (default 90).
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
@@ -115,6 +115,7 @@ export async function measureInChild(): Promise<void> {
   });
   gcObserver.observe({ entryTypes: ['gc'] });
   const cpu0 = process.cpuUsage();
+  const threads0 = threadCpu();
   const wall0 = Date.now();
   // Latency: patch a pool's replicas through the API and wait for the collector's change event.
   const kc = new KubeConfig();
@@ -187,6 +188,7 @@ export async function measureInChild(): Promise<void> {
   }
   const wallMs = Date.now() - wall0;
   const cpu = process.cpuUsage(cpu0);
+  const threads1 = threadCpu();
   gcObserver.disconnect();
   clearInterval(rssTimer);
   const hot = profile ? await profile.stop(process.env.POOLSCOPE_BENCH_CPU_PROFILE as string) : undefined;
@@ -213,6 +215,8 @@ export async function measureInChild(): Promise<void> {
     unchangedAnalysesShare: Math.round(((col.analyses.unchanged - analyses0.unchanged) / Math.max(1, col.analyses.total - analyses0.total)) * 100) / 100,
     gcInWindow: Object.fromEntries(Object.entries(gcStats).map(([k, g]) => [k, { count: g.count, ms: Math.round(g.ms) }])),
     steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,
+    // The same, by thread (Linux): the main thread runs the collector's JavaScript; V8's workers mostly GC.
+    ...(threads0 && threads1 ? { steadyCpuPercentByThread: cpuByThread(threads0, threads1, wallMs) } : {}),
     // From the API server's answer to the stored transition, and from before the request (API server included).
     changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95), notSeenWithin10s: timedOut, patchErrors: patchErrors.length, ...(patchErrors.length ? { firstPatchError: patchErrors[0] } : {}) },
     requestToTransitionMs: { p50: pct(requestLatencies, 50), p95: pct(requestLatencies, 95) },
@@ -227,6 +231,35 @@ export async function measureInChild(): Promise<void> {
   };
   await rt.stop();
   console.log(JSON.stringify(out));
+}
+
+/** CPU time (ms) per thread of this process, from /proc (Linux); null elsewhere. */
+function threadCpu(): Map<string, { name: string; ms: number }> | null {
+  try {
+    const out = new Map<string, { name: string; ms: number }>();
+    const tick = 1000 / 100; // USER_HZ is 100 on Linux
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // "tid (name) state ..." — the name may hold spaces and parentheses: fields follow the last ')'.
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      out.set(tid, { name: stat.slice(stat.indexOf('(') + 1, close), ms: (Number(fields[11]) + Number(fields[12])) * tick });
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** Percent of one core per thread kind over the window (threads of the same name added up). */
+function cpuByThread(a: Map<string, { name: string; ms: number }>, b: Map<string, { name: string; ms: number }>, wallMs: number): Record<string, number> {
+  const pid = String(process.pid);
+  const byName: Record<string, number> = {};
+  for (const [tid, t] of b) {
+    const name = tid === pid ? 'main' : t.name;
+    byName[name] = (byName[name] ?? 0) + t.ms - (a.get(tid)?.ms ?? 0);
+  }
+  return Object.fromEntries(Object.entries(byName).filter(([, ms]) => ms > 0).sort((x, y) => y[1] - x[1]).map(([k, ms]) => [k, Math.round((ms / wallMs) * 1000) / 10]));
 }
 
 /**

@@ -15,8 +15,8 @@ import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
 import { contextKubeConfig } from '../kube/calls';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
-import { storedState, type StoredState } from '../store/pack';
-import type { TimelineStore } from '../store/store';
+import { rowHash, storedState, type StoredState } from '../store/pack';
+import type { PoolWrite, TimelineStore } from '../store/store';
 
 /** How an Event is recorded on a pool's timeline; the count tells repeats within one second apart. */
 function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string } {
@@ -60,11 +60,28 @@ export interface CollectorOptions {
 
 export type { AzureHealth } from '@/lib/api-types';
 
-/** A pool analysis' identity, everything but when it was computed (as `sameDetail` compares), and its JSON. */
-function detailFingerprint(d: PoolDetail): { fingerprint: string; stored: StoredState } {
-  // What the store writes (packed: shorter to build and hash than the API's shape), handed to it as is.
-  const stored = storedState(d);
-  return { fingerprint: createHash('sha1').update(stored.text).digest('base64'), stored };
+/**
+ * What a pool's last stored state was made of: a hash of its document without the instance table, and each
+ * instance row's hash by providerID (./pack's `rowHash`). A new analysis serialises only the rows whose hash
+ * differs (the store takes the others from the stored state), and changed nothing when none does.
+ */
+interface StoredShape {
+  rest: string;
+  rows: Map<string, number>;
+}
+
+/** The state to store for an analysis, the rows `shape` has left out, and the shape it will leave. */
+function toStore(d: PoolDetail, shape: StoredShape | undefined): { stored: StoredState; shape: StoredShape } {
+  const hashes = d.instances.map(rowHash);
+  const stored = storedState(d, shape && ((i) => shape.rows.get(d.instances[i]!.providerID) === hashes[i]));
+  const rows = new Map<string, number>();
+  for (let i = 0; i < hashes.length; i++) rows.set(stored.keys[i] as string, hashes[i] as number);
+  return { stored, shape: { rest: createHash('sha1').update(stored.restText).digest('base64'), rows } };
+}
+
+/** Whether a state to store says what `before` did (every row left out, the same rows, the same document). */
+function sameShape(before: StoredShape | undefined, after: StoredShape, stored: StoredState): boolean {
+  return before !== undefined && before.rest === after.rest && before.rows.size === after.rows.size && stored.rows.every((r) => r === null);
 }
 
 export class Collector {
@@ -80,14 +97,14 @@ export class Collector {
   private eventsSince = '';
   private readonly previous = new Map<string, PoolDetail>();
   /**
-   * A hash of each pool's whole last analysis: change detection compares it, so `previous` can keep the
-   * analyses without their instance tables (the store has those) — at 100 instances a pool, the table is
-   * most of an analysis.
+   * Each pool's last stored state as hashes (see StoredShape): change detection compares them, so `previous`
+   * can keep the analyses without their instance tables (the store has those) — at 100 instances a pool, the
+   * table is most of an analysis.
    */
-  private readonly fingerprints = new Map<string, string>();
+  private readonly shapes = new Map<string, StoredShape>();
 
-  private remember(d: PoolDetail, fingerprint = detailFingerprint(d).fingerprint): void {
-    this.fingerprints.set(d.summary.key, fingerprint);
+  private remember(d: PoolDetail, shape = toStore(d, undefined).shape): void {
+    this.shapes.set(d.summary.key, shape);
     this.previous.set(d.summary.key, { ...d, instances: [] });
   }
   /**
@@ -330,7 +347,7 @@ export class Collector {
       this.dirty.delete(k);
       this.urgent.delete(k);
     }
-    const writes: { detail: PoolDetail; transitions: ReturnType<typeof diffDetails>; detailUnchanged?: boolean; fingerprint?: string; stored?: StoredState }[] = [];
+    const writes: (PoolWrite & { shape?: StoredShape })[] = [];
     for (const key of keys) {
       const [ctx, ns, name] = key.split('/') as [string, string, string];
       const src = this.sources.get(ctx);
@@ -346,25 +363,27 @@ export class Collector {
       if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
       const events = (this.pendingEvents.get(key) ?? []).map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
       this.pendingEvents.delete(key);
-      const { fingerprint, stored } = detailFingerprint(detail);
-      const unchanged = prev !== null && this.fingerprints.get(key) === fingerprint;
+      // Rows unchanged since the last write are not serialised again: the store has them (as of `rowsAsOf`).
+      const before = prev ? this.shapes.get(key) : undefined;
+      const { stored, shape } = toStore(detail, before);
+      const unchanged = sameShape(before, shape, stored);
       this.analyses.total++;
       if (unchanged) this.analyses.unchanged++;
       if (unchanged && events.length === 0) continue;
       const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
-      if (unchanged) {
+      if (unchanged && prev) {
         writes.push({ detail: prev, transitions, detailUnchanged: true });
         continue;
       }
       detail.summary.lastChange = at;
-      writes.push({ detail, transitions, fingerprint, stored });
+      writes.push({ detail, transitions, stored, shape, ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange } : {}) });
     }
     if (writes.length) {
       const id = randomUUID();
       await this.opts.store.writeCycle({ id, at }, writes);
       this.lastStoredCycle = id;
       for (const w of writes) {
-        if (!w.detailUnchanged) this.remember(w.detail, w.fingerprint);
+        if (!w.detailUnchanged) this.remember(w.detail, w.shape);
         const summary = w.detailUnchanged ? (this.previous.get(w.detail.summary.key) ?? w.detail).summary : { ...w.detail.summary, lastChange: at };
         const ev: ChangeEvent = { seq: ++this.seq, poolKey: w.detail.summary.key, at, fields: [...new Set(w.transitions.map((t) => t.field))], summary };
         this.bus.emit('change', ev);

@@ -5,7 +5,7 @@ import type { PoolDetail } from '@/lib/api-types';
 import { buildPool, type InstanceSpec } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
 import { applyHistory, diffHistory, diffStoredRows, sameJson } from './history-patch';
-import { splitStored, storedState } from './pack';
+import { completeStored, packDetail, rowHash, splitStored, storedState, storedText } from './pack';
 
 /** A tiny deterministic PRNG, so a failing sequence can be replayed. */
 function rng(seed: number) {
@@ -31,6 +31,7 @@ describe('history patches', () => {
     let prev: PoolDetail | null = null;
     let prevStable: object | null = null;
     const sizes: number[] = [];
+    let omitted = 0;
     for (let step = 0; step < 60; step++) {
       // 1–3 instances change per step: one replaced by a new one, one failing, one losing its Node.
       members = members.map((m) => (rand() < 0.02 ? { ...m, state: 'Failed', errorCode: 'OSProvisioningTimedOut' } : m));
@@ -48,11 +49,20 @@ describe('history patches', () => {
         sizes.push(JSON.stringify(diffHistory(prevStable, stable)).length);
         // The store diffs the stored text by row: the same patch as of the whole packed documents.
         const [a, b] = [storedState(prev), storedState(d)];
-        expect(diffStoredRows(splitStored(a.text), splitStored(b.text)), `step ${step}`).toEqual(diffHistory(a.doc, b.doc));
+        expect(diffStoredRows(splitStored(storedText(a)), splitStored(storedText(b))), `step ${step}`).toEqual(diffHistory(packDetail(prev), packDetail(d)));
+        // As the collector writes it: rows whose hash is unchanged left out, then taken from the stored text.
+        const before = new Map(prev.instances.map((r) => [r.providerID, rowHash(r)]));
+        const partial = storedState(d, (i) => before.get(d.instances[i]!.providerID) === rowHash(d.instances[i]!));
+        const left = partial.rows.filter((r) => r === null).length;
+        expect(left, `step ${step}`).toBeGreaterThan(90);
+        omitted += left;
+        const completed = completeStored(partial, splitStored(storedText(a)));
+        expect(completed && storedText(completed), `step ${step}`).toBe(storedText(b));
       }
       prev = d;
       prevStable = stable;
     }
+    expect(omitted).toBeGreaterThan(59 * 90);
     const keyframe = JSON.stringify(prevStable).length;
     const avg = sizes.reduce((a, b) => a + b, 0) / sizes.length;
     // A plain JSON Patch rewrites the rows below an inserted one; the keyed patch carries only what changed.

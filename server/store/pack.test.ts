@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import { buildPool } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
-import { asciiJson, deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowKey, splitStored, storedState, unpackDetail } from './pack';
+import { asciiJson, completeStored, deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowHash, rowKey, splitStored, storedState, storedText, unpackDetail } from './pack';
 
 /** The stored document as one JSON text (the stored layout puts each row on a line of its own). */
-const storedJson = (d: Parameters<typeof storedState>[0]) => JSON.stringify(parseStored(storedState(d).text));
+const storedJson = (d: Parameters<typeof storedState>[0]) => JSON.stringify(parseStored(storedText(storedState(d))));
 
 describe('stored pool states', () => {
   it('write each spelling equal to the providerID once, keep other spellings, and read back the same', () => {
@@ -44,23 +44,24 @@ describe('stored pool states', () => {
     const big = buildPool({ replicas: 5, instances: Array.from({ length: 5 }, (_, i) => ({ member: String(i) })) });
     const d = analyzePool(big.input, { now: big.now });
     const s = storedState(d);
-    const lines = s.text.split('\n');
+    const text = storedText(s);
+    const lines = text.split('\n');
     expect(lines).toHaveLength(6);
     expect(lines.slice(1)).toEqual(s.rows);
     expect(JSON.parse(lines[0]!)).toMatchObject({ instances: [] });
     // Parsed, it is the packed document, with the instance table back at its place among the keys.
-    expect(JSON.stringify(parseStored(s.text))).toBe(JSON.stringify(s.doc));
-    const split = splitStored(s.text);
+    expect(JSON.stringify(parseStored(text))).toBe(JSON.stringify(packDetail(d)));
+    const split = splitStored(text);
     expect(split.keys).toEqual(d.instances.map((r) => r.providerID));
     expect(split.rows).toEqual(s.rows);
     // A state stored before (one JSON document) splits the same way.
-    const legacy = splitStored(JSON.stringify(s.doc));
+    const legacy = splitStored(JSON.stringify(packDetail(d)));
     expect(legacy).toEqual(split);
-    expect(parseStored(JSON.stringify(s.doc))).toEqual(s.doc);
+    expect(parseStored(JSON.stringify(packDetail(d)))).toEqual(packDetail(d));
     // A pool without instances is plain JSON, as before.
     const empty = storedState({ ...d, instances: [] });
-    expect(empty.text).not.toContain('\n');
-    expect(splitStored(empty.text)).toEqual({ rest: JSON.parse(empty.text), keys: [], rows: [] });
+    expect(storedText(empty)).not.toContain('\n');
+    expect(splitStored(storedText(empty))).toEqual({ rest: JSON.parse(storedText(empty)), keys: [], rows: [] });
   });
 
   it('read a row\'s key off its JSON, escaped or not', () => {
@@ -79,8 +80,61 @@ describe('stored pool states', () => {
     const b = buildPool({ replicas: 2, instances: [{ member: '0' }, { member: '1' }] });
     const d = analyzePool(b.input, { now: b.now });
     const wide = { ...d, notes: ['CAPZ ≥ v1.20'], instances: d.instances.map((r, i) => (i === 1 ? { ...r, azure: r.azure && { ...r.azure, errorMessage: 'échec' } } : r)) };
-    const s = storedState(wide);
-    expect(s.text).toMatch(/^[\x00-\x7f]*$/);
-    expect(unpackDetail(parseStored(s.text))).toEqual(JSON.parse(JSON.stringify(stableDetail(wide))));
+    const text = storedText(storedState(wide));
+    expect(text).toMatch(/^[\x00-\x7f]*$/);
+    expect(unpackDetail(parseStored(text))).toEqual(JSON.parse(JSON.stringify(stableDetail(wide))));
+  });
+
+  it('hash an instance row by everything its JSON says: equal read back from the store, different after any change', () => {
+    const b = buildPool({ replicas: 3, instances: [{ member: '0' }, { member: '1', node: 'none' }, { member: '2', state: 'Failed', errorCode: 'OSProvisioningTimedOut' }] });
+    const d = analyzePool(b.input, { now: b.now });
+    const revived = unpackDetail(parseStored(storedText(storedState(d)))) as unknown as typeof d;
+    for (const [i, row] of d.instances.entries()) {
+      expect(rowHash(revived.instances[i]!)).toBe(rowHash(row));
+      // Every value the row's JSON holds, changed in turn (and every key renamed), changes the hash.
+      const json = JSON.stringify(row);
+      const seen = new Set([rowHash(row)]);
+      const paths: (string | number)[][] = [];
+      const walk = (v: unknown, path: (string | number)[]) => {
+        if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...path, Array.isArray(v) ? Number(k) : k]);
+        paths.push(path);
+      };
+      walk(row, []);
+      for (const path of paths.filter((p) => p.length > 0)) {
+        for (const edit of ['value', 'key'] as const) {
+          const copy = JSON.parse(json) as Record<string, unknown>;
+          const parent = path.slice(0, -1).reduce<Record<string | number, unknown>>((o, k) => o[k] as Record<string | number, unknown>, copy);
+          const last = path[path.length - 1]!;
+          if (edit === 'value') {
+            const v = parent[last];
+            parent[last] = typeof v === 'string' ? `${v}x` : typeof v === 'boolean' ? !v : typeof v === 'number' ? v + 1 : v === null ? 'x' : null;
+          } else if (!Array.isArray(parent)) {
+            const entries = Object.entries(parent).map(([k, v]) => [k === last ? `${k}_` : k, v] as const);
+            for (const k of Object.keys(parent)) delete parent[k];
+            Object.assign(parent, Object.fromEntries(entries));
+          } else continue;
+          const h = rowHash(copy as unknown as typeof row);
+          expect(seen.has(h), `${edit} at ${path.join('.')}`).toBe(false);
+          seen.add(h);
+        }
+      }
+      expect(seen.size).toBeGreaterThan(20);
+    }
+  });
+
+  it('leave out the rows the caller says are unchanged, and take them back from the previous stored state', () => {
+    const b = buildPool({ replicas: 3, instances: [{ member: '0' }, { member: '1' }, { member: '2' }] });
+    const d = analyzePool(b.input, { now: b.now });
+    const full = storedState(d);
+    const partial = storedState(d, (i) => i !== 1);
+    expect(partial.rows.map((r) => r === null)).toEqual([true, false, true]);
+    expect(partial.rows[1]).toBe(full.rows[1]);
+    expect(() => storedText(partial)).toThrow(/left out/);
+    expect(storedText(completeStored(partial, splitStored(storedText(full)))!)).toBe(storedText(full));
+    // The previous state lacks a row left out: the caller must serialise the whole state.
+    const fewer = storedState({ ...d, instances: d.instances.slice(1) });
+    expect(completeStored(partial, splitStored(storedText(fewer)))).toBeNull();
+    expect(completeStored(partial, null)).toBeNull();
+    expect(completeStored(full, null)).toBe(full);
   });
 });

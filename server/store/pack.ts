@@ -38,26 +38,30 @@ export function packDetail(d: PoolDetail | Omit<PoolDetail, 'at'>): PackedDetail
   return {
     ...stable,
     drift: stable.drift.map((x) => ({ ...x, sources: packSources(x) })),
-    instances: stable.instances.map((r) => ({
-      ...r,
-      sources: packSources(r),
-      autoscaler: r.autoscaler.key === r.providerID ? { ...r.autoscaler, key: SAME } : r.autoscaler,
-    })),
+    instances: stable.instances.map(packRow),
   };
 }
 
 /**
- * A pool's state as the store writes it: the packed document, and its text — the document's JSON with an
- * empty instance table, then each instance row's JSON on a line of its own (JSON text never holds a raw
- * newline). A state with no rows is plain JSON, as states were stored before. Kept by line, the rows of the
- * previous state compare as strings: the store diffs a write without parsing the 100 rows it did not change.
- * The collector fingerprints the text and hands the whole over.
+ * A pool's state as the store writes it: the packed document without its instance table, and each instance
+ * row's JSON; its text is the document's JSON with an empty instance table, then each row's JSON on a line of
+ * its own (JSON text never holds a raw newline). A state with no rows is plain JSON, as states were stored
+ * before. Kept by line, the rows of the previous state compare as strings: the store diffs a write without
+ * parsing the rows it did not change.
+ *
+ * A row left out (null) is as the pool's previous stored state has it: the collector knows which rows did not
+ * change (`rowHash`) and does not serialise them; the store takes them from the previous text
+ * ({@link completeStored}).
  */
 export interface StoredState {
-  doc: PackedDetail;
-  /** The JSON of each instance row, in the table's order. */
-  rows: string[];
-  text: string;
+  /** The packed document, its instance table empty. */
+  rest: PackedDetail;
+  /** Its JSON (ASCII). */
+  restText: string;
+  /** Each instance row's providerID, in the table's order. */
+  keys: string[];
+  /** Each instance row's JSON (ASCII), or null where the previous stored state's row stands. */
+  rows: (string | null)[];
 }
 
 /**
@@ -70,17 +74,128 @@ export function asciiJson(json: string): string {
   return Buffer.byteLength(json, 'utf8') !== json.length ? json.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
 }
 
-export function storedState(d: PoolDetail): StoredState {
-  const doc = packDetail(d);
-  let rows = doc.instances.map((r) => JSON.stringify(r));
-  const rest = asciiJson(JSON.stringify({ ...doc, instances: [] }));
-  let text = rows.length ? `${rest}\n${rows.join('\n')}` : rest;
-  // Rows are nearly always ASCII already: checked all at once, escaped one by one only when not.
-  if (Buffer.byteLength(text, 'utf8') !== text.length) {
-    rows = rows.map(asciiJson);
-    text = rows.length ? `${rest}\n${rows.join('\n')}` : rest;
+function packRow(r: PoolDetail['instances'][number]): object {
+  return { ...r, sources: packSources(r), autoscaler: r.autoscaler.key === r.providerID ? { ...r.autoscaler, key: SAME } : r.autoscaler };
+}
+
+/**
+ * A pool's state to store. `unchanged(i)` tells the rows that are as the previous stored state has them: those
+ * are left out (null) and not serialised.
+ */
+export function storedState(d: PoolDetail, unchanged?: (i: number) => boolean): StoredState {
+  const stable = stableDetail(d);
+  const rest: PackedDetail = { ...stable, drift: stable.drift.map((x) => ({ ...x, sources: packSources(x) })), instances: [] };
+  const keys: string[] = [];
+  const rows: (string | null)[] = [];
+  for (let i = 0; i < stable.instances.length; i++) {
+    const r = stable.instances[i] as PoolDetail['instances'][number];
+    keys.push(r.providerID);
+    rows.push(unchanged?.(i) ? null : asciiJson(JSON.stringify(packRow(r))));
   }
-  return { doc, rows, text };
+  return { rest, restText: asciiJson(JSON.stringify(rest)), keys, rows };
+}
+
+/** The text of a state whose rows are all there (see {@link completeStored}). */
+export function storedText(s: StoredState): string {
+  if (s.rows.length === 0) return s.restText;
+  if (s.rows.includes(null)) throw new Error('stored state: rows left out (complete it from the previous state first)');
+  return `${s.restText}\n${s.rows.join('\n')}`;
+}
+
+/**
+ * The state with the rows it left out taken from the previous stored state (split), or null when that has
+ * not got them all (the caller then serialises the whole state).
+ */
+export function completeStored(s: StoredState, prev: StoredRows | null): StoredState | null {
+  if (!s.rows.includes(null)) return s;
+  if (!prev) return null;
+  const byKey = new Map<string, string>();
+  for (let i = 0; i < prev.keys.length; i++) byKey.set(prev.keys[i] as string, prev.rows[i] as string);
+  const rows: string[] = [];
+  for (let i = 0; i < s.rows.length; i++) {
+    const row = s.rows[i] ?? byKey.get(s.keys[i] as string);
+    if (row === undefined) return null;
+    rows.push(row);
+  }
+  return { ...s, rows };
+}
+
+/**
+ * A hash of an instance row's content (53 bits, over every key and value in order, as its JSON would say
+ * them), to tell the rows that changed since the last write without serialising any. A value equal to the
+ * row's providerID is hashed as a mark, not again (a row names it up to eight times).
+ */
+export function rowHash(row: PoolDetail['instances'][number]): number {
+  h1 = 0xdeadbeef;
+  h2 = 0x41c6ce57;
+  const id = row.providerID;
+  if (typeof id === 'string') hashString(id);
+  hashValue(row, id);
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+// cyrb53's state while a row is hashed (module-level: no closure per row).
+let h1 = 0;
+let h2 = 0;
+
+function mix(c: number): void {
+  h1 = Math.imul(h1 ^ c, 2654435761);
+  h2 = Math.imul(h2 ^ c, 1597334677);
+}
+
+function hashString(v: string): void {
+  for (let i = 0; i < v.length; i++) mix(v.charCodeAt(i));
+  mix(-1 - v.length);
+}
+
+/**
+ * A key's own hash (FNV-1a), remembered: a row's keys are the same few dozen every time, and hashing their
+ * characters was a third of a row's hash. Bounded, should rows ever carry keys made from data.
+ */
+const keyHashes = new Map<string, number>();
+
+function keyHash(k: string): number {
+  let h = keyHashes.get(k);
+  if (h === undefined) {
+    h = 0x811c9dc5;
+    for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 16777619);
+    h = Math.imul(h ^ k.length, 16777619) >>> 0;
+    if (keyHashes.size < 1024) keyHashes.set(k, h);
+  }
+  return h;
+}
+
+function hashValue(v: unknown, id: string | undefined): void {
+  if (v === null) return mix(-100);
+  switch (typeof v) {
+    case 'string':
+      if (v === id) return mix(-101);
+      mix(-102);
+      return hashString(v);
+    case 'boolean':
+      return mix(v ? -103 : -104);
+    case 'number':
+      mix(-105);
+      return hashString(String(v));
+    case 'object':
+      if (Array.isArray(v)) {
+        mix(-106 - v.length);
+        for (const x of v) hashValue(x, id);
+        return;
+      }
+      mix(-107);
+      for (const k in v) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined) continue; // as JSON leaves it out
+        mix(keyHash(k));
+        hashValue(x, id);
+      }
+      return mix(-108);
+    default:
+      return mix(-109); // undefined (an array's hole): JSON says null, and so does the hash, apart
+  }
 }
 
 /** A stored state's text split: the document without its rows, and each row's key and JSON. */

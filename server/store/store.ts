@@ -6,7 +6,7 @@ import 'server-only';
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { applyHistory, diffStoredRows, type HistoryPatch } from './history-patch';
-import { deflateDoc, deflateIfShorter, inflateDoc, parseStored, splitStored, storedState, unpackDetail, type StoredState } from './pack';
+import { completeStored, deflateDoc, deflateIfShorter, inflateDoc, parseStored, splitStored, storedState, storedText, unpackDetail, type StoredRows, type StoredState } from './pack';
 import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
@@ -24,8 +24,12 @@ export interface PoolWrite {
   transitions: TimelineEntry[];
   /** Only transitions (e.g. Events) are new: the pool's state history is not touched. */
   detailUnchanged?: boolean;
-  /** `storedState(detail)` (see ./pack) when the caller has it already (the collector hashes its JSON). */
+  /**
+   * `storedState(detail)` (see ./pack) when the caller has it already. Rows it leaves out (null) are as the
+   * pool's stored state has them when its last change is `rowsAsOf`; otherwise the whole state is serialised.
+   */
   stored?: StoredState;
+  rowsAsOf?: string;
 }
 
 export interface StoreStats {
@@ -137,18 +141,21 @@ export class TimelineStore {
         if (w.detailUnchanged) continue;
         const d = w.detail;
         const key = d.summary.key;
-        const state = w.stored ?? storedState(d);
-        const packed = state.doc;
-        const stored = deflateDoc(state.text);
-        const rows = await t.all<{ seq: number; detail: string; key_seq: number; key_bytes: number; patch_bytes: number }>(
-          'SELECT seq, detail, key_seq, key_bytes, patch_bytes FROM pools WHERE pool_key = ?', [key]);
+        const rows = await t.all<{ seq: number; detail: string; last_change: string; key_seq: number; key_bytes: number; patch_bytes: number }>(
+          'SELECT seq, detail, last_change, key_seq, key_bytes, patch_bytes FROM pools WHERE pool_key = ?', [key]);
         const prev = rows[0];
+        // The previous state split by row: where the caller left rows out, and for the diff.
+        let prevSplit: StoredRows | null = null;
+        const prevRows = (p: { detail: string }) => (prevSplit ??= splitStored(inflateDoc(p.detail)));
+        let state = w.stored ?? storedState(d);
+        if (state.rows.includes(null)) state = (prev && w.rowsAsOf === prev.last_change ? completeStored(state, prevRows(prev)) : null) ?? storedState(d);
+        const stored = deflateDoc(storedText(state));
         const seq = prev ? Number(prev.seq) + 1 : 1;
         let kind: HistoryKind = 'key';
         let body = stored;
         if (prev && Number(prev.key_seq) > 0 && seq - Number(prev.key_seq) <= this.maxPatches) {
           // Rows compare as text: only those that changed are parsed (a write usually changes one or two).
-          const patch = diffStoredRows(splitStored(inflateDoc(prev.detail)), { rest: { ...packed, instances: [] }, keys: packed.instances.map((r) => (r as { providerID: string }).providerID), rows: state.rows });
+          const patch = diffStoredRows(prevRows(prev), { rest: state.rest, keys: state.keys, rows: state.rows as string[] });
           const text = patch && deflateIfShorter(JSON.stringify(patch));
           if (text && Number(prev.patch_bytes) + text.length < Number(prev.key_bytes)) {
             kind = 'rows';
@@ -162,11 +169,11 @@ export class TimelineStore {
         if (prev) {
           await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ? WHERE pool_key = ?',
             [seq, stored, cycle.at, keySeq, keyBytes, patchBytes, key]);
-          await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(packed.summary), cycle.at, key]);
+          await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(state.rest.summary), cycle.at, key]);
         } else {
           await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
             [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, stored, keySeq, keyBytes, patchBytes]);
-          await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, cycle.at, JSON.stringify(packed.summary)]);
+          await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, cycle.at, JSON.stringify(state.rest.summary)]);
         }
       }
       await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);

@@ -63,12 +63,12 @@ function keysOf(rows: unknown[], field: string): string[] | null {
   return keys;
 }
 
-/** A keyed table of objects: diffed as their JSON text (see {@link diffRowsText}). */
+/** A keyed table of objects: rows compare as JSON values (no text is built), only changed ones are copied. */
 function diffTable(prev: unknown[], next: unknown[], field: string): TablePatch | null {
   const pk = keysOf(prev, field);
   const nk = keysOf(next, field);
   if (!pk || !nk) return null;
-  return diffRowsText({ keys: pk, rows: prev.map((r) => JSON.stringify(r)) }, { keys: nk, rows: next.map((r) => JSON.stringify(r)) });
+  return diffKeyed(pk, nk, (i, j) => sameJson(prev[i], next[j]), (i) => JSON.parse(JSON.stringify(prev[i])) as unknown, (j) => next[j]);
 }
 
 /**
@@ -94,29 +94,37 @@ export interface RowsText {
  * changed are parsed. Null when a keyframe must say it (duplicate keys, rows re-ordered).
  */
 export function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null {
-  const prevByKey = new Map<string, string>();
-  for (let i = 0; i < prev.keys.length; i++) {
-    const k = prev.keys[i] as string;
-    if (prevByKey.has(k)) return null;
-    prevByKey.set(k, prev.rows[i] as string);
+  return diffKeyed(prev.keys, next.keys, (i, j) => prev.rows[i] === next.rows[j], (i) => JSON.parse(prev.rows[i] as string) as unknown, (j) => JSON.parse(next.rows[j] as string) as unknown);
+}
+
+/**
+ * A keyed table's patch, given each side's keys in order, whether a previous row (by index) is the same as a
+ * next one, and each side's row as a value (the previous one a copy of our own: it is patched to check an edit).
+ * Null when a keyframe must say it (duplicate keys, rows re-ordered).
+ */
+function diffKeyed(prevKeys: readonly string[], nextKeys: readonly string[], same: (i: number, j: number) => boolean, prevRow: (i: number) => unknown, nextRow: (j: number) => unknown): TablePatch | null {
+  const prevIndex = new Map<string, number>();
+  for (let i = 0; i < prevKeys.length; i++) {
+    const k = prevKeys[i] as string;
+    if (prevIndex.has(k)) return null;
+    prevIndex.set(k, i);
   }
-  const inNext = new Set(next.keys);
-  if (inNext.size !== next.keys.length) return null;
+  const inNext = new Set(nextKeys);
+  if (inNext.size !== nextKeys.length) return null;
   // Rows kept must keep their order: a table re-sorted is not a keyed change (the caller stores it otherwise).
-  const keptPrev = prev.keys.filter((k) => inNext.has(k));
-  const keptNext = next.keys.filter((k) => prevByKey.has(k));
+  const keptPrev = prevKeys.filter((k) => inNext.has(k));
+  const keptNext = nextKeys.filter((k) => prevIndex.has(k));
   if (keptPrev.some((k, i) => k !== keptNext[i])) return null;
   const out: TablePatch = {};
-  const del = prev.keys.filter((k) => !inNext.has(k));
+  const del = prevKeys.filter((k) => !inNext.has(k));
   if (del.length) out.del = del;
   const set: unknown[] = [];
   const edit: [string, Operation[]][] = [];
   const add: [string | null, unknown][] = [];
-  next.keys.forEach((k, i) => {
-    const row = next.rows[i] as string;
-    const was = prevByKey.get(k);
-    if (was === undefined) add.push([i === 0 ? null : (next.keys[i - 1] as string), JSON.parse(row)]);
-    else if (was !== row) changed(k, JSON.parse(was), JSON.parse(row), set, edit);
+  nextKeys.forEach((k, j) => {
+    const i = prevIndex.get(k);
+    if (i === undefined) add.push([j === 0 ? null : (nextKeys[j - 1] as string), nextRow(j)]);
+    else if (!same(i, j)) changed(k, prevRow(i), nextRow(j), set, edit);
   });
   if (set.length) out.set = set;
   if (edit.length) out.edit = edit;

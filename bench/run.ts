@@ -1,5 +1,5 @@
 // `npm run bench`: runs every benchmark suite and prints one JSON report on stdout.
-// Usage: npm run bench [-- suite...]   (suites: analyze, memory, sim-kube, collector, api)
+// Usage: npm run bench [-- suite...]   (suites: analyze, memory, store, sim-kube, collector, api)
 
 import os from 'node:os';
 import { benchAnalyze } from './analyze';
@@ -7,10 +7,12 @@ import { benchApi } from './api';
 import { benchCollector } from './collector';
 import { benchMemory } from './memory';
 import { benchSimKube } from './sim-kube';
+import { benchStore } from './store';
 
 const suites: Record<string, () => Record<string, unknown> | Promise<Record<string, unknown>>> = {
   analyze: benchAnalyze,
   memory: benchMemory,
+  store: benchStore,
   'sim-kube': benchSimKube,
   collector: benchCollector,
   api: benchApi,

@@ -85,7 +85,7 @@ describe('stored pool states', () => {
     expect(unpackDetail(parseStored(text))).toEqual(JSON.parse(JSON.stringify(stableDetail(wide))));
   });
 
-  it('hash an instance row by everything its JSON says: equal read back from the store, different after any change', () => {
+  it('hash an instance row by everything its JSON says but the providerID it is keyed by: equal read back from the store, different after any change', () => {
     const b = buildPool({ replicas: 3, instances: [{ member: '0' }, { member: '1', node: 'none' }, { member: '2', state: 'Failed', errorCode: 'OSProvisioningTimedOut' }] });
     const d = analyzePool(b.input, { now: b.now });
     const revived = unpackDetail(parseStored(storedText(storedState(d)))) as unknown as typeof d;
@@ -100,7 +100,8 @@ describe('stored pool states', () => {
         paths.push(path);
       };
       walk(row, []);
-      for (const path of paths.filter((p) => p.length > 0)) {
+      // The providerID itself is the key rows are compared by: its characters are not part of the hash.
+      for (const path of paths.filter((p) => p.length > 0 && !(p.length === 1 && p[0] === 'providerID'))) {
         for (const edit of ['value', 'key'] as const) {
           const copy = JSON.parse(json) as Record<string, unknown>;
           const parent = path.slice(0, -1).reduce<Record<string | number, unknown>>((o, k) => o[k] as Record<string | number, unknown>, copy);

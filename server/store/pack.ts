@@ -122,15 +122,14 @@ export function completeStored(s: StoredState, prev: StoredRows | null): StoredS
 
 /**
  * A hash of an instance row's content (53 bits, over every key and value in order, as its JSON would say
- * them), to tell the rows that changed since the last write without serialising any. A value equal to the
- * row's providerID is hashed as a mark, not again (a row names it up to eight times).
+ * them), to tell the rows that changed since the last write without serialising any. Rows are compared by
+ * providerID, so the providerID's own characters are not hashed, and a value equal to it is hashed as a mark
+ * (a row names it up to eight times).
  */
 export function rowHash(row: PoolDetail['instances'][number]): number {
   h1 = 0xdeadbeef;
   h2 = 0x41c6ce57;
-  const id = row.providerID;
-  if (typeof id === 'string') hashString(id);
-  hashValue(row, id);
+  hashValue(row, row.providerID);
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);

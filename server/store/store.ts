@@ -149,10 +149,10 @@ export class TimelineStore {
         const prevRows = (p: { detail: string }) => (prevSplit ??= splitStored(inflateDoc(p.detail)));
         let state = w.stored ?? storedState(d);
         if (state.rows.includes(null)) state = (prev && w.rowsAsOf === prev.last_change ? completeStored(state, prevRows(prev)) : null) ?? storedState(d);
-        const stored = deflateDoc(storedText(state));
+        const stored = storedText(state);
         const seq = prev ? Number(prev.seq) + 1 : 1;
         let kind: HistoryKind = 'key';
-        let body = stored;
+        let body: string | null = null;
         if (prev && Number(prev.key_seq) > 0 && seq - Number(prev.key_seq) <= this.maxPatches) {
           // Rows compare as text: only those that changed are parsed (a write usually changes one or two).
           const patch = diffStoredRows(prevRows(prev), { rest: state.rest, keys: state.keys, rows: state.rows as string[] });
@@ -162,6 +162,8 @@ export class TimelineStore {
             body = text;
           }
         }
+        // A keyframe is the whole state, deflated.
+        body ??= deflateDoc(stored);
         const keySeq = kind === 'key' ? seq : Number(prev?.key_seq);
         const keyBytes = kind === 'key' ? body.length : Number(prev?.key_bytes);
         const patchBytes = kind === 'key' ? 0 : Number(prev?.patch_bytes) + body.length;

@@ -3,9 +3,10 @@
 // it: a VM goes, a new one comes without its Node, and the one before gets its Node. Twice: serialising every
 // row (as after a restart) and serialising only the rows whose hash changed (as the collector does otherwise).
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { analyzePool } from '../lib/analyze';
 import type { PoolDetail } from '../lib/api-types';
 import { buildPool, type InstanceSpec } from '../lib/fixtures/pool';
@@ -62,6 +63,11 @@ async function run(states: PoolDetail[], incremental: boolean): Promise<Record<s
   const cpu = process.cpuUsage(cpu0);
   const stats = await store.stats();
   await store.close();
+  // The database file with its write-ahead log checkpointed into it.
+  const db = new Database(path.join(dir, 'bench.db'));
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  const bytes = statSync(path.join(dir, 'bench.db')).size;
   rmSync(dir, { recursive: true, force: true });
   // The first writes warm the JIT up: the median and mean of the second half.
   const median = (xs: number[]) => {
@@ -76,6 +82,7 @@ async function run(states: PoolDetail[], incremental: boolean): Promise<Record<s
     cpuUsPerWrite: Math.round((cpu.user + cpu.system) / states.length),
     rowsNotSerialisedPerWrite: Math.round((left / states.length) * 10) / 10,
     historyRows: stats.historyRows,
+    databaseBytesPerWrite: Math.round(bytes / states.length),
   };
 }
 

@@ -15,7 +15,7 @@ import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
 import { contextKubeConfig } from '../kube/calls';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
-import { rowHash, storedState, type StoredState } from '../store/pack';
+import { sameShape, shapeOf, toStore, type StoredShape } from '../store/pack';
 import type { PoolWrite, TimelineStore } from '../store/store';
 
 /** How an Event is recorded on a pool's timeline; the count tells repeats within one second apart. */
@@ -60,30 +60,6 @@ export interface CollectorOptions {
 
 export type { AzureHealth } from '@/lib/api-types';
 
-/**
- * What a pool's last stored state was made of: a hash of its document without the instance table, and each
- * instance row's hash by providerID (./pack's `rowHash`). A new analysis serialises only the rows whose hash
- * differs (the store takes the others from the stored state), and changed nothing when none does.
- */
-interface StoredShape {
-  rest: string;
-  rows: Map<string, number>;
-}
-
-/** The state to store for an analysis, the rows `shape` has left out, and the shape it will leave. */
-function toStore(d: PoolDetail, shape: StoredShape | undefined): { stored: StoredState; shape: StoredShape } {
-  const hashes = d.instances.map(rowHash);
-  const stored = storedState(d, shape && ((i) => shape.rows.get(d.instances[i]!.providerID) === hashes[i]));
-  const rows = new Map<string, number>();
-  for (let i = 0; i < hashes.length; i++) rows.set(stored.keys[i] as string, hashes[i] as number);
-  return { stored, shape: { rest: createHash('sha1').update(stored.restText).digest('base64'), rows } };
-}
-
-/** Whether a state to store says what `before` did (every row left out, the same rows, the same document). */
-function sameShape(before: StoredShape | undefined, after: StoredShape, stored: StoredState): boolean {
-  return before !== undefined && before.rest === after.rest && before.rows.size === after.rows.size && stored.rows.every((r) => r === null);
-}
-
 export class Collector {
   readonly bus = new EventEmitter();
   private seq = 0;
@@ -103,7 +79,7 @@ export class Collector {
    */
   private readonly shapes = new Map<string, StoredShape>();
 
-  private remember(d: PoolDetail, shape = toStore(d, undefined).shape): void {
+  private remember(d: PoolDetail, shape = shapeOf(d)): void {
     this.shapes.set(d.summary.key, shape);
     this.previous.set(d.summary.key, { ...d, instances: [] });
   }

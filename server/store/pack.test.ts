@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import { buildPool } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
-import { asciiJson, completeStored, deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowHash, rowKey, splitStored, storedState, storedText, unpackDetail } from './pack';
+import { asciiJson, completeStored, deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowHash, rowKey, sameShape, shapeOf, splitStored, storedState, storedText, toStore, unpackDetail } from './pack';
 
 /** The stored document as one JSON text (the stored layout puts each row on a line of its own). */
 const storedJson = (d: Parameters<typeof storedState>[0]) => JSON.stringify(parseStored(storedText(storedState(d))));
@@ -137,5 +137,27 @@ describe('stored pool states', () => {
     expect(completeStored(partial, splitStored(storedText(fewer)))).toBeNull();
     expect(completeStored(partial, null)).toBeNull();
     expect(completeStored(full, null)).toBe(full);
+  });
+
+  it('find a pool analysed again the same as the state the store read back (after a restart), serialising no row', () => {
+    const members = ['0', '1', '2'].map((member) => ({ member }));
+    const analyse = (m: typeof members) => {
+      const b = buildPool({ replicas: 3, instances: m });
+      return analyzePool(b.input, { now: b.now });
+    };
+    const d = analyse(members);
+    const { stored } = toStore(d, undefined);
+    // As the store revives it: parsed, unpacked, with its last change and the time it is read at.
+    const revived = { ...(unpackDetail(parseStored(storedText(stored))) as unknown as typeof d), at: '2026-11-30T00:00:00.000Z' };
+    revived.summary = { ...revived.summary, lastChange: '2026-11-29T00:00:00.000Z' };
+    const before = shapeOf(revived);
+    const again = toStore(analyse(members), before);
+    expect(again.stored.rows).toEqual([null, null, null]);
+    expect(sameShape(before, again.shape, again.stored)).toBe(true);
+    // One instance loses its Node: its row alone is serialised, and the state is not the same.
+    const changed = toStore(analyse(members.map((m) => (m.member === '1' ? { ...m, node: 'none' as const } : m))), before);
+    expect(changed.stored.rows.map((r) => r === null)).toEqual([true, false, true]);
+    expect(sameShape(before, changed.shape, changed.stored)).toBe(false);
+    expect(sameShape(undefined, again.shape, again.stored)).toBe(false);
   });
 });

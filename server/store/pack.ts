@@ -4,6 +4,7 @@
 // 190 KB of JSON down to 77 KB); a different spelling (case drift) or a missing one (null) is kept as it is.
 // Reading restores the strings.
 
+import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { PoolDetail } from '@/lib/api-types';
 import { stableDetail } from '@/lib/transitions';
@@ -118,6 +119,39 @@ export function completeStored(s: StoredState, prev: StoredRows | null): StoredS
     rows.push(row);
   }
   return { ...s, rows };
+}
+
+/**
+ * What a pool's last stored state was made of: a hash of its document without the instance table, and each
+ * instance row's hash by providerID ({@link rowHash}). The collector keeps it per pool (~1.6 KB at 100 rows):
+ * a new analysis serialises only the rows whose hash differs, and changed nothing when none does.
+ */
+export interface StoredShape {
+  rest: string;
+  rows: Map<string, number>;
+}
+
+function shapeFrom(d: PoolDetail, stored: StoredState, hashes: readonly number[]): StoredShape {
+  const rows = new Map<string, number>();
+  for (let i = 0; i < hashes.length; i++) rows.set(d.instances[i]!.providerID, hashes[i] as number);
+  return { rest: createHash('sha1').update(stored.restText).digest('base64'), rows };
+}
+
+/** The shape of a state (as read back from the store at start), serialising none of its rows. */
+export function shapeOf(d: PoolDetail): StoredShape {
+  return shapeFrom(d, storedState(d, () => true), d.instances.map(rowHash));
+}
+
+/** The state to store for an analysis, leaving out the rows `before` has with the same hash, and its shape. */
+export function toStore(d: PoolDetail, before: StoredShape | undefined): { stored: StoredState; shape: StoredShape } {
+  const hashes = d.instances.map(rowHash);
+  const stored = storedState(d, before && ((i) => before.rows.get(d.instances[i]!.providerID) === hashes[i]));
+  return { stored, shape: shapeFrom(d, stored, hashes) };
+}
+
+/** Whether a state to store says what `before` did: the same document, the same rows, every row left out. */
+export function sameShape(before: StoredShape | undefined, after: StoredShape, stored: StoredState): boolean {
+  return before !== undefined && before.rest === after.rest && before.rows.size === after.rows.size && stored.rows.every((r) => r === null);
 }
 
 /**

@@ -164,6 +164,17 @@ describe('collector resilience', () => {
     h.sim.azure.clearFaults();
   }, 40_000);
 
+  it('starts a cycle at once when someone acts on a pool, without waiting for the cadence', async () => {
+    const h = await harness('s05-flexible.yaml', 1);
+    // A cadence longer than the test: only a change someone made can bring a cycle about.
+    await h.start({ cycleMs: 600_000 });
+    // The pool appearing is such a change.
+    await until('the pool to be recorded', async () => (await h.store.currentPool(POOL)) ?? undefined, 20_000);
+    h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
+    const d = await until('the scale to be recorded', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined), 20_000);
+    expect(d).toBe(true);
+  }, 40_000);
+
   it('keeps Azure data fresh while the management cluster is down, and reports it', async () => {
     const h = await harness('s05-flexible.yaml', 1);
     await h.start();

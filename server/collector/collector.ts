@@ -26,6 +26,9 @@ function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string 
 /** Pools analysed and written in one cycle, at most. */
 export const MAX_POOLS_PER_CYCLE = 200;
 
+/** How soon a cycle follows a change someone made to a pool (other changes wait for the cadence). */
+const URGENT_DELAY_MS = 10;
+
 /**
  * What tells a recorded Event entry from another, hashed: up to 500 are remembered per pool, and the entry's
  * text (message, time, count) is a few hundred bytes.
@@ -170,6 +173,8 @@ export class Collector {
       const id = this.scaleSetIdOf(ctx, p);
       if (id) this.opts.scheduler.expedite(id, this.now());
     }
+    // Waiting for the next tick: bring it forward (a running cycle schedules its successor when it ends).
+    if (urgent && pools.length > 0 && this.timer && !this.running) this.schedule(URGENT_DELAY_MS);
   }
 
   private scaleSetIdOf(ctx: string, pool: string): string | null {
@@ -180,11 +185,17 @@ export class Collector {
   private poolsByScaleSet = new Map<string, Set<string>>();
   private poolsByScaleSetStale = true;
 
-  private schedule(): void {
+  /**
+   * The next cycle: after the cadence (changes arriving meanwhile are analysed together), or at once when someone
+   * acted on a pool (an urgent change: a user's scale or pause shows in a few milliseconds, not at the next tick).
+   */
+  private schedule(delayMs = this.urgent.size > 0 ? URGENT_DELAY_MS : (this.opts.cycleMs ?? 250)): void {
     if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
+      this.timer = null;
       void this.cycle().finally(() => this.schedule());
-    }, this.opts.cycleMs ?? 250);
+    }, delayMs);
   }
 
   /** One cycle (Azure reads are started, not awaited); returns the number of pools written. Never runs twice at once. */
@@ -314,6 +325,7 @@ export class Collector {
     for (const k of this.urgent) {
       if (keys.length >= limit) break;
       if (this.dirty.has(k)) keys.push(k);
+      else this.urgent.delete(k);
     }
     for (const k of this.dirty) {
       if (keys.length >= limit) break;

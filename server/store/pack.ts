@@ -227,7 +227,7 @@ function hashValue(v: unknown, id: string | undefined): void {
       }
       return mix(-108);
     default:
-      return mix(-109); // undefined (an array's hole): JSON says null, and so does the hash, apart
+      return mix(-109); // an array's undefined (JSON writes null): a mark of its own, at worst a row serialised again
   }
 }
 

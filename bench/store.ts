@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { analyzePool } from '../lib/analyze';
 import type { PoolDetail } from '../lib/api-types';
 import { buildPool, type InstanceSpec } from '../lib/fixtures/pool';
-import { rowHash, storedState } from '../server/store/pack';
+import { toStore, type StoredShape } from '../server/store/pack';
 import { openSqlite } from '../server/store/sqlite';
 import { TimelineStore } from '../server/store/store';
 
@@ -41,7 +41,7 @@ async function run(states: PoolDetail[], incremental: boolean): Promise<Record<s
   const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-bench-store-'));
   const store = new TimelineStore(openSqlite(path.join(dir, 'bench.db')));
   await store.migrate();
-  let shape: Map<string, number> | null = null;
+  let shape: StoredShape | undefined;
   let last: string | undefined;
   const times: number[] = [];
   const serialise: number[] = [];
@@ -50,14 +50,13 @@ async function run(states: PoolDetail[], incremental: boolean): Promise<Record<s
   for (let i = 0; i < states.length; i++) {
     const d = states[i] as PoolDetail;
     const w0 = performance.now();
-    const hashes = d.instances.map(rowHash);
-    const known = incremental ? shape : null;
-    const stored = storedState(d, known ? (j) => known.get(d.instances[j]?.providerID ?? '') === hashes[j] : undefined);
+    // As the collector does it (or, for every row, as it does for a pool it has not stored since it started).
+    const next = toStore(d, incremental ? shape : undefined);
     serialise.push(performance.now() - w0);
-    left += stored.rows.filter((r) => r === null).length;
-    await store.writeCycle({ id: `c${i}`, at: at(i) }, [{ detail: d, transitions: [], stored, ...(known && last ? { rowsAsOf: last } : {}) }]);
+    left += next.stored.rows.filter((r) => r === null).length;
+    await store.writeCycle({ id: `c${i}`, at: at(i) }, [{ detail: d, transitions: [], stored: next.stored, ...(incremental && last ? { rowsAsOf: last } : {}) }]);
     times.push(performance.now() - w0);
-    shape = new Map(d.instances.map((r, j) => [r.providerID, hashes[j] as number]));
+    shape = next.shape;
     last = at(i);
   }
   const cpu = process.cpuUsage(cpu0);

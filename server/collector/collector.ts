@@ -93,6 +93,8 @@ export class Collector {
   private readonly azureData = new Map<string, { input: NonNullable<PoolInput['azure']>; ok: boolean }>();
   private readonly azureHealth = new Map<string, AzureHealth>();
   private timer: NodeJS.Timeout | null = null;
+  /** When the pending timer fires (performance.now()). */
+  private timerDue = 0;
   private running = false;
   /** The Azure reads in progress, if any (one round at a time). */
   private azureReading: Promise<void> | null = null;
@@ -191,7 +193,11 @@ export class Collector {
    */
   private schedule(delayMs = this.urgent.size > 0 ? URGENT_DELAY_MS : (this.opts.cycleMs ?? 250)): void {
     if (this.stopped) return;
+    const due = performance.now() + delayMs;
+    // Brought forward, never pushed back: a stream of urgent changes cannot keep postponing the cycle.
+    if (this.timer && this.timerDue <= due) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerDue = due;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.cycle().finally(() => this.schedule());

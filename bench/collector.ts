@@ -100,6 +100,7 @@ export async function measureInChild(): Promise<void> {
   const calls0 = col.azureCalls.total;
   const throttled0 = col.azureCalls.throttled;
   const profile = process.env.POOLSCOPE_BENCH_CPU_PROFILE ? await startProfile() : null;
+  const allocations = process.env.POOLSCOPE_BENCH_ALLOC_PROFILE ? await startAllocationProfile() : null;
   const analyses0 = { ...col.analyses };
   // Garbage collection in the window, by kind (a scavenge of the young generation, or a full mark-compact).
   const { PerformanceObserver, constants } = await import('node:perf_hooks');
@@ -192,6 +193,7 @@ export async function measureInChild(): Promise<void> {
   gcObserver.disconnect();
   clearInterval(rssTimer);
   const hot = profile ? await profile.stop(process.env.POOLSCOPE_BENCH_CPU_PROFILE as string) : undefined;
+  const allocated = allocations ? await allocations.stop(process.env.POOLSCOPE_BENCH_ALLOC_PROFILE as string, wallMs) : undefined;
   const hours = wallMs / 3_600_000;
   const callsPerScaleSetHour = (col.azureCalls.total - calls0) / Math.max(1, scaleSets) / hours;
   const stats = await rt.store.stats();
@@ -228,6 +230,7 @@ export async function measureInChild(): Promise<void> {
     store: stats,
     ...(heap ? { heapBreakdownMB: heap } : {}),
     ...(hot ? { cpuProfile: hot } : {}),
+    ...(allocated ? { allocationProfile: allocated } : {}),
   };
   await rt.stop();
   console.log(JSON.stringify(out));
@@ -332,11 +335,51 @@ async function startProfile(): Promise<{ stop(file: string): Promise<{ file: str
       for (const n of profile.nodes) {
         const us = self.get(n.id) ?? 0;
         if (!us) continue;
-        const where = n.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(server|lib)\//, '$1/');
-        const k = `${n.callFrame.functionName || '(anonymous)'} ${where}:${n.callFrame.lineNumber + 1}`;
+        const k = frameName(n.callFrame);
         byFn.set(k, (byFn.get(k) ?? 0) + us);
       }
       return { file, topSelfMs: [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([fn, us]) => ({ fn, ms: Math.round(us / 1000) })) };
+    },
+  };
+}
+
+/** Where a profile node's function is, shortened (node_modules and the repository's own folders). */
+function frameName(f: { functionName: string; url: string; lineNumber: number }): string {
+  const where = f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(server|lib)\//, '$1/');
+  return `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`;
+}
+
+/**
+ * POOLSCOPE_BENCH_ALLOC_PROFILE=<file>: V8's sampling heap profiler over the measurement window, keeping the
+ * samples of objects the GC has already collected (what feeds the scavenges, not what stays): the profile (for
+ * Chrome DevTools) and the functions allocating the most, in MB per second of the window.
+ */
+async function startAllocationProfile(): Promise<{ stop(file: string, wallMs: number): Promise<{ file: string; totalMBPerSecond: number; topMBPerSecond: { fn: string; mbPerSecond: number }[] }> }> {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 64 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] };
+  return {
+    async stop(file, wallMs) {
+      const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: Node } };
+      session.disconnect();
+      writeFileSync(file, JSON.stringify(profile));
+      const byFn = new Map<string, number>();
+      let total = 0;
+      const walk = (n: Node) => {
+        if (n.selfSize) {
+          const k = frameName(n.callFrame);
+          byFn.set(k, (byFn.get(k) ?? 0) + n.selfSize);
+          total += n.selfSize;
+        }
+        n.children.forEach(walk);
+      };
+      walk(profile.head);
+      const perSecond = (bytes: number) => Math.round((bytes / 2 ** 20 / (wallMs / 1000)) * 100) / 100;
+      return { file, totalMBPerSecond: perSecond(total), topMBPerSecond: [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([fn, bytes]) => ({ fn, mbPerSecond: perSecond(bytes) })) };
     },
   };
 }

@@ -8,6 +8,7 @@ import { computeDrift, countDrift, driftKindsFor } from './drift';
 import { displayId, joinSources, type JoinedId } from './join';
 import { buildPoolModel, isPaused, type PoolInput, type PoolModel } from './pool-model';
 import { autoscalerKey } from './provider-id';
+import { compareRowKeys } from './row-order';
 import { resyncVerdict } from './verdict';
 
 export interface AnalyzeOptions {
@@ -43,8 +44,6 @@ function replicaCounts(model: PoolModel, joined: readonly JoinedId[]): ReplicaCo
   };
 }
 
-const rowCollator = new Intl.Collator('en', { numeric: true });
-
 function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: readonly DriftKind[][]): InstanceRow[] {
   const paused = model.mp.pausedAnnotation;
   const visible = new Set(model.mp.providerIDList.map(autoscalerKey));
@@ -72,7 +71,7 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
       driftKinds: kinds[idx] ?? [],
     };
   });
-  return rows.sort((a, b) => rowCollator.compare(a.providerID, b.providerID));
+  return rows.sort((a, b) => compareRowKeys(a.providerID, b.providerID));
 }
 
 /** Digests of the lists a model holds, by list (a model's lists are built once per object's list: lib/pool-model). */

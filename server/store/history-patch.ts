@@ -11,7 +11,7 @@ import type { Operation } from 'fast-json-patch';
 /** The tables of a pool's detail diffed by key, and the field that keys their rows. */
 export const KEYED_TABLES: Readonly<Record<string, string>> = { instances: 'providerID', drift: 'key' };
 
-interface TablePatch {
+export interface TablePatch {
   /** Keys of the rows removed. */
   del?: string[];
   /** Rows changed in place, whole (when that is shorter than saying what changed). */
@@ -95,6 +95,36 @@ export interface RowsText {
  */
 export function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null {
   return diffKeyed(prev.keys, next.keys, (i, j) => prev.rows[i] === next.rows[j], (i) => JSON.parse(prev.rows[i] as string) as unknown, (j) => JSON.parse(next.rows[j] as string) as unknown);
+}
+
+/** One row of a table as written: its key, its JSON, and its JSON before (undefined: a new row). */
+export interface RowChange {
+  key: string;
+  text: string;
+  was: string | undefined;
+  /** The key of the row it follows in the new table (null: first). */
+  after: string | null;
+}
+
+/**
+ * The instance table's patch from what changed alone, the rows written (in the table's order) and the keys of
+ * those removed: every other row is the same, in the same order, on both sides. The patch
+ * {@link diffRowsText} makes of the whole tables.
+ */
+export function diffChangedRows(written: readonly RowChange[], removed: readonly string[]): TablePatch {
+  const out: TablePatch = {};
+  if (removed.length) out.del = [...removed];
+  const set: unknown[] = [];
+  const edit: [string, Operation[]][] = [];
+  const add: [string | null, unknown][] = [];
+  for (const r of written) {
+    if (r.was === undefined) add.push([r.after, JSON.parse(r.text) as unknown]);
+    else if (r.was !== r.text) changed(r.key, JSON.parse(r.was) as unknown, JSON.parse(r.text) as unknown, set, edit);
+  }
+  if (set.length) out.set = set;
+  if (edit.length) out.edit = edit;
+  if (add.length) out.add = add;
+  return out;
 }
 
 /**

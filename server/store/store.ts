@@ -5,9 +5,10 @@ import 'server-only';
 
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import { applyHistory, diffStoredRows, type HistoryPatch } from './history-patch';
+import { applyHistory, diffChangedRows, diffHistory, diffStoredRows, type HistoryPatch, type RowChange } from './history-patch';
 import { completeStored, deflateDoc, deflateIfShorter, inflateDoc, parseStored, splitStored, storedState, storedText, unpackDetail, type StoredRows, type StoredState } from './pack';
 import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
+import { compareRowKeys, inRowOrder } from '@/lib/row-order';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
 export interface SqlDb {
@@ -91,7 +92,33 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
       'ALTER TABLE pools ADD COLUMN patch_bytes INTEGER NOT NULL DEFAULT 0',
     ],
   },
+  {
+    // A pool's current instance rows one by one (see writeState); pools stored before keep their whole state in
+    // `pools.detail` (rows_apart = 0) until their next write.
+    version: 4,
+    up: () => [
+      'CREATE TABLE IF NOT EXISTS pool_rows (pool_key TEXT NOT NULL, row_key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (pool_key, row_key))',
+      'ALTER TABLE pools ADD COLUMN rows_apart INTEGER NOT NULL DEFAULT 0',
+    ],
+  },
 ];
+
+/** A pool's row in `pools`, as the write path reads it. */
+interface PoolRow {
+  seq: number;
+  detail: string;
+  last_change: string;
+  key_seq: number;
+  key_bytes: number;
+  patch_bytes: number;
+  rows_apart: number;
+}
+
+/** A state kept apart (its document without rows, and its rows as stored), split by row in the table's order. */
+function apartRows(restText: string, rows: { row_key: string; body: string }[]): StoredRows {
+  rows.sort((a, b) => compareRowKeys(a.row_key, b.row_key));
+  return { rest: JSON.parse(restText) as Record<string, unknown>, keys: rows.map((r) => r.row_key), rows: rows.map((r) => r.body) };
+}
 
 /**
  * History row kinds: `key` (the whole state, deflated: ./pack), `rows` (a {@link HistoryPatch}: keyed tables
@@ -138,45 +165,7 @@ export class TimelineStore {
           await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)', [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null]);
           transitions++;
         }
-        if (w.detailUnchanged) continue;
-        const d = w.detail;
-        const key = d.summary.key;
-        const rows = await t.all<{ seq: number; detail: string; last_change: string; key_seq: number; key_bytes: number; patch_bytes: number }>(
-          'SELECT seq, detail, last_change, key_seq, key_bytes, patch_bytes FROM pools WHERE pool_key = ?', [key]);
-        const prev = rows[0];
-        // The previous state split by row: where the caller left rows out, and for the diff.
-        let prevSplit: StoredRows | null = null;
-        const prevRows = (p: { detail: string }) => (prevSplit ??= splitStored(inflateDoc(p.detail)));
-        let state = w.stored ?? storedState(d);
-        if (state.rows.includes(null)) state = (prev && w.rowsAsOf === prev.last_change ? completeStored(state, prevRows(prev)) : null) ?? storedState(d);
-        const stored = storedText(state);
-        const seq = prev ? Number(prev.seq) + 1 : 1;
-        let kind: HistoryKind = 'key';
-        let body: string | null = null;
-        if (prev && Number(prev.key_seq) > 0 && seq - Number(prev.key_seq) <= this.maxPatches) {
-          // Rows compare as text: only those that changed are parsed (a write usually changes one or two).
-          const patch = diffStoredRows(prevRows(prev), { rest: state.rest, keys: state.keys, rows: state.rows as string[] });
-          const text = patch && deflateIfShorter(JSON.stringify(patch));
-          if (text && Number(prev.patch_bytes) + text.length < Number(prev.key_bytes)) {
-            kind = 'rows';
-            body = text;
-          }
-        }
-        // A keyframe is the whole state, deflated.
-        body ??= deflateDoc(stored);
-        const keySeq = kind === 'key' ? seq : Number(prev?.key_seq);
-        const keyBytes = kind === 'key' ? body.length : Number(prev?.key_bytes);
-        const patchBytes = kind === 'key' ? 0 : Number(prev?.patch_bytes) + body.length;
-        await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, cycle.at, kind, body]);
-        if (prev) {
-          await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ? WHERE pool_key = ?',
-            [seq, stored, cycle.at, keySeq, keyBytes, patchBytes, key]);
-          await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(state.rest.summary), cycle.at, key]);
-        } else {
-          await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-            [key, d.summary.ref.context, d.summary.ref.namespace, d.summary.ref.name, cycle.at, cycle.at, seq, stored, keySeq, keyBytes, patchBytes]);
-          await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, cycle.at, JSON.stringify(state.rest.summary)]);
-        }
+        if (!w.detailUnchanged) await this.writeState(t, cycle.at, w);
       }
       await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);
       // Other replicas reading the same PostgreSQL learn of the change at commit (LISTEN/NOTIFY).
@@ -187,6 +176,145 @@ export class TimelineStore {
         }
       }
     });
+  }
+
+  /**
+   * A pool's new state: its history row (a keyframe, or a patch of the previous state) and its current state.
+   * The current state is kept apart: the document without its instance table in `pools.detail`, each instance
+   * row in `pool_rows` (`rows_apart` = 1). A write whose writer saw the stored state (`rowsAsOf`) and left out
+   * most rows then reads and writes only the rows it changed, added or removed; any other write serialises and
+   * diffs the whole state. A table the store could not give back in the same order (rows not in the table's
+   * order, a key twice) is stored whole in `pools.detail`, as before version 4 (`rows_apart` = 0).
+   */
+  private async writeState(t: SqlDb, at: string, w: PoolWrite): Promise<void> {
+    const d = w.detail;
+    const key = d.summary.key;
+    const [prev] = await t.all<PoolRow>('SELECT seq, detail, last_change, key_seq, key_bytes, patch_bytes, rows_apart FROM pools WHERE pool_key = ?', [key]);
+    const seq = prev ? Number(prev.seq) + 1 : 1;
+    // Rows left out are as the stored state has them only if it is the one their writer saw.
+    const rowsKnown = !!prev && w.rowsAsOf === prev.last_change;
+    let state = w.stored ?? storedState(d);
+    if (prev && Number(prev.rows_apart) === 1 && rowsKnown && inRowOrder(state.keys)) {
+      const written = state.rows.reduce((n, r) => (r === null ? n : n + 1), 0);
+      // A few rows: read those alone (one by one); many: the whole table at once.
+      if (written <= 16 || written * 4 <= state.rows.length) {
+        if (await this.writeChangedRows(t, at, key, prev, seq, state)) return;
+      }
+    }
+    let prevRows: StoredRows | null = null;
+    const previous = async (p: PoolRow) => (prevRows ??= await this.storedRows(t, key, p));
+    if (state.rows.includes(null)) state = (prev && rowsKnown ? completeStored(state, await previous(prev)) : null) ?? storedState(d);
+    const rows = state.rows as string[];
+    let body: { kind: HistoryKind; text: string } | null = null;
+    if (prev && this.patchAllowed(prev, seq)) {
+      // Rows compare as text: only those that changed are parsed (a write usually changes one or two).
+      const patch = diffStoredRows(await previous(prev), { rest: state.rest, keys: state.keys, rows });
+      body = patch && this.patchBody(prev, patch);
+    }
+    body ??= { kind: 'key', text: deflateDoc(storedText(state)) };
+    // Kept apart when reading can give the table back as it is.
+    const apart = inRowOrder(state.keys);
+    await this.saveState(t, at, key, d, prev, seq, body, apart ? state.restText : storedText(state), apart, state.rest.summary);
+    // The rows kept apart before, compared as text: only those that differ are written.
+    const before = prev && Number(prev.rows_apart) === 1 ? await previous(prev) : null;
+    if (!apart) {
+      if (before) await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
+      return;
+    }
+    const had = new Map<string, string>();
+    if (before) for (let i = 0; i < before.keys.length; i++) had.set(before.keys[i] as string, before.rows[i] as string);
+    for (let i = 0; i < rows.length; i++) {
+      const k = state.keys[i] as string;
+      const was = had.get(k);
+      had.delete(k);
+      if (was === rows[i]) continue;
+      if (was === undefined) await t.run('INSERT INTO pool_rows (pool_key, row_key, body) VALUES (?, ?, ?)', [key, k, rows[i]]);
+      else await t.run('UPDATE pool_rows SET body = ? WHERE pool_key = ? AND row_key = ?', [rows[i], key, k]);
+    }
+    for (const k of had.keys()) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND row_key = ?', [key, k]);
+  }
+
+  /**
+   * The write of a state kept apart whose writer left out the rows it did not change: reads the keys of the
+   * stored rows and the previous text of the rows written, and writes only those. False (nothing done) when the
+   * stored rows are not what the writer saw after all (a row left out that is not there).
+   */
+  private async writeChangedRows(t: SqlDb, at: string, key: string, prev: PoolRow, seq: number, state: StoredState): Promise<boolean> {
+    const stored = new Set((await t.all<{ row_key: string }>('SELECT row_key FROM pool_rows WHERE pool_key = ?', [key])).map((r) => r.row_key));
+    const written: RowChange[] = [];
+    for (let i = 0; i < state.keys.length; i++) {
+      const k = state.keys[i] as string;
+      const text = state.rows[i];
+      if (text === null || text === undefined) {
+        if (!stored.has(k)) return false;
+        continue;
+      }
+      const was = stored.has(k) ? (await t.all<{ body: string }>('SELECT body FROM pool_rows WHERE pool_key = ? AND row_key = ?', [key, k]))[0]?.body : undefined;
+      written.push({ key: k, text, was, after: i === 0 ? null : (state.keys[i - 1] as string) });
+    }
+    const kept = new Set(state.keys);
+    const removed = [...stored].filter((k) => !kept.has(k));
+    let body: { kind: HistoryKind; text: string } | null = null;
+    if (this.patchAllowed(prev, seq)) {
+      const patch = diffHistory(JSON.parse(prev.detail) as object, state.rest);
+      if (patch) {
+        const rows = diffChangedRows(written, removed);
+        if (rows.del || rows.set || rows.edit || rows.add) patch.tables.instances = rows;
+        body = this.patchBody(prev, patch);
+      }
+    }
+    // A keyframe says the whole state: the rows left out are read.
+    if (!body) {
+      const all = await this.storedRows(t, key, prev);
+      const whole = completeStored(state, all);
+      if (!whole) return false;
+      body = { kind: 'key', text: deflateDoc(storedText(whole)) };
+    }
+    await this.saveState(t, at, key, null, prev, seq, body, state.restText, true, state.rest.summary);
+    for (const r of written) {
+      if (r.was === r.text) continue;
+      if (r.was === undefined) await t.run('INSERT INTO pool_rows (pool_key, row_key, body) VALUES (?, ?, ?)', [key, r.key, r.text]);
+      else await t.run('UPDATE pool_rows SET body = ? WHERE pool_key = ? AND row_key = ?', [r.text, key, r.key]);
+    }
+    for (const k of removed) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND row_key = ?', [key, k]);
+    return true;
+  }
+
+  /** Whether the next history row may be a patch (else a keyframe is due). */
+  private patchAllowed(prev: PoolRow, seq: number): boolean {
+    return Number(prev.key_seq) > 0 && seq - Number(prev.key_seq) <= this.maxPatches;
+  }
+
+  /** A patch's history row, or null when a keyframe should say it (the patches since the last would outweigh it). */
+  private patchBody(prev: PoolRow, patch: HistoryPatch): { kind: HistoryKind; text: string } | null {
+    const text = deflateIfShorter(JSON.stringify(patch));
+    return Number(prev.patch_bytes) + text.length < Number(prev.key_bytes) ? { kind: 'rows', text } : null;
+  }
+
+  /** The history row, and the pool's row and summary (`detail`: the state, or without its rows when apart). */
+  private async saveState(t: SqlDb, at: string, key: string, d: PoolDetail | null, prev: PoolRow | undefined, seq: number, body: { kind: HistoryKind; text: string }, detail: string, apart: boolean, summary: PoolSummary): Promise<void> {
+    const isKey = body.kind === 'key';
+    const keySeq = isKey ? seq : Number(prev?.key_seq);
+    const keyBytes = isKey ? body.text.length : Number(prev?.key_bytes);
+    const patchBytes = isKey ? 0 : Number(prev?.patch_bytes) + body.text.length;
+    await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, at, body.kind, body.text]);
+    if (prev) {
+      await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ?, rows_apart = ? WHERE pool_key = ?',
+        [seq, detail, at, keySeq, keyBytes, patchBytes, apart ? 1 : 0, key]);
+      await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(summary), at, key]);
+    } else {
+      const ref = (d as PoolDetail).summary.ref;
+      await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes, rows_apart) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [key, ref.context, ref.namespace, ref.name, at, at, seq, detail, keySeq, keyBytes, patchBytes, apart ? 1 : 0]);
+      await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, at, JSON.stringify(summary)]);
+    }
+  }
+
+  /** A pool's stored current state split by row (kept apart, or as one text). */
+  private async storedRows(db: SqlDb, key: string, row: Pick<PoolRow, 'detail' | 'rows_apart'>): Promise<StoredRows> {
+    if (Number(row.rows_apart) !== 1) return splitStored(inflateDoc(row.detail));
+    const rows = await db.all<{ row_key: string; body: string }>('SELECT row_key, body FROM pool_rows WHERE pool_key = ?', [key]);
+    return apartRows(row.detail, rows);
   }
 
   /**
@@ -208,15 +336,26 @@ export class TimelineStore {
     });
   }
 
-  private revive(row: { detail: string; last_change: string }, at: string): PoolDetail {
-    const d = unpackDetail(parseStored(inflateDoc(row.detail)) as unknown as PoolDetail);
+  private revive(row: { detail: string; last_change: string; rows_apart: number }, at: string, rows: { row_key: string; body: string }[] | undefined): PoolDetail {
+    let doc: Record<string, unknown>;
+    if (Number(row.rows_apart) === 1) {
+      const split = apartRows(row.detail, rows ?? []);
+      doc = { ...split.rest, instances: split.rows.map((r) => JSON.parse(r) as unknown) };
+    } else doc = parseStored(inflateDoc(row.detail));
+    const d = unpackDetail(doc as unknown as PoolDetail);
     return { ...d, summary: { ...d.summary, lastChange: row.last_change }, at };
   }
 
   /** The latest state of every pool. */
   async currentPools(now = new Date().toISOString()): Promise<PoolDetail[]> {
-    const rows = await this.db.all<{ detail: string; last_change: string }>('SELECT detail, last_change FROM pools ORDER BY pool_key');
-    return rows.map((r) => this.revive(r, now));
+    const pools = await this.db.all<{ pool_key: string; detail: string; last_change: string; rows_apart: number }>('SELECT pool_key, detail, last_change, rows_apart FROM pools ORDER BY pool_key');
+    const rows = new Map<string, { row_key: string; body: string }[]>();
+    for (const r of await this.db.all<{ pool_key: string; row_key: string; body: string }>('SELECT pool_key, row_key, body FROM pool_rows')) {
+      let list = rows.get(r.pool_key);
+      if (!list) rows.set(r.pool_key, (list = []));
+      list.push(r);
+    }
+    return pools.map((p) => this.revive(p, now, rows.get(p.pool_key)));
   }
 
   /** The latest summary of every pool (the fleet table), without reading their instance tables. */
@@ -226,8 +365,10 @@ export class TimelineStore {
   }
 
   async currentPool(key: string, now = new Date().toISOString()): Promise<PoolDetail | null> {
-    const rows = await this.db.all<{ detail: string; last_change: string }>('SELECT detail, last_change FROM pools WHERE pool_key = ?', [key]);
-    return rows[0] ? this.revive(rows[0], now) : null;
+    const [row] = await this.db.all<{ detail: string; last_change: string; rows_apart: number }>('SELECT detail, last_change, rows_apart FROM pools WHERE pool_key = ?', [key]);
+    if (!row) return null;
+    const rows = Number(row.rows_apart) === 1 ? await this.db.all<{ row_key: string; body: string }>('SELECT row_key, body FROM pool_rows WHERE pool_key = ?', [key]) : undefined;
+    return this.revive(row, now, rows);
   }
 
   /** Transitions of one pool in [from, to], oldest first. */

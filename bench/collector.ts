@@ -130,8 +130,11 @@ export async function measureInChild(): Promise<void> {
   const samples = Math.min(20, pools.length);
   const end = wall0 + seconds * 1000;
   const rssWindow: number[] = [];
+  const heapWindow: { total: number; used: number; external: number }[] = [];
   for (let i = 0; Date.now() < end; i++) {
-    rssWindow.push(process.memoryUsage().rss);
+    const mem = process.memoryUsage();
+    rssWindow.push(mem.rss);
+    heapWindow.push({ total: mem.heapTotal, used: mem.heapUsed, external: mem.external });
     if (i < samples) {
       const p = pools[i % pools.length];
       if (!p) break;
@@ -212,6 +215,8 @@ export async function measureInChild(): Promise<void> {
     poolsFirstReadFromAzureInWindow: readAtEnd - readAtStart,
     rssMaxFromStartMB: Math.round(rssMax / 2 ** 20),
     steadyRssMB: { p50: Math.round(pct(rssWindow, 50) / 2 ** 20), max: Math.round(Math.max(...rssWindow) / 2 ** 20) },
+    // What of the RSS is V8's heap (reserved, and in use between collections) and memory outside it (buffers).
+    steadyHeapMB: { totalP50: Math.round(pct(heapWindow.map((h) => h.total), 50) / 2 ** 20), usedP50: Math.round(pct(heapWindow.map((h) => h.used), 50) / 2 ** 20), externalP50: Math.round(pct(heapWindow.map((h) => h.external), 50) / 2 ** 20) },
     // Pool analyses in the window, and the share that found the pool unchanged (nothing written).
     analysesPerSecond: Math.round(((col.analyses.total - analyses0.total) / wallMs) * 10_000) / 10,
     unchangedAnalysesShare: Math.round(((col.analyses.unchanged - analyses0.unchanged) / Math.max(1, col.analyses.total - analyses0.total)) * 100) / 100,
@@ -270,7 +275,7 @@ function cpuByThread(a: Map<string, { name: string; ms: number }>, b: Map<string
  * then again after dropping, in turn, the previous analyses, the Azure reads and the Kubernetes sources
  * (informers and their caches). Destroys the collector's state, so it runs last.
  */
-async function heapBreakdown(col: object): Promise<Record<string, number>> {
+async function heapBreakdown(col: object): Promise<Record<string, unknown>> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('POOLSCOPE_BENCH_BREAKDOWN needs node --expose-gc');
   const used = () => {
@@ -284,7 +289,13 @@ async function heapBreakdown(col: object): Promise<Record<string, number>> {
 
   // Whether the analyses are held by anything besides `previous` (WeakRefs to a sample of them).
   const sample = [...c.previous.values()].slice(0, 50).map((d) => new WeakRef(d as object));
-  const detailBytes = Math.round(JSON.stringify([...c.previous.values()].slice(0, 50)).length / Math.max(1, Math.min(50, c.previous.size)));
+  const sampled = [...c.previous.values()].slice(0, 50) as Record<string, unknown>[];
+  const detailBytes = Math.round(JSON.stringify(sampled).length / Math.max(1, sampled.length));
+  // By part (the instance tables are not kept: the store has them), and how many drift items and findings.
+  const bytesByPart: Record<string, number> = {};
+  for (const d of sampled) for (const [k, v] of Object.entries(d)) bytesByPart[k] = (bytesByPart[k] ?? 0) + Math.round(JSON.stringify(v ?? null).length / sampled.length);
+  const perPool = (k: string) => Math.round((sampled.reduce((n, d) => n + (Array.isArray(d[k]) ? (d[k] as unknown[]).length : 0), 0) / Math.max(1, sampled.length)) * 10) / 10;
+  const analysisShape = { bytesByPart, driftItemsPerPool: perPool('drift'), findingsPerPool: perPool('findings') };
   // WeakRef targets stay alive until the job that created the refs ends: collect in a later tick.
   const tick = () => new Promise((r) => setTimeout(r, 0));
   await tick();
@@ -309,7 +320,7 @@ async function heapBreakdown(col: object): Promise<Record<string, number>> {
   }
   return {
     heapUsed: mb(total), previousAnalyses: mb(total - afterPrevious), azureReads: mb(afterPrevious - afterAzure), kubeSources: mb(afterAzure - afterSources), rest: mb(afterSources),
-    analysisJsonBytesPerPool: detailBytes, sampledAnalysesAliveAfterClearingPrevious: aliveAfterPrevious, sampledAnalysesAliveAtEnd: alive(), sampled: sample.length,
+    analysisJsonBytesPerPool: detailBytes, analysisShape, sampledAnalysesAliveAfterClearingPrevious: aliveAfterPrevious, sampledAnalysesAliveAtEnd: alive(), sampled: sample.length,
   };
 }
 

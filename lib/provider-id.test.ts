@@ -3,6 +3,7 @@ import {
   autoscalerKey, belongsToScaleSet, compareProviderIds, joinKey, parseProviderId, providerIdFromArmId,
   type ParsedProviderId,
 } from './provider-id';
+import { isInterned } from './slim';
 
 const SUB = '6f0a3c1e-2b4d-4e8f-9a1b-7c5d3e2f1a0b';
 const UNIFORM = `azure:///subscriptions/${SUB}/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/pool0/virtualMachines/17`;
@@ -41,6 +42,12 @@ describe('parseProviderId', () => {
     [`azure:///subscriptions/${SUB}//resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/a`, 'empty path segment'],
   ])('returns a typed error for %j', (raw, reason) => {
     expect(parseProviderId(raw)).toEqual({ ok: false, raw, reason });
+  });
+
+  it('shares the parts of the IDs it parses (a fleet repeats a few subscriptions, groups and scale sets)', () => {
+    const raw = `azure:///subscriptions/${SUB}/resourceGroups/rg-shared-parts/providers/Microsoft.Compute/virtualMachineScaleSets/pool-shared-parts/virtualMachines/4711`;
+    const p = parseProviderId(raw) as ParsedProviderId;
+    for (const part of [p.subscriptionId, p.resourceGroup, p.scaleSet as string, p.instanceId as string]) expect(isInterned(part), part).toBe(true);
   });
 
   it.each([[undefined], [null], [42], [{}]])('never throws on a non-string (%j)', (raw) => {

@@ -1,6 +1,8 @@
 // Azure providerIDs as CAPI, CAPZ, cloud-provider-azure and cluster-autoscaler write and compare them
 // (domain.md §3). Parsing never throws: a malformed ID is a value the caller can show.
 
+import { intern } from './slim';
+
 export type ProviderIdKind = 'vmss-instance' | 'vm' | 'vmss';
 
 export interface ParsedProviderId {
@@ -61,7 +63,9 @@ export function parseProviderId(raw: unknown): ProviderIdParse {
 function parseUncached(raw: string): ProviderIdParse {
   const m = FAST.exec(raw);
   if (m) {
-    const [, subscriptionId = '', resourceGroup = '', scaleSet, member, vm] = m;
+    // The parts are shared strings: a fleet's IDs repeat the same few subscriptions, groups and scale sets, and
+    // each parse cached (up to 200,000) would otherwise hold copies of its own (~100 bytes an ID).
+    const [subscriptionId = '', resourceGroup = '', scaleSet, member, vm] = m.slice(1).map(intern);
     if (vm !== undefined) return { ok: true, raw, subscriptionId, resourceGroup, kind: 'vm', scaleSet: null, instanceId: null, vmName: vm };
     if (member === undefined) return { ok: true, raw, subscriptionId, resourceGroup, kind: 'vmss', scaleSet: scaleSet ?? null, instanceId: null, vmName: null };
     const uniform = NUMERIC.test(member);

@@ -35,6 +35,17 @@ describe('scheduler', () => {
     expect(s.due(1000)).toEqual([]);
   });
 
+  it('gives a spent budget back as its calls leave the 3-minute window', () => {
+    const s = new Scheduler(opts);
+    for (let i = 0; i < 40; i++) s.track(`s${i}`, 'sub', 0);
+    const first = s.due(0);
+    expect(first).toHaveLength(19);
+    for (const id of first) s.record(id, 0, { fast: true });
+    expect(s.due(179_999)).toEqual([]);
+    // The 19 calls of time 0 are out of the window: the next 19 longest due.
+    expect(s.due(180_000)).toEqual(Array.from({ length: 19 }, (_, i) => `s${19 + i}`));
+  });
+
   it('puts a scale set in its region\'s budget from the start when the AzureMachinePool names the region', () => {
     const s = new Scheduler(opts);
     // 60 scale sets of one subscription in two regions: each region gets its own share at once (19 + 19),

@@ -91,22 +91,44 @@ export class Scheduler {
     }
   }
 
+  /** Forgets the budget's calls that left its window. */
+  private prune(b: Budget, now: number): void {
+    const window = (this.opts.windowSeconds ?? 180) * 1000;
+    if (b.calls.some((t) => now - t >= window)) b.calls = b.calls.filter((t) => now - t < window);
+  }
+
+  /** Whether the budget (pruned) allows another call. */
   private allowed(b: Budget, now: number): boolean {
     if (b.blockedUntil > now) return false;
-    const window = (this.opts.windowSeconds ?? 180) * 1000;
-    b.calls = b.calls.filter((t) => now - t < window);
     // Our share is of the budget as it stood before our own calls in this window.
     const budget = b.remaining === null ? ASSUMED_REMAINING : b.remaining + Math.min(b.ownAtObservation, b.calls.length);
     return b.calls.length < Math.max(1, Math.floor(this.opts.budgetShare * budget));
   }
 
-  /** Scale sets due now whose budget allows a read; each is counted as `calls` gating calls. */
+  /**
+   * Scale sets due now whose budget allows a read, longest due first; each is counted as `calls` gating calls.
+   * Runs every cycle over every scale set (a fleet's thousand, most of them due but out of budget while the fleet
+   * churns): each budget is pruned once, and a budget found spent is not looked at again.
+   */
   due(now: number, calls = 1): string[] {
+    const ready: Entry[] = [];
+    for (const e of this.entries.values()) if (e.nextAt <= now) ready.push(e);
+    if (ready.length === 0) return [];
+    ready.sort((a, b) => a.nextAt - b.nextAt);
+    const seen = new Set<Budget>();
+    const spent = new Set<Budget>();
     const out: string[] = [];
-    for (const e of [...this.entries.values()].sort((a, b) => a.nextAt - b.nextAt)) {
-      if (e.nextAt > now) continue;
+    for (const e of ready) {
       const b = this.budget(e.budgetKey);
-      if (!this.allowed(b, now)) continue;
+      if (spent.has(b)) continue;
+      if (!seen.has(b)) {
+        seen.add(b);
+        this.prune(b, now);
+      }
+      if (!this.allowed(b, now)) {
+        spent.add(b);
+        continue;
+      }
       for (let i = 0; i < calls; i++) b.calls.push(now);
       out.push(e.id);
     }

@@ -9,6 +9,7 @@ import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import { instanceProviderId } from '@/lib/fixtures/pool';
 import type { TimelineEntry } from '@/lib/api-types';
 import { startSimulation, type Simulation } from '@/sim/index';
+import { findByPlural } from '@/sim/kube/resources';
 import { readScenario } from '@/sim/world/scenario';
 import type { Scheduler } from '../azure/scheduler';
 import { parseEnv } from '../env';
@@ -59,6 +60,29 @@ describe('collector cycles', () => {
     await until('an analysis', () => (asked.length > 0 ? true : undefined));
     expect(asked[0]).toBe(target);
   }, 60_000);
+});
+
+describe('collector and new pools', () => {
+  it('reads the scale set of a pool that appears after it started (its Azure index follows the pools)', async () => {
+    const h = await harness('seed-one-vm-failed.yaml', 1);
+    await h.start();
+    await until('the first Azure read', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    // A new pool whose AzureMachinePool names a scale set nobody read yet (it does not exist in Azure).
+    const store = h.sim.kube.cluster('mgmt-weu').store;
+    const MP = findByPlural('cluster.x-k8s.io', 'v1beta2', 'machinepools')!;
+    const AMP = findByPlural('infrastructure.cluster.x-k8s.io', 'v1beta1', 'azuremachinepools')!;
+    const mp = store.get(MP, 'default', 'pool0', 'v1beta2');
+    const amp = store.get(AMP, 'default', 'pool0');
+    const vmss = String(amp.spec?.providerID).replace(/pool0$/, 'pool-late');
+    store.create(AMP, 'default', { ...amp, metadata: { name: 'pool-late', namespace: 'default' }, spec: { ...amp.spec, providerID: vmss, providerIDList: [] } });
+    const template = mp.spec?.template as { spec: { infrastructureRef: object } };
+    store.create(MP, 'default', { ...mp, metadata: { name: 'pool-late', namespace: 'default' }, spec: { ...mp.spec, providerIDList: [], template: { ...template, spec: { ...template.spec, infrastructureRef: { ...template.spec.infrastructureRef, name: 'pool-late' } } } } });
+    const late = await until('the new pool read from Azure', async () => {
+      const p = await h.store.currentPool('mgmt-weu/default/pool-late');
+      return p && p.sources.azure.state !== 'unknown' ? p : undefined;
+    }, 20_000);
+    expect(late.sources.azure.state).toBe('not-found');
+  }, 40_000);
 });
 
 describe('collector on the seed scenario', () => {

@@ -167,12 +167,13 @@ export class Collector {
   }
 
   private onKubeChange(ctx: string, pools: string[], urgent = false): void {
-    this.poolsByScaleSetStale = true;
     for (const p of pools) {
       const key = `${ctx}/${p}`;
       this.dirty.add(key);
       if (urgent) this.urgent.add(key);
       const id = this.scaleSetIdOf(ctx, p);
+      // A pool that came, went or moved to another scale set: the index is rebuilt before the next Azure round.
+      if (this.scaleSetByPool.get(key) !== (id && scaleSetRefOf(id) ? id : undefined)) this.poolsByScaleSetStale = true;
       if (id) this.opts.scheduler.expedite(id, this.now());
     }
     // Waiting for the next tick: bring it forward (a running cycle schedules its successor when it ends).
@@ -183,8 +184,12 @@ export class Collector {
     return this.sources.get(ctx)?.scaleSetOf(pool) ?? null;
   }
 
-  /** Scale set → the pools (`context/namespace/name`) it backs; rebuilt only after Kubernetes changes. */
+  /**
+   * Scale set → the pools (`context/namespace/name`) it backs, and the reverse; rebuilt only when a Kubernetes
+   * change added, removed or moved a pool (instance churn, most changes, leaves them as they are).
+   */
   private poolsByScaleSet = new Map<string, Set<string>>();
+  private scaleSetByPool = new Map<string, string>();
   private poolsByScaleSetStale = true;
 
   /**
@@ -238,6 +243,7 @@ export class Collector {
     if (this.poolsByScaleSetStale) {
       this.poolsByScaleSetStale = false;
       const index = new Map<string, Set<string>>();
+      const byPool = new Map<string, string>();
       const regions = new Map<string, string | null>();
       for (const [ctx, src] of this.sources) {
         for (const p of src.poolKeys()) {
@@ -246,10 +252,12 @@ export class Collector {
           const set = index.get(id) ?? new Set<string>();
           set.add(`${ctx}/${p}`);
           index.set(id, set);
+          byPool.set(`${ctx}/${p}`, id);
           if (!regions.get(id)) regions.set(id, src.regionOf(p));
         }
       }
       this.poolsByScaleSet = index;
+      this.scaleSetByPool = byPool;
       for (const id of this.opts.scheduler.tracked()) if (!index.has(id)) this.opts.scheduler.untrack(id);
       for (const id of index.keys()) this.opts.scheduler.track(id, (scaleSetRefOf(id) as { subscriptionId: string }).subscriptionId, now, regions.get(id));
     }

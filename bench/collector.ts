@@ -128,6 +128,18 @@ export async function measureInChild(): Promise<void> {
   /** Patches the simulated API server did not take (it can stall for seconds under a 100k churn). */
   const patchErrors: string[] = [];
   const samples = Math.min(20, pools.length);
+  // When the watch event of the pool being patched reached the collector (its sources call onKubeChange): splits
+  // the latency into the API server's delivery and the collector's own part.
+  let watching: string | null = null;
+  let arrivedAt = 0;
+  const arrivals: number[] = [];
+  const deliveries: number[] = [];
+  const inside = col as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean): void };
+  const onKubeChange = inside.onKubeChange.bind(col);
+  inside.onKubeChange = (ctx, changed, urgent) => {
+    if (watching && !arrivedAt && urgent && changed.some((p) => `${ctx}/${p}` === watching)) arrivedAt = Date.now();
+    onKubeChange(ctx, changed, urgent);
+  };
   const end = wall0 + seconds * 1000;
   const rssWindow: number[] = [];
   const heapWindow: { total: number; used: number; external: number }[] = [];
@@ -146,6 +158,8 @@ export async function measureInChild(): Promise<void> {
       const api = k.makeApiClient(CustomObjectsApi);
       const t = Date.now();
       let seenAt = 0;
+      watching = p.summary.key;
+      arrivedAt = 0;
       let seen = () => {};
       const got = new Promise<void>((resolve) => {
         seen = resolve;
@@ -170,11 +184,16 @@ export async function measureInChild(): Promise<void> {
         if (seenAt) {
           requestLatencies.push(seenAt - t);
           latencies.push(Math.max(0, seenAt - committed));
+          if (arrivedAt) {
+            deliveries.push(Math.max(0, arrivedAt - committed));
+            arrivals.push(seenAt - arrivedAt);
+          }
         } else timedOut++;
       } catch (err) {
         patchErrors.push((err as Error).message);
       } finally {
         col.bus.off('change', on);
+        watching = null;
       }
       // Undone (also after a failed request, which may have been applied), retried until the API server takes it.
       for (let attempt = 0; ; attempt++) {
@@ -227,6 +246,10 @@ export async function measureInChild(): Promise<void> {
     // From the API server's answer to the stored transition, and from before the request (API server included).
     changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95), notSeenWithin10s: timedOut, patchErrors: patchErrors.length, ...(patchErrors.length ? { firstPatchError: patchErrors[0] } : {}) },
     requestToTransitionMs: { p50: pct(requestLatencies, 50), p95: pct(requestLatencies, 95) },
+    // The two parts of changeToTransitionMs: the API server's answer → its watch event reaching the collector, and
+    // that event → the stored transition (the collector's own).
+    changeToWatchEventMs: { p50: pct(deliveries, 50), p95: pct(deliveries, 95) },
+    watchEventToTransitionMs: { samples: arrivals.length, p50: pct(arrivals, 50), p95: pct(arrivals, 95), max: Math.max(...arrivals) },
     armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
     naiveArmCallsPerScaleSetPerHour: 480,
     ratioToNaive: Math.round((callsPerScaleSetHour / 480) * 1000) / 1000,
@@ -296,6 +319,8 @@ async function heapBreakdown(col: object): Promise<Record<string, unknown>> {
   for (const d of sampled) for (const [k, v] of Object.entries(d)) bytesByPart[k] = (bytesByPart[k] ?? 0) + Math.round(JSON.stringify(v ?? null).length / sampled.length);
   const perPool = (k: string) => Math.round((sampled.reduce((n, d) => n + (Array.isArray(d[k]) ? (d[k] as unknown[]).length : 0), 0) / Math.max(1, sampled.length)) * 10) / 10;
   const analysisShape = { bytesByPart, driftItemsPerPool: perPool('drift'), findingsPerPool: perPool('findings') };
+  // Not held while the heap is measured.
+  sampled.length = 0;
   // WeakRef targets stay alive until the job that created the refs ends: collect in a later tick.
   const tick = () => new Promise((r) => setTimeout(r, 0));
   await tick();
@@ -371,7 +396,10 @@ async function startAllocationProfile(): Promise<{ stop(file: string, wallMs: nu
   const session = new Session();
   session.connect();
   await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 64 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  // POOLSCOPE_BENCH_ALLOC_KIND=old: only what outlived the young generation (alive at the end, or collected by a
+  // full GC): what fills the old generation and makes full collections come.
+  const old = process.env.POOLSCOPE_BENCH_ALLOC_KIND === 'old';
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 64 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !old });
   type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] };
   return {
     async stop(file, wallMs) {

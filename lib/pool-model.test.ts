@@ -47,7 +47,7 @@ describe('MachinePool normalisation (domain.md §1.9)', () => {
 
   it('tolerates a MachinePool with almost nothing in it', () => {
     const model = buildPoolModel({ context: 'c', machinePool: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', metadata: { name: 'x', namespace: 'n' } } });
-    expect(model.mp).toMatchObject({ replicas: null, providerIDList: [], phase: null, infrastructureReady: null, conditions: [], nodeRefs: [] });
+    expect(model.mp).toMatchObject({ replicas: null, providerIDList: [], phase: null, infrastructureReady: null, conditions: [] });
     expect(model.notes).toEqual([
       'MachinePool spec.replicas is not set.',
       'No AzureMachinePool was found for this MachinePool\'s infrastructureRef.',

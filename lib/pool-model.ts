@@ -71,7 +71,6 @@ export interface MachinePoolModel {
   conditions: Condition[];
   /** metav1 conditions of the v1beta2 API (Paused, …). */
   v1beta2Conditions: Condition[];
-  nodeRefs: { name: string; uid: string | null }[];
   failureReason: string | null;
   failureMessage: string | null;
   minReadySeconds: number | null;
@@ -335,10 +334,6 @@ function normaliseMachinePool(obj: KubeObject, notes: string[]): MachinePoolMode
     upToDateReplicas: num(obj, ...v1beta2Counters, 'upToDateReplicas'),
     conditions: conditionsAt(obj, [...deprecated, 'conditions']),
     v1beta2Conditions: conditionsAt(obj, [...v1beta2Counters, 'conditions']),
-    nodeRefs: arr(obj, 'status', 'nodeRefs').flatMap((r) => {
-      const name = str(r, 'name');
-      return name ? [{ name, uid: str(r, 'uid') }] : [];
-    }),
     failureReason: str(obj, ...deprecated, 'failureReason'),
     failureMessage: str(obj, ...deprecated, 'failureMessage'),
     minReadySeconds: b2 ? num(obj, 'spec', 'template', 'spec', 'minReadySeconds') : num(obj, 'spec', 'minReadySeconds'),

@@ -42,6 +42,15 @@ describe('slim', () => {
     expect(slim('mp', mp)).toEqual({ metadata: { name: 'p' }, spec: { replicas: 2 } });
   });
 
+  it('drops a MachinePool\'s nodeRefs (nothing reads them), and nothing else of its status', () => {
+    const status = { phase: 'Running', replicas: 2, nodeRefs: [{ apiVersion: 'v1', kind: 'Node', name: 'n0', uid: 'u0' }, { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'u1' }] };
+    const mp = { metadata: { name: 'p' }, spec: { replicas: 2 }, status };
+    expect(slim('mp', mp).status).toEqual({ phase: 'Running', replicas: 2 });
+    expect(status.nodeRefs).toHaveLength(2);
+    // An AzureMachinePool keeps its status as it is.
+    expect(slim('amp', { metadata: { name: 'p' }, status: { ready: true, nodeRefs: [] } }).status).toEqual({ ready: true, nodeRefs: [] });
+  });
+
   it('shares one copy of each providerID between a pool\'s lists and its instances', () => {
     const id = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/v/virtualMachines/${n}-${Math.random()}`;
     const [a, b, c] = [id(1), id(2), id(3)];
@@ -51,6 +60,17 @@ describe('slim', () => {
     slim('ampm', { metadata: { name: 'x' }, spec: { providerID: c } });
     expect([a, b, c].every(isInterned)).toBe(true);
     expect(mp.spec?.providerIDList).toEqual([a]);
+  });
+
+  it('keeps an update\'s list the same IDs, sharing the new ones too (the object it replaces given)', () => {
+    const id = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/w/virtualMachines/${n}-${Math.random()}`;
+    const [a, b] = [id(1), id(2)];
+    const before = slim('mp', { metadata: { name: 'p' }, spec: { providerIDList: [a] } });
+    expect(isInterned(b)).toBe(false);
+    // The same IDs as text (as a new watch event parses them), one more.
+    const after = slim('mp', { metadata: { name: 'p' }, spec: { providerIDList: [`${a}`.slice(0), b] } }, before);
+    expect(after.spec?.providerIDList).toEqual([a, b]);
+    expect(isInterned(b)).toBe(true);
   });
 
   it('tells updates the model cannot see (resourceVersion, dropped fields) from real ones', () => {

@@ -190,9 +190,10 @@ export function sameContent(a: unknown, b: unknown): boolean {
 
 /**
  * The parts of an object the pool model and the collector's indexes read. MachinePools, AzureMachinePools
- * and Clusters (one per pool) are kept whole but for `managedFields`; the per-instance kinds are cut down.
+ * and Clusters (one per pool) are kept whole but for `managedFields` (and a MachinePool's nodeRefs); the
+ * per-instance kinds are cut down. `previous`: the slimmed object it replaces, whose strings it may share.
  */
-export function slim(kind: SlimKind, obj: KubeObject): KubeObject {
+export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): KubeObject {
   const spec = rec(obj.spec);
   const status = rec(obj.status);
   switch (kind) {
@@ -242,7 +243,19 @@ export function slim(kind: SlimKind, obj: KubeObject): KubeObject {
       }
       // A pool's providerIDList holds the same strings as its AMPMs, Machines and Nodes: share them (at 100
       // instances a pool, the MachinePool's and AzureMachinePool's lists were two more copies of every ID).
-      if (Array.isArray(spec.providerIDList)) out = { ...out, spec: { ...spec, providerIDList: spec.providerIDList.map(intern) } };
+      // An update's list is mostly the one before: an ID equal to the one at its place there takes that (shared)
+      // copy without a lookup in the table (a hundred lookups a list, at every update of the pool).
+      if (Array.isArray(spec.providerIDList)) {
+        const before = previous?.spec?.providerIDList;
+        const was = Array.isArray(before) ? before : [];
+        out = { ...out, spec: { ...spec, providerIDList: spec.providerIDList.map((id: unknown, i: number) => (id === was[i] ? was[i] : intern(id))) } };
+      }
+      // A MachinePool's status.nodeRefs (an object per Node, most of a slimmed MachinePool after its list) is
+      // read by nothing, and a new copy came with every status update.
+      if (kind === 'mp' && Array.isArray(status.nodeRefs)) {
+        const { nodeRefs: _dropped, ...rest } = status;
+        out = { ...out, status: rest };
+      }
       return out;
     }
   }

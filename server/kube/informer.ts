@@ -285,7 +285,7 @@ export class Informer {
           delivered = true;
           this.opts.onState?.('live');
         }
-        if (phase === 'ADDED' || phase === 'MODIFIED') this.put(slim(this.opts.kind, o));
+        if (phase === 'ADDED' || phase === 'MODIFIED') this.put(slim(this.opts.kind, o, this.opts.keep === false ? undefined : this.items.get(itemKey(o))));
         else if (phase === 'DELETED') this.drop(slim(this.opts.kind, o));
         const rv = o.metadata?.resourceVersion;
         if (rv) this.resourceVersion = rv;

@@ -223,6 +223,8 @@ export class TimelineStore {
     }
     const had = new Map<string, string>();
     if (before) for (let i = 0; i < before.keys.length; i++) had.set(before.keys[i] as string, before.rows[i] as string);
+    // Stored whole before (or new): no row of it can be apart, and none must stand in the way.
+    else if (prev) await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
     for (let i = 0; i < rows.length; i++) {
       const k = state.keys[i] as string;
       const was = had.get(k);

@@ -311,8 +311,8 @@ async function heapBreakdown(col: object): Promise<Record<string, unknown>> {
   const total = used();
 
   // Whether the analyses are held by anything besides `previous` (WeakRefs to a sample of them).
-  const sample = [...c.previous.values()].slice(0, 50).map((d) => new WeakRef(d as object));
   const sampled = [...c.previous.values()].slice(0, 50) as Record<string, unknown>[];
+  const sample = sampled.map((d) => new WeakRef(d));
   const detailBytes = Math.round(JSON.stringify(sampled).length / Math.max(1, sampled.length));
   // By part (the instance tables are not kept: the store has them), and how many drift items and findings.
   const bytesByPart: Record<string, number> = {};

@@ -225,15 +225,13 @@ export class TimelineStore {
     if (before) for (let i = 0; i < before.keys.length; i++) had.set(before.keys[i] as string, before.rows[i] as string);
     // Stored whole before (or new): no row of it can be apart, and none must stand in the way.
     else if (prev) await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
+    const written: Pick<RowChange, 'key' | 'text' | 'was'>[] = [];
     for (let i = 0; i < rows.length; i++) {
       const k = state.keys[i] as string;
-      const was = had.get(k);
+      written.push({ key: k, text: rows[i] as string, was: had.get(k) });
       had.delete(k);
-      if (was === rows[i]) continue;
-      if (was === undefined) await t.run('INSERT INTO pool_rows (pool_key, row_key, body) VALUES (?, ?, ?)', [key, k, rows[i]]);
-      else await t.run('UPDATE pool_rows SET body = ? WHERE pool_key = ? AND row_key = ?', [rows[i], key, k]);
     }
-    for (const k of had.keys()) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND row_key = ?', [key, k]);
+    await this.writeRows(t, key, written, [...had.keys()]);
   }
 
   /**
@@ -273,13 +271,18 @@ export class TimelineStore {
       body = { kind: 'key', text: deflateDoc(storedText(whole)) };
     }
     await this.saveState(t, at, key, null, prev, seq, body, state.restText, true, state.rest.summary);
+    await this.writeRows(t, key, written, removed);
+    return true;
+  }
+
+  /** Writes a pool's rows kept apart that differ from what they were (new, changed), and deletes those removed. */
+  private async writeRows(t: SqlDb, key: string, written: readonly Pick<RowChange, 'key' | 'text' | 'was'>[], removed: readonly string[]): Promise<void> {
     for (const r of written) {
       if (r.was === r.text) continue;
       if (r.was === undefined) await t.run('INSERT INTO pool_rows (pool_key, row_key, body) VALUES (?, ?, ?)', [key, r.key, r.text]);
       else await t.run('UPDATE pool_rows SET body = ? WHERE pool_key = ? AND row_key = ?', [r.text, key, r.key]);
     }
     for (const k of removed) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND row_key = ?', [key, k]);
-    return true;
   }
 
   /** Whether the next history row may be a patch (else a keyframe is due). */

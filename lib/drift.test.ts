@@ -16,6 +16,14 @@ function drift(spec: PoolSpec, previous?: Parameters<typeof computeDrift>[2]['pr
 const kinds = (spec: PoolSpec) => drift(spec).map((d) => `${d.kind}@${d.providerID?.split('/').pop() ?? ''}`);
 
 describe('drift kinds', () => {
+  it('come in the order of their keys (code units), which the store gives back', () => {
+    const items = drift({ replicas: 4, instances: [{ member: '10', node: 'none' }, { member: '2', inAzure: false, node: 'none' }, { member: '1', node: 'none' }, { member: '3', ampm: false }] });
+    const keys = items.map((d) => d.key);
+    expect(keys.length).toBeGreaterThan(4);
+    expect(keys).toEqual([...keys].sort());
+    expect(new Set(items.map((d) => d.kind)).size).toBeGreaterThan(2);
+  });
+
   it.each<[string, PoolSpec, string[]]>([
     ['none for a healthy pool', { replicas: 3, instances: healthyInstances(3) }, []],
     ['missing-from-machinepool: in Azure and the AMP list, not in the MP list',
@@ -28,7 +36,7 @@ describe('drift kinds', () => {
       ['missing-from-azuremachinepool@1']],
     ['ghost-in-azuremachinepool (and in the MP list): VM deleted out of band',
       { replicas: 2, instances: [{ member: '0' }, { member: '1', inAzure: false, node: 'none' }] },
-      ['ghost-in-machinepool@1', 'ghost-in-azuremachinepool@1']],
+      ['ghost-in-azuremachinepool@1', 'ghost-in-machinepool@1']],
     ['instance-without-node: running, no Node', { replicas: 1, instances: [{ member: '0', node: 'none' }] }, ['instance-without-node@0']],
     ['node-without-instance: a Node in this scale set with no VM',
       { replicas: 1, instances: [{ member: '0' }, { member: '9', inAzure: false, ampm: false }], mp: { providerIDList: [id('0')] } },

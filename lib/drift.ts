@@ -5,6 +5,7 @@
 import type { DriftItem, DriftKind, Severity } from './api-types';
 import { displayId, spellings, type JoinedId } from './join';
 import type { PoolModel } from './pool-model';
+import { compareDriftKeys } from './row-order';
 
 export const DRIFT_SEVERITY: Record<DriftKind, Severity> = {
   'case-mismatch': 'critical',
@@ -79,7 +80,7 @@ function sameOrderlessButReordered(a: readonly string[], b: readonly string[]): 
 }
 
 /**
- * The drift items of a pool. `kinds` may pass in `driftKindsFor` of each joined ID when the caller
+ * The drift items of a pool, by key. `kinds` may pass in `driftKindsFor` of each joined ID when the caller
  * already computed them (the instance table needs them too).
  */
 export function computeDrift(
@@ -116,7 +117,8 @@ export function computeDrift(
       since: sinceFor('order-only:'),
     });
   }
-  return items;
+  // In key order (lib/row-order): the store keeps the items one by one and gives them back in that order.
+  return items.sort((a, b) => compareDriftKeys(a.key, b.key));
 }
 
 export function countDrift(items: readonly DriftItem[]): Partial<Record<DriftKind, number>> {

@@ -39,7 +39,7 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({ desired: 5, vmssCapacity: 5, azureInstances: 5, azureSucceeded: 5 }),
   },
   's03-scale-down-pre-fix': {
-    drift: [['ghost-in-machinepool', '3'], ['node-without-instance', '3'], ['ghost-in-machinepool', '4'], ['node-without-instance', '4']],
+    drift: [['ghost-in-machinepool', '3'], ['ghost-in-machinepool', '4'], ['node-without-instance', '3'], ['node-without-instance', '4']],
     findings: [['readiness-gate-frozen', 'critical'], ['scaling', 'info']],
     recommended: 'sync-provider-ids',
     reconcile: [true, false],
@@ -47,7 +47,7 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({ capz: 5, capi: 5 }),
   },
   's04-one-vm-failed-main': {
-    drift: [['missing-from-machinepool', '2'], ['instance-without-node', '2']],
+    drift: [['instance-without-node', '2'], ['missing-from-machinepool', '2']],
     findings: [['readiness-gate-frozen', 'critical'], ['vmss-failed', 'critical'], ['instance-failed', 'warning']],
     recommended: 'sync-provider-ids',
     reconcile: [true, false],
@@ -72,7 +72,7 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({ capz: 0, capi: 0 }),
   },
   's07-vm-deleted-out-of-band': {
-    drift: [['ghost-in-machinepool', '2'], ['ghost-in-azuremachinepool', '2'], ['node-without-instance', '2']],
+    drift: [['ghost-in-azuremachinepool', '2'], ['ghost-in-machinepool', '2'], ['node-without-instance', '2']],
     findings: [['scaling', 'info']],
     recommended: 'reconcile',
     reconcile: [true, true],
@@ -88,7 +88,7 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({ capz: 2, capi: 2, readyNodes: 2 }),
   },
   's09-paused': {
-    drift: [['missing-from-machinepool', '3'], ['missing-from-azuremachinepool', '3']],
+    drift: [['missing-from-azuremachinepool', '3'], ['missing-from-machinepool', '3']],
     findings: [['paused', 'warning'], ['scaling', 'info']],
     recommended: null,
     reconcile: [false, false],
@@ -160,9 +160,8 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({ desired: 4, vmssCapacity: 4, azureInstances: 4, azureSucceeded: 4, capz: 4, readyNodes: null }),
   },
   's17-vmss-deleted': {
-    drift: ['0', '1', '2'].flatMap((m): [DriftKind, string][] => [
-      ['ghost-in-machinepool', m], ['ghost-in-azuremachinepool', m], ['node-without-instance', m],
-    ]),
+    // In key order: by kind, then by ID.
+    drift: (['ghost-in-azuremachinepool', 'ghost-in-machinepool', 'node-without-instance'] as const).flatMap((kind) => ['0', '1', '2'].map((m): [DriftKind, string] => [kind, m])),
     findings: [['vmss-not-found', 'critical']],
     recommended: 'reconcile',
     reconcile: [true, true],

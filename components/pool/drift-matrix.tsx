@@ -18,6 +18,7 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
           {drift.map((d) => (
             <li key={d.key} data-drift={d.kind} className="flex flex-wrap items-center gap-2">
               <Badge tone={d.kind === 'case-mismatch' || d.kind === 'order-only' ? 'info' : 'warn'}>{d.kind}</Badge>
+              {d.providerID ? <code className="text-xs" title={d.providerID}>{short(d.providerID)}</code> : null}
               <span>{d.summary}</span>
               {d.since ? <span className="text-slate-500 dark:text-slate-400">since <LocalTime iso={d.since} /></span> : null}
             </li>

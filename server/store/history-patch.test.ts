@@ -32,6 +32,8 @@ describe('history patches', () => {
     let prevStable: object | null = null;
     const sizes: number[] = [];
     let omitted = 0;
+    let driftRows = 0;
+    let driftWritten = 0;
     for (let step = 0; step < 60; step++) {
       // 1–3 instances change per step: one replaced by a new one, one failing, one losing its Node.
       members = members.map((m) => (rand() < 0.02 ? { ...m, state: 'Failed', errorCode: 'OSProvisioningTimedOut' } : m));
@@ -52,8 +54,11 @@ describe('history patches', () => {
         expect(diffStoredRows(splitStored(storedText(a)), splitStored(storedText(b))), `step ${step}`).toEqual(diffHistory(packDetail(prev), packDetail(d)));
         // As the collector writes it: rows whose hash is unchanged left out, then taken from the stored text.
         const before = new Map(prev.instances.map((r) => [r.providerID, rowHash(r)]));
-        const partial = storedState(d, (i) => before.get(d.instances[i]!.providerID) === rowHash(d.instances[i]!));
-        const left = partial.rows.filter((r) => r === null).length;
+        const drifted = new Map(prev.drift.map((x) => [x.key, rowHash(x)]));
+        const partial = storedState(d, { instances: (i) => before.get(d.instances[i]!.providerID) === rowHash(d.instances[i]!), drift: (i) => drifted.get(d.drift[i]!.key) === rowHash(d.drift[i]!) });
+        const left = partial.tables.instances.rows.filter((r) => r === null).length;
+        driftRows += d.drift.length;
+        driftWritten += partial.tables.drift.rows.filter((r) => r !== null).length;
         expect(left, `step ${step}`).toBeGreaterThan(90);
         omitted += left;
         const completed = completeStored(partial, splitStored(storedText(a)));
@@ -63,6 +68,9 @@ describe('history patches', () => {
       prevStable = stable;
     }
     expect(omitted).toBeGreaterThan(59 * 90);
+    // Drift items too: only those new or changed since the step before are serialised.
+    expect(driftRows).toBeGreaterThan(59 * 5);
+    expect(driftWritten).toBeLessThan(driftRows / 4);
     const keyframe = JSON.stringify(prevStable).length;
     const avg = sizes.reduce((a, b) => a + b, 0) / sizes.length;
     // A plain JSON Patch rewrites the rows below an inserted one; the keyed patch carries only what changed.
@@ -92,7 +100,11 @@ describe('history patches', () => {
   });
 
   it('diffs rows given as text like the documents they are, and declines the same things', () => {
-    const text = (doc: { instances: object[] } & Record<string, unknown>) => ({ rest: { ...doc, instances: [] }, keys: doc.instances.map((r) => (r as { providerID: string }).providerID), rows: doc.instances.map((r) => JSON.stringify(r)) });
+    const table = (rows: object[], field: string) => ({ keys: rows.map((r) => (r as Record<string, string>)[field] as string), rows: rows.map((r) => JSON.stringify(r)) });
+    const text = (doc: { instances: object[]; drift?: object[] } & Record<string, unknown>) => ({
+      rest: { ...doc, instances: [], ...(doc.drift ? { drift: [] } : {}) },
+      tables: { instances: table(doc.instances, 'providerID'), drift: table(doc.drift ?? [], 'key') },
+    });
     const prev = { a: 1, instances: [{ providerID: 'a', v: 1 }, { providerID: 'b', v: 1 }, { providerID: 'c', v: 1 }], drift: [{ key: 'k1' }] };
     const next = { a: 2, instances: [{ providerID: 'a', v: 2 }, { providerID: 'a2', v: 0 }, { providerID: 'c', v: 1 }], drift: [] };
     expect(diffStoredRows(text(prev), text(next))).toEqual(diffHistory(prev, next));

@@ -90,7 +90,7 @@ export interface RowsText {
 }
 
 /**
- * The instance table's patch from two tables given as text: rows compare as strings, and only the rows that
+ * A keyed table's patch from two tables given as text: rows compare as strings, and only the rows that
  * changed are parsed. Null when a keyframe must say it (duplicate keys, rows re-ordered).
  */
 export function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null {
@@ -107,7 +107,7 @@ export interface RowChange {
 }
 
 /**
- * The instance table's patch from what changed alone, the rows written (in the table's order) and the keys of
+ * A keyed table's patch from what changed alone, the rows written (in the table's order) and the keys of
  * those removed: every other row is the same, in the same order, on both sides. The patch
  * {@link diffRowsText} makes of the whole tables.
  */
@@ -184,15 +184,17 @@ export function diffHistory(prev: object, next: object): HistoryPatch | null {
 }
 
 /**
- * The patch between two stored states split by row (./pack's `splitStored`): the instance table diffed as
+ * The patch between two stored states split by row (./pack's `splitStored`): the tables kept by line diffed as
  * text, everything else as {@link diffHistory} does. The same patch `diffHistory` makes of the whole documents.
  */
-export function diffStoredRows(prev: RowsText & { rest: object }, next: RowsText & { rest: object }): HistoryPatch | null {
+export function diffStoredRows(prev: { rest: object; tables: Readonly<Record<string, RowsText>> }, next: { rest: object; tables: Readonly<Record<string, RowsText>> }): HistoryPatch | null {
   const patch = diffHistory(prev.rest, next.rest);
   if (!patch) return null;
-  const t = diffRowsText(prev, next);
-  if (!t) return null;
-  if (t.del || t.set || t.edit || t.add) patch.tables.instances = t;
+  for (const [name, rows] of Object.entries(next.tables)) {
+    const t = diffRowsText(prev.tables[name] ?? { keys: [], rows: [] }, rows);
+    if (!t) return null;
+    if (t.del || t.set || t.edit || t.add) patch.tables[name] = t;
+  }
   return patch;
 }
 

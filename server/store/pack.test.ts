@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
-import { buildPool } from '@/lib/fixtures/pool';
+import { buildPool, type InstanceSpec } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
 import { asciiJson, completeStored, deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowHash, rowKey, sameShape, shapeOf, splitStored, storedState, storedText, toStore, unpackDetail } from './pack';
 
@@ -47,13 +47,13 @@ describe('stored pool states', () => {
     const text = storedText(s);
     const lines = text.split('\n');
     expect(lines).toHaveLength(6);
-    expect(lines.slice(1)).toEqual(s.rows);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ instances: [] });
+    expect(lines.slice(1)).toEqual(s.tables.instances.rows);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ instances: [], drift: [] });
     // Parsed, it is the packed document, with the instance table back at its place among the keys.
     expect(JSON.stringify(parseStored(text))).toBe(JSON.stringify(packDetail(d)));
     const split = splitStored(text);
-    expect(split.keys).toEqual(d.instances.map((r) => r.providerID));
-    expect(split.rows).toEqual(s.rows);
+    expect(split.tables.instances.keys).toEqual(d.instances.map((r) => r.providerID));
+    expect(split.tables.instances.rows).toEqual(s.tables.instances.rows);
     // A state stored before (one JSON document) splits the same way.
     const legacy = splitStored(JSON.stringify(packDetail(d)));
     expect(legacy).toEqual(split);
@@ -61,13 +61,46 @@ describe('stored pool states', () => {
     // A pool without instances is plain JSON, as before.
     const empty = storedState({ ...d, instances: [] });
     expect(storedText(empty)).not.toContain('\n');
-    expect(splitStored(storedText(empty))).toEqual({ rest: JSON.parse(storedText(empty)), keys: [], rows: [] });
+    expect(splitStored(storedText(empty))).toEqual({ rest: JSON.parse(storedText(empty)), tables: { instances: { keys: [], rows: [] }, drift: { keys: [], rows: [] } } });
+  });
+
+  it('lay drift items out after the instance rows, and read the layouts stored before (items in the document)', () => {
+    const b = buildPool({ replicas: 4, instances: [{ member: '0' }, { member: '1', node: 'none' }, { member: '2', inAzure: false }, { member: '3' }] });
+    const d = analyzePool(b.input, { now: b.now });
+    expect(d.drift.length).toBeGreaterThan(2);
+    const s = storedState(d);
+    const text = storedText(s);
+    const lines = text.split('\n');
+    const mark = lines.indexOf('"drift"');
+    expect(mark).toBe(1 + d.instances.length);
+    expect(lines.slice(1, mark)).toEqual(s.tables.instances.rows);
+    expect(lines.slice(mark + 1)).toEqual(s.tables.drift.rows);
+    expect(s.tables.drift.keys).toEqual(d.drift.map((x) => x.key));
+    expect(JSON.stringify(parseStored(text))).toBe(JSON.stringify(packDetail(d)));
+    expect(unpackDetail(parseStored(text))).toEqual(JSON.parse(JSON.stringify(stableDetail(d))));
+    const split = splitStored(text);
+    expect(split.tables.drift).toEqual(s.tables.drift);
+    expect(split.rest).toEqual(JSON.parse(s.restText));
+    // One JSON document (before version 4), and instance rows by line with the items in the document (version 4).
+    const whole = JSON.stringify(packDetail(d));
+    const v4 = [JSON.stringify({ ...packDetail(d), instances: [] }), ...(s.tables.instances.rows as string[])].join('\n');
+    for (const old of [whole, v4]) {
+      expect(splitStored(old)).toEqual(split);
+      expect(JSON.stringify(parseStored(old))).toBe(JSON.stringify(packDetail(d)));
+    }
+    // Drift items but no instance rows: the items' line follows the document directly.
+    const onlyDrift = storedText(storedState({ ...d, instances: [] }));
+    expect(onlyDrift.split('\n')[1]).toBe('"drift"');
+    expect((parseStored(onlyDrift).drift as unknown[]).length).toBe(d.drift.length);
+    expect(() => parseStored(`${s.restText}\n"tables"\n{}`)).toThrow(/unknown table tables/);
   });
 
   it('read a row\'s key off its JSON, escaped or not', () => {
     expect(rowKey('{"providerID":"azure:///x/1","v":1}')).toBe('azure:///x/1');
     expect(rowKey(JSON.stringify({ providerID: 'a"b\\c', v: 1 }))).toBe('a"b\\c');
     expect(rowKey(JSON.stringify({ v: 1, providerID: 'later' }))).toBe('later');
+    expect(rowKey('{"key":"ghost-in-machinepool:azure:///x/1","kind":"x"}', 'drift')).toBe('ghost-in-machinepool:azure:///x/1');
+    expect(rowKey(JSON.stringify({ kind: 'x', key: 'k"1' }), 'drift')).toBe('k"1');
   });
 
   it('store text in ASCII, escaping what lies beyond it, so it reads back the same', () => {
@@ -85,12 +118,17 @@ describe('stored pool states', () => {
     expect(unpackDetail(parseStored(text))).toEqual(JSON.parse(JSON.stringify(stableDetail(wide))));
   });
 
-  it('hash an instance row by everything its JSON says but the providerID it is keyed by: equal read back from the store, different after any change', () => {
+  it('hash an instance row or a drift item by everything its JSON says but the providerID it is keyed by: equal read back from the store, different after any change', () => {
     const b = buildPool({ replicas: 3, instances: [{ member: '0' }, { member: '1', node: 'none' }, { member: '2', state: 'Failed', errorCode: 'OSProvisioningTimedOut' }] });
     const d = analyzePool(b.input, { now: b.now });
+    expect(d.drift.length).toBeGreaterThan(0);
     const revived = unpackDetail(parseStored(storedText(storedState(d)))) as unknown as typeof d;
-    for (const [i, row] of d.instances.entries()) {
-      expect(rowHash(revived.instances[i]!)).toBe(rowHash(row));
+    const rows: [{ providerID: string | null }, { providerID: string | null }][] = [
+      ...d.instances.map((r, i) => [r, revived.instances[i]!] as [typeof r, typeof r]),
+      ...d.drift.map((x, i) => [x, revived.drift[i]!] as [typeof x, typeof x]),
+    ];
+    for (const [row, back] of rows) {
+      expect(rowHash(back)).toBe(rowHash(row));
       // Every value the row's JSON holds, changed in turn (and every key renamed), changes the hash.
       const json = JSON.stringify(row);
       const seen = new Set([rowHash(row)]);
@@ -127,9 +165,9 @@ describe('stored pool states', () => {
     const b = buildPool({ replicas: 3, instances: [{ member: '0' }, { member: '1' }, { member: '2' }] });
     const d = analyzePool(b.input, { now: b.now });
     const full = storedState(d);
-    const partial = storedState(d, (i) => i !== 1);
-    expect(partial.rows.map((r) => r === null)).toEqual([true, false, true]);
-    expect(partial.rows[1]).toBe(full.rows[1]);
+    const partial = storedState(d, { instances: (i) => i !== 1 });
+    expect(partial.tables.instances.rows.map((r) => r === null)).toEqual([true, false, true]);
+    expect(partial.tables.instances.rows[1]).toBe(full.tables.instances.rows[1]);
     expect(() => storedText(partial)).toThrow(/left out/);
     expect(storedText(completeStored(partial, splitStored(storedText(full)))!)).toBe(storedText(full));
     // The previous state lacks a row left out: the caller must serialise the whole state.
@@ -140,7 +178,8 @@ describe('stored pool states', () => {
   });
 
   it('find a pool analysed again the same as the state the store read back (after a restart), serialising no row', () => {
-    const members = ['0', '1', '2'].map((member) => ({ member }));
+    // Instance 2 without its Node: one drift item.
+    const members: InstanceSpec[] = [{ member: '0' }, { member: '1' }, { member: '2', node: 'none' }];
     const analyse = (m: typeof members) => {
       const b = buildPool({ replicas: 3, instances: m });
       return analyzePool(b.input, { now: b.now });
@@ -152,12 +191,22 @@ describe('stored pool states', () => {
     revived.summary = { ...revived.summary, lastChange: '2026-11-29T00:00:00.000Z' };
     const before = shapeOf(revived);
     const again = toStore(analyse(members), before);
-    expect(again.stored.rows).toEqual([null, null, null]);
+    expect(again.stored.tables.instances.rows).toEqual([null, null, null]);
+    expect(again.stored.tables.drift.rows).toEqual([null]);
     expect(sameShape(before, again.shape, again.stored)).toBe(true);
-    // One instance loses its Node: its row alone is serialised, and the state is not the same.
+    // One instance loses its Node: its row alone is serialised, with its new drift item, and the state is not the same.
     const changed = toStore(analyse(members.map((m) => (m.member === '1' ? { ...m, node: 'none' as const } : m))), before);
-    expect(changed.stored.rows.map((r) => r === null)).toEqual([true, false, true]);
+    expect(changed.stored.tables.instances.rows.map((r) => r === null)).toEqual([true, false, true]);
+    expect(changed.stored.tables.drift.keys).toHaveLength(2);
+    expect(changed.stored.tables.drift.rows.filter((r) => r !== null)).toHaveLength(1);
     expect(sameShape(before, changed.shape, changed.stored)).toBe(false);
+    // Only a drift item's content changed (its since): that item alone is serialised.
+    const since = analyse(members);
+    since.drift = since.drift.map((x) => ({ ...x, since: '2026-11-28T00:00:00.000Z' }));
+    const moved = toStore(since, before);
+    expect(moved.stored.tables.instances.rows).toEqual([null, null, null]);
+    expect(moved.stored.tables.drift.rows.map((r) => r === null)).toEqual([false]);
+    expect(sameShape(before, moved.shape, moved.stored)).toBe(false);
     expect(sameShape(undefined, again.shape, again.stored)).toBe(false);
   });
 });

@@ -36,33 +36,43 @@ export type PackedDetail = Omit<PoolDetail, 'at' | 'drift' | 'instances'> & { dr
 /** The document the store writes for a pool's state (the caller's objects are not changed). */
 export function packDetail(d: PoolDetail | Omit<PoolDetail, 'at'>): PackedDetail {
   const stable = 'at' in d ? stableDetail(d) : d;
-  return {
-    ...stable,
-    drift: stable.drift.map((x) => ({ ...x, sources: packSources(x) })),
-    instances: stable.instances.map(packRow),
-  };
+  return { ...stable, drift: stable.drift.map(packDrift), instances: stable.instances.map(packRow) };
 }
 
 /**
- * A pool's state as the store writes it: the packed document without its instance table, and each instance
- * row's JSON; its text is the document's JSON with an empty instance table, then each row's JSON on a line of
- * its own (JSON text never holds a raw newline). A state with no rows is plain JSON, as states were stored
- * before. Kept by line, the rows of the previous state compare as strings: the store diffs a write without
- * parsing the rows it did not change.
+ * The tables of a pool's state kept row by row (in the order their rows follow a stored text's first line),
+ * and the field that keys each: a pool's instance rows, and its drift items (at 100k VMs under churn, 60-odd
+ * items a pool, most of what the rest of a state weighs).
+ */
+export const ROW_TABLES = ['instances', 'drift'] as const;
+export type RowTable = (typeof ROW_TABLES)[number];
+export const KEY_FIELD: Readonly<Record<RowTable, string>> = { instances: 'providerID', drift: 'key' };
+
+/** One table of a state to store: each row's key and JSON (ASCII), or null where the previous stored state's row stands. */
+export interface StoredTable {
+  keys: string[];
+  rows: (string | null)[];
+}
+
+/**
+ * A pool's state as the store writes it: the packed document without its tables of rows, and each row's JSON;
+ * its text is the document's JSON with those tables empty, then each instance row's JSON on a line of its own
+ * (JSON text never holds a raw newline), then, when there are drift items, the line `"drift"` and each item's
+ * JSON. A state with no rows is plain JSON, as states were stored before; texts stored before drift items were
+ * kept apart have them in the document (both are read). Kept by line, the rows of the previous state compare
+ * as strings: the store diffs a write without parsing the rows it did not change.
  *
  * A row left out (null) is as the pool's previous stored state has it: the collector knows which rows did not
  * change (`rowHash`) and does not serialise them; the store takes them from the previous text
  * ({@link completeStored}).
  */
 export interface StoredState {
-  /** The packed document, its instance table empty. */
+  /** The packed document, its tables of rows empty. */
   rest: PackedDetail;
   /** Its JSON (ASCII). */
   restText: string;
-  /** Each instance row's providerID, in the table's order. */
-  keys: string[];
-  /** Each instance row's JSON (ASCII), or null where the previous stored state's row stands. */
-  rows: (string | null)[];
+  /** Each table's rows in the table's order. */
+  tables: Record<RowTable, StoredTable>;
 }
 
 /**
@@ -79,28 +89,56 @@ function packRow(r: PoolDetail['instances'][number]): object {
   return { ...r, sources: packSources(r), autoscaler: r.autoscaler.key === r.providerID ? { ...r.autoscaler, key: SAME } : r.autoscaler };
 }
 
-/**
- * A pool's state to store. `unchanged(i)` tells the rows that are as the previous stored state has them: those
- * are left out (null) and not serialised.
- */
-export function storedState(d: PoolDetail, unchanged?: (i: number) => boolean): StoredState {
-  const stable = stableDetail(d);
-  const rest: PackedDetail = { ...stable, drift: stable.drift.map((x) => ({ ...x, sources: packSources(x) })), instances: [] };
-  const keys: string[] = [];
-  const rows: (string | null)[] = [];
-  for (let i = 0; i < stable.instances.length; i++) {
-    const r = stable.instances[i] as PoolDetail['instances'][number];
-    keys.push(r.providerID);
-    rows.push(unchanged?.(i) ? null : asciiJson(JSON.stringify(packRow(r))));
-  }
-  return { rest, restText: asciiJson(JSON.stringify(rest)), keys, rows };
+function packDrift(x: PoolDetail['drift'][number]): object {
+  return { ...x, sources: packSources(x) };
 }
+
+/** Which rows of each table are as the previous stored state has them (left out, not serialised). */
+export type Unchanged = Partial<Record<RowTable, (i: number) => boolean>>;
+
+function storedTable<T>(rows: readonly T[], keyOf: (r: T) => string, pack: (r: T) => object, unchanged: ((i: number) => boolean) | undefined): StoredTable {
+  const keys: string[] = [];
+  const texts: (string | null)[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as T;
+    keys.push(keyOf(r));
+    texts.push(unchanged?.(i) ? null : asciiJson(JSON.stringify(pack(r))));
+  }
+  return { keys, rows: texts };
+}
+
+/** A pool's state to store, leaving out (null) the rows `unchanged` names. */
+export function storedState(d: PoolDetail, unchanged: Unchanged = {}): StoredState {
+  const stable = stableDetail(d);
+  const rest: PackedDetail = { ...stable, drift: [], instances: [] };
+  return {
+    rest,
+    restText: asciiJson(JSON.stringify(rest)),
+    tables: {
+      instances: storedTable(stable.instances, (r) => r.providerID, packRow, unchanged.instances),
+      drift: storedTable(stable.drift, (x) => x.key, packDrift, unchanged.drift),
+    },
+  };
+}
+
+/** Whether any row of the state is left out. */
+export function leavesOut(s: StoredState): boolean {
+  return ROW_TABLES.some((t) => s.tables[t].rows.includes(null));
+}
+
+/** The line that starts a table's rows in a stored text (the instance rows follow the first line directly). */
+const tableLine = (t: RowTable) => `"${t}"`;
 
 /** The text of a state whose rows are all there (see {@link completeStored}). */
 export function storedText(s: StoredState): string {
-  if (s.rows.length === 0) return s.restText;
-  if (s.rows.includes(null)) throw new Error('stored state: rows left out (complete it from the previous state first)');
-  return `${s.restText}\n${s.rows.join('\n')}`;
+  if (leavesOut(s)) throw new Error('stored state: rows left out (complete it from the previous state first)');
+  let text = s.restText;
+  for (const t of ROW_TABLES) {
+    const rows = s.tables[t].rows;
+    if (rows.length === 0) continue;
+    text += t === 'instances' ? `\n${rows.join('\n')}` : `\n${tableLine(t)}\n${rows.join('\n')}`;
+  }
+  return text;
 }
 
 /**
@@ -108,62 +146,82 @@ export function storedText(s: StoredState): string {
  * not got them all (the caller then serialises the whole state).
  */
 export function completeStored(s: StoredState, prev: StoredRows | null): StoredState | null {
-  if (!s.rows.includes(null)) return s;
+  if (!leavesOut(s)) return s;
   if (!prev) return null;
-  const byKey = new Map<string, string>();
-  for (let i = 0; i < prev.keys.length; i++) byKey.set(prev.keys[i] as string, prev.rows[i] as string);
-  const rows: string[] = [];
-  for (let i = 0; i < s.rows.length; i++) {
-    const row = s.rows[i] ?? byKey.get(s.keys[i] as string);
-    if (row === undefined) return null;
-    rows.push(row);
+  const tables = { ...s.tables };
+  for (const t of ROW_TABLES) {
+    const mine = s.tables[t];
+    if (!mine.rows.includes(null)) continue;
+    const theirs = prev.tables[t];
+    const byKey = new Map<string, string>();
+    for (let i = 0; i < theirs.keys.length; i++) byKey.set(theirs.keys[i] as string, theirs.rows[i] as string);
+    const rows: string[] = [];
+    for (let i = 0; i < mine.rows.length; i++) {
+      const row = mine.rows[i] ?? byKey.get(mine.keys[i] as string);
+      if (row === undefined) return null;
+      rows.push(row);
+    }
+    tables[t] = { keys: mine.keys, rows };
   }
-  return { ...s, rows };
+  return { ...s, tables };
 }
 
 /**
- * What a pool's last stored state was made of: a hash of its document without the instance table, and each
- * instance row's hash by providerID ({@link rowHash}). The collector keeps it per pool (~1.6 KB at 100 rows):
- * a new analysis serialises only the rows whose hash differs, and changed nothing when none does.
+ * What a pool's last stored state was made of: a hash of its document without its tables of rows, and each
+ * row's hash by key ({@link rowHash}), per table. The collector keeps it per pool (~1.6 KB at 100 rows): a new
+ * analysis serialises only the rows whose hash differs, and changed nothing when none does.
  */
 export interface StoredShape {
   rest: string;
-  rows: Map<string, number>;
+  tables: Record<RowTable, Map<string, number>>;
 }
 
-function shapeFrom(d: PoolDetail, stored: StoredState, hashes: readonly number[]): StoredShape {
-  const rows = new Map<string, number>();
-  for (let i = 0; i < hashes.length; i++) rows.set(d.instances[i]!.providerID, hashes[i] as number);
-  return { rest: createHash('sha1').update(stored.restText).digest('base64'), rows };
+function hashesOf(d: PoolDetail): Record<RowTable, number[]> {
+  return { instances: d.instances.map(rowHash), drift: d.drift.map(rowHash) };
+}
+
+function shapeFrom(stored: StoredState, hashes: Record<RowTable, readonly number[]>): StoredShape {
+  const tables = {} as Record<RowTable, Map<string, number>>;
+  for (const t of ROW_TABLES) {
+    const m = new Map<string, number>();
+    const keys = stored.tables[t].keys;
+    for (let i = 0; i < keys.length; i++) m.set(keys[i] as string, hashes[t][i] as number);
+    tables[t] = m;
+  }
+  return { rest: createHash('sha1').update(stored.restText).digest('base64'), tables };
 }
 
 /** The shape of a state (as read back from the store at start), serialising none of its rows. */
 export function shapeOf(d: PoolDetail): StoredShape {
-  return shapeFrom(d, storedState(d, () => true), d.instances.map(rowHash));
+  return shapeFrom(storedState(d, { instances: () => true, drift: () => true }), hashesOf(d));
 }
 
 /** The state to store for an analysis, leaving out the rows `before` has with the same hash, and its shape. */
 export function toStore(d: PoolDetail, before: StoredShape | undefined): { stored: StoredState; shape: StoredShape } {
-  const hashes = d.instances.map(rowHash);
-  const stored = storedState(d, before && ((i) => before.rows.get(d.instances[i]!.providerID) === hashes[i]));
-  return { stored, shape: shapeFrom(d, stored, hashes) };
+  const hashes = hashesOf(d);
+  const stored = storedState(d, before && {
+    instances: (i) => before.tables.instances.get(d.instances[i]!.providerID) === hashes.instances[i],
+    drift: (i) => before.tables.drift.get(d.drift[i]!.key) === hashes.drift[i],
+  });
+  return { stored, shape: shapeFrom(stored, hashes) };
 }
 
 /** Whether a state to store says what `before` did: the same document, the same rows, every row left out. */
 export function sameShape(before: StoredShape | undefined, after: StoredShape, stored: StoredState): boolean {
-  return before !== undefined && before.rest === after.rest && before.rows.size === after.rows.size && stored.rows.every((r) => r === null);
+  return before !== undefined && before.rest === after.rest
+    && ROW_TABLES.every((t) => before.tables[t].size === after.tables[t].size && stored.tables[t].rows.every((r) => r === null));
 }
 
 /**
- * A hash of an instance row's content (53 bits, over every key and value in order, as its JSON would say
- * them), to tell the rows that changed since the last write without serialising any. Rows are compared by
- * providerID, so the providerID's own characters are not hashed, and a value equal to it is hashed as a mark
- * (a row names it up to eight times).
+ * A hash of a row's content (an instance row or a drift item; 53 bits, over every key and value in order, as its
+ * JSON would say them), to tell the rows that changed since the last write without serialising any. Rows are
+ * compared by key, and a value equal to the row's providerID is hashed as a mark (a row names it up to eight
+ * times).
  */
-export function rowHash(row: PoolDetail['instances'][number]): number {
+export function rowHash(row: { providerID: string | null }): number {
   h1 = 0xdeadbeef;
   h2 = 0x41c6ce57;
-  hashValue(row, row.providerID);
+  hashValue(row, row.providerID ?? undefined);
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
@@ -231,45 +289,69 @@ function hashValue(v: unknown, id: string | undefined): void {
   }
 }
 
-/** A stored state's text split: the document without its rows, and each row's key and JSON. */
+/** A stored state's text split: the document without its tables of rows, and each table's row keys and JSON. */
 export interface StoredRows {
   rest: Record<string, unknown>;
-  keys: string[];
-  rows: string[];
+  tables: Record<RowTable, { keys: string[]; rows: string[] }>;
 }
 
-const ROW_PREFIX = '{"providerID":"';
-
-/** A row's providerID, read off its JSON (a packed row starts with it) without parsing the row. */
-export function rowKey(json: string): string {
-  if (json.startsWith(ROW_PREFIX)) {
-    const end = json.indexOf('"', ROW_PREFIX.length);
-    const raw = json.slice(ROW_PREFIX.length, end);
+/** A row's key, read off its JSON (a packed row starts with it) without parsing the row. */
+export function rowKey(json: string, table: RowTable = 'instances'): string {
+  const field = KEY_FIELD[table];
+  const prefix = `{"${field}":"`;
+  if (json.startsWith(prefix)) {
+    const end = json.indexOf('"', prefix.length);
+    const raw = json.slice(prefix.length, end);
     if (end > 0 && !raw.includes('\\')) return raw;
   }
-  return String((JSON.parse(json) as { providerID: unknown }).providerID);
+  return String((JSON.parse(json) as Record<string, unknown>)[field]);
 }
 
-/** Splits a stored state's text (either layout: rows by line, or one JSON document as stored before). */
-export function splitStored(text: string): StoredRows {
-  const nl = text.indexOf('\n');
-  if (nl < 0) {
-    const doc = JSON.parse(text) as Record<string, unknown>;
-    const rows = Array.isArray(doc.instances) ? doc.instances.map((r) => JSON.stringify(r)) : [];
-    return { rest: Array.isArray(doc.instances) ? { ...doc, instances: [] } : doc, keys: rows.map(rowKey), rows };
+/** A stored text's lines after the first, by table (see {@link StoredState}). */
+function linesByTable(lines: readonly string[]): Record<RowTable, string[]> {
+  const out: Record<RowTable, string[]> = { instances: [], drift: [] };
+  let table: RowTable = 'instances';
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line.startsWith('"')) {
+      const name = JSON.parse(line) as string;
+      if (!(ROW_TABLES as readonly string[]).includes(name)) throw new Error(`stored state: unknown table ${name}`);
+      table = name as RowTable;
+    } else out[table].push(line);
   }
-  const lines = text.split('\n');
-  const rows = lines.slice(1);
-  return { rest: JSON.parse(lines[0] as string) as Record<string, unknown>, keys: rows.map(rowKey), rows };
+  return out;
 }
 
-/** Parses a stored state's text (either layout) into its packed document. */
+/**
+ * Splits a stored state's text (any layout: rows by line, drift items in the document as stored before they
+ * were kept apart, or one JSON document as stored before that).
+ */
+export function splitStored(text: string): StoredRows {
+  const lines = text.split('\n');
+  const rest = JSON.parse(lines[0] as string) as Record<string, unknown>;
+  const byTable = linesByTable(lines);
+  const tables = {} as StoredRows['tables'];
+  for (const t of ROW_TABLES) {
+    let rows = byTable[t];
+    // A table still in the document: as stored before it was kept by line.
+    const inDoc = rest[t];
+    if (Array.isArray(inDoc)) {
+      if (inDoc.length) rows = inDoc.map((r) => JSON.stringify(r));
+      rest[t] = [];
+    }
+    tables[t] = { keys: rows.map((r) => rowKey(r, t)), rows };
+  }
+  return { rest, tables };
+}
+
+/** Parses a stored state's text (any layout) into its packed document. */
 export function parseStored(text: string): Record<string, unknown> {
   const nl = text.indexOf('\n');
   if (nl < 0) return JSON.parse(text) as Record<string, unknown>;
   const lines = text.split('\n');
   const doc = JSON.parse(lines[0] as string) as Record<string, unknown>;
-  doc.instances = lines.slice(1).map((l) => JSON.parse(l) as unknown);
+  const byTable = linesByTable(lines);
+  for (const t of ROW_TABLES) if (byTable[t].length) doc[t] = byTable[t].map((l) => JSON.parse(l) as unknown);
   return doc;
 }
 

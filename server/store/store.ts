@@ -5,10 +5,10 @@ import 'server-only';
 
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import { applyHistory, diffChangedRows, diffHistory, diffStoredRows, type HistoryPatch, type RowChange } from './history-patch';
-import { completeStored, deflateDoc, deflateIfShorter, inflateDoc, parseStored, splitStored, storedState, storedText, unpackDetail, type StoredRows, type StoredState } from './pack';
+import { applyHistory, diffChangedRows, diffHistory, diffStoredRows, type HistoryPatch, type RowChange, type RowsText } from './history-patch';
+import { completeStored, deflateDoc, deflateIfShorter, inflateDoc, leavesOut, parseStored, ROW_TABLES, splitStored, storedState, storedText, unpackDetail, type RowTable, type StoredRows, type StoredState } from './pack';
 import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
-import { compareRowKeys, inRowOrder } from '@/lib/row-order';
+import { inRowOrder, TABLE_ORDER } from '@/lib/row-order';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
 export interface SqlDb {
@@ -101,7 +101,44 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
       'ALTER TABLE pools ADD COLUMN rows_apart INTEGER NOT NULL DEFAULT 0',
     ],
   },
+  {
+    // Drift items kept one by one too: each row names its table. Rows kept before are instance rows; their
+    // pools (rows_apart = 1) keep their drift items in `pools.detail` until their next write.
+    version: 5,
+    up: () => [
+      'CREATE TABLE pool_table_rows (pool_key TEXT NOT NULL, tbl TEXT NOT NULL, row_key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (pool_key, tbl, row_key))',
+      "INSERT INTO pool_table_rows (pool_key, tbl, row_key, body) SELECT pool_key, 'instances', row_key, body FROM pool_rows",
+      'DROP TABLE pool_rows',
+      'ALTER TABLE pool_table_rows RENAME TO pool_rows',
+    ],
+  },
 ];
+
+/**
+ * Where a pool's current state is (`pools.rows_apart`): all in `pools.detail` (as before version 4, or a table
+ * that could not be kept apart); its instance rows in `pool_rows` and the rest in `pools.detail` (written by
+ * version 4); or every table of rows in `pool_rows` (ROW_TABLES) and the rest in `pools.detail`.
+ */
+const WHOLE = 0;
+const INSTANCES_APART = 1;
+const TABLES_APART = 2;
+
+/** The tables a layout keeps in `pool_rows`. */
+function tablesApart(layout: number): readonly RowTable[] {
+  return layout === TABLES_APART ? ROW_TABLES : layout === INSTANCES_APART ? ['instances'] : [];
+}
+
+/** Whether reading a state kept apart gives its tables back as they are (each in its table's order, keys once). */
+function keptApart(state: StoredState): boolean {
+  return ROW_TABLES.every((t) => inRowOrder(state.tables[t].keys, TABLE_ORDER[t]));
+}
+
+/** A row of `pool_rows`. */
+interface TableRow {
+  tbl: string;
+  row_key: string;
+  body: string;
+}
 
 /** A pool's row in `pools`, as the write path reads it. */
 interface PoolRow {
@@ -114,10 +151,18 @@ interface PoolRow {
   rows_apart: number;
 }
 
-/** A state kept apart (its document without rows, and its rows as stored), split by row in the table's order. */
-function apartRows(restText: string, rows: { row_key: string; body: string }[]): StoredRows {
-  rows.sort((a, b) => compareRowKeys(a.row_key, b.row_key));
-  return { rest: JSON.parse(restText) as Record<string, unknown>, keys: rows.map((r) => r.row_key), rows: rows.map((r) => r.body) };
+/**
+ * A state kept apart, split by row: its document (without the tables `pool_rows` holds) and those tables' rows,
+ * each in the table's order.
+ */
+function apartRows(restText: string, layout: number, rows: readonly TableRow[]): StoredRows {
+  const split = splitStored(restText);
+  for (const t of tablesApart(layout)) {
+    const order = TABLE_ORDER[t];
+    const mine = rows.filter((r) => r.tbl === t).sort((a, b) => order(a.row_key, b.row_key));
+    split.tables[t] = { keys: mine.map((r) => r.row_key), rows: mine.map((r) => r.body) };
+  }
+  return split;
 }
 
 /**
@@ -180,11 +225,12 @@ export class TimelineStore {
 
   /**
    * A pool's new state: its history row (a keyframe, or a patch of the previous state) and its current state.
-   * The current state is kept apart: the document without its instance table in `pools.detail`, each instance
-   * row in `pool_rows` (`rows_apart` = 1). A write whose writer saw the stored state (`rowsAsOf`) and left out
-   * most rows then reads and writes only the rows it changed, added or removed; any other write serialises and
-   * diffs the whole state. A table the store could not give back in the same order (rows not in the table's
-   * order, a key twice) is stored whole in `pools.detail`, as before version 4 (`rows_apart` = 0).
+   * The current state is kept apart: the document without its tables of rows in `pools.detail`, each instance
+   * row and drift item in `pool_rows` (`rows_apart` = 2). A write whose writer saw the stored state (`rowsAsOf`)
+   * and left out most rows then reads and writes only the rows it changed, added or removed; any other write
+   * serialises and diffs the whole state. A table the store could not give back in the same order (rows not in
+   * the table's order, a key twice) makes the state stored whole in `pools.detail`, as before version 4
+   * (`rows_apart` = 0).
    */
   private async writeState(t: SqlDb, at: string, w: PoolWrite): Promise<void> {
     const d = w.detail;
@@ -194,44 +240,59 @@ export class TimelineStore {
     // Rows left out are as the stored state has them only if it is the one their writer saw.
     const rowsKnown = !!prev && w.rowsAsOf === prev.last_change;
     let state = w.stored ?? storedState(d);
-    if (prev && Number(prev.rows_apart) === 1 && rowsKnown && inRowOrder(state.keys)) {
-      const written = state.rows.reduce((n, r) => (r === null ? n : n + 1), 0);
-      // A few rows: read those alone (one by one); many: the whole table at once.
-      if (written <= 16 || written * 4 <= state.rows.length) {
+    if (prev && Number(prev.rows_apart) === TABLES_APART && rowsKnown && keptApart(state)) {
+      let rows = 0;
+      let written = 0;
+      for (const tbl of ROW_TABLES) {
+        for (const r of state.tables[tbl].rows) {
+          rows++;
+          if (r !== null) written++;
+        }
+      }
+      // A few rows: read those alone (one by one); many: the whole tables at once.
+      if (written <= 16 || written * 4 <= rows) {
         if (await this.writeChangedRows(t, at, key, prev, seq, state)) return;
       }
     }
     let prevRows: StoredRows | null = null;
     const previous = async (p: PoolRow) => (prevRows ??= await this.storedRows(t, key, p));
-    if (state.rows.includes(null)) state = (prev && rowsKnown ? completeStored(state, await previous(prev)) : null) ?? storedState(d);
-    const rows = state.rows as string[];
+    if (leavesOut(state)) state = (prev && rowsKnown ? completeStored(state, await previous(prev)) : null) ?? storedState(d);
     let body: { kind: HistoryKind; text: string } | null = null;
     if (prev && this.patchAllowed(prev, seq)) {
-      // Rows compare as text: only those that changed are parsed (a write usually changes one or two).
-      const patch = diffStoredRows(await previous(prev), { rest: state.rest, keys: state.keys, rows });
+      // Rows compare as text: only those that changed are parsed (a write usually changes a few).
+      const patch = diffStoredRows(await previous(prev), { rest: state.rest, tables: state.tables as Record<RowTable, RowsText> });
       body = patch && this.patchBody(prev, patch);
     }
     body ??= { kind: 'key', text: deflateDoc(storedText(state)) };
-    // Kept apart when reading can give the table back as it is.
-    const apart = inRowOrder(state.keys);
-    await this.saveState(t, at, key, d, prev, seq, body, apart ? state.restText : storedText(state), apart, state.rest.summary);
-    // The rows kept apart before, compared as text: only those that differ are written.
-    const before = prev && Number(prev.rows_apart) === 1 ? await previous(prev) : null;
+    // Kept apart when reading can give the tables back as they are.
+    const apart = keptApart(state);
+    await this.saveState(t, at, key, d, prev, seq, body, apart ? state.restText : storedText(state), apart ? TABLES_APART : WHOLE, state.rest.summary);
+    const layout = prev ? Number(prev.rows_apart) : WHOLE;
+    const had = tablesApart(layout);
     if (!apart) {
-      if (before) await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
+      if (had.length) await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
       return;
     }
-    const had = new Map<string, string>();
-    if (before) for (let i = 0; i < before.keys.length; i++) had.set(before.keys[i] as string, before.rows[i] as string);
     // Stored whole before (or new): no row of it can be apart, and none must stand in the way.
-    else if (prev) await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
-    const written: Pick<RowChange, 'key' | 'text' | 'was'>[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const k = state.keys[i] as string;
-      written.push({ key: k, text: rows[i] as string, was: had.get(k) });
-      had.delete(k);
+    if (prev && had.length < ROW_TABLES.length) {
+      if (had.length === 0) await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
+      else for (const tbl of ROW_TABLES) if (!had.includes(tbl)) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ?', [key, tbl]);
     }
-    await this.writeRows(t, key, written, [...had.keys()]);
+    // The rows kept apart before, compared as text: only those that differ are written.
+    const before = had.length ? await previous(prev as PoolRow) : null;
+    for (const tbl of ROW_TABLES) {
+      const was = new Map<string, string>();
+      const old = before && had.includes(tbl) ? before.tables[tbl] : null;
+      if (old) for (let i = 0; i < old.keys.length; i++) was.set(old.keys[i] as string, old.rows[i] as string);
+      const mine = state.tables[tbl];
+      const written: Pick<RowChange, 'key' | 'text' | 'was'>[] = [];
+      for (let i = 0; i < mine.keys.length; i++) {
+        const k = mine.keys[i] as string;
+        written.push({ key: k, text: mine.rows[i] as string, was: was.get(k) });
+        was.delete(k);
+      }
+      await this.writeRows(t, key, tbl, written, [...was.keys()]);
+    }
   }
 
   /**
@@ -240,49 +301,56 @@ export class TimelineStore {
    * stored rows are not what the writer saw after all (a row left out that is not there).
    */
   private async writeChangedRows(t: SqlDb, at: string, key: string, prev: PoolRow, seq: number, state: StoredState): Promise<boolean> {
-    const stored = new Set((await t.all<{ row_key: string }>('SELECT row_key FROM pool_rows WHERE pool_key = ?', [key])).map((r) => r.row_key));
-    const written: RowChange[] = [];
-    for (let i = 0; i < state.keys.length; i++) {
-      const k = state.keys[i] as string;
-      const text = state.rows[i];
-      if (text === null || text === undefined) {
-        if (!stored.has(k)) return false;
-        continue;
+    const stored = new Map<string, Set<string>>(ROW_TABLES.map((tbl) => [tbl, new Set<string>()]));
+    for (const r of await t.all<{ tbl: string; row_key: string }>('SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?', [key])) stored.get(r.tbl)?.add(r.row_key);
+    const changes: { tbl: RowTable; written: RowChange[]; removed: string[] }[] = [];
+    for (const tbl of ROW_TABLES) {
+      const { keys, rows } = state.tables[tbl];
+      const there = stored.get(tbl) as Set<string>;
+      const written: RowChange[] = [];
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i] as string;
+        const text = rows[i];
+        if (text === null || text === undefined) {
+          if (!there.has(k)) return false;
+          continue;
+        }
+        const was = there.has(k) ? (await t.all<{ body: string }>('SELECT body FROM pool_rows WHERE pool_key = ? AND tbl = ? AND row_key = ?', [key, tbl, k]))[0]?.body : undefined;
+        written.push({ key: k, text, was, after: i === 0 ? null : (keys[i - 1] as string) });
       }
-      const was = stored.has(k) ? (await t.all<{ body: string }>('SELECT body FROM pool_rows WHERE pool_key = ? AND row_key = ?', [key, k]))[0]?.body : undefined;
-      written.push({ key: k, text, was, after: i === 0 ? null : (state.keys[i - 1] as string) });
+      const kept = new Set(keys);
+      changes.push({ tbl, written, removed: [...there].filter((k) => !kept.has(k)) });
     }
-    const kept = new Set(state.keys);
-    const removed = [...stored].filter((k) => !kept.has(k));
     let body: { kind: HistoryKind; text: string } | null = null;
     if (this.patchAllowed(prev, seq)) {
       const patch = diffHistory(JSON.parse(prev.detail) as object, state.rest);
       if (patch) {
-        const rows = diffChangedRows(written, removed);
-        if (rows.del || rows.set || rows.edit || rows.add) patch.tables.instances = rows;
+        for (const c of changes) {
+          const rows = diffChangedRows(c.written, c.removed);
+          if (rows.del || rows.set || rows.edit || rows.add) patch.tables[c.tbl] = rows;
+        }
         body = this.patchBody(prev, patch);
       }
     }
     // A keyframe says the whole state: the rows left out are read.
     if (!body) {
-      const all = await this.storedRows(t, key, prev);
-      const whole = completeStored(state, all);
+      const whole = completeStored(state, await this.storedRows(t, key, prev));
       if (!whole) return false;
       body = { kind: 'key', text: deflateDoc(storedText(whole)) };
     }
-    await this.saveState(t, at, key, null, prev, seq, body, state.restText, true, state.rest.summary);
-    await this.writeRows(t, key, written, removed);
+    await this.saveState(t, at, key, null, prev, seq, body, state.restText, TABLES_APART, state.rest.summary);
+    for (const c of changes) await this.writeRows(t, key, c.tbl, c.written, c.removed);
     return true;
   }
 
   /** Writes a pool's rows kept apart that differ from what they were (new, changed), and deletes those removed. */
-  private async writeRows(t: SqlDb, key: string, written: readonly Pick<RowChange, 'key' | 'text' | 'was'>[], removed: readonly string[]): Promise<void> {
+  private async writeRows(t: SqlDb, key: string, tbl: RowTable, written: readonly Pick<RowChange, 'key' | 'text' | 'was'>[], removed: readonly string[]): Promise<void> {
     for (const r of written) {
       if (r.was === r.text) continue;
-      if (r.was === undefined) await t.run('INSERT INTO pool_rows (pool_key, row_key, body) VALUES (?, ?, ?)', [key, r.key, r.text]);
-      else await t.run('UPDATE pool_rows SET body = ? WHERE pool_key = ? AND row_key = ?', [r.text, key, r.key]);
+      if (r.was === undefined) await t.run('INSERT INTO pool_rows (pool_key, tbl, row_key, body) VALUES (?, ?, ?, ?)', [key, tbl, r.key, r.text]);
+      else await t.run('UPDATE pool_rows SET body = ? WHERE pool_key = ? AND tbl = ? AND row_key = ?', [r.text, key, tbl, r.key]);
     }
-    for (const k of removed) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND row_key = ?', [key, k]);
+    for (const k of removed) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ? AND row_key = ?', [key, tbl, k]);
   }
 
   /** Whether the next history row may be a patch (else a keyframe is due). */
@@ -296,8 +364,8 @@ export class TimelineStore {
     return Number(prev.patch_bytes) + text.length < Number(prev.key_bytes) ? { kind: 'rows', text } : null;
   }
 
-  /** The history row, and the pool's row and summary (`detail`: the state, or without its rows when apart). */
-  private async saveState(t: SqlDb, at: string, key: string, d: PoolDetail | null, prev: PoolRow | undefined, seq: number, body: { kind: HistoryKind; text: string }, detail: string, apart: boolean, summary: PoolSummary): Promise<void> {
+  /** The history row, and the pool's row and summary (`detail`: the state, or without its tables when apart). */
+  private async saveState(t: SqlDb, at: string, key: string, d: PoolDetail | null, prev: PoolRow | undefined, seq: number, body: { kind: HistoryKind; text: string }, detail: string, layout: number, summary: PoolSummary): Promise<void> {
     const isKey = body.kind === 'key';
     const keySeq = isKey ? seq : Number(prev?.key_seq);
     const keyBytes = isKey ? body.text.length : Number(prev?.key_bytes);
@@ -305,21 +373,21 @@ export class TimelineStore {
     await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, at, body.kind, body.text]);
     if (prev) {
       await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ?, rows_apart = ? WHERE pool_key = ?',
-        [seq, detail, at, keySeq, keyBytes, patchBytes, apart ? 1 : 0, key]);
+        [seq, detail, at, keySeq, keyBytes, patchBytes, layout, key]);
       await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(summary), at, key]);
     } else {
       const ref = (d as PoolDetail).summary.ref;
       await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes, rows_apart) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [key, ref.context, ref.namespace, ref.name, at, at, seq, detail, keySeq, keyBytes, patchBytes, apart ? 1 : 0]);
+        [key, ref.context, ref.namespace, ref.name, at, at, seq, detail, keySeq, keyBytes, patchBytes, layout]);
       await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, at, JSON.stringify(summary)]);
     }
   }
 
-  /** A pool's stored current state split by row (kept apart, or as one text). */
+  /** A pool's stored current state split by row (whatever its layout). */
   private async storedRows(db: SqlDb, key: string, row: Pick<PoolRow, 'detail' | 'rows_apart'>): Promise<StoredRows> {
-    if (Number(row.rows_apart) !== 1) return splitStored(inflateDoc(row.detail));
-    const rows = await db.all<{ row_key: string; body: string }>('SELECT row_key, body FROM pool_rows WHERE pool_key = ?', [key]);
-    return apartRows(row.detail, rows);
+    const layout = Number(row.rows_apart);
+    if (layout === WHOLE) return splitStored(inflateDoc(row.detail));
+    return apartRows(row.detail, layout, await db.all<TableRow>('SELECT tbl, row_key, body FROM pool_rows WHERE pool_key = ?', [key]));
   }
 
   /**
@@ -341,12 +409,15 @@ export class TimelineStore {
     });
   }
 
-  private revive(row: { detail: string; last_change: string; rows_apart: number }, at: string, rows: { row_key: string; body: string }[] | undefined): PoolDetail {
+  private revive(row: { detail: string; last_change: string; rows_apart: number }, at: string, rows: readonly TableRow[] | undefined): PoolDetail {
+    const layout = Number(row.rows_apart);
     let doc: Record<string, unknown>;
-    if (Number(row.rows_apart) === 1) {
-      const split = apartRows(row.detail, rows ?? []);
-      doc = { ...split.rest, instances: split.rows.map((r) => JSON.parse(r) as unknown) };
-    } else doc = parseStored(inflateDoc(row.detail));
+    if (layout === WHOLE) doc = parseStored(inflateDoc(row.detail));
+    else {
+      const split = apartRows(row.detail, layout, rows ?? []);
+      doc = split.rest;
+      for (const t of ROW_TABLES) doc[t] = split.tables[t].rows.map((r) => JSON.parse(r) as unknown);
+    }
     const d = unpackDetail(doc as unknown as PoolDetail);
     return { ...d, summary: { ...d.summary, lastChange: row.last_change }, at };
   }
@@ -354,8 +425,8 @@ export class TimelineStore {
   /** The latest state of every pool. */
   async currentPools(now = new Date().toISOString()): Promise<PoolDetail[]> {
     const pools = await this.db.all<{ pool_key: string; detail: string; last_change: string; rows_apart: number }>('SELECT pool_key, detail, last_change, rows_apart FROM pools ORDER BY pool_key');
-    const rows = new Map<string, { row_key: string; body: string }[]>();
-    for (const r of await this.db.all<{ pool_key: string; row_key: string; body: string }>('SELECT pool_key, row_key, body FROM pool_rows')) {
+    const rows = new Map<string, TableRow[]>();
+    for (const r of await this.db.all<TableRow & { pool_key: string }>('SELECT pool_key, tbl, row_key, body FROM pool_rows')) {
       let list = rows.get(r.pool_key);
       if (!list) rows.set(r.pool_key, (list = []));
       list.push(r);
@@ -372,7 +443,7 @@ export class TimelineStore {
   async currentPool(key: string, now = new Date().toISOString()): Promise<PoolDetail | null> {
     const [row] = await this.db.all<{ detail: string; last_change: string; rows_apart: number }>('SELECT detail, last_change, rows_apart FROM pools WHERE pool_key = ?', [key]);
     if (!row) return null;
-    const rows = Number(row.rows_apart) === 1 ? await this.db.all<{ row_key: string; body: string }>('SELECT row_key, body FROM pool_rows WHERE pool_key = ?', [key]) : undefined;
+    const rows = Number(row.rows_apart) !== WHOLE ? await this.db.all<TableRow>('SELECT tbl, row_key, body FROM pool_rows WHERE pool_key = ?', [key]) : undefined;
     return this.revive(row, now, rows);
   }
 

@@ -74,6 +74,7 @@ async function run(states: PoolDetail[], incremental: boolean): Promise<Record<s
   await store.close();
   // The database file with its write-ahead log checkpointed into it.
   const db = new Database(path.join(dir, 'bench.db'));
+  const keyframes = (db.prepare("SELECT COUNT(*) AS n FROM pool_history WHERE kind = 'key'").get() as { n: number }).n;
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
   const bytes = statSync(path.join(dir, 'bench.db')).size;
@@ -91,6 +92,7 @@ async function run(states: PoolDetail[], incremental: boolean): Promise<Record<s
     cpuUsPerWrite: Math.round((cpu.user + cpu.system) / states.length),
     rowsNotSerialisedPerWrite: Math.round((left / states.length) * 10) / 10,
     historyRows: stats.historyRows,
+    keyframes,
     databaseBytesPerWrite: Math.round(bytes / states.length),
   };
 }

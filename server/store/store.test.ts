@@ -14,10 +14,11 @@ import { createTestDatabase } from '../testing/postgres';
 import { openPostgres } from './postgres';
 import { deflateDoc, packDetail, rowHash, shapeOf, storedState, storedText, toStore, type StoredShape } from './pack';
 import { openSqlite } from './sqlite';
-import { TimelineStore, type SqlDb } from './store';
+import { PATCH_WEIGHT_PER_KEYFRAME, TimelineStore, type SqlDb } from './store';
 
 /** Patches between keyframes in these tests (the default is larger): the as-of reads cross keyframes. */
 const KEYFRAME_EVERY = 8;
+
 
 const testDb = await createTestDatabase('PostgreSQL store contract tests');
 const pgAvailable = testDb !== null;
@@ -111,47 +112,56 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     await old.close();
   });
 
-  it.skipIf(!available)('keeps a churning pool\'s history as keyed row patches, and shows every past state exactly', async () => {
-    const s = new TimelineStore(open());
-    await s.migrate();
-    let members: InstanceSpec[] = Array.from({ length: 100 }, (_, i) => ({ member: String(i) }));
-    let prev: PoolDetail | null = null;
-    const states: PoolDetail[] = [];
-    for (let i = 0; i < 12; i++) {
-      // One instance replaced at the top of the table (every row below it shifts), one Node lost.
-      members = [{ member: String(1000 + i), node: 'none' }, ...members.slice(0, -1)];
-      members[50] = { ...(members[50] as InstanceSpec), node: i % 2 ? 'ready' : 'not-ready' };
-      const built = buildPool({ name: 'churn', replicas: members.length, instances: members });
-      const d = analyzePool(built.input, { now: at(i), previous: prev });
-      await s.writeCycle({ id: `churn${i}`, at: at(i) }, [{ detail: d, transitions: diffDetails(prev, d, at(i)) }]);
-      states.push(d);
-      prev = d;
-    }
-    const key = states[0]!.summary.key;
-    const history = await db(s).all<{ kind: string; body: string }>('SELECT kind, body FROM pool_history WHERE pool_key = ? ORDER BY seq', [key]);
-    const full = storedText(storedState(states[0]!)).length;
-    // Keyframes are deflated, patches carry only the rows that changed.
-    let sinceKey = 0;
-    let keyframe = 0;
-    for (const h of history) {
-      if (h.kind === 'key') {
-        expect(h.body.length).toBeLessThan(full / 8);
-        keyframe = h.body.length;
-        sinceKey = 0;
-      } else {
-        expect(h.kind).toBe('rows');
-        expect(h.body.length).toBeLessThan(2_000);
-        // A new keyframe comes once the patches since the last one would outweigh it.
-        sinceKey += h.body.length;
-        expect(sinceKey).toBeLessThan(keyframe);
+  it.skipIf(!available)('keeps a churning pool\'s history as keyed row patches, a keyframe once they weigh some times as much, and shows every past state exactly', async () => {
+    const keyframes: number[] = [];
+    for (const weight of [1, PATCH_WEIGHT_PER_KEYFRAME]) {
+      const s = new TimelineStore(open(), { patchWeightPerKeyframe: weight });
+      await s.migrate();
+      let members: InstanceSpec[] = Array.from({ length: 100 }, (_, i) => ({ member: String(i) }));
+      let prev: PoolDetail | null = null;
+      const states: PoolDetail[] = [];
+      for (let i = 0; i < 40; i++) {
+        // One instance replaced at the top of the table (every row below it shifts), one Node lost.
+        members = [{ member: String(1000 + i), node: 'none' }, ...members.slice(0, -1)];
+        members[50] = { ...(members[50] as InstanceSpec), node: i % 2 ? 'ready' : 'not-ready' };
+        const built = buildPool({ name: `churn-${weight}`, replicas: members.length, instances: members });
+        const d = analyzePool(built.input, { now: at(i), previous: prev });
+        await s.writeCycle({ id: `churn${weight}-${i}`, at: at(i) }, [{ detail: d, transitions: diffDetails(prev, d, at(i)) }]);
+        states.push(d);
+        prev = d;
       }
+      const key = states[0]!.summary.key;
+      const history = await db(s).all<{ kind: string; body: string }>('SELECT kind, body FROM pool_history WHERE pool_key = ? ORDER BY seq', [key]);
+      const full = storedText(storedState(states[0]!)).length;
+      // Keyframes are deflated, patches carry only the rows that changed.
+      let sinceKey = 0;
+      let keyframe = 0;
+      let most = 0;
+      for (const h of history) {
+        if (h.kind === 'key') {
+          expect(h.body.length).toBeLessThan(full / 8);
+          keyframe = h.body.length;
+          sinceKey = 0;
+        } else {
+          expect(h.kind).toBe('rows');
+          expect(h.body.length).toBeLessThan(2_000);
+          // A new keyframe comes once the patches since the last one would weigh `weight` times as much.
+          sinceKey += h.body.length;
+          expect(sinceKey).toBeLessThan(keyframe * weight);
+          most = Math.max(most, sinceKey / keyframe);
+        }
+      }
+      expect(most, `weight ${weight}`).toBeGreaterThan(weight * 0.6);
+      keyframes.push(history.filter((h) => h.kind === 'key').length);
+      expect(history.filter((h) => h.kind === 'rows').length).toBeGreaterThan(history.length / 2);
+      for (const [i, d] of states.entries()) {
+        const past = await s.poolAt(key, at(i + 0.5));
+        expect(past && stableDetail(past), `state ${i}`).toEqual(JSON.parse(JSON.stringify(stableDetail(d))));
+      }
+      await s.close();
     }
-    expect(history.filter((h) => h.kind === 'rows').length).toBeGreaterThan(history.length / 2);
-    for (const [i, d] of states.entries()) {
-      const past = await s.poolAt(key, at(i + 0.5));
-      expect(past && stableDetail(past), `state ${i}`).toEqual(JSON.parse(JSON.stringify(stableDetail(d))));
-    }
-    await s.close();
+    // The default writes fewer keyframes (each reads, serialises and deflates the whole state).
+    expect(keyframes[1]!).toBeLessThan(keyframes[0]!);
   });
 
   it.skipIf(!available)('migration 3: history written as JSON Patches stays readable; the next change starts a keyframe', async () => {

@@ -43,14 +43,21 @@ export interface StoreStats {
 export const CHANGE_CHANNEL = 'poolscope_changes';
 
 /**
- * A new keyframe once the patches since the last one weigh as much as it does (so history costs at most
- * twice its patches), or after this many patches, which bounds the replay of an as-of query.
+ * A new keyframe once the patches since the last one weigh this many times as much as it does, or after
+ * {@link MAX_PATCHES_PER_KEYFRAME} patches. History then costs its patches and a fourth (a keyframe every time
+ * they weighed as much as it, as before: twice its patches, and a keyframe written — the whole state read,
+ * serialised and deflated — four times as often); an as-of read replays at most that many patches.
  */
+export const PATCH_WEIGHT_PER_KEYFRAME = 4;
+
+/** Patches between keyframes at most: bounds the replay of an as-of read. */
 export const MAX_PATCHES_PER_KEYFRAME = 256;
 
 export interface StoreOptions {
   /** Patches between keyframes at most (default {@link MAX_PATCHES_PER_KEYFRAME}). */
   maxPatchesPerKeyframe?: number;
+  /** How many times a keyframe's bytes the patches after it may weigh (default {@link PATCH_WEIGHT_PER_KEYFRAME}). */
+  patchWeightPerKeyframe?: number;
 }
 
 const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] = [
@@ -173,9 +180,11 @@ type HistoryKind = 'key' | 'rows' | 'patch';
 
 export class TimelineStore {
   private readonly maxPatches: number;
+  private readonly patchWeight: number;
 
   constructor(private readonly db: SqlDb, options: StoreOptions = {}) {
     this.maxPatches = options.maxPatchesPerKeyframe ?? MAX_PATCHES_PER_KEYFRAME;
+    this.patchWeight = options.patchWeightPerKeyframe ?? PATCH_WEIGHT_PER_KEYFRAME;
   }
 
   get dialect(): SqlDb['dialect'] {
@@ -358,10 +367,10 @@ export class TimelineStore {
     return Number(prev.key_seq) > 0 && seq - Number(prev.key_seq) <= this.maxPatches;
   }
 
-  /** A patch's history row, or null when a keyframe should say it (the patches since the last would outweigh it). */
+  /** A patch's history row, or null when a keyframe should say it (the patches since the last would weigh too much). */
   private patchBody(prev: PoolRow, patch: HistoryPatch): { kind: HistoryKind; text: string } | null {
     const text = deflateIfShorter(JSON.stringify(patch));
-    return Number(prev.patch_bytes) + text.length < Number(prev.key_bytes) ? { kind: 'rows', text } : null;
+    return Number(prev.patch_bytes) + text.length < Number(prev.key_bytes) * this.patchWeight ? { kind: 'rows', text } : null;
   }
 
   /** The history row, and the pool's row and summary (`detail`: the state, or without its tables when apart). */

@@ -98,6 +98,26 @@ describe('since', () => {
     const later = minutesBefore(NOW, -5);
     expect(drift(spec, previous, later).map((d) => d.since)).toEqual([earlier, later]);
   });
+
+  it('keeps an item that says what it said before as that very object, and makes a new one when anything changed', () => {
+    const before = drift(spec, [], minutesBefore(NOW, 10));
+    expect(before).toHaveLength(2);
+    const same = drift(spec, before);
+    expect(same[0]).toBe(before[0]);
+    expect(same[1]).toBe(before[1]);
+    // Instance 1's Node now spells its ID in capitals: its item's sources differ (and a case-mismatch replaces
+    // it); instance 2's item is untouched.
+    const changed = drift({ ...spec, instances: [{ member: '0' }, { member: '1', nodeProviderID: id('1').toUpperCase() }, { member: '2' }] }, before);
+    const kept = changed.filter((d) => before.includes(d));
+    expect(kept.map((d) => d.key)).toEqual(before.filter((d) => d.providerID === id('2')).map((d) => d.key));
+    expect(changed.length).toBeGreaterThan(kept.length);
+    // A previous item with other sources is not taken over, though its since is.
+    const moved = [{ ...before[0]!, sources: { ...before[0]!.sources, node: 'elsewhere' } }, before[1]!];
+    const again = drift(spec, moved);
+    expect(again[0]).not.toBe(moved[0]);
+    expect(again[0]).toEqual({ ...moved[0], sources: before[0]!.sources });
+    expect(again[1]).toBe(before[1]);
+  });
 });
 
 describe('countDrift', () => {

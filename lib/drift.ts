@@ -79,9 +79,20 @@ function sameOrderlessButReordered(a: readonly string[], b: readonly string[]): 
   return sa.every((x, i) => x === sb[i]);
 }
 
+/** Whether an item's sources say what the joined ID's do (the same six spellings). */
+function sameSources(a: DriftItem['sources'], b: DriftItem['sources']): boolean {
+  for (const k in b) if (a[k as keyof typeof a] !== b[k as keyof typeof b]) return false;
+  return true;
+}
+
 /**
  * The drift items of a pool, by key. `kinds` may pass in `driftKindsFor` of each joined ID when the caller
  * already computed them (the instance table needs them too).
+ *
+ * An item that says what the previous analysis' item of the same key said is that item itself, not a copy:
+ * items are never changed once made, and a pool's items mostly stay while it drifts (at 100k VMs under churn,
+ * 60-odd a pool, kept between analyses as the previous one). Their callers may then tell an unchanged item by
+ * identity (the collector does not hash it again: ../server/store/pack's `toStore`).
  */
 export function computeDrift(
   model: PoolModel,
@@ -89,33 +100,20 @@ export function computeDrift(
   opts: DriftOptions,
   kinds: readonly DriftKind[][] = joined.map((j) => driftKindsFor(j, model)),
 ): DriftItem[] {
-  const prev = opts.previous ? new Map(opts.previous.map((d) => [d.key, d.since])) : null;
-  const sinceFor = (key: string): string | null => (prev ? (prev.has(key) ? (prev.get(key) ?? null) : opts.now) : null);
+  const prev = opts.previous ? new Map(opts.previous.map((d) => [d.key, d])) : null;
+  const item = (key: string, kind: DriftKind, providerID: string | null, sources: DriftItem['sources'], summary: string): DriftItem => {
+    const was = prev?.get(key);
+    if (was && was.providerID === providerID && was.summary === summary && sameSources(was.sources, sources)) return was;
+    return { key, kind, severity: DRIFT_SEVERITY[kind], providerID, sources: { ...sources }, summary, since: prev ? (was ? was.since : opts.now) : null };
+  };
   const items: DriftItem[] = [];
   for (const [i, j] of joined.entries()) {
     for (const kind of kinds[i] ?? []) {
-      const key = `${kind}:${j.key}`;
-      items.push({
-        key,
-        kind,
-        severity: DRIFT_SEVERITY[kind],
-        providerID: displayId(j),
-        sources: { ...j.raw },
-        summary: kind === 'case-mismatch' ? `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}` : SUMMARY[kind],
-        since: sinceFor(key),
-      });
+      items.push(item(`${kind}:${j.key}`, kind, displayId(j), j.raw, kind === 'case-mismatch' ? `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}` : SUMMARY[kind]));
     }
   }
   if (model.amp && sameOrderlessButReordered(model.mp.providerIDList, model.amp.providerIDList)) {
-    items.push({
-      key: 'order-only:',
-      kind: 'order-only',
-      severity: DRIFT_SEVERITY['order-only'],
-      providerID: null,
-      sources: { azure: null, amp: null, mp: null, ampm: null, machine: null, node: null },
-      summary: SUMMARY['order-only'],
-      since: sinceFor('order-only:'),
-    });
+    items.push(item('order-only:', 'order-only', null, { azure: null, amp: null, mp: null, ampm: null, machine: null, node: null }, SUMMARY['order-only']));
   }
   // In key order (lib/row-order): the store keeps the items one by one and gives them back in that order.
   return items.sort((a, b) => compareDriftKeys(a.key, b.key));

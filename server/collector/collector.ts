@@ -367,7 +367,7 @@ export class Collector {
       this.pendingEvents.delete(key);
       // Rows unchanged since the last write are not serialised again: the store has them (as of `rowsAsOf`).
       const before = prev ? this.shapes.get(key) : undefined;
-      const { stored, shape } = toStore(detail, before);
+      const { stored, shape } = toStore(detail, before, prev);
       const unchanged = sameShape(before, shape, stored);
       this.analyses.total++;
       if (unchanged) this.analyses.unchanged++;

@@ -207,6 +207,20 @@ describe('stored pool states', () => {
     expect(moved.stored.tables.instances.rows).toEqual([null, null, null]);
     expect(moved.stored.tables.drift.rows.map((r) => r === null)).toEqual([false]);
     expect(sameShape(before, moved.shape, moved.stored)).toBe(false);
+    // Given the analysis its shape was made of, the drift items the new one took over (the same objects) are not
+    // hashed again: the same state to store as with hashing, and the shape's hash stands for them.
+    const first = analyse(members);
+    const firstStored = toStore(first, undefined);
+    const next = analyzePool(buildPool({ replicas: 3, instances: members }).input, { now: first.at, previous: first });
+    expect(next.drift[0]).toBe(first.drift[0]);
+    const hashed = toStore(next, firstStored.shape);
+    const taken = toStore(next, firstStored.shape, first);
+    expect(taken.stored).toEqual(hashed.stored);
+    expect(taken.shape).toEqual(hashed.shape);
+    const key = first.drift[0]!.key;
+    const skewed = { ...firstStored.shape, tables: { ...firstStored.shape.tables, drift: new Map([[key, 12345]]) } };
+    expect(toStore(next, skewed, first).shape.tables.drift.get(key)).toBe(12345);
+    expect(toStore(next, skewed).shape.tables.drift.get(key)).not.toBe(12345);
     expect(sameShape(undefined, again.shape, again.stored)).toBe(false);
   });
 });

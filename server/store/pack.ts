@@ -196,9 +196,17 @@ export function shapeOf(d: PoolDetail): StoredShape {
   return shapeFrom(storedState(d, { instances: () => true, drift: () => true }), hashesOf(d));
 }
 
-/** The state to store for an analysis, leaving out the rows `before` has with the same hash, and its shape. */
-export function toStore(d: PoolDetail, before: StoredShape | undefined): { stored: StoredState; shape: StoredShape } {
-  const hashes = hashesOf(d);
+/**
+ * The state to store for an analysis, leaving out the rows `before` has with the same hash, and its shape.
+ * `previous` is the analysis `before` was made of, when the caller has it: its drift items that the new
+ * analysis took over as they were (the same objects: lib/drift) are not hashed again.
+ */
+export function toStore(d: PoolDetail, before: StoredShape | undefined, previous?: Pick<PoolDetail, 'drift'> | null): { stored: StoredState; shape: StoredShape } {
+  const kept = before && previous?.drift.length ? new Set(previous.drift) : null;
+  const hashes: Record<RowTable, number[]> = {
+    instances: d.instances.map(rowHash),
+    drift: d.drift.map((x) => (kept?.has(x) ? before?.tables.drift.get(x.key) : undefined) ?? rowHash(x)),
+  };
   const stored = storedState(d, before && {
     instances: (i) => before.tables.instances.get(d.instances[i]!.providerID) === hashes.instances[i],
     drift: (i) => before.tables.drift.get(d.drift[i]!.key) === hashes.drift[i],

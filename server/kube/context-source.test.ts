@@ -129,4 +129,54 @@ describe('ContextSource workload clusters', () => {
     server.store.update(MP, 'default', 'pool0', { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata?.annotations, 'cluster.x-k8s.io/paused': 'true' } } });
     await until('the annotation', () => (forPool().some((c) => c.urgent) ? true : undefined));
   });
+
+  it('tells a pool of its cluster\'s and its AzureMachinePool\'s changes, following the MachinePool when it names another, and not once it is gone', async () => {
+    source?.stop();
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    kc.setCurrentContext('mgmt-weu');
+    const changed: string[][] = [];
+    source = new ContextSource('mgmt-weu', kc, (pools) => changed.push(pools), () => {}, TICK_MS);
+    await source.start();
+    const src = source;
+    await until('listed', () => src.poolInput('default/pool0') ?? undefined);
+    const server = sim.cluster('mgmt-weu');
+    const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
+    const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef;
+    const CLUSTER = findByKind('cluster.x-k8s.io/v1beta2', 'Cluster') as ResourceDef;
+    const mp = server.store.get(MP, 'default', 'pool0');
+    const ampName = String((mp.spec?.template as { spec: { infrastructureRef: { name: string } } }).spec.infrastructureRef.name);
+    const clusterName = String(mp.spec?.clusterName);
+    const touch = (def: ResourceDef, name: string, note: string) => {
+      const cur = server.store.get(def, 'default', name);
+      server.store.update(def, 'default', name, { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata?.annotations, note } } });
+    };
+    const told = async (def: ResourceDef, name: string, note: string) => {
+      changed.length = 0;
+      touch(def, name, note);
+      // Some call follows every change of these kinds (a pool, or none): wait for it, then a little more.
+      await new Promise((r) => setTimeout(r, 300));
+      return changed.flat().includes('default/pool0');
+    };
+    expect(await told(AMP, ampName, 'a'), 'the AzureMachinePool').toBe(true);
+    expect(await told(CLUSTER, clusterName, 'a'), 'the Cluster').toBe(true);
+    // The MachinePool now names another AzureMachinePool (not there yet): changes to the old one are no longer
+    // its business, and the new one's arrival is.
+    const amp = server.store.get(AMP, 'default', ampName);
+    const template = mp.spec?.template as { spec: { infrastructureRef: Record<string, unknown> } };
+    const cur = server.store.get(MP, 'default', 'pool0');
+    server.store.update(MP, 'default', 'pool0', { ...cur, spec: { ...cur.spec, template: { ...template, spec: { ...template.spec, infrastructureRef: { ...template.spec.infrastructureRef, name: 'pool0-moved' } } } } });
+    await until('the move seen', () => (src.scaleSetOf('default/pool0') === null ? true : undefined));
+    expect(await told(AMP, ampName, 'b'), 'the old AzureMachinePool').toBe(false);
+    changed.length = 0;
+    server.store.create(AMP, 'default', { ...amp, metadata: { name: 'pool0-moved', namespace: 'default' } });
+    await until('the new AzureMachinePool\'s arrival told', () => (changed.flat().includes('default/pool0') && src.scaleSetOf('default/pool0') !== null ? true : undefined));
+    expect(await told(AMP, 'pool0-moved', 'b'), 'the new AzureMachinePool').toBe(true);
+    // Gone: its cluster's changes no longer name it.
+    const last = server.store.get(MP, 'default', 'pool0');
+    server.store.update(MP, 'default', 'pool0', { ...last, metadata: { ...last.metadata, finalizers: [] } });
+    server.store.delete(MP, 'default', 'pool0');
+    await until('the MachinePool gone', () => (src.poolInput('default/pool0') ? undefined : true));
+    expect(await told(CLUSTER, clusterName, 'b'), 'the Cluster').toBe(false);
+  });
 });

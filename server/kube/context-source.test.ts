@@ -24,6 +24,17 @@ describe('ContextSource workload clusters', () => {
     await sim.stop();
   });
 
+  /** A fresh source on the management cluster (the one before stopped), calling `onChange` with the pools changed. */
+  const restart = async (onChange: ConstructorParameters<typeof ContextSource>[2]): Promise<ContextSource> => {
+    source?.stop();
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    kc.setCurrentContext('mgmt-weu');
+    source = new ContextSource('mgmt-weu', kc, onChange, () => {}, TICK_MS);
+    await source.start();
+    return source;
+  };
+
   it('re-reads a live cluster\'s Secret only every few ticks, a failing one every tick, and follows a rotation', async () => {
     const kc = new KubeConfig();
     kc.loadFromFile(sim.kubeconfigPath);
@@ -66,14 +77,8 @@ describe('ContextSource workload clusters', () => {
   });
 
   it('gives a pool its own Nodes and tells it only of their changes', async () => {
-    source?.stop();
-    const kc = new KubeConfig();
-    kc.loadFromFile(sim.kubeconfigPath);
-    kc.setCurrentContext('mgmt-weu');
     const changed: string[][] = [];
-    source = new ContextSource('mgmt-weu', kc, (pools) => changed.push(pools), () => {}, TICK_MS);
-    await source.start();
-    const src = source;
+    const src = await restart((pools) => changed.push(pools));
     const input = () => src.poolInput('default/pool0');
     const nodeNames = () => {
       const w = input()?.workload;
@@ -107,14 +112,8 @@ describe('ContextSource workload clusters', () => {
   });
 
   it('calls a change to a pool\'s spec or annotations urgent, a controller\'s status write not', async () => {
-    source?.stop();
-    const kc = new KubeConfig();
-    kc.loadFromFile(sim.kubeconfigPath);
-    kc.setCurrentContext('mgmt-weu');
     const calls: { pools: string[]; urgent: boolean }[] = [];
-    source = new ContextSource('mgmt-weu', kc, (pools, urgent) => calls.push({ pools, urgent: urgent ?? false }), () => {}, TICK_MS);
-    await source.start();
-    const src = source;
+    const src = await restart((pools, urgent) => calls.push({ pools, urgent: urgent ?? false }));
     await until('listed', () => src.poolInput('default/pool0') ?? undefined);
     const server = sim.cluster('mgmt-weu');
     const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
@@ -131,14 +130,8 @@ describe('ContextSource workload clusters', () => {
   });
 
   it('tells a pool of its cluster\'s and its AzureMachinePool\'s changes, following the MachinePool when it names another, and not once it is gone', async () => {
-    source?.stop();
-    const kc = new KubeConfig();
-    kc.loadFromFile(sim.kubeconfigPath);
-    kc.setCurrentContext('mgmt-weu');
     const changed: string[][] = [];
-    source = new ContextSource('mgmt-weu', kc, (pools) => changed.push(pools), () => {}, TICK_MS);
-    await source.start();
-    const src = source;
+    const src = await restart((pools) => changed.push(pools));
     await until('listed', () => src.poolInput('default/pool0') ?? undefined);
     const server = sim.cluster('mgmt-weu');
     const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;

@@ -29,7 +29,8 @@ function churn(ghosts = 0): PoolDetail[] {
   const out: PoolDetail[] = [];
   let prev: PoolDetail | null = null;
   for (let step = 0; step < STEPS; step++) {
-    members = members.map((m) => (m.node === 'none' ? { member: m.member } : rand() < 0.005 ? { ...m, state: 'Failed', errorCode: 'OSProvisioningTimedOut' } : m));
+    // The newest instance gets its Node (a ghost stays as it went), now and then one fails.
+    members = members.map((m) => (m.inAzure === false ? m : m.node === 'none' ? { member: m.member } : rand() < 0.005 ? { ...m, state: 'Failed', errorCode: 'OSProvisioningTimedOut' } : m));
     const live = members.filter((m) => m.inAzure !== false);
     const gone = live[Math.floor(rand() * live.length)] as InstanceSpec;
     members.splice(members.indexOf(gone), 1);

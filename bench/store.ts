@@ -62,7 +62,7 @@ async function run(states: PoolDetail[], incremental: boolean): Promise<Record<s
     const d = states[i] as PoolDetail;
     const w0 = performance.now();
     // As the collector does it (or, for every row, as it does for a pool it has not stored since it started).
-    const next = toStore(d, incremental ? shape : undefined);
+    const next = toStore(d, incremental ? shape : undefined, incremental ? states[i - 1] : undefined);
     serialise.push(performance.now() - w0);
     for (const t of Object.values(next.stored.tables)) left += t.rows.filter((r) => r === null).length;
     await store.writeCycle({ id: `c${i}`, at: at(i) }, [{ detail: d, transitions: [], stored: next.stored, ...(incremental && last ? { rowsAsOf: last } : {}) }]);

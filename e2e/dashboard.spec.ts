@@ -67,6 +67,8 @@ test('the seed pool page explains the freeze and shows the instances the autosca
   await expect(page.getByRole('heading', { level: 1, name: 'general' })).toBeVisible();
   await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toContainText(/MachinePool providerIDList frozen for .*OSProvisioningTimedOut/);
   await expect(page.locator('[data-drift="missing-from-machinepool"]')).toHaveCount(1);
+  // The drift line names its instance (the full providerID on hover).
+  await expect(page.locator('[data-drift="missing-from-machinepool"] code')).toHaveAttribute('title', /^azure:\/\/\/subscriptions\/.*\/virtualMachines\/\d+$/);
   await expect(page.getByTestId('timeline-chart')).toBeVisible();
   await expect(page.getByRole('region', { name: /^Resync$/ })).toContainText('Sync the MachinePool providerIDList');
   expect(errors).toEqual([]);

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { PoolDetail } from '@/lib/api-types';
 import { stableDetail } from '@/lib/transitions';
+import { KEYED_TABLES } from './history-patch';
 
 /** A spelling stored as "same as the row's providerID". */
 const SAME = 1;
@@ -40,13 +41,12 @@ export function packDetail(d: PoolDetail | Omit<PoolDetail, 'at'>): PackedDetail
 }
 
 /**
- * The tables of a pool's state kept row by row (in the order their rows follow a stored text's first line),
- * and the field that keys each: a pool's instance rows, and its drift items (at 100k VMs under churn, 60-odd
- * items a pool, most of what the rest of a state weighs).
+ * The tables of a pool's state kept row by row (in the order their rows follow a stored text's first line): a
+ * pool's instance rows, and its drift items (at 100k VMs under churn, 60-odd items a pool, most of what the rest
+ * of a state weighs). The field that keys each is the history patches' (`KEYED_TABLES`).
  */
 export const ROW_TABLES = ['instances', 'drift'] as const;
 export type RowTable = (typeof ROW_TABLES)[number];
-export const KEY_FIELD: Readonly<Record<RowTable, string>> = { instances: 'providerID', drift: 'key' };
 
 /** One table of a state to store: each row's key and JSON (ASCII), or null where the previous stored state's row stands. */
 export interface StoredTable {
@@ -306,7 +306,7 @@ export interface StoredRows {
 
 /** A row's key, read off its JSON (a packed row starts with it) without parsing the row. */
 export function rowKey(json: string, table: RowTable = 'instances'): string {
-  const field = KEY_FIELD[table];
+  const field = KEYED_TABLES[table] as string;
   const prefix = `{"${field}":"`;
   if (json.startsWith(prefix)) {
     const end = json.indexOf('"', prefix.length);

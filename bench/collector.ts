@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { readEnvFile } from '../sim/env-file.mjs';
 
@@ -223,6 +224,7 @@ export async function measureInChild(): Promise<void> {
   const readAtStart = pools.filter((p) => p.sources.azure.state === 'ok').length;
   const readAtEnd = col.pools().filter((p) => p.sources.azure.state === 'ok').length;
   pools = [];
+  const memoryAtEnd = memoryBySpace();
   const heap = process.env.POOLSCOPE_BENCH_BREAKDOWN === '1' ? await heapBreakdown(col) : undefined;
   const out = {
     pools: poolCount,
@@ -256,12 +258,70 @@ export async function measureInChild(): Promise<void> {
     throttled429: col.azureCalls.throttled - throttled0,
     storeBytesPerPoolPerDay: Math.round(((size() - bytes0) / Math.max(1, poolCount)) * (86_400_000 / wallMs)),
     store: stats,
+    memoryAtEndMB: memoryAtEnd,
     ...(heap ? { heapBreakdownMB: heap } : {}),
     ...(hot ? { cpuProfile: hot } : {}),
     ...(allocated ? { allocationProfile: allocated } : {}),
   };
   await rt.stop();
   console.log(JSON.stringify(out));
+}
+
+/**
+ * Where the resident memory is at the end of the window (before any breakdown): V8's heap spaces (committed
+ * and used), memory V8 accounts outside its heap (buffers), and the kernel's split of the RSS into anonymous
+ * memory and mapped files (code of Node and native addons), from /proc (Linux).
+ */
+function memoryBySpace(): Record<string, unknown> {
+  const mb = (n: number) => Math.round(n / 2 ** 20);
+  const mem = process.memoryUsage();
+  const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, { committed: mb(s.physical_space_size), used: mb(s.space_used_size) }]));
+  let kernel: Record<string, number> | undefined;
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    kernel = {};
+    for (const k of ['VmRSS', 'RssAnon', 'RssFile', 'RssShmem', 'VmData']) {
+      const m = new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status);
+      if (m) kernel[k] = Math.round(Number(m[1]) / 1024);
+    }
+  } catch {
+    kernel = undefined;
+  }
+  return { rss: mb(mem.rss), heapTotal: mb(mem.heapTotal), heapUsed: mb(mem.heapUsed), external: mb(mem.external), arrayBuffers: mb(mem.arrayBuffers), spaces, ...(kernel ? { kernel } : {}), ...residentByMapping() };
+}
+
+/**
+ * The resident memory by kind of mapping (/proc/self/smaps, Linux): malloc's main heap (`[heap]`), malloc's
+ * per-thread arenas (64 MB mappings), files (the node binary, addons), and the other anonymous mappings (V8's
+ * heap pages among them), with the largest of those. Tells memory V8 does not count apart from its own.
+ */
+function residentByMapping(): { residentByMappingMB?: Record<string, unknown> } {
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return {};
+  }
+  const kb: Record<string, number> = { mallocHeap: 0, mallocArenas: 0, stacks: 0, files: 0, otherAnonymous: 0 };
+  const largest: { sizeMB: number; rssMB: number }[] = [];
+  let kind = '';
+  let size = 0;
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) {
+      size = (parseInt(head[2] as string, 16) - parseInt(head[1] as string, 16)) / 1024;
+      const name = (head[3] ?? '').trim();
+      kind = name === '[heap]' ? 'mallocHeap' : name.startsWith('[stack') ? 'stacks' : name.startsWith('/') ? 'files' : name ? 'other' : size === 65536 ? 'mallocArenas' : 'otherAnonymous';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (!rss) continue;
+    const r = Number(rss[1]);
+    kb[kind] = (kb[kind] ?? 0) + r;
+    if (kind === 'otherAnonymous' && r > 0) largest.push({ sizeMB: Math.round(size / 1024), rssMB: Math.round(r / 1024) });
+  }
+  largest.sort((a, b) => b.rssMB - a.rssMB);
+  return { residentByMappingMB: { ...Object.fromEntries(Object.entries(kb).map(([k, v]) => [k, Math.round(v / 1024)])), largestOtherAnonymous: largest.slice(0, 8) } };
 }
 
 /** CPU time (ms) per thread of this process, from /proc (Linux); null elsewhere. */

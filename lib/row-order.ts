@@ -9,7 +9,41 @@
 const collator = new Intl.Collator('en', { numeric: true });
 
 export function compareRowKeys(a: string, b: string): number {
+  return sameParentOrder(a, b) || collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** The collator's order by the compare itself, for tests of the shortcut below. */
+export function collatorRowOrder(a: string, b: string): number {
   return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** A string's tail from `from` on as a number when it is all digits (and exact as a double); -1 otherwise. */
+function numericTail(s: string, from: number): number {
+  const n = s.length - from;
+  if (n <= 0 || n > 15) return -1;
+  let v = 0;
+  for (let i = from; i < s.length; i++) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/**
+ * The shortcut for the common case — two instances of one scale set, `…/virtualMachines/<n>` — that gives the
+ * collator's answer without asking it (a pool's sort made a hundred collator calls of two 130-character IDs per
+ * analysis): the same text up to the last `/` collates the same, so the numbers after it decide. 0 (ask the
+ * collator) when the parents differ, a tail is not a number, or the numbers are equal ("01" and "1").
+ */
+function sameParentOrder(a: string, b: string): number {
+  const i = a.lastIndexOf('/');
+  if (i < 0 || b.lastIndexOf('/') !== i) return 0;
+  const x = numericTail(a, i + 1);
+  const y = numericTail(b, i + 1);
+  if (x < 0 || y < 0 || x === y) return 0;
+  for (let k = i - 1; k >= 0; k--) if (a.charCodeAt(k) !== b.charCodeAt(k)) return 0;
+  return x < y ? -1 : 1;
 }
 
 export function compareDriftKeys(a: string, b: string): number {

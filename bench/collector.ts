@@ -34,9 +34,13 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   // so the measurement runs in a child process started with NODE_EXTRA_CA_CERTS.
   // POOLSCOPE_BENCH_NODE_FLAGS: Node/V8 flags for the collector process, to try settings for a Deployment.
   const flags = (process.env.POOLSCOPE_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  // POOLSCOPE_BENCH_PRELOAD: a shared library preloaded into the collector process only (LD_PRELOAD), e.g.
+  // another malloc, as a container image might run it.
+  const preload = process.env.POOLSCOPE_BENCH_PRELOAD;
+  if (preload && !existsSync(preload)) throw new Error(`POOLSCOPE_BENCH_PRELOAD: no such file ${preload}`);
   const child = spawn(process.execPath, [...flags, '--conditions=react-server', '--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'collector-child.ts')], {
     cwd: ROOT,
-    env: { ...process.env, ...env, POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: '*', POOLSCOPE_BENCH_SECONDS: String(seconds) },
+    env: { ...process.env, ...env, ...(preload ? { LD_PRELOAD: preload } : {}), POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: '*', POOLSCOPE_BENCH_SECONDS: String(seconds) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let result = '';
@@ -49,7 +53,7 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   if (process.env.POOLSCOPE_BENCH_KEEP === '1') console.error(`collector bench: state kept in ${stateDir}`);
   else rmSync(stateDir, { recursive: true, force: true });
   if (code !== 0) throw new Error(`collector benchmark failed (exit ${code}): ${result}`);
-  return { fleet, seconds, ...(flags.length ? { nodeFlags: flags } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
+  return { fleet, seconds, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
 }
 
 /** Runs inside the child: start the runtime from the environment, measure, print one JSON line. */
@@ -287,7 +291,10 @@ function memoryBySpace(): Record<string, unknown> {
   } catch {
     kernel = undefined;
   }
-  return { rss: mb(mem.rss), heapTotal: mb(mem.heapTotal), heapUsed: mb(mem.heapUsed), external: mb(mem.external), arrayBuffers: mb(mem.arrayBuffers), spaces, ...(kernel ? { kernel } : {}), ...residentByMapping() };
+  // Open connections hold native memory V8 does not count (TLS state and buffers, about 100 KB each).
+  const handles: Record<string, number> = {};
+  for (const r of process.getActiveResourcesInfo()) handles[r] = (handles[r] ?? 0) + 1;
+  return { rss: mb(mem.rss), heapTotal: mb(mem.heapTotal), heapUsed: mb(mem.heapUsed), external: mb(mem.external), arrayBuffers: mb(mem.arrayBuffers), spaces, ...(kernel ? { kernel } : {}), ...residentByMapping(), activeHandles: handles };
 }
 
 /**

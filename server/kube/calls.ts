@@ -2,7 +2,10 @@ import 'server-only';
 // Kubernetes plumbing shared by the sources and the resync: a KubeConfig per context, the served MachinePool
 // version, and one-off calls with a deadline, a chosen patch type and the API server's own Status message.
 
+import type https from 'node:https';
+import tls from 'node:tls';
 import { ApisApi, KubeConfig, Observable, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import { Agent, type Dispatcher } from 'undici';
 
 const of = <T>(v: T) => new Observable(Promise.resolve(v));
 
@@ -44,9 +47,64 @@ export function kubeFailure(e: unknown): KubeFailure {
   return { status: 0, reason: name, message };
 }
 
+/**
+ * A KubeConfig whose requests share one connection pool (an undici Agent) and one TLS context per cluster and
+ * user. client-node builds a new Agent for every request — a new TLS connection with an OpenSSL context of its
+ * own, and an Agent that, never closed, keeps that connection open while idle. A collector runs hundreds of
+ * watches, each starting anew every five to ten minutes: at 100k VMs that was ~840 open connections for ~350
+ * watches, ~100 MB of memory outside V8's heap. Through one Agent a new watch takes a connection an ended one left
+ * idle, and every connection shares the TLS context.
+ *
+ * Like client-node's own agent cache, the TLS material (CA, client certificate and key) is read once per cluster
+ * and user; credentials sent as headers (tokens, exec plugins) are still applied to each request. Clusters reached
+ * through a proxy keep client-node's own dispatcher.
+ */
+export class PooledKubeConfig extends KubeConfig {
+  private pool: { key: string; agent: Agent } | null = null;
+
+  override async applySecurityAuthentication(ctx: RequestContext): Promise<void> {
+    await super.applySecurityAuthentication(ctx);
+    const cluster = this.getCurrentCluster();
+    if (!ctx.getDispatcher() || cluster?.proxyUrl) return;
+    ctx.setDispatcher(await this.agent());
+  }
+
+  /** The shared Agent of the current cluster and user. */
+  async agent(): Promise<Agent> {
+    const cluster = this.getCurrentCluster();
+    const key = JSON.stringify([cluster?.name ?? '', cluster?.server ?? '', this.getCurrentUser()?.name ?? '']);
+    if (this.pool?.key === key) return this.pool.agent;
+    const opts: https.RequestOptions = {};
+    await this.applyToHTTPSOptions(opts);
+    // Another request may have built it meanwhile.
+    if (this.pool?.key === key) return this.pool.agent;
+    const secureContext = tls.createSecureContext({ ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase });
+    const connect = { secureContext, keepAlive: true, keepAliveInitialDelay: 30_000, ...(opts.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: opts.rejectUnauthorized }), ...(opts.servername ? { servername: opts.servername } : {}) };
+    const old = this.pool?.agent;
+    this.pool = { key, agent: new Agent({ connect }) };
+    void old?.close().catch(() => {});
+    sharedDispatchers.add(this.pool.agent);
+    return this.pool.agent;
+  }
+
+  /** Closes the shared connections (when the source using this KubeConfig stops). */
+  async closeConnections(): Promise<void> {
+    const agent = this.pool?.agent;
+    this.pool = null;
+    await agent?.destroy().catch(() => {});
+  }
+}
+
+/** Dispatchers a PooledKubeConfig shares: a caller must not close them after its own request. */
+const sharedDispatchers = new WeakSet<object>();
+
+export function isSharedDispatcher(d: Dispatcher | undefined): boolean {
+  return d !== undefined && sharedDispatchers.has(d);
+}
+
 /** A copy of `kc` whose current context is `context` (client-node clients talk to the current context). */
-export function contextKubeConfig(kc: KubeConfig, context: string): KubeConfig {
-  const c = new KubeConfig();
+export function contextKubeConfig(kc: KubeConfig, context: string): PooledKubeConfig {
+  const c = new PooledKubeConfig();
   c.loadFromString(kc.exportConfig());
   c.setCurrentContext(context);
   return c;

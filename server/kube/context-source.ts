@@ -3,13 +3,14 @@ import 'server-only';
 // made of, and a Node informer per workload cluster built from its `<cluster>-kubeconfig` Secret. Keeps its
 // own indexed caches, tells the collector which pools changed, and reports its health as data.
 
-import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL, providerIdOf } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
-import { servedMachinePoolVersion } from './calls';
+import { PooledKubeConfig, servedMachinePoolVersion } from './calls';
 import { Informer } from './informer';
 
 export type { SourceHealth } from '@/lib/api-types';
@@ -90,6 +91,8 @@ class WorkloadSource {
   private readonly byScaleSet = new Map<string, Set<string>>();
   health: SourceHealth;
   private informer: Informer | null = null;
+  /** The running informer's KubeConfig: its connections are closed with it. */
+  private kc: PooledKubeConfig | null = null;
   listed = false;
   /** The kubeconfig the running informer was built from, to restart only when the Secret changes. */
   kubeconfig: string | null = null;
@@ -157,13 +160,14 @@ class WorkloadSource {
 
   start(kubeconfigYaml: string): void {
     this.stop();
-    const kc = new KubeConfig();
+    const kc = new PooledKubeConfig();
     try {
       kc.loadFromString(kubeconfigYaml);
     } catch (e) {
       this.setHealth('error', `the kubeconfig in the Secret cannot be read: ${(e as Error).message}`);
       return;
     }
+    this.kc = kc;
     const informer = new Informer({
       kc, path: '/api/v1/nodes', kind: 'node', items: this.nodes,
       onState: (st, error) => {
@@ -208,6 +212,8 @@ class WorkloadSource {
   stop(): void {
     this.informer?.stop();
     this.informer = null;
+    void this.kc?.closeConnections();
+    this.kc = null;
   }
 }
 
@@ -602,5 +608,6 @@ export class ContextSource {
     for (const i of this.informers) i.stop();
     for (const w of this.workloads.values()) w.stop();
     if (this.secretTimer) clearInterval(this.secretTimer);
+    if (this.kc instanceof PooledKubeConfig) void this.kc.closeConnections();
   }
 }

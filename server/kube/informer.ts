@@ -8,6 +8,7 @@ import 'server-only';
 import { HttpMethod, RequestContext, Watch, type KubeConfig } from '@kubernetes/client-node';
 import { fetch, type Dispatcher } from 'undici';
 import { sameContent, slim, type SlimKind } from '@/lib/slim';
+import { isSharedDispatcher } from './calls';
 import type { KubeObject } from '@/lib/unstructured';
 
 /** client-go's minimum watch timeout; each watch asks for between one and two times it. */
@@ -260,7 +261,8 @@ export class Informer {
         cont = body.metadata?.continue || undefined;
       } while (cont && !this.stopped);
     } finally {
-      void dispatcher?.close().catch(() => {});
+      // A list's own dispatcher (a plain KubeConfig builds one per request) is closed; a shared one stays open.
+      if (!isSharedDispatcher(dispatcher)) void dispatcher?.close().catch(() => {});
     }
     return { items, resourceVersion };
   }

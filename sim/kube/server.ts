@@ -150,6 +150,8 @@ export class SimApiServer {
   beforeWrite: ((w: WriteRecord) => void | Promise<void>) | null = null;
   /** When false, every connection is dropped, as for an API server that is down or unreachable. */
   available = true;
+  /** TLS connections accepted since start (clients that reuse connections open few), and those open now. */
+  connections = { accepted: 0, open: 0 };
 
   constructor(private readonly opts: ApiServerOptions) {
     this.name = opts.name;
@@ -169,6 +171,11 @@ export class SimApiServer {
       });
     });
     this.server.keepAliveTimeout = 30_000;
+    this.server.on('secureConnection', (socket) => {
+      this.connections.accepted++;
+      this.connections.open++;
+      socket.once('close', () => this.connections.open--);
+    });
   }
 
   get url(): string {

@@ -98,7 +98,7 @@ describe('PooledKubeConfig against the simulator', () => {
     kc.setCurrentContext('mgmt-weu-other');
     const b = await kc.agent();
     expect(b).not.toBe(a);
-    // The Agent it replaced is closed: a request through it fails.
+    // The Agent it replaced is closed.
     expect(a.closed || a.destroyed).toBe(true);
     await kc.closeConnections();
     expect(b.destroyed).toBe(true);

@@ -30,6 +30,13 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   for (let i = 0; i < 1200 && !(existsSync(envFile) && /Ctrl-C/.test(out)); i++) await new Promise((r) => setTimeout(r, 100));
   if (!existsSync(envFile)) throw new Error(`the simulator did not start:\n${out}`);
   const env = readEnvFile(envFile);
+  // The collector watches the fleet's management clusters, as an operator points it at them: the simulator's
+  // kubeconfig also has a context for each workload cluster, which `*` would watch as management clusters too (six
+  // more informers each, over empty collections and the workload cluster's Events).
+  const fleetKc = new KubeConfig();
+  fleetKc.loadFromFile(env.KUBECONFIG as string);
+  const managementContexts = fleetKc.getContexts().map((c) => c.name).filter((n) => n.startsWith('mgmt-'));
+  if (!managementContexts.length) throw new Error('the simulated fleet has no management context (mgmt-*)');
   // The collector process is this one; it must trust the simulator's CA, which Node reads only at start,
   // so the measurement runs in a child process started with NODE_EXTRA_CA_CERTS.
   // POOLSCOPE_BENCH_NODE_FLAGS: Node/V8 flags for the collector process, to try settings for a Deployment.
@@ -40,7 +47,7 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   if (preload && !existsSync(preload)) throw new Error(`POOLSCOPE_BENCH_PRELOAD: no such file ${preload}`);
   const child = spawn(process.execPath, [...flags, '--conditions=react-server', '--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'collector-child.ts')], {
     cwd: ROOT,
-    env: { ...process.env, ...env, ...(preload ? { LD_PRELOAD: preload } : {}), POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: '*', POOLSCOPE_BENCH_SECONDS: String(seconds) },
+    env: { ...process.env, ...env, ...(preload ? { LD_PRELOAD: preload } : {}), POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: managementContexts.join(','), POOLSCOPE_BENCH_SECONDS: String(seconds) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let result = '';
@@ -53,7 +60,7 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   if (process.env.POOLSCOPE_BENCH_KEEP === '1') console.error(`collector bench: state kept in ${stateDir}`);
   else rmSync(stateDir, { recursive: true, force: true });
   if (code !== 0) throw new Error(`collector benchmark failed (exit ${code}): ${result}`);
-  return { fleet, seconds, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
+  return { fleet, seconds, contexts: managementContexts.length, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
 }
 
 /** Runs inside the child: start the runtime from the environment, measure, print one JSON line. */

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { CycleEvent } from '../server/collector/collector';
 import { readEnvFile } from '../sim/env-file.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -127,6 +128,12 @@ export async function measureInChild(): Promise<void> {
     }
   });
   gcObserver.observe({ entryTypes: ['gc'] });
+  // Every Kubernetes change in the window (the churn's, not only the paused probes): how long it waited to be stored.
+  const changeLags: number[] = [];
+  const onCycle = (e: CycleEvent) => {
+    for (const s of e.changeLags) changeLags.push(s * 1000);
+  };
+  col.bus.on('cycle', onCycle);
   const cpu0 = process.cpuUsage();
   const threads0 = threadCpu();
   const wall0 = Date.now();
@@ -223,6 +230,7 @@ export async function measureInChild(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   const threads1 = threadCpu();
   gcObserver.disconnect();
+  col.bus.off('cycle', onCycle);
   clearInterval(rssTimer);
   const hot = profile ? await profile.stop(process.env.POOLSCOPE_BENCH_CPU_PROFILE as string) : undefined;
   const allocated = allocations ? await allocations.stop(process.env.POOLSCOPE_BENCH_ALLOC_PROFILE as string, wallMs) : undefined;
@@ -261,6 +269,9 @@ export async function measureInChild(): Promise<void> {
     // that event → the stored transition (the collector's own).
     changeToWatchEventMs: { p50: pct(deliveries, 50), p95: pct(deliveries, 95) },
     watchEventToTransitionMs: { samples: arrivals.length, p50: pct(arrivals, 50), p95: pct(arrivals, 95), max: Math.max(...arrivals) },
+    // Every pool analysed after a Kubernetes change in the window (churn included): from the first change
+    // reaching the collector to the pool's analysis stored (the collector's poolscope_collector_change_lag_seconds).
+    everyChangeToStoredMs: { samples: changeLags.length, p50: Math.round(pct(changeLags, 50)), p95: Math.round(pct(changeLags, 95)), p99: Math.round(pct(changeLags, 99)), max: Math.round(changeLags.reduce((m, x) => Math.max(m, x), 0)) },
     armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
     naiveArmCallsPerScaleSetPerHour: 480,
     ratioToNaive: Math.round((callsPerScaleSetHour / 480) * 1000) / 1000,

@@ -53,6 +53,14 @@ describe('metrics', () => {
     expect(sample(text, 'poolscope_azure_calls_total', 'operation="vm_list"')).toBeGreaterThan(0);
     expect(text).toMatch(/^poolscope_azure_budget_remaining\{budget="[^"]+"\} \d+/m);
 
+    // A change to the pool: the time it took to be stored is observed (well within seconds here).
+    h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 6 } });
+    const lagged = await until('a change lag observed', async () => {
+      const t = await m.render();
+      return (sample(t, 'poolscope_collector_change_lag_seconds_count', '') ?? 0) > 0 ? t : undefined;
+    });
+    expect(sample(lagged, 'poolscope_collector_change_lag_seconds_bucket', 'le="5"')).toBe(sample(lagged, 'poolscope_collector_change_lag_seconds_count', ''));
+
     // The source goes down: up 0, staleness grows.
     h.sim.kube.cluster('mgmt-weu').setAvailable(false);
     h.sim.kube.cluster('mgmt-weu').resetWatchConnections();

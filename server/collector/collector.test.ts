@@ -199,6 +199,43 @@ describe('collector resilience', () => {
     expect(d).toBe(true);
   }, 40_000);
 
+  it('keeps a cycle the store refused (its changes and Events) for a later one, backing off meanwhile', async () => {
+    const h = await harness('s05-flexible.yaml', 1);
+    const c = await h.start();
+    await until('the first full analysis', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    // The store refuses every write until it has refused two holding the Event below.
+    const write = h.store.writeCycle.bind(h.store);
+    const refusedAt: number[] = [];
+    let refusedWithEvent = 0;
+    h.store.writeCycle = async (cycle, writes) => {
+      if (refusedWithEvent < 2) {
+        refusedAt.push(performance.now());
+        if (writes.some((w) => w.transitions.some((t) => t.field === 'event.DiskFull'))) refusedWithEvent++;
+        throw new Error('database is locked');
+      }
+      return write(cycle, writes);
+    };
+    const EVENT = findByPlural('', 'v1', 'events')!;
+    const now = new Date().toISOString();
+    h.sim.kube.cluster('mgmt-weu').store.create(EVENT, 'default', {
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'pool0.disk', namespace: 'default' },
+      involvedObject: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: 'pool0', namespace: 'default' },
+      reason: 'DiskFull', message: 'the disk is full', type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
+    } as Parameters<ReturnType<Simulation['kube']['cluster']>['store']['create']>[2]);
+    h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
+    const tl = await until('the Event stored after the refusals', async () => {
+      const t = await h.store.timeline(POOL, ago, far);
+      return field(t, 'event.DiskFull').length ? t : undefined;
+    });
+    expect(refusedWithEvent).toBe(2);
+    expect(c.lastError).toContain('database is locked');
+    expect(field(tl, 'event.DiskFull').map((e) => e.to)).toEqual(['MachinePool/pool0']);
+    await until('the scale stored', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined));
+    // Each try waited longer than the one before (the cadence, 150 ms, doubled each time).
+    const gaps = refusedAt.slice(1).map((t, i) => t - (refusedAt[i] as number));
+    expect(gaps.at(-1)).toBeGreaterThanOrEqual(150 * 2 ** (refusedAt.length - 1) - 5);
+  }, 40_000);
+
   it('keeps Azure data fresh while the management cluster is down, and reports it', async () => {
     const h = await harness('s05-flexible.yaml', 1);
     await h.start();

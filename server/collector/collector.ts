@@ -26,6 +26,9 @@ function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string 
 /** Pools analysed and written in one cycle, at most. */
 export const MAX_POOLS_PER_CYCLE = 200;
 
+/** The longest wait between cycles while the store refuses writes (the wait doubles from the cadence). */
+const WRITE_BACKOFF_MAX_MS = 10_000;
+
 /** How soon a cycle follows a change someone made to a pool (other changes wait for the cadence). */
 const URGENT_DELAY_MS = 10;
 
@@ -37,6 +40,14 @@ function eventSignature(field: string, to: string | null, detail: string | null 
   return createHash('sha1').update(`${field}|${to}|${detail}`).digest('base64').slice(0, 16);
 }
 
+/** A pool a cycle took: whether someone acted on it, since when a change waited, and its Events. */
+interface Taken {
+  key: string;
+  urgent: boolean;
+  since: number | undefined;
+  events: PoolEvent[];
+}
+
 export interface ChangeEvent {
   seq: number;
   poolKey: string;
@@ -44,6 +55,22 @@ export interface ChangeEvent {
   fields: string[];
   /** The pool's new summary (absent when the change came through another replica). */
   summary?: PoolSummary;
+}
+
+/** What the bus says after every cycle ('cycle'). */
+export interface CycleEvent {
+  seconds: number;
+  /** Pools written. */
+  pools: number;
+  /** The id of the stored cycle, when it stored something. */
+  cycle: string | null;
+  /** Azure calls since start. */
+  azureCalls: number;
+  /**
+   * Per pool the cycle analysed after a Kubernetes change (an object or an Event): the seconds from the first
+   * such change reaching the collector to the pool's analysis stored (or found unchanged).
+   */
+  changeLags: number[];
 }
 
 export interface CollectorOptions {
@@ -70,6 +97,11 @@ export class Collector {
   private readonly dirty = new Set<string>();
   /** Dirty pools someone acted on (see ContextSource's `urgent`): analysed first. */
   private readonly urgent = new Set<string>();
+  /**
+   * When a Kubernetes change (an object or an Event) first made a pool dirty since its last analysis
+   * (performance.now()): each cycle reports how long its pools' changes waited to be stored (`changeLags`).
+   */
+  private readonly changedSince = new Map<string, number>();
   /** Events waiting to be written, by pool key. */
   private readonly pendingEvents = new Map<string, PoolEvent[]>();
   /** Events older than this were recorded before a restart (or predate poolscope). */
@@ -96,6 +128,10 @@ export class Collector {
   /** When the pending timer fires (performance.now()). */
   private timerDue = 0;
   private running = false;
+  /** Failed store writes in a row: the cycles after one back off (a store that is down is not hammered). */
+  private failedWrites = 0;
+  /** Seconds from a Kubernetes change reaching the collector to its pool's analysis stored, this cycle. */
+  private changeLags: number[] = [];
   /** The Azure reads in progress, if any (one round at a time). */
   private azureReading: Promise<void> | null = null;
   private stopped = false;
@@ -162,14 +198,20 @@ export class Collector {
       seen.add(sig);
       if (seen.size > 500) seen.delete(seen.values().next().value as string);
       this.pendingEvents.set(key, [...(this.pendingEvents.get(key) ?? []), ev]);
-      this.dirty.add(key);
+      this.markChanged(key);
     }
+  }
+
+  /** A Kubernetes change to a pool: dirty, and since when (the first change waiting counts). */
+  private markChanged(key: string): void {
+    this.dirty.add(key);
+    if (!this.changedSince.has(key)) this.changedSince.set(key, performance.now());
   }
 
   private onKubeChange(ctx: string, pools: string[], urgent = false): void {
     for (const p of pools) {
       const key = `${ctx}/${p}`;
-      this.dirty.add(key);
+      this.markChanged(key);
       if (urgent) this.urgent.add(key);
       const id = this.scaleSetIdOf(ctx, p);
       // A pool that came, went or moved to another scale set: the index is rebuilt before the next Azure round.
@@ -177,7 +219,7 @@ export class Collector {
       if (id) this.opts.scheduler.expedite(id, this.now());
     }
     // Waiting for the next tick: bring it forward (a running cycle schedules its successor when it ends).
-    if (urgent && pools.length > 0 && this.timer && !this.running) this.schedule(URGENT_DELAY_MS);
+    if (urgent && pools.length > 0 && this.timer && !this.running && this.failedWrites === 0) this.schedule(URGENT_DELAY_MS);
   }
 
   private scaleSetIdOf(ctx: string, pool: string): string | null {
@@ -196,7 +238,7 @@ export class Collector {
    * The next cycle: after the cadence (changes arriving meanwhile are analysed together), or at once when someone
    * acted on a pool (an urgent change: a user's scale or pause shows in a few milliseconds, not at the next tick).
    */
-  private schedule(delayMs = this.urgent.size > 0 ? URGENT_DELAY_MS : (this.opts.cycleMs ?? 250)): void {
+  private schedule(delayMs = this.failedWrites > 0 ? Math.min(WRITE_BACKOFF_MAX_MS, (this.opts.cycleMs ?? 250) * 2 ** this.failedWrites) : this.urgent.size > 0 ? URGENT_DELAY_MS : (this.opts.cycleMs ?? 250)): void {
     if (this.stopped) return;
     const due = performance.now() + delayMs;
     // Brought forward, never pushed back: a stream of urgent changes cannot keep postponing the cycle.
@@ -228,13 +270,16 @@ export class Collector {
           });
       }
       written = await this.analyseAndWrite();
+      this.failedWrites = 0;
       return written;
     } catch (e) {
       this.lastError = (e as Error).message;
       return 0;
     } finally {
       this.running = false;
-      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total });
+      const changeLags = this.changeLags;
+      this.changeLags = [];
+      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total, changeLags } satisfies CycleEvent);
     }
   }
 
@@ -324,6 +369,48 @@ export class Collector {
     return d.input;
   }
 
+  /** A pool's analysis and what to write of it (null: nothing changed and no Event came). */
+  private analyse(key: string, at: string, pending: readonly PoolEvent[]): (PoolWrite & { shape?: StoredShape }) | null {
+    const [ctx, ns, name] = key.split('/') as [string, string, string];
+    const src = this.sources.get(ctx);
+    const input = src?.poolInput(`${ns}/${name}`);
+    if (!src || !input) return null; // MachinePool gone: its history stays; nothing new to record
+    const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
+    // Azure throttled: analyse with the last good data, but report the source as throttled.
+    const azure = this.azureFor(id);
+    const throttledError = id ? this.throttled.get(id) : undefined;
+    const prev = this.previous.get(key) ?? null;
+    const kube: SourceState = src.kubeState();
+    const detail = analyzePool({ ...input, azure }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
+    if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
+    const events = pending.map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
+    // Rows unchanged since the last write are not serialised again: the store has them (as of `rowsAsOf`).
+    const before = prev ? this.shapes.get(key) : undefined;
+    const { stored, shape } = toStore(detail, before, prev);
+    const unchanged = sameShape(before, shape, stored);
+    this.analyses.total++;
+    if (unchanged) this.analyses.unchanged++;
+    if (unchanged && events.length === 0) return null;
+    const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
+    if (unchanged && prev) return { detail: prev, transitions, detailUnchanged: true };
+    detail.summary.lastChange = at;
+    return { detail, transitions, stored, shape, ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange } : {}) };
+  }
+
+  /** Puts a cycle's pools back, ahead of those that became dirty meanwhile, with their Events first. */
+  private requeue(taken: readonly Taken[]): void {
+    this.failedWrites++;
+    const later = [...this.dirty];
+    this.dirty.clear();
+    for (const t of taken) {
+      this.dirty.add(t.key);
+      // Not urgent any more: the next tries wait out the backoff (see `schedule`).
+      if (t.since !== undefined) this.changedSince.set(t.key, Math.min(t.since, this.changedSince.get(t.key) ?? Infinity));
+      if (t.events.length) this.pendingEvents.set(t.key, [...t.events, ...(this.pendingEvents.get(t.key) ?? [])]);
+    }
+    for (const k of later) this.dirty.add(k);
+  }
+
   private async analyseAndWrite(): Promise<number> {
     if (this.dirty.size === 0) {
       this.cycles++;
@@ -345,44 +432,35 @@ export class Collector {
       if (keys.length >= limit) break;
       if (!this.urgent.has(k)) keys.push(k);
     }
+    const taken: Taken[] = keys.map((key) => ({ key, urgent: this.urgent.has(key), since: this.changedSince.get(key), events: this.pendingEvents.get(key) ?? [] }));
     for (const k of keys) {
       this.dirty.delete(k);
       this.urgent.delete(k);
+      this.changedSince.delete(k);
+      this.pendingEvents.delete(k);
     }
     const writes: (PoolWrite & { shape?: StoredShape })[] = [];
-    for (const key of keys) {
-      const [ctx, ns, name] = key.split('/') as [string, string, string];
-      const src = this.sources.get(ctx);
-      const input = src?.poolInput(`${ns}/${name}`);
-      if (!src || !input) continue; // MachinePool gone: its history stays; nothing new to record
-      const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
-      // Azure throttled: analyse with the last good data, but report the source as throttled.
-      const azure = this.azureFor(id);
-      const throttledError = id ? this.throttled.get(id) : undefined;
-      const prev = this.previous.get(key) ?? null;
-      const kube: SourceState = src.kubeState();
-      const detail = analyzePool({ ...input, azure }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
-      if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
-      const events = (this.pendingEvents.get(key) ?? []).map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
-      this.pendingEvents.delete(key);
-      // Rows unchanged since the last write are not serialised again: the store has them (as of `rowsAsOf`).
-      const before = prev ? this.shapes.get(key) : undefined;
-      const { stored, shape } = toStore(detail, before, prev);
-      const unchanged = sameShape(before, shape, stored);
-      this.analyses.total++;
-      if (unchanged) this.analyses.unchanged++;
-      if (unchanged && events.length === 0) continue;
-      const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
-      if (unchanged && prev) {
-        writes.push({ detail: prev, transitions, detailUnchanged: true });
+    for (const t of taken) {
+      let w: (PoolWrite & { shape?: StoredShape }) | null;
+      try {
+        w = this.analyse(t.key, at, t.events);
+      } catch (e) {
+        // One pool's analysis failing never holds up the others; its Events wait for its next change.
+        this.lastError = `analysing ${t.key}: ${(e as Error).message}`;
+        if (t.events.length) this.pendingEvents.set(t.key, [...t.events, ...(this.pendingEvents.get(t.key) ?? [])]);
         continue;
       }
-      detail.summary.lastChange = at;
-      writes.push({ detail, transitions, stored, shape, ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange } : {}) });
+      if (w) writes.push(w);
     }
     if (writes.length) {
       const id = randomUUID();
-      await this.opts.store.writeCycle({ id, at }, writes);
+      try {
+        await this.opts.store.writeCycle({ id, at }, writes);
+      } catch (e) {
+        // Nothing of the cycle is stored (its write is atomic): its pools and their Events wait for the next one.
+        this.requeue(taken);
+        throw e;
+      }
       this.lastStoredCycle = id;
       for (const w of writes) {
         if (!w.detailUnchanged) this.remember(w.detail, w.shape);
@@ -391,6 +469,8 @@ export class Collector {
         this.bus.emit('change', ev);
       }
     }
+    const done = performance.now();
+    for (const t of taken) if (t.since !== undefined) this.changeLags.push((done - t.since) / 1000);
     this.cycles++;
     this.lastCycleAt = at;
     return writes.length;

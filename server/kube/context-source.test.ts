@@ -111,7 +111,7 @@ describe('ContextSource workload clusters', () => {
     await until('the pool told of its change', () => (changed.flat().includes('default/pool0') ? true : undefined));
   });
 
-  it('calls a change to a pool\'s spec or annotations urgent, a controller\'s status write not', async () => {
+  it('calls a change to a pool\'s spec or annotations urgent, a controller\'s status or providerIDList write not', async () => {
     const calls: { pools: string[]; urgent: boolean }[] = [];
     const src = await restart((pools, urgent) => calls.push({ pools, urgent: urgent ?? false }));
     await until('listed', () => src.poolInput('default/pool0') ?? undefined);
@@ -123,6 +123,19 @@ describe('ContextSource workload clusters', () => {
     server.store.update(MP, 'default', 'pool0', { ...mp, status: { ...mp.status, observedGeneration: 99 } }, { subresource: 'status' });
     await until('the status write', () => (forPool().length > 0 ? true : undefined));
     expect(forPool().every((c) => !c.urgent)).toBe(true);
+    // CAPI copying the list (a new generation): the pool's business, not someone's act.
+    calls.length = 0;
+    const listed = server.store.get(MP, 'default', 'pool0');
+    const ids = listed.spec?.providerIDList as string[];
+    server.store.update(MP, 'default', 'pool0', { ...listed, spec: { ...listed.spec, providerIDList: ids.slice(0, -1) } });
+    await until('the list write', () => (forPool().length > 0 ? true : undefined));
+    expect(server.store.get(MP, 'default', 'pool0').metadata?.generation).not.toBe(listed.metadata?.generation);
+    expect(forPool().every((c) => !c.urgent)).toBe(true);
+    // Someone scaling it (a new generation too): urgent.
+    calls.length = 0;
+    const scaled = server.store.get(MP, 'default', 'pool0');
+    server.store.update(MP, 'default', 'pool0', { ...scaled, spec: { ...scaled.spec, replicas: Number(scaled.spec?.replicas ?? 0) + 1 } });
+    await until('the scale', () => (forPool().some((c) => c.urgent) ? true : undefined));
     calls.length = 0;
     const cur = server.store.get(MP, 'default', 'pool0');
     server.store.update(MP, 'default', 'pool0', { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata?.annotations, 'cluster.x-k8s.io/paused': 'true' } } });

@@ -237,15 +237,24 @@ const EVENT_KINDS = new Set(['MachinePool', 'AzureMachinePool', 'AzureMachinePoo
 
 /**
  * Whether an update of a pool-level object (MachinePool, AzureMachinePool, Cluster) is someone acting on the
- * pool (spec, annotations, labels, deletion) rather than a controller writing status: those are analysed
- * first, ahead of a fleet's instance churn.
+ * pool (spec but its providerIDList, annotations, labels, deletion) rather than a controller writing status or
+ * the lists: those are analysed first, ahead of a fleet's instance churn.
  */
 function userChange(o: KubeObject, old: KubeObject | undefined): boolean {
   if (!old) return true;
   const a = o.metadata ?? {};
   const b = old.metadata ?? {};
-  return a.generation !== b.generation || a.deletionTimestamp !== b.deletionTimestamp ||
+  return (a.generation !== b.generation && ownSpec(o) !== ownSpec(old)) || a.deletionTimestamp !== b.deletionTimestamp ||
     JSON.stringify(a.annotations ?? {}) !== JSON.stringify(b.annotations ?? {}) || JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {});
+}
+
+/**
+ * A spec's JSON but its providerIDList: CAPZ and CAPI write the lists as instances come and go (a new
+ * generation each time, a few times a minute per pool under churn), which is not someone acting on the pool.
+ */
+function ownSpec(o: KubeObject): string {
+  const { providerIDList: _lists, ...rest } = (o.spec ?? {}) as Record<string, unknown>;
+  return JSON.stringify(rest);
 }
 
 /** Every providerID a pool's Kubernetes objects name: its two lists, and its AMPMs' and Machines' IDs. */

@@ -62,6 +62,31 @@ describe('collector cycles', () => {
   }, 60_000);
 });
 
+describe('collector backlog', () => {
+  it('works through pools waiting beyond one cycle\'s share back to back, not a cadence apart', async () => {
+    const h = await harness('demo.yaml', 1);
+    // A cadence longer than the test: only the backlog (or someone acting on a pool) brings cycles about.
+    const c = await h.start({ maxPoolsPerCycle: 1, cycleMs: 600_000 });
+    const pools = await until('every mgmt-weu pool stored', async () => {
+      const all = (await h.store.currentPools()).filter((p) => p.summary.ref.context === 'mgmt-weu');
+      return all.length >= 3 ? all : undefined;
+    });
+    const inside = c as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean): void; sources: Map<string, { poolInput(k: string): unknown }> };
+    const src = inside.sources.get('mgmt-weu') as { poolInput(k: string): unknown };
+    const keys = pools.map((p) => `${p.summary.ref.namespace}/${p.summary.ref.name}`);
+    const asked = new Set<string>();
+    const original = src.poolInput.bind(src);
+    src.poolInput = (k: string) => {
+      asked.add(k);
+      return original(k);
+    };
+    // Instance churn on every pool but one (waiting for the cadence), then someone acts on that one.
+    inside.onKubeChange('mgmt-weu', keys.slice(1));
+    inside.onKubeChange('mgmt-weu', keys.slice(0, 1), true);
+    await until('every pool analysed again, one a cycle', () => (keys.every((k) => asked.has(k)) ? true : undefined), 5000);
+  }, 60_000);
+});
+
 describe('collector and new pools', () => {
   it('reads the scale set of a pool that appears after it started (its Azure index follows the pools)', async () => {
     const h = await harness('seed-one-vm-failed.yaml', 1);

@@ -128,6 +128,8 @@ export class Collector {
   /** When the pending timer fires (performance.now()). */
   private timerDue = 0;
   private running = false;
+  /** Whether the last cycle took as many pools as a cycle may (others may be waiting). */
+  private backlog = false;
   /** Failed store writes in a row: the cycles after one back off (a store that is down is not hammered). */
   private failedWrites = 0;
   /** Seconds from a Kubernetes change reaching the collector to its pool's analysis stored, this cycle. */
@@ -235,10 +237,21 @@ export class Collector {
   private poolsByScaleSetStale = true;
 
   /**
-   * The next cycle: after the cadence (changes arriving meanwhile are analysed together), or at once when someone
-   * acted on a pool (an urgent change: a user's scale or pause shows in a few milliseconds, not at the next tick).
+   * How long until the next cycle: the cadence (changes arriving meanwhile are analysed together); none when
+   * the last cycle left pools waiting (it took its most: a burst of changes is worked through back to back, the
+   * event loop running in between); a few milliseconds when someone acted on a pool (an urgent change: a
+   * user's scale or pause shows at once, not at the next tick); and, after writes the store refused, the
+   * cadence doubled each time.
    */
-  private schedule(delayMs = this.failedWrites > 0 ? Math.min(WRITE_BACKOFF_MAX_MS, (this.opts.cycleMs ?? 250) * 2 ** this.failedWrites) : this.urgent.size > 0 ? URGENT_DELAY_MS : (this.opts.cycleMs ?? 250)): void {
+  private nextDelay(): number {
+    const cadence = this.opts.cycleMs ?? 250;
+    if (this.failedWrites > 0) return Math.min(WRITE_BACKOFF_MAX_MS, cadence * 2 ** this.failedWrites);
+    if (this.backlog && this.dirty.size > 0) return 0;
+    return this.urgent.size > 0 ? URGENT_DELAY_MS : cadence;
+  }
+
+  /** Schedules the next cycle (see nextDelay). */
+  private schedule(delayMs = this.nextDelay()): void {
     if (this.stopped) return;
     const due = performance.now() + delayMs;
     // Brought forward, never pushed back: a stream of urgent changes cannot keep postponing the cycle.
@@ -413,6 +426,7 @@ export class Collector {
 
   private async analyseAndWrite(): Promise<number> {
     if (this.dirty.size === 0) {
+      this.backlog = false;
       this.cycles++;
       this.lastCycleAt = new Date(this.now()).toISOString();
       return 0;
@@ -432,6 +446,7 @@ export class Collector {
       if (keys.length >= limit) break;
       if (!this.urgent.has(k)) keys.push(k);
     }
+    this.backlog = keys.length >= limit;
     const taken: Taken[] = keys.map((key) => ({ key, urgent: this.urgent.has(key), since: this.changedSince.get(key), events: this.pendingEvents.get(key) ?? [] }));
     for (const k of keys) {
       this.dirty.delete(k);

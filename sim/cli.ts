@@ -11,7 +11,7 @@ import { readScenario, ScenarioError, type Scenario } from './world/scenario';
 
 function usage(): never {
   console.error(`usage: npm run sim -- --scenario <file.yaml> [--speed <n>] [--state-dir <dir>]
-       npm run sim -- --fleet <clusters>x<pools>x<instances>[,subs=S][,regions=a+b][,churn=0.01][,capz=main][,static] [--speed <n>]
+       npm run sim -- --fleet <clusters>x<pools>x<instances>[,subs=S][,regions=a+b][,churn=0.01][,spread][,capz=main][,static] [--speed <n>]
        npm run sim -- <manifest-dir> [--kubeconfig <path>]
   e.g. npm run sim -- --scenario sim/scenarios/seed-scale-up-frozen.yaml`);
   process.exit(2);

@@ -175,16 +175,20 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
     }
   }, (step.at * 1000) / speed));
   world?.start();
-  // Churn: every simulated minute, delete a fraction of all instances out of band (the controllers replace them).
+  // Churn: a fraction of all instances deleted out of band each simulated minute (the controllers replace them),
+  // all at the minute (a fleet-wide burst), or spread over it, a second's share each second.
   const churn = scenario.churnPerMinute ?? 0;
+  const spread = scenario.churnSpread === true;
+  let owed = 0;
   const churnTimer = churn > 0 && world ? setInterval(() => {
     const all = [...azure.state.scaleSets.values()].flatMap((rec) => [...rec.vms.keys()].map((member) => ({ rec, member })));
-    const n = Math.max(1, Math.round(all.length * churn));
+    let n: number;
+    ({ n, owed } = churnDue(all.length, churn, spread, owed));
     for (let i = 0; i < n && all.length; i++) {
       const [pick] = all.splice(Math.floor(Math.random() * all.length), 1);
       if (pick) azure.state.deleteVm(pick.rec, pick.member);
     }
-  }, 60_000 / speed) : null;
+  }, (spread ? 1000 : 60_000) / speed) : null;
 
   return {
     scenario, kube, azure, world, stateDir, kubeconfigPath: kube.kubeconfigPath, envPath, env, stepErrors, runStep,
@@ -195,4 +199,15 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
       await Promise.all([kube.stop(), azure.stop()]);
     },
   };
+}
+
+/**
+ * How many instances a churn tick deletes: a minute's share at once (at least one), or, spread, a second's share,
+ * the fractions carried over (`owed`) so that a minute deletes the same number either way.
+ */
+export function churnDue(instances: number, perMinute: number, spread: boolean, owed = 0): { n: number; owed: number } {
+  if (!spread) return { n: Math.max(1, Math.round(instances * perMinute)), owed: 0 };
+  const due = owed + (instances * perMinute) / 60;
+  const n = Math.floor(due);
+  return { n, owed: due - n };
 }

@@ -15,6 +15,8 @@ export interface FleetOptions {
   regions?: string[];
   /** Fraction of all instances replaced (deleted out of band, recreated by the controllers) per simulated minute. */
   churnPerMinute?: number;
+  /** The churn spread over each minute (a second's share every second) instead of all at the minute. */
+  churnSpread?: boolean;
   capz?: CapzBehaviour;
   controllers?: boolean;
   speed?: number;
@@ -23,7 +25,7 @@ export interface FleetOptions {
 export function parseFleetSpec(spec: string): FleetOptions {
   const [dims, ...opts] = spec.split(',');
   const m = /^(\d+)x(\d+)x(\d+)$/.exec(dims ?? '');
-  if (!m) throw new Error(`fleet spec must look like 50x20x100[,subs=10,regions=westeurope+northeurope,churn=0.01], got "${spec}"`);
+  if (!m) throw new Error(`fleet spec must look like 50x20x100[,subs=10,regions=westeurope+northeurope,churn=0.01,spread], got "${spec}"`);
   const out: FleetOptions = { clusters: Number(m[1]), poolsPerCluster: Number(m[2]), instancesPerPool: Number(m[3]) };
   for (const o of opts) {
     const [k, v = ''] = o.split('=');
@@ -32,6 +34,7 @@ export function parseFleetSpec(spec: string): FleetOptions {
     else if (k === 'churn') out.churnPerMinute = Number(v);
     else if (k === 'capz') out.capz = v as CapzBehaviour;
     else if (k === 'static') out.controllers = false;
+    else if (k === 'spread') out.churnSpread = true;
     else throw new Error(`unknown fleet option "${k}"`);
   }
   return out;
@@ -61,6 +64,7 @@ export function fleetScenario(o: FleetOptions, now = Date.now()): Scenario {
     unreachable: [],
     steps: [],
     churnPerMinute: o.churnPerMinute ?? 0,
+    ...(o.churnSpread ? { churnSpread: true } : {}),
   };
   const shift = now - Date.parse(NOW);
   for (let c = 0; c < o.clusters; c++) {

@@ -60,6 +60,8 @@ export interface Scenario {
   steps: Step[];
   /** Fraction of all instances replaced per simulated minute (deleted out of band; the controllers recreate them). */
   churnPerMinute?: number;
+  /** The churn spread over each simulated minute (a second's share every second) instead of all at the minute. */
+  churnSpread?: boolean;
 }
 
 /** "30s", "2m", "1m30s", "1h", or a number of seconds. */

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AZURE } from '../../lib/fixtures/objects';
 import { instanceProviderId } from '../../lib/fixtures/pool';
 import type { KubeObject } from '../../lib/unstructured';
-import { startSimulation, type Simulation } from '../index';
+import { churnDue, startSimulation, type Simulation } from '../index';
 import { findUpstreamDir, loadCrdSchemas, validateAgainstCrd } from '../kube/crd-schema';
 import { RESOURCES } from '../kube/resources';
 import { kubectl, writeKubeconfig } from '../kube/testing';
@@ -206,6 +206,26 @@ steps:
   }, 60_000);
 });
 
+describe('churn', () => {
+  it('deletes a minute\'s share at the minute, or spread a second\'s share a second: the same over a minute', () => {
+    expect(churnDue(100_000, 0.01, false)).toEqual({ n: 1000, owed: 0 });
+    expect(churnDue(10, 0.01, false).n).toBe(1);
+    let owed = 0;
+    let total = 0;
+    const ticks: number[] = [];
+    for (let s = 0; s < 60; s++) {
+      const t = churnDue(2_000, 0.01, true, owed);
+      owed = t.owed;
+      total += t.n;
+      ticks.push(t.n);
+    }
+    // 20 a minute over 60 ticks: none larger than one, a third of the ticks delete one.
+    expect(total).toBeGreaterThanOrEqual(19);
+    expect(total).toBeLessThanOrEqual(20);
+    expect(Math.max(...ticks)).toBe(1);
+  });
+});
+
 describe('fleet generator', () => {
   it('spreads N clusters × M pools × K instances over subscriptions and regions, and serves them', async () => {
     const sc = fleetScenario(parseFleetSpec('3x2x4,subs=2,regions=westeurope+northeurope,churn=0.5,static'));
@@ -215,6 +235,8 @@ describe('fleet generator', () => {
     expect(new Set(sc.azure.map((s) => String(s.vmss.id).split('/')[2])).size).toBe(2);
     expect(new Set(sc.azure.map((s) => s.vmss.location))).toEqual(new Set(['westeurope', 'northeurope']));
     expect(sc.churnPerMinute).toBe(0.5);
+    expect(sc.churnSpread).toBeUndefined();
+    expect(fleetScenario(parseFleetSpec('3x2x4,churn=0.5,spread')).churnSpread).toBe(true);
     const sim = await startSimulation(sc, { log: () => {} });
     running.push(sim);
     const kc = writeKubeconfig(sim.kube.kubeconfigFor('mgmt-1'));

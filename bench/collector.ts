@@ -130,8 +130,15 @@ export async function measureInChild(): Promise<void> {
   gcObserver.observe({ entryTypes: ['gc'] });
   // Every Kubernetes change in the window (the churn's, not only the paused probes): how long it waited to be stored.
   const changeLags: number[] = [];
+  // And the cycles that analysed something: how long each took, and how many pools it wrote.
+  const cycleMs: number[] = [];
+  const cyclePools: number[] = [];
   const onCycle = (e: CycleEvent) => {
     for (const s of e.changeLags) changeLags.push(s * 1000);
+    if (e.changeLags.length || e.pools) {
+      cycleMs.push(e.seconds * 1000);
+      cyclePools.push(e.pools);
+    }
   };
   col.bus.on('cycle', onCycle);
   const cpu0 = process.cpuUsage();
@@ -271,6 +278,7 @@ export async function measureInChild(): Promise<void> {
     watchEventToTransitionMs: { samples: arrivals.length, p50: pct(arrivals, 50), p95: pct(arrivals, 95), max: Math.max(...arrivals) },
     // Every pool analysed after a Kubernetes change in the window (churn included): from the first change
     // reaching the collector to the pool's analysis stored (the collector's poolscope_collector_change_lag_seconds).
+    busyCycles: { count: cycleMs.length, ms: { p50: Math.round(pct(cycleMs, 50)), p95: Math.round(pct(cycleMs, 95)), max: Math.round(cycleMs.reduce((m, x) => Math.max(m, x), 0)) }, poolsWritten: { p50: pct(cyclePools, 50), p95: pct(cyclePools, 95), max: cyclePools.reduce((m, x) => Math.max(m, x), 0) } },
     everyChangeToStoredMs: { samples: changeLags.length, p50: Math.round(pct(changeLags, 50)), p95: Math.round(pct(changeLags, 95)), p99: Math.round(pct(changeLags, 99)), max: Math.round(changeLags.reduce((m, x) => Math.max(m, x), 0)) },
     armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
     naiveArmCallsPerScaleSetPerHour: 480,

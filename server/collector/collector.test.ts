@@ -14,6 +14,7 @@ import { readScenario } from '@/sim/world/scenario';
 import type { Scheduler } from '../azure/scheduler';
 import { parseEnv } from '../env';
 import { harness as makeHarness, until, type Harness } from '../testing/sim-harness';
+import type { CycleEvent } from './collector';
 import { startRuntime } from './start';
 
 const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
@@ -84,6 +85,32 @@ describe('collector backlog', () => {
     inside.onKubeChange('mgmt-weu', keys.slice(1));
     inside.onKubeChange('mgmt-weu', keys.slice(0, 1), true);
     await until('every pool analysed again, one a cycle', () => (keys.every((k) => asked.has(k)) ? true : undefined), 5000);
+  }, 60_000);
+
+  it('writes the other pools of a cycle when one pool\'s analysis throws, and says which', async () => {
+    const h = await harness('demo.yaml', 1);
+    const c = await h.start({ cycleMs: 600_000 });
+    const pools = await until('every mgmt-weu pool stored', async () => {
+      const all = (await h.store.currentPools()).filter((p) => p.summary.ref.context === 'mgmt-weu');
+      return all.length >= 3 ? all : undefined;
+    });
+    const inside = c as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean): void; sources: Map<string, { poolInput(k: string): unknown }> };
+    const src = inside.sources.get('mgmt-weu') as { poolInput(k: string): unknown };
+    const [bad, ...good] = pools.map((p) => `${p.summary.ref.namespace}/${p.summary.ref.name}`) as [string, ...string[]];
+    const original = src.poolInput.bind(src);
+    const asked = new Set<string>();
+    src.poolInput = (k: string) => {
+      if (k === bad) throw new Error('a cache in a state nobody expected');
+      asked.add(k);
+      return original(k);
+    };
+    const cycles: CycleEvent[] = [];
+    c.bus.on('cycle', (e: CycleEvent) => cycles.push(e));
+    inside.onKubeChange('mgmt-weu', [bad, ...good], true);
+    const done = await until('the cycle', () => cycles.find((e) => e.changeLags.length >= good.length + 1));
+    expect(good.every((k) => asked.has(k))).toBe(true);
+    expect(c.lastError).toBe(`analysing mgmt-weu/${bad}: a cache in a state nobody expected`);
+    expect(done.changeLags.every((s) => s >= 0 && s < 5)).toBe(true);
   }, 60_000);
 });
 

@@ -40,10 +40,9 @@ function eventSignature(field: string, to: string | null, detail: string | null 
   return createHash('sha1').update(`${field}|${to}|${detail}`).digest('base64').slice(0, 16);
 }
 
-/** A pool a cycle took: whether someone acted on it, since when a change waited, and its Events. */
+/** A pool a cycle took: since when a change to it waited, and its Events. */
 interface Taken {
   key: string;
-  urgent: boolean;
   since: number | undefined;
   events: PoolEvent[];
 }
@@ -410,14 +409,16 @@ export class Collector {
     return { detail, transitions, stored, shape, ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange } : {}) };
   }
 
-  /** Puts a cycle's pools back, ahead of those that became dirty meanwhile, with their Events first. */
+  /**
+   * Puts a cycle's pools back, ahead of those that became dirty meanwhile, with their Events first; not as
+   * urgent (the next tries wait out the backoff: see nextDelay).
+   */
   private requeue(taken: readonly Taken[]): void {
     this.failedWrites++;
     const later = [...this.dirty];
     this.dirty.clear();
     for (const t of taken) {
       this.dirty.add(t.key);
-      // Not urgent any more: the next tries wait out the backoff (see `schedule`).
       if (t.since !== undefined) this.changedSince.set(t.key, Math.min(t.since, this.changedSince.get(t.key) ?? Infinity));
       if (t.events.length) this.pendingEvents.set(t.key, [...t.events, ...(this.pendingEvents.get(t.key) ?? [])]);
     }
@@ -447,7 +448,7 @@ export class Collector {
       if (!this.urgent.has(k)) keys.push(k);
     }
     this.backlog = keys.length >= limit;
-    const taken: Taken[] = keys.map((key) => ({ key, urgent: this.urgent.has(key), since: this.changedSince.get(key), events: this.pendingEvents.get(key) ?? [] }));
+    const taken: Taken[] = keys.map((key) => ({ key, since: this.changedSince.get(key), events: this.pendingEvents.get(key) ?? [] }));
     for (const k of keys) {
       this.dirty.delete(k);
       this.urgent.delete(k);

@@ -116,7 +116,10 @@ export async function measureInChild(): Promise<void> {
   const allocations = process.env.POOLSCOPE_BENCH_ALLOC_PROFILE ? await startAllocationProfile() : null;
   const analyses0 = { ...col.analyses };
   // Garbage collection in the window, by kind (a scavenge of the young generation, or a full mark-compact).
-  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  const { PerformanceObserver, constants, monitorEventLoopDelay } = await import('node:perf_hooks');
+  // How late the event loop ran what was due (a cycle's timer, a watch's data): its delays in the window.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const gcKinds: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
   const gcStats: Record<string, { count: number; ms: number }> = {};
   const gcObserver = new PerformanceObserver((list) => {
@@ -133,8 +136,13 @@ export async function measureInChild(): Promise<void> {
   // And the cycles that analysed something: how long each took, and how many pools it wrote.
   const cycleMs: number[] = [];
   const cyclePools: number[] = [];
+  // The part of each lag spent before the cycle that stored it began (waiting for a cycle, or behind others).
+  const changeWaits: number[] = [];
   const onCycle = (e: CycleEvent) => {
-    for (const s of e.changeLags) changeLags.push(s * 1000);
+    for (const s of e.changeLags) {
+      changeLags.push(s * 1000);
+      changeWaits.push(Math.max(0, s - e.seconds) * 1000);
+    }
     if (e.changeLags.length || e.pools) {
       cycleMs.push(e.seconds * 1000);
       cyclePools.push(e.pools);
@@ -237,6 +245,7 @@ export async function measureInChild(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   const threads1 = threadCpu();
   gcObserver.disconnect();
+  loopDelay.disable();
   col.bus.off('cycle', onCycle);
   clearInterval(rssTimer);
   const hot = profile ? await profile.stop(process.env.POOLSCOPE_BENCH_CPU_PROFILE as string) : undefined;
@@ -279,7 +288,8 @@ export async function measureInChild(): Promise<void> {
     // Every pool analysed after a Kubernetes change in the window (churn included): from the first change
     // reaching the collector to the pool's analysis stored (the collector's poolscope_collector_change_lag_seconds).
     busyCycles: { count: cycleMs.length, ms: { p50: Math.round(pct(cycleMs, 50)), p95: Math.round(pct(cycleMs, 95)), max: Math.round(cycleMs.reduce((m, x) => Math.max(m, x), 0)) }, poolsWritten: { p50: pct(cyclePools, 50), p95: pct(cyclePools, 95), max: cyclePools.reduce((m, x) => Math.max(m, x), 0) } },
-    everyChangeToStoredMs: { samples: changeLags.length, p50: Math.round(pct(changeLags, 50)), p95: Math.round(pct(changeLags, 95)), p99: Math.round(pct(changeLags, 99)), max: Math.round(changeLags.reduce((m, x) => Math.max(m, x), 0)) },
+    eventLoopDelayMs: { p50: Math.round(loopDelay.percentile(50) / 1e6), p99: Math.round(loopDelay.percentile(99) / 1e6), max: Math.round(loopDelay.max / 1e6) },
+    everyChangeToStoredMs: { waitP50: Math.round(pct(changeWaits, 50)), waitP95: Math.round(pct(changeWaits, 95)), samples: changeLags.length, p50: Math.round(pct(changeLags, 50)), p95: Math.round(pct(changeLags, 95)), p99: Math.round(pct(changeLags, 99)), max: Math.round(changeLags.reduce((m, x) => Math.max(m, x), 0)) },
     armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
     naiveArmCallsPerScaleSetPerHour: 480,
     ratioToNaive: Math.round((callsPerScaleSetHour / 480) * 1000) / 1000,

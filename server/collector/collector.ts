@@ -23,8 +23,13 @@ function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string 
   return { field: `event.${ev.reason}`, to: ev.object, detail: `${ev.type}: ${ev.message} (${ev.time}${ev.count > 1 ? `, ×${ev.count}` : ''})` };
 }
 
-/** Pools analysed and written in one cycle, at most. */
-export const MAX_POOLS_PER_CYCLE = 200;
+/**
+ * Pools analysed and written in one cycle, at most. A cycle's pools are stored together when it ends, and a
+ * change someone makes meanwhile waits for that end: at a few milliseconds a pool (100 instances), 50 keep
+ * both waits to a fraction of a second through a fleet-wide burst (cycles follow each other at once while
+ * pools wait).
+ */
+export const MAX_POOLS_PER_CYCLE = 50;
 
 /** The longest wait between cycles while the store refuses writes (the wait doubles from the cadence). */
 const WRITE_BACKOFF_MAX_MS = 10_000;

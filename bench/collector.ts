@@ -285,10 +285,12 @@ export async function measureInChild(): Promise<void> {
     // that event → the stored transition (the collector's own).
     changeToWatchEventMs: { p50: pct(deliveries, 50), p95: pct(deliveries, 95) },
     watchEventToTransitionMs: { samples: arrivals.length, p50: pct(arrivals, 50), p95: pct(arrivals, 95), max: Math.max(...arrivals) },
-    // Every pool analysed after a Kubernetes change in the window (churn included): from the first change
-    // reaching the collector to the pool's analysis stored (the collector's poolscope_collector_change_lag_seconds).
+    // The cycles that analysed something: their duration and the pools they wrote.
     busyCycles: { count: cycleMs.length, ms: { p50: Math.round(pct(cycleMs, 50)), p95: Math.round(pct(cycleMs, 95)), max: Math.round(cycleMs.reduce((m, x) => Math.max(m, x), 0)) }, poolsWritten: { p50: pct(cyclePools, 50), p95: pct(cyclePools, 95), max: cyclePools.reduce((m, x) => Math.max(m, x), 0) } },
     eventLoopDelayMs: { p50: Math.round(loopDelay.percentile(50) / 1e6), p99: Math.round(loopDelay.percentile(99) / 1e6), max: Math.round(loopDelay.max / 1e6) },
+    // Every pool analysed after a Kubernetes change in the window (churn included): from the first change
+    // reaching the collector to the pool's analysis stored (the collector's poolscope_collector_change_lag_seconds),
+    // and the part of it before the storing cycle began.
     everyChangeToStoredMs: { waitP50: Math.round(pct(changeWaits, 50)), waitP95: Math.round(pct(changeWaits, 95)), samples: changeLags.length, p50: Math.round(pct(changeLags, 50)), p95: Math.round(pct(changeLags, 95)), p99: Math.round(pct(changeLags, 99)), max: Math.round(changeLags.reduce((m, x) => Math.max(m, x), 0)) },
     armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
     naiveArmCallsPerScaleSetPerHour: 480,

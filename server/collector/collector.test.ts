@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import { instanceProviderId } from '@/lib/fixtures/pool';
 import type { TimelineEntry } from '@/lib/api-types';
+import type { KubeObject } from '@/lib/unstructured';
 import { startSimulation, type Simulation } from '@/sim/index';
 import { findByPlural } from '@/sim/kube/resources';
 import { readScenario } from '@/sim/world/scenario';
@@ -273,7 +274,7 @@ describe('collector resilience', () => {
       apiVersion: 'v1', kind: 'Event', metadata: { name: 'pool0.disk', namespace: 'default' },
       involvedObject: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: 'pool0', namespace: 'default' },
       reason: 'DiskFull', message: 'the disk is full', type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
-    } as Parameters<ReturnType<Simulation['kube']['cluster']>['store']['create']>[2]);
+    } as KubeObject);
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
     const tl = await until('the Event stored after the refusals', async () => {
       const t = await h.store.timeline(POOL, ago, far);

@@ -25,12 +25,12 @@ describe('ContextSource workload clusters', () => {
   });
 
   /** A fresh source on the management cluster (the one before stopped), calling `onChange` with the pools changed. */
-  const restart = async (onChange: ConstructorParameters<typeof ContextSource>[2]): Promise<ContextSource> => {
+  const restart = async (onChange: ConstructorParameters<typeof ContextSource>[2], onEvent: ConstructorParameters<typeof ContextSource>[3] = () => {}): Promise<ContextSource> => {
     source?.stop();
     const kc = new KubeConfig();
     kc.loadFromFile(sim.kubeconfigPath);
     kc.setCurrentContext('mgmt-weu');
-    source = new ContextSource('mgmt-weu', kc, onChange, () => {}, TICK_MS);
+    source = new ContextSource('mgmt-weu', kc, onChange, onEvent, TICK_MS);
     await source.start();
     return source;
   };
@@ -109,6 +109,29 @@ describe('ContextSource workload clusters', () => {
     const n = workload.get(NODE, undefined, 'foreign-0');
     workload.update(NODE, undefined, 'foreign-0', { ...n, spec: { ...n.spec, taints: [{ key: 'k', effect: 'NoSchedule' }] } });
     await until('the pool told of its change', () => (changed.flat().includes('default/pool0') ? true : undefined));
+  });
+
+  it('holds an Event about an object not seen yet until the object arrives (the two informers race)', async () => {
+    const events: { pools: string[]; reason: string; object: string }[] = [];
+    const src = await restart(() => {}, (pools, ev) => events.push({ pools, reason: ev.reason, object: ev.object }));
+    await until('listed', () => src.poolInput('default/pool0') ?? undefined);
+    const server = sim.cluster('mgmt-weu');
+    const AMPM = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef;
+    const EVENT = findByKind('v1', 'Event') as ResourceDef;
+    const now = new Date().toISOString();
+    server.store.create(EVENT, 'default', {
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'pool0-late.1', namespace: 'default' },
+      involvedObject: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureMachinePoolMachine', name: 'pool0-late', namespace: 'default' },
+      reason: 'FailedVMState', message: 'the VM failed', type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(events).toEqual([]);
+    const model = server.store.list(AMPM, { namespace: 'default' }).items.find((a) => a.metadata?.labels?.['azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool'] === 'pool0');
+    expect(model).toBeDefined();
+    const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...meta } = model?.metadata ?? {};
+    server.store.create(AMPM, 'default', { ...model, metadata: { ...meta, name: 'pool0-late' } });
+    const got = await until('the Event delivered with its object', () => (events.length ? events : undefined));
+    expect(got).toEqual([{ pools: ['default/pool0'], reason: 'FailedVMState', object: 'AzureMachinePoolMachine/pool0-late' }]);
   });
 
   it('calls a change to a pool\'s spec or annotations urgent, a controller\'s status or providerIDList write not', async () => {

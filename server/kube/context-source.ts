@@ -235,6 +235,12 @@ export const REFRESH_EVERY_TICKS = 5;
 
 const EVENT_KINDS = new Set(['MachinePool', 'AzureMachinePool', 'AzureMachinePoolMachine', 'Machine']);
 
+/** The Event `involvedObject.kind` of each cached kind that Events are about. */
+const EVENT_KIND_OF: Partial<Record<'mp' | 'amp' | 'ampm' | 'machine' | 'cluster', string>> = { mp: 'MachinePool', amp: 'AzureMachinePool', ampm: 'AzureMachinePoolMachine', machine: 'Machine' };
+
+/** Events waiting for their object, at most (see ContextSource's `parked`). */
+const PARKED_EVENTS = 1000;
+
 /**
  * Whether an update of a pool-level object (MachinePool, AzureMachinePool, Cluster) is someone acting on the
  * pool (spec but its providerIDList, annotations, labels, deletion) rather than a controller writing status or
@@ -335,12 +341,15 @@ export class ContextSource {
       seen.add(id);
       // Remember the recent ones only: a relist replays at most the Events the API still keeps.
       if (seen.size > 20_000) seen.delete(seen.values().next().value as string);
-      const pools = this.poolsOfEvent(String(e.metadata?.namespace), kind, String(e.involvedObject?.name));
-      if (pools.length === 0) return;
-      this.onEvent(pools, {
+      const ns = String(e.metadata?.namespace);
+      const name = String(e.involvedObject?.name);
+      const ev: PoolEvent = {
         uid: id, reason: e.reason ?? 'Unknown', message: e.message ?? '', type: e.type ?? 'Normal',
-        object: `${kind}/${e.involvedObject?.name}`, count: e.count ?? 1, time: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? new Date().toISOString(),
-      });
+        object: `${kind}/${name}`, count: e.count ?? 1, time: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? new Date().toISOString(),
+      };
+      const pools = this.poolsOfEvent(ns, kind, name);
+      if (pools.length) this.onEvent(pools, ev);
+      else this.park(`${ns}/${kind}/${name}`, ev);
     };
     informer.on('add', handle);
     informer.on('update', handle);
@@ -493,9 +502,38 @@ export class ContextSource {
   }
 
   /** After the informer stored `o` (replacing `old`): index it and tell which pools changed. */
+  /**
+   * Events about an object the caches do not hold yet, by `namespace/kind/name`: the Event informer and the
+   * object's own race (an AMPM's Event can come before the AMPM, above all after a relist), and an Event is
+   * handled once. Delivered when the object arrives; the oldest dropped beyond {@link PARKED_EVENTS}.
+   */
+  private readonly parked = new Map<string, PoolEvent[]>();
+
+  private park(objectKey: string, ev: PoolEvent): void {
+    this.parked.set(objectKey, [...(this.parked.get(objectKey) ?? []), ev]);
+    if (this.parked.size > PARKED_EVENTS) this.parked.delete(this.parked.keys().next().value as string);
+  }
+
+  /** Delivers the Events parked for an object that has just arrived, if it names a pool now. */
+  private unpark(ns: string, kind: string, name: string): void {
+    const objectKey = `${ns}/${kind}/${name}`;
+    const waiting = this.parked.get(objectKey);
+    if (!waiting) return;
+    const pools = this.poolsOfEvent(ns, kind, name);
+    if (!pools.length) return;
+    this.parked.delete(objectKey);
+    for (const ev of waiting) this.onEvent(pools, ev);
+  }
+
   private upserted(kind: Kind['name'], o: KubeObject, old?: KubeObject): void {
     const k = key(o);
     const ns = String(o.metadata?.namespace ?? '');
+    if (this.parked.size) {
+      const eventKind = EVENT_KIND_OF[kind];
+      if (eventKind) this.unpark(ns, eventKind, String(o.metadata?.name));
+      // An AzureMachinePool or MachinePool arriving can name the pool of objects already cached.
+      if (!old && (kind === 'amp' || kind === 'mp')) for (const [pk] of [...this.parked]) this.unpark(...(pk.split('/') as [string, string, string]));
+    }
     if (kind === 'ampm') {
       if (old) removeFrom(this.ampmsByAmp, `${ns}/${old.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
       addTo(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);

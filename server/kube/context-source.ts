@@ -501,7 +501,6 @@ export class ContextSource {
     if (typeof amp === 'string') file(this.mpsByAmp, `${ns}/${amp}`, k);
   }
 
-  /** After the informer stored `o` (replacing `old`): index it and tell which pools changed. */
   /**
    * Events about an object the caches do not hold yet, by `namespace/kind/name`: the Event informer and the
    * object's own race (an AMPM's Event can come before the AMPM, above all after a relist), and an Event is
@@ -525,15 +524,21 @@ export class ContextSource {
     for (const ev of waiting) this.onEvent(pools, ev);
   }
 
+  /** After the informer stored `o` (replacing `old`): index it, tell which pools changed, deliver its Events parked. */
   private upserted(kind: Kind['name'], o: KubeObject, old?: KubeObject): void {
     const k = key(o);
     const ns = String(o.metadata?.namespace ?? '');
+    this.indexed(kind, o, k, ns, old);
     if (this.parked.size) {
       const eventKind = EVENT_KIND_OF[kind];
       if (eventKind) this.unpark(ns, eventKind, String(o.metadata?.name));
-      // An AzureMachinePool or MachinePool arriving can name the pool of objects already cached.
+      // A new AzureMachinePool or MachinePool can name the pool of objects already cached.
       if (!old && (kind === 'amp' || kind === 'mp')) for (const [pk] of [...this.parked]) this.unpark(...(pk.split('/') as [string, string, string]));
     }
+  }
+
+  /** Indexes `o` (in place of `old`) and tells which pools changed. */
+  private indexed(kind: Kind['name'], o: KubeObject, k: string, ns: string, old: KubeObject | undefined): void {
     if (kind === 'ampm') {
       if (old) removeFrom(this.ampmsByAmp, `${ns}/${old.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
       addTo(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);

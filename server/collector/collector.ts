@@ -414,6 +414,11 @@ export class Collector {
     return { detail, transitions, stored, shape, ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange } : {}) };
   }
 
+  /** Puts the Events a cycle took for a pool back, ahead of any that came meanwhile. */
+  private putBackEvents(t: Taken): void {
+    if (t.events.length) this.pendingEvents.set(t.key, [...t.events, ...(this.pendingEvents.get(t.key) ?? [])]);
+  }
+
   /**
    * Puts a cycle's pools back, ahead of those that became dirty meanwhile, with their Events first; not as
    * urgent (the next tries wait out the backoff: see nextDelay).
@@ -425,7 +430,7 @@ export class Collector {
     for (const t of taken) {
       this.dirty.add(t.key);
       if (t.since !== undefined) this.changedSince.set(t.key, Math.min(t.since, this.changedSince.get(t.key) ?? Infinity));
-      if (t.events.length) this.pendingEvents.set(t.key, [...t.events, ...(this.pendingEvents.get(t.key) ?? [])]);
+      this.putBackEvents(t);
     }
     for (const k of later) this.dirty.add(k);
   }
@@ -468,7 +473,7 @@ export class Collector {
       } catch (e) {
         // One pool's analysis failing never holds up the others; its Events wait for its next change.
         this.lastError = `analysing ${t.key}: ${(e as Error).message}`;
-        if (t.events.length) this.pendingEvents.set(t.key, [...t.events, ...(this.pendingEvents.get(t.key) ?? [])]);
+        this.putBackEvents(t);
         continue;
       }
       if (w) writes.push(w);

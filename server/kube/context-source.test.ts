@@ -5,6 +5,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { AMPM_POOL_LABEL } from '@/lib/slim';
 import { startSeedSimulator } from '@/sim/kube/testing';
 import type { KubeSimulator } from '@/sim/kube/simulator';
 import { findByKind, type ResourceDef } from '@/sim/kube/resources';
@@ -126,7 +127,7 @@ describe('ContextSource workload clusters', () => {
     });
     await new Promise((r) => setTimeout(r, 500));
     expect(events).toEqual([]);
-    const model = server.store.list(AMPM, { namespace: 'default' }).items.find((a) => a.metadata?.labels?.['azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool'] === 'pool0');
+    const model = server.store.list(AMPM, { namespace: 'default' }).items.find((a) => a.metadata?.labels?.[AMPM_POOL_LABEL] === 'pool0');
     expect(model).toBeDefined();
     const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...meta } = model?.metadata ?? {};
     server.store.create(AMPM, 'default', { ...model, metadata: { ...meta, name: 'pool0-late' } });

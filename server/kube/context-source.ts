@@ -236,7 +236,7 @@ export const REFRESH_EVERY_TICKS = 5;
 const EVENT_KINDS = new Set(['MachinePool', 'AzureMachinePool', 'AzureMachinePoolMachine', 'Machine']);
 
 /** The Event `involvedObject.kind` of each cached kind that Events are about. */
-const EVENT_KIND_OF: Partial<Record<'mp' | 'amp' | 'ampm' | 'machine' | 'cluster', string>> = { mp: 'MachinePool', amp: 'AzureMachinePool', ampm: 'AzureMachinePoolMachine', machine: 'Machine' };
+const EVENT_KIND_OF: Partial<Record<Kind['name'], string>> = { mp: 'MachinePool', amp: 'AzureMachinePool', ampm: 'AzureMachinePoolMachine', machine: 'Machine' };
 
 /** Events waiting for their object, at most (see ContextSource's `parked`). */
 const PARKED_EVENTS = 1000;

@@ -29,6 +29,8 @@ export interface WorldOptions {
   speed?: number;
   /** Real milliseconds between controller passes. */
   tickMs?: number;
+  /** Real milliseconds of controller work in one go, at least one step (SLICE_MS). */
+  sliceMs?: number;
   /** Simulated seconds a VM takes to provision, to be deleted, a Node to join and to become Ready. */
   delays?: Partial<WorldDelays>;
 }
@@ -41,6 +43,9 @@ export interface WorldDelays {
   /** CAPZ's requeue: an AzureMachinePool is reconciled this often, and at once when spec.replicas changes. */
   capzRequeue: number;
 }
+
+/** Real milliseconds of controller work in one go (the loop then rests twice as long). */
+const SLICE_MS = 20;
 
 const DEFAULT_DELAYS: WorldDelays = { provision: 20, delete: 10, join: 15, ready: 10, capzRequeue: 30 };
 
@@ -108,25 +113,38 @@ export class World {
 
   start(): void {
     if (this.timer) return;
+    let pass: Generator<void> | null = null;
+    let passMs = 0;
     const loop = () => {
       let took = 0;
       if (!this.running) {
         this.running = true;
         const t0 = performance.now();
         try {
-          this.tick();
+          pass ??= this.pass();
+          // A slice of the pass at a time: its writes reach the watchers spread over the pass, as a real
+          // controller's work queue spreads them (one big synchronous pass would send them as one burst).
+          do {
+            if (pass.next().done) pass = null;
+          } while (pass && performance.now() - t0 < (this.opts.sliceMs ?? SLICE_MS));
         } catch (e) {
+          pass = null;
           this.errors.push((e as Error).message);
           if (this.errors.length > 100) this.errors.shift();
         } finally {
           this.running = false;
           took = performance.now() - t0;
-          this.lastTickMs = took;
+          passMs += took;
+          if (!pass) {
+            this.lastTickMs = passMs;
+            passMs = 0;
+          }
         }
       }
-      // A pass over a large fleet (100,000 VMs) takes seconds: rest twice as long as it took, so the API
-      // servers in this process keep answering (controllers then react in seconds, as real ones do).
-      this.timer = setTimeout(loop, Math.max(this.opts.tickMs ?? 200, 2 * took));
+      // A pass over a large fleet (100,000 VMs) takes seconds of work: after each slice the loop rests twice as
+      // long as the slice took, so the API servers in this process keep answering (controllers then react in
+      // seconds, as real ones do); between passes at least `tickMs`.
+      this.timer = setTimeout(loop, pass ? 2 * took : Math.max(this.opts.tickMs ?? 200, 2 * took));
     };
     loop();
   }
@@ -144,12 +162,25 @@ export class World {
   /** How long the last controller pass took (ms). */
   lastTickMs = 0;
 
-  /** One controller pass: Azure, Nodes, CAPZ, CAPI. */
+  /** One whole controller pass at once: Azure, Nodes, CAPZ, CAPI. */
   tick(): void {
-    for (const rec of this.azure.state.scaleSets.values()) this.azureScaleSet(rec);
+    for (const _ of this.pass());
+  }
+
+  /**
+   * One controller pass, a step at a time (a scale set's Azure work, or one pool's Nodes, CAPZ and CAPI): the
+   * loop runs it in slices, so anything may change between two steps, and each step reads what it works on
+   * afresh.
+   */
+  *pass(): Generator<void> {
+    for (const [key, rec] of [...this.azure.state.scaleSets]) {
+      if (this.azure.state.scaleSets.get(key) !== rec) continue; // deleted (or replaced) meanwhile
+      this.azureScaleSet(rec);
+      yield;
+    }
     for (const name of this.managementClusters()) {
       const store = this.kube.cluster(name).store;
-      // One list per cluster and tick, grouped by pool, instead of one per pool.
+      // One list per cluster and pass, grouped by pool, instead of one per pool.
       const ampmsByAmp = new Map<string, KubeObject[]>();
       for (const a of store.peek(R.ampm)) {
         const k = `${a.metadata?.namespace}/${a.metadata?.labels?.['azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool']}`;
@@ -157,8 +188,11 @@ export class World {
         list.push(a);
         ampmsByAmp.set(k, list);
       }
-      for (const mp of store.peek(R.mp)) {
-        const pool = this.resolve(store, mp, ampmsByAmp);
+      for (const listed of store.peek(R.mp)) {
+        const ns = String(listed.metadata?.namespace);
+        const mpName = String(listed.metadata?.name);
+        if (!store.has(R.mp, ns, mpName)) continue;
+        const pool = this.resolve(store, store.get(R.mp, ns, mpName), ampmsByAmp);
         if (!pool) continue;
         this.nodes(pool);
         if (!pool.capzPaused && this.capzDue(name, pool)) {
@@ -166,6 +200,7 @@ export class World {
           this.capzDone(name, pool);
         }
         if (!pool.capiPaused && this.capiDue(name, pool)) this.capi(pool);
+        yield;
       }
     }
   }
@@ -255,7 +290,11 @@ export class World {
       workload: workload && !this.unreachable.has(clusterName) ? workload : null,
       capiPaused: clusterPaused || mp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
       capzPaused: clusterPaused || amp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
-      ampms: ampmsByAmp.get(`${ns}/${amp.metadata?.name}`) ?? [],
+      // As they are now (the list was taken when the pass reached this cluster; AMPMs deleted since are gone).
+      ampms: (ampmsByAmp.get(`${ns}/${amp.metadata?.name}`) ?? []).flatMap((a) => {
+        const n = String(a.metadata?.name);
+        return store.has(R.ampm, ns, n) ? [store.get(R.ampm, ns, n)] : [];
+      }),
     };
   }
 

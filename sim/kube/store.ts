@@ -167,6 +167,11 @@ export class ClusterStore {
     return [...this.bucket(r).values()];
   }
 
+  /** One stored object itself, not copied (see peek), or undefined: for readers that never change it. */
+  peekOne(r: ResourceDef, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.bucket(r).get(objKey(namespace, name));
+  }
+
   has(r: ResourceDef, namespace: string | undefined, name: string): boolean {
     return this.bucket(r).has(objKey(namespace, name));
   }

@@ -75,6 +75,16 @@ function setCond(conds: Record<string, unknown>[], c: { type: string; status: st
   return [...conds.filter((x) => x.type !== c.type), next].sort((a, b) => String(a.type).localeCompare(String(b.type)));
 }
 
+/** These objects as stored now (not copies: the world only reads them), those deleted meanwhile left out. */
+function current(store: ClusterStore, r: ResourceDef, ns: string, objs: readonly KubeObject[]): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const o of objs) {
+    const now = store.peekOne(r, ns, String(o.metadata?.name));
+    if (now) out.push(now);
+  }
+  return out;
+}
+
 export class World {
   private readonly plans = new Map<string, VmPlan>();
   private readonly pendingFailures = new Map<string, PendingFailure>();
@@ -191,8 +201,9 @@ export class World {
       for (const listed of store.peek(R.mp)) {
         const ns = String(listed.metadata?.namespace);
         const mpName = String(listed.metadata?.name);
-        if (!store.has(R.mp, ns, mpName)) continue;
-        const pool = this.resolve(store, store.get(R.mp, ns, mpName), ampmsByAmp);
+        const mp = store.peekOne(R.mp, ns, mpName);
+        if (!mp) continue;
+        const pool = this.resolve(store, mp, ampmsByAmp);
         if (!pool) continue;
         this.nodes(pool);
         if (!pool.capzPaused && this.capzDue(name, pool)) {
@@ -276,10 +287,11 @@ export class World {
   private resolve(store: ClusterStore, mp: KubeObject, ampmsByAmp: Map<string, KubeObject[]>): Pool | null {
     const ns = mp.metadata?.namespace as string;
     const infra = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string; kind?: string } } } | undefined)?.spec?.infrastructureRef;
-    if (infra?.kind !== 'AzureMachinePool' || !infra.name || !store.has(R.amp, ns, infra.name)) return null;
-    const amp = store.get(R.amp, ns, infra.name);
+    // The world only reads what it resolves (its writes go through update): the stored objects, not copies.
+    const amp = infra?.kind === 'AzureMachinePool' && infra.name ? store.peekOne(R.amp, ns, infra.name) : undefined;
+    if (!amp) return null;
     const clusterName = String(mp.spec?.clusterName ?? '');
-    const cluster = store.has(R.cluster, ns, clusterName) ? store.get(R.cluster, ns, clusterName) : null;
+    const cluster = store.peekOne(R.cluster, ns, clusterName) ?? null;
     const vmssId = String(amp.spec?.providerID ?? '').replace(/^azure:\/\//, '');
     const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(vmssId);
     const rec = m ? this.azure.state.get(m[1] as string, m[2] as string, m[3] as string) ?? null : null;
@@ -291,10 +303,7 @@ export class World {
       capiPaused: clusterPaused || mp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
       capzPaused: clusterPaused || amp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
       // As they are now (the list was taken when the pass reached this cluster; AMPMs deleted since are gone).
-      ampms: (ampmsByAmp.get(`${ns}/${amp.metadata?.name}`) ?? []).flatMap((a) => {
-        const n = String(a.metadata?.name);
-        return store.has(R.ampm, ns, n) ? [store.get(R.ampm, ns, n)] : [];
-      }),
+      ampms: current(store, R.ampm, ns, ampmsByAmp.get(`${ns}/${amp.metadata?.name}`) ?? []),
     };
   }
 
@@ -317,7 +326,7 @@ export class World {
     const key = `${cluster}/${pool.ns}/${pool.mp.metadata?.name}`;
     const sig = [
       pool.mp.metadata?.resourceVersion,
-      pool.store.has(R.amp, pool.ns, String(pool.amp.metadata?.name)) ? pool.store.get(R.amp, pool.ns, String(pool.amp.metadata?.name)).metadata?.resourceVersion : '',
+      pool.store.peekOne(R.amp, pool.ns, String(pool.amp.metadata?.name))?.metadata?.resourceVersion ?? '',
       pool.ampms.map((a) => a.metadata?.resourceVersion).join(','),
       pool.workload?.resourceVersion ?? 'unreachable',
     ].join('|');
@@ -513,7 +522,7 @@ export class World {
     const amp = store.get(R.amp, ns, String(pool.amp.metadata?.name));
     const now = this.iso();
     // MachinePool Machines, one per AMPM (not gated by readiness).
-    for (const a of pool.ampms.filter((x) => store.has(R.ampm, ns, String(x.metadata?.name))).map((x) => store.get(R.ampm, ns, String(x.metadata?.name)))) {
+    for (const a of current(store, R.ampm, ns, pool.ampms)) {
       const name = String(a.metadata?.name);
       if (!store.has(R.machine, ns, name)) {
         store.create(R.machine, ns, {
@@ -534,7 +543,7 @@ export class World {
         const cur = store.get(R.ampm, ns, name);
         store.update(R.ampm, ns, name, { ...cur, metadata: { ...cur.metadata, ownerReferences: [...(cur.metadata?.ownerReferences ?? []), { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name, uid: String(store.get(R.machine, ns, name).metadata?.uid), controller: true }] } }, { force: true });
       }
-      const m = store.get(R.machine, ns, name);
+      const m = store.peekOne(R.machine, ns, name) as KubeObject;
       const nodeRef = (a.status?.nodeRef as { name?: string } | undefined)?.name;
       const status = { ...m.status, phase: nodeRef ? 'Running' : 'Provisioned', ...(nodeRef ? { nodeRef: { name: nodeRef } } : {}), initialization: { bootstrapDataSecretCreated: true, infrastructureProvisioned: true } };
       if (!same(status, m.status)) store.update(R.machine, ns, name, { ...m, status }, { subresource: 'status', force: true });

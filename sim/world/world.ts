@@ -29,8 +29,6 @@ export interface WorldOptions {
   speed?: number;
   /** Real milliseconds between controller passes. */
   tickMs?: number;
-  /** Real milliseconds of controller work in one go, at least one step (SLICE_MS). */
-  sliceMs?: number;
   /** Simulated seconds a VM takes to provision, to be deleted, a Node to join and to become Ready. */
   delays?: Partial<WorldDelays>;
 }
@@ -44,7 +42,7 @@ export interface WorldDelays {
   capzRequeue: number;
 }
 
-/** Real milliseconds of controller work in one go (the loop then rests twice as long). */
+/** Real milliseconds of controller work in one go, at least one step (the loop then rests twice as long). */
 const SLICE_MS = 20;
 
 const DEFAULT_DELAYS: WorldDelays = { provision: 20, delete: 10, join: 15, ready: 10, capzRequeue: 30 };
@@ -136,7 +134,7 @@ export class World {
           // controller's work queue spreads them (one big synchronous pass would send them as one burst).
           do {
             if (pass.next().done) pass = null;
-          } while (pass && performance.now() - t0 < (this.opts.sliceMs ?? SLICE_MS));
+          } while (pass && performance.now() - t0 < SLICE_MS);
         } catch (e) {
           pass = null;
           this.errors.push((e as Error).message);

@@ -167,7 +167,7 @@ export class World {
     this.pendingFailures.set(scaleSetId.toLowerCase(), { count, errorCode });
   }
 
-  /** How long the last controller pass took (ms). */
+  /** The work of the last whole controller pass (ms, its slices summed; the rests between them left out). */
   lastTickMs = 0;
 
   /** One whole controller pass at once: Azure, Nodes, CAPZ, CAPI. */

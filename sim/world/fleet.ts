@@ -70,7 +70,9 @@ export function fleetScenario(o: FleetOptions, now = Date.now()): Scenario {
   for (let c = 0; c < o.clusters; c++) {
     const mgmt = `mgmt-${c}`;
     const cluster = `wl-${c}`;
-    const az = { subscriptionId: subscriptionId(c % subs), resourceGroup: `rg-${cluster}`, location: regions[c % regions.length] as string };
+    // Every subscription in every region: with c mod R, an even S would put each subscription in one region (and
+    // the Azure budgets, per subscription+region, would be half as many).
+    const az = { subscriptionId: subscriptionId(c % subs), resourceGroup: `rg-${cluster}`, location: regions[Math.floor(c / subs) % regions.length] as string };
     const objects: KubeObject[] = [];
     const nodes: KubeObject[] = [];
     for (let p = 0; p < o.poolsPerCluster; p++) {

@@ -234,6 +234,8 @@ describe('fleet generator', () => {
     expect(sc.azure.map((s) => s.vms.length)).toEqual([4, 4, 4, 4, 4, 4]);
     expect(new Set(sc.azure.map((s) => String(s.vmss.id).split('/')[2])).size).toBe(2);
     expect(new Set(sc.azure.map((s) => s.vmss.location))).toEqual(new Set(['westeurope', 'northeurope']));
+    // Cluster c in subscription c mod 2 and region ⌊c/2⌋ mod 2: three clusters, three subscription+region pairs.
+    expect(new Set(sc.azure.map((s) => `${String(s.vmss.id).split('/')[2]}|${String(s.vmss.location)}`)).size).toBe(3);
     expect(sc.churnPerMinute).toBe(0.5);
     expect(sc.churnSpread).toBeUndefined();
     expect(fleetScenario(parseFleetSpec('3x2x4,churn=0.5,spread')).churnSpread).toBe(true);

@@ -233,10 +233,11 @@ export interface PoolEvent {
 const REFRESH_TICK_MS = 60_000;
 export const REFRESH_EVERY_TICKS = 5;
 
-const EVENT_KINDS = new Set(['MachinePool', 'AzureMachinePool', 'AzureMachinePoolMachine', 'Machine']);
-
 /** The Event `involvedObject.kind` of each cached kind that Events are about. */
 const EVENT_KIND_OF: Partial<Record<Kind['name'], string>> = { mp: 'MachinePool', amp: 'AzureMachinePool', ampm: 'AzureMachinePoolMachine', machine: 'Machine' };
+
+/** The kinds whose Events are recorded. */
+const EVENT_KINDS = new Set(Object.values(EVENT_KIND_OF));
 
 /** Events waiting for their object, at most (see ContextSource's `parked`). */
 const PARKED_EVENTS = 1000;

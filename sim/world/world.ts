@@ -170,15 +170,10 @@ export class World {
   /** The work of the last whole controller pass (ms, its slices summed; the rests between them left out). */
   lastTickMs = 0;
 
-  /** One whole controller pass at once: Azure, Nodes, CAPZ, CAPI. */
-  tick(): void {
-    for (const _ of this.pass());
-  }
-
   /**
-   * One controller pass, a step at a time (a scale set's Azure work, or one pool's Nodes, CAPZ and CAPI): the
-   * loop runs it in slices, so anything may change between two steps, and each step reads what it works on
-   * afresh.
+   * One controller pass (Azure, Nodes, CAPZ, CAPI), a step at a time (a scale set's Azure work, or one pool's
+   * Nodes, CAPZ and CAPI): the loop runs it in slices, so anything may change between two steps, and each step
+   * reads what it works on afresh.
    */
   *pass(): Generator<void> {
     for (const [key, rec] of [...this.azure.state.scaleSets]) {

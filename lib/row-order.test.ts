@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collatorRowOrder, compareRowKeys, inRowOrder } from './row-order';
+import { collatorRowOrder, compareRowKeys, inRowOrder, setRowOrderTableLimit } from './row-order';
 
 const id = (n: string) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/pool/virtualMachines/${n}`;
 
@@ -47,3 +47,23 @@ describe('row order', () => {
   });
 });
 
+
+describe('row order shortcut tables', () => {
+  it('give the collator\'s order while they start afresh again and again', () => {
+    // A limit of 3 IDs: the tables start afresh within most sorts and between the two lookups of a comparison
+    // (a parent's number from one generation must not be compared with another generation's).
+    setRowOrderTableLimit(3);
+    try {
+      const a = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/a/virtualMachines/${n}`;
+      const b = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/b/virtualMachines/${n}`;
+      const keys = [a(10), b(2), a(9), b(30), a(1), b(4), a(100), b(1)];
+      for (let r = 0; r < 20; r++) {
+        const shuffled = [...keys].sort(() => (r % 3) - 1);
+        expect(shuffled.sort(compareRowKeys)).toEqual([...keys].sort(collatorRowOrder));
+        for (const x of keys) for (const y of keys) expect(Math.sign(compareRowKeys(x, y)), `${x} vs ${y}`).toBe(Math.sign(collatorRowOrder(x, y)));
+      }
+    } finally {
+      setRowOrderTableLimit(250_000);
+    }
+  });
+});

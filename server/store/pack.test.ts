@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import { buildPool, type InstanceSpec } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
-import { asciiJson, completeStored, deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowHash, rowKey, sameShape, shapeOf, splitStored, storedState, storedText, toStore, unpackDetail } from './pack';
+import { INSTANCE_ROW_PARTS, asciiJson, completeStored, deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowHash, rowKey, sameShape, shapeOf, splitStored, storedState, storedText, toStore, unpackDetail } from './pack';
 
 /** The stored document as one JSON text (the stored layout puts each row on a line of its own). */
 const storedJson = (d: Parameters<typeof storedState>[0]) => JSON.stringify(parseStored(storedText(storedState(d))));
@@ -159,6 +159,21 @@ describe('stored pool states', () => {
       }
       expect(seen.size).toBeGreaterThan(20);
     }
+  });
+
+  it('hash an instance row field by field over every field an analysis gives it (none left out)', () => {
+    const b = buildPool({ replicas: 3, instances: [{ member: '0' }, { member: '1', node: 'none' }, { member: '2', state: 'Failed', errorCode: 'OSProvisioningTimedOut' }] });
+    const d = analyzePool(b.input, { now: b.now });
+    const keys = (o: object | null) => (o === null ? [] : Object.keys(o).sort());
+    const listed = (o: object) => Object.keys(o).sort();
+    for (const row of d.instances) {
+      expect(keys(row)).toEqual(listed(INSTANCE_ROW_PARTS.fields));
+      for (const part of ['sources', 'azure', 'ampm', 'machine', 'node', 'autoscaler'] as const) {
+        if (row[part] !== null) expect(keys(row[part]), part).toEqual(listed(INSTANCE_ROW_PARTS[part]));
+      }
+    }
+    // Each part is somewhere present, so the comparison above covered it.
+    for (const part of ['azure', 'ampm', 'machine', 'node'] as const) expect(d.instances.some((r) => r[part] !== null), part).toBe(true);
   });
 
   it('leave out the rows the caller says are unchanged, and take them back from the previous stored state', () => {

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { PoolDetail } from '@/lib/api-types';
+import type { InstanceRow, PoolDetail } from '@/lib/api-types';
 import { stableDetail } from '@/lib/transitions';
 import { KEYED_TABLES } from './history-patch';
 
@@ -225,15 +225,95 @@ export function sameShape(before: StoredShape | undefined, after: StoredShape, s
  * A hash of a row's content (an instance row or a drift item; 53 bits, over every key and value in order, as its
  * JSON would say them), to tell the rows that changed since the last write without serialising any. Rows are
  * compared by key, and a value equal to the row's providerID is hashed as a mark (a row names it up to eight
- * times).
+ * times). An instance row (a hundred a pool, hashed at every analysis) is hashed field by field
+ * ({@link instanceRowHash}); anything else key by key.
  */
 export function rowHash(row: { providerID: string | null }): number {
   h1 = 0xdeadbeef;
   h2 = 0x41c6ce57;
-  hashValue(row, row.providerID ?? undefined);
+  const r = row as Partial<InstanceRow>;
+  if (r.autoscaler != null && Array.isArray(r.driftKinds)) instanceRowHash(row as InstanceRow);
+  else hashValue(row, row.providerID ?? undefined);
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/**
+ * The fields of an instance row, each of which {@link instanceRowHash} must hash: a field added to the row's
+ * type and not listed here does not compile, and one listed but not hashed fails pack.test's "every value
+ * changed" test.
+ */
+const INSTANCE_ROW_FIELDS = {
+  providerID: 0, sources: 1, azure: 2, ampm: 3, machine: 4, node: 5, autoscaler: 6, driftKinds: 7,
+} as const satisfies Record<keyof InstanceRow, number>;
+type Fields<T> = Record<keyof NonNullable<T>, true>;
+export const INSTANCE_ROW_PARTS = {
+  sources: { azure: true, amp: true, mp: true, ampm: true, machine: true, node: true } satisfies Fields<InstanceRow['sources']>,
+  azure: { name: true, instanceId: true, provisioningState: true, powerState: true, latestModelApplied: true, errorCode: true, errorMessage: true, computerName: true } satisfies Fields<InstanceRow['azure']>,
+  ampm: { name: true, ready: true, provisioningState: true, nodeRef: true } satisfies Fields<InstanceRow['ampm']>,
+  machine: { name: true, phase: true, nodeRef: true, deleting: true } satisfies Fields<InstanceRow['machine']>,
+  node: { name: true, ready: true, uninitializedTaint: true } satisfies Fields<InstanceRow['node']>,
+  autoscaler: { key: true, visible: true } satisfies Fields<InstanceRow['autoscaler']>,
+  fields: INSTANCE_ROW_FIELDS,
+};
+
+/**
+ * An instance row's fields read one by one (see {@link INSTANCE_ROW_FIELDS}): twice as quick as walking its
+ * keys, the row's hash having been a tenth of an analysis. A part that is missing (a row read back from an older
+ * store) hashes as a mark of its own.
+ */
+function instanceRowHash(r: InstanceRow): void {
+  const id = r.providerID;
+  const s = r.sources;
+  if (s == null) mix(s === null ? -201 : -221);
+  else {
+    mix(-211);
+    leaf(s.azure, id); leaf(s.amp, id); leaf(s.mp, id); leaf(s.ampm, id); leaf(s.machine, id); leaf(s.node, id);
+  }
+  const a = r.azure;
+  if (a == null) mix(a === null ? -202 : -222);
+  else {
+    mix(-212);
+    leaf(a.name, id); leaf(a.instanceId, id); leaf(a.provisioningState, id); leaf(a.powerState, id);
+    leaf(a.latestModelApplied, id); leaf(a.errorCode, id); leaf(a.errorMessage, id); leaf(a.computerName, id);
+  }
+  const m = r.ampm;
+  if (m == null) mix(m === null ? -203 : -223);
+  else {
+    mix(-213);
+    leaf(m.name, id); leaf(m.ready, id); leaf(m.provisioningState, id); leaf(m.nodeRef, id);
+  }
+  const c = r.machine;
+  if (c == null) mix(c === null ? -204 : -224);
+  else {
+    mix(-214);
+    leaf(c.name, id); leaf(c.phase, id); leaf(c.nodeRef, id); leaf(c.deleting, id);
+  }
+  const n = r.node;
+  if (n == null) mix(n === null ? -205 : -225);
+  else {
+    mix(-215);
+    leaf(n.name, id); leaf(n.ready, id); leaf(n.uninitializedTaint, id);
+  }
+  mix(-216);
+  leaf(r.autoscaler.key, id);
+  leaf(r.autoscaler.visible, id);
+  const kinds = r.driftKinds;
+  mix(-217 - kinds.length);
+  for (let i = 0; i < kinds.length; i++) leaf(kinds[i], id);
+}
+
+/** A value of a known field (a field that is missing has a mark of its own; an object or array is walked). */
+function leaf(v: unknown, id: string): void {
+  if (v === undefined) mix(-110);
+  else if (typeof v === 'string') {
+    if (v === id) mix(-101);
+    else {
+      mix(-102);
+      hashString(v);
+    }
+  } else hashValue(v, id);
 }
 
 // cyrb53's state while a row is hashed (module-level: no closure per row).

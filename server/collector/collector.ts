@@ -401,7 +401,8 @@ export class Collector {
     const detail = analyzePool({ ...input, azure }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
     if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
     const events = pending.map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
-    // Rows unchanged since the last write are not serialised again: the store has them (as of `rowsAsOf`).
+    // Rows unchanged since the last write are not serialised again: the store has them (as of `rowsAsOf`), and
+    // their keys are this pool's shape's.
     const before = prev ? this.shapes.get(key) : undefined;
     const { stored, shape } = toStore(detail, before, prev);
     const unchanged = sameShape(before, shape, stored);
@@ -411,7 +412,7 @@ export class Collector {
     const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
     if (unchanged && prev) return { detail: prev, transitions, detailUnchanged: true };
     detail.summary.lastChange = at;
-    return { detail, transitions, stored, shape, ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange } : {}) };
+    return { detail, transitions, stored, shape, ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange, rowKeysAsOf: before.tables } : {}) };
   }
 
   /** Puts the Events a cycle took for a pool back, ahead of any that came meanwhile. */

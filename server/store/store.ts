@@ -31,6 +31,11 @@ export interface PoolWrite {
    */
   stored?: StoredState;
   rowsAsOf?: string;
+  /**
+   * The keys of the rows stored as of `rowsAsOf`, per table, when the writer knows them (the collector's shape of
+   * the state it wrote last): the store then counts the stored rows instead of reading every key.
+   */
+  rowKeysAsOf?: Record<RowTable, { readonly size: number; has(key: string): boolean; keys(): Iterable<string> }>;
 }
 
 export interface StoreStats {
@@ -260,7 +265,7 @@ export class TimelineStore {
       }
       // A few rows: read those alone (one by one); many: the whole tables at once.
       if (written <= 16 || written * 4 <= rows) {
-        if (await this.writeChangedRows(t, at, key, prev, seq, state)) return;
+        if (await this.writeChangedRows(t, at, key, prev, seq, state, w.rowKeysAsOf)) return;
       }
     }
     let prevRows: StoredRows | null = null;
@@ -309,13 +314,12 @@ export class TimelineStore {
    * stored rows and the previous text of the rows written, and writes only those. False (nothing done) when the
    * stored rows are not what the writer saw after all (a row left out that is not there).
    */
-  private async writeChangedRows(t: SqlDb, at: string, key: string, prev: PoolRow, seq: number, state: StoredState): Promise<boolean> {
-    const stored = new Map<string, Set<string>>(ROW_TABLES.map((tbl) => [tbl, new Set<string>()]));
-    for (const r of await t.all<{ tbl: string; row_key: string }>('SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?', [key])) stored.get(r.tbl)?.add(r.row_key);
+  private async writeChangedRows(t: SqlDb, at: string, key: string, prev: PoolRow, seq: number, state: StoredState, known?: PoolWrite['rowKeysAsOf']): Promise<boolean> {
+    const stored = (await this.knownRowKeys(t, key, known)) ?? await this.storedRowKeys(t, key);
     const changes: { tbl: RowTable; written: RowChange[]; removed: string[] }[] = [];
     for (const tbl of ROW_TABLES) {
       const { keys, rows } = state.tables[tbl];
-      const there = stored.get(tbl) as Set<string>;
+      const there = stored[tbl];
       const written: RowChange[] = [];
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i] as string;
@@ -328,7 +332,9 @@ export class TimelineStore {
         written.push({ key: k, text, was, after: i === 0 ? null : (keys[i - 1] as string) });
       }
       const kept = new Set(keys);
-      changes.push({ tbl, written, removed: [...there].filter((k) => !kept.has(k)) });
+      const removed: string[] = [];
+      for (const k of there.keys()) if (!kept.has(k)) removed.push(k);
+      changes.push({ tbl, written, removed });
     }
     let body: { kind: HistoryKind; text: string } | null = null;
     if (this.patchAllowed(prev, seq)) {
@@ -350,6 +356,23 @@ export class TimelineStore {
     await this.saveState(t, at, key, null, prev, seq, body, state.restText, TABLES_APART, state.rest.summary);
     for (const c of changes) await this.writeRows(t, key, c.tbl, c.written, c.removed);
     return true;
+  }
+
+  /** The keys of a pool's rows kept apart, per table, as stored. */
+  private async storedRowKeys(t: SqlDb, key: string): Promise<Record<RowTable, Set<string>>> {
+    const stored = { instances: new Set<string>(), drift: new Set<string>() } satisfies Record<RowTable, Set<string>>;
+    for (const r of await t.all<{ tbl: string; row_key: string }>('SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?', [key])) stored[r.tbl as RowTable]?.add(r.row_key);
+    return stored;
+  }
+
+  /**
+   * The row keys the writer says are stored, when the stored rows are as many per table (else null: read them).
+   * Counting is a walk of the index; reading the keys made a JavaScript object of each of a pool's 160-odd rows.
+   */
+  private async knownRowKeys(t: SqlDb, key: string, known: PoolWrite['rowKeysAsOf']): Promise<PoolWrite['rowKeysAsOf'] | null> {
+    if (!known) return null;
+    const counts = new Map((await t.all<{ tbl: string; n: number }>('SELECT tbl, COUNT(*) AS n FROM pool_rows WHERE pool_key = ? GROUP BY tbl', [key])).map((r) => [r.tbl, Number(r.n)]));
+    return ROW_TABLES.every((tbl) => (counts.get(tbl) ?? 0) === known[tbl].size) ? known : null;
   }
 
   /** Writes a pool's rows kept apart that differ from what they were (new, changed), and deletes those removed. */

@@ -8,7 +8,7 @@ import { computeDrift, countDrift, driftKindsFor } from './drift';
 import { displayId, joinSources, type JoinedId } from './join';
 import { buildPoolModel, isPaused, type PoolInput, type PoolModel } from './pool-model';
 import { autoscalerKey } from './provider-id';
-import { compareRowKeys } from './row-order';
+import { sortByRowKey } from './row-order';
 import { resyncVerdict } from './verdict';
 
 export interface AnalyzeOptions {
@@ -71,7 +71,7 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
       driftKinds: kinds[idx] ?? [],
     };
   });
-  return rows.sort((a, b) => compareRowKeys(a.providerID, b.providerID));
+  return sortByRowKey(rows, (r) => r.providerID);
 }
 
 /** Digests of the lists a model holds, by list (a model's lists are built once per object's list: lib/pool-model). */

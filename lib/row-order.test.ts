@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collatorRowOrder, compareRowKeys, inRowOrder, setRowOrderTableLimit } from './row-order';
+import { collatorRowOrder, compareRowKeys, inRowOrder, setRowOrderTableLimit, sortByRowKey } from './row-order';
 
 const id = (n: string) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/pool/virtualMachines/${n}`;
 
@@ -44,6 +44,12 @@ describe('row order', () => {
     }
     // The shortcut was taken often enough for the comparison to mean something.
     expect(shortcut).toBeGreaterThan(10_000);
+    // Sorting by places looked up once, and checking an order so, agree with the collator too.
+    const sorted = [...keys].sort(collatorRowOrder);
+    const unique = sorted.filter((k, i) => k !== sorted[i - 1]);
+    expect(sortByRowKey(keys.map((k, i) => ({ k, i })), (x) => x.k).map((x) => x.k)).toEqual(sorted);
+    expect(inRowOrder(unique)).toBe(true);
+    expect(inRowOrder([...unique].reverse())).toBe(false);
   });
 });
 
@@ -57,9 +63,13 @@ describe('row order shortcut tables', () => {
       const a = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/a/virtualMachines/${n}`;
       const b = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/b/virtualMachines/${n}`;
       const keys = [a(10), b(2), a(9), b(30), a(1), b(4), a(100), b(1)];
+      const expected = [...keys].sort(collatorRowOrder);
       for (let r = 0; r < 20; r++) {
         const shuffled = [...keys].sort(() => (r % 3) - 1);
-        expect(shuffled.sort(compareRowKeys)).toEqual([...keys].sort(collatorRowOrder));
+        expect(sortByRowKey(shuffled.map((k) => ({ k })), (x) => x.k).map((x) => x.k)).toEqual(expected);
+        expect(inRowOrder(expected)).toBe(true);
+        expect(inRowOrder(shuffled)).toBe(shuffled.every((k, i) => k === expected[i]));
+        expect(shuffled.sort(compareRowKeys)).toEqual(expected);
         for (const x of keys) for (const y of keys) expect(Math.sign(compareRowKeys(x, y)), `${x} vs ${y}`).toBe(Math.sign(collatorRowOrder(x, y)));
       }
     } finally {

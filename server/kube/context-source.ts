@@ -462,19 +462,36 @@ export class ContextSource {
     if (nodes.length === 0) return pools;
     const keys = new Set(nodes.map((n) => scaleSetKeyOf(providerIdOf(n))));
     if ([...keys].some((k) => k === OTHER_SCALE_SET || k.endsWith('/~flex'))) return pools;
-    const ids = new Set(nodes.flatMap((n) => {
-      const id = providerIdOf(n);
-      return typeof id === 'string' ? [joinKey(id)] : [];
-    }));
+    let ids: Set<string> | null = null;
     return pools.filter((p) => {
       const amp = this.ampOf(p);
-      if (keys.has(scaleSetKeyOf(amp?.spec?.providerID))) return true;
+      const own = amp ? this.ampScaleSetKey(amp) : null;
+      if (keys.has(own ?? scaleSetKeyOf(undefined))) return true;
       // Node churn reaches here for every pool of the cluster: a Node outside the pool's scale set concerns it
       // only if a list names it, among the list's IDs outside that scale set (found once per list).
-      const own = amp ? scaleSetKeyOf(amp.spec?.providerID) : null;
+      ids ??= new Set(nodes.flatMap((n) => {
+        const id = providerIdOf(n);
+        return typeof id === 'string' ? [joinKey(id)] : [];
+      }));
+      const found = ids;
       const lists = [this.caches.mp.get(p)?.spec?.providerIDList, amp?.spec?.providerIDList];
-      return lists.some((l) => foreignKeysOf(l, own).some((k) => ids.has(k)));
+      return lists.some((l) => foreignKeysOf(l, own).some((k) => found.has(k)));
     });
+  }
+
+  /**
+   * An AzureMachinePool's scale-set key (see scaleSetKeyOf), worked out once per stored object: every Node
+   * event of a workload cluster asks it of each of the cluster's pools.
+   */
+  private readonly ampKeys = new WeakMap<KubeObject, string>();
+
+  private ampScaleSetKey(amp: KubeObject): string {
+    let k = this.ampKeys.get(amp);
+    if (k === undefined) {
+      k = scaleSetKeyOf(amp.spec?.providerID);
+      this.ampKeys.set(amp, k);
+    }
+    return k;
   }
 
   /** The MachinePools of a cluster (by `spec.clusterName`). */
@@ -653,7 +670,7 @@ export class ContextSource {
       azureMachinePoolMachines: ampms,
       machines,
       cluster,
-      workload: w ? w.data(amp ? scaleSetKeyOf(amp.spec?.providerID) : null, poolIds(mp, amp, ampms, machines)) : { state: 'unknown', reason: cluster ? 'the workload cluster is not read yet' : `Cluster ${clusterName} not found` },
+      workload: w ? w.data(amp ? this.ampScaleSetKey(amp) : null, poolIds(mp, amp, ampms, machines)) : { state: 'unknown', reason: cluster ? 'the workload cluster is not read yet' : `Cluster ${clusterName} not found` },
     };
   }
 

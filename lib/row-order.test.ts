@@ -53,12 +53,11 @@ describe('row order', () => {
   });
 });
 
-
 describe('row order shortcut tables', () => {
   it('give the collator\'s order while they start afresh again and again', () => {
     // A limit of 3 IDs: the tables start afresh within most sorts and between the two lookups of a comparison
     // (a parent's number from one generation must not be compared with another generation's).
-    setRowOrderTableLimit(3);
+    const limit = setRowOrderTableLimit(3);
     try {
       const a = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/a/virtualMachines/${n}`;
       const b = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/b/virtualMachines/${n}`;
@@ -73,7 +72,7 @@ describe('row order shortcut tables', () => {
         for (const x of keys) for (const y of keys) expect(Math.sign(compareRowKeys(x, y)), `${x} vs ${y}`).toBe(Math.sign(collatorRowOrder(x, y)));
       }
     } finally {
-      setRowOrderTableLimit(250_000);
+      setRowOrderTableLimit(limit);
     }
   });
 });

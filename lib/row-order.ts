@@ -67,11 +67,11 @@ function numericTail(s: string, from: number): number {
  * "01" and "1").
  *
  * Each ID's place for it is remembered: its parent (the text before the last `/`) as a small number and its
- * numeric tail, packed into one number (exact as a double), or -1 where the shortcut cannot apply. An analysis sorts a pool's
- * hundred rows and the store checks their order at every write; working out and comparing two 130-character
- * parents at every comparison was a tenth of an analysis. The IDs are the same strings from one analysis to the
- * next (lib/slim interns them), so a lookup costs a hash the string already holds. Bounded: past the limit
- * (about 9 MB) both tables start afresh.
+ * numeric tail, packed into one number (exact as a double), or -1 where the shortcut cannot apply. An analysis
+ * sorts a pool's hundred rows and the store checks their order at every write; working out and comparing two
+ * 130-character parents at every comparison was a tenth of an analysis. The IDs are the same strings from one
+ * analysis to the next (lib/slim interns them), so a lookup costs a hash the string already holds. Bounded: past
+ * the limit (about 12 MB) both tables start afresh.
  */
 const TAIL_SPAN = 2 ** 32;
 const PARENTS_MAX = 2 ** 20;
@@ -105,9 +105,11 @@ function placeOf(s: string): number {
   return p;
 }
 
-/** For tests: how many IDs the tables may hold before they start afresh. */
-export function setRowOrderTableLimit(n: number): void {
+/** For tests: how many IDs the tables may hold before they start afresh; returns the limit it replaces. */
+export function setRowOrderTableLimit(n: number): number {
+  const was = placesMax;
   placesMax = n;
+  return was;
 }
 
 export function compareDriftKeys(a: string, b: string): number {

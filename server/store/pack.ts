@@ -222,11 +222,11 @@ export function sameShape(before: StoredShape | undefined, after: StoredShape, s
 }
 
 /**
- * A hash of a row's content (an instance row or a drift item; 53 bits, over every key and value in order, as its
- * JSON would say them), to tell the rows that changed since the last write without serialising any. Rows are
- * compared by key, and a value equal to the row's providerID is hashed as a mark (a row names it up to eight
- * times). An instance row (a hundred a pool, hashed at every analysis) is hashed field by field
- * ({@link instanceRowHash}); anything else key by key.
+ * A hash of a row's content (an instance row or a drift item; 53 bits, over every value its JSON would say), to
+ * tell the rows that changed since the last write without serialising any. Rows are compared by key, and a value
+ * equal to the row's providerID is hashed as a mark (a row names it up to eight times). An instance row (a
+ * hundred a pool, hashed at every analysis) is hashed field by field ({@link instanceRowHash}); anything else key
+ * by key, in order.
  */
 export function rowHash(row: { providerID: string | null }): number {
   h1 = 0xdeadbeef;

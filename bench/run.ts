@@ -1,10 +1,11 @@
 // `npm run bench`: runs every benchmark suite and prints one JSON report on stdout.
-// Usage: npm run bench [-- suite...]   (suites: analyze, memory, store, sim-kube, collector, api)
+// Usage: npm run bench [-- suite...]   (suites: analyze, memory, store, cycle, sim-kube, collector, api)
 
 import os from 'node:os';
 import { benchAnalyze } from './analyze';
 import { benchApi } from './api';
 import { benchCollector } from './collector';
+import { benchCycle } from './cycle';
 import { benchMemory } from './memory';
 import { benchSimKube } from './sim-kube';
 import { benchStore } from './store';
@@ -13,6 +14,7 @@ const suites: Record<string, () => Record<string, unknown> | Promise<Record<stri
   analyze: benchAnalyze,
   memory: benchMemory,
   store: benchStore,
+  cycle: benchCycle,
   'sim-kube': benchSimKube,
   collector: benchCollector,
   api: benchApi,

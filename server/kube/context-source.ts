@@ -466,7 +466,7 @@ export class ContextSource {
     return pools.filter((p) => {
       const amp = this.ampOf(p);
       const own = amp ? this.ampScaleSetKey(amp) : null;
-      if (keys.has(own ?? scaleSetKeyOf(undefined))) return true;
+      if (own !== null && keys.has(own)) return true;
       // Node churn reaches here for every pool of the cluster: a Node outside the pool's scale set concerns it
       // only if a list names it, among the list's IDs outside that scale set (found once per list).
       ids ??= new Set(nodes.flatMap((n) => {

@@ -310,9 +310,10 @@ export class TimelineStore {
   }
 
   /**
-   * The write of a state kept apart whose writer left out the rows it did not change: reads the keys of the
-   * stored rows and the previous text of the rows written, and writes only those. False (nothing done) when the
-   * stored rows are not what the writer saw after all (a row left out that is not there).
+   * The write of a state kept apart whose writer left out the rows it did not change: takes the keys of the stored
+   * rows from the writer (when it names them and the stored rows are as many) or reads them, reads the previous
+   * text of the rows written, and writes only those. False (nothing done) when the stored rows are not what the
+   * writer saw after all (a row left out that is not there).
    */
   private async writeChangedRows(t: SqlDb, at: string, key: string, prev: PoolRow, seq: number, state: StoredState, known?: PoolWrite['rowKeysAsOf']): Promise<boolean> {
     const stored = (await this.knownRowKeys(t, key, known)) ?? await this.storedRowKeys(t, key);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CycleEvent } from '../server/collector/collector';
+import type { InformerActivity } from '../server/kube/informer';
 import { readEnvFile } from '../sim/env-file.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -149,6 +150,10 @@ export async function measureInChild(): Promise<void> {
     }
   };
   col.bus.on('cycle', onCycle);
+  const { informerActivity } = await import('../server/kube/informer');
+  const speed0 = calibrate();
+  const kube0 = informerActivity();
+  const restarts0 = restartCount(col);
   const cpu0 = process.cpuUsage();
   const threads0 = threadCpu();
   const wall0 = Date.now();
@@ -244,6 +249,9 @@ export async function measureInChild(): Promise<void> {
   const wallMs = Date.now() - wall0;
   const cpu = process.cpuUsage(cpu0);
   const threads1 = threadCpu();
+  const kube1 = informerActivity();
+  const restarts1 = restartCount(col);
+  const speed1 = calibrate();
   gcObserver.disconnect();
   loopDelay.disable();
   col.bus.off('cycle', onCycle);
@@ -276,6 +284,12 @@ export async function measureInChild(): Promise<void> {
     unchangedAnalysesShare: Math.round(((col.analyses.unchanged - analyses0.unchanged) / Math.max(1, col.analyses.total - analyses0.total)) * 100) / 100,
     gcInWindow: Object.fromEntries(Object.entries(gcStats).map(([k, g]) => [k, { count: g.count, ms: Math.round(g.ms) }])),
     steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,
+    // CPU ms of a fixed piece of JavaScript run just before and just after the window, beside the simulator as the
+    // collector runs: the machine's speed then (it varied twofold on these shared machines), to compare runs by.
+    calibrationCpuMs: { before: speed0, after: speed1 },
+    // What the Kubernetes watches did in the window, by kind: events per second, lists (after a 410), 410s, and
+    // informer restarts after errors (all kinds together).
+    kubeInWindow: { ...kubeDelta(kube0, kube1, wallMs), restarts: restarts1 - restarts0 },
     // The same, by thread (Linux): the main thread runs the collector's JavaScript; V8's workers mostly GC.
     ...(threads0 && threads1 ? { steadyCpuPercentByThread: cpuByThread(threads0, threads1, wallMs) } : {}),
     // From the API server's answer to the stored transition, and from before the request (API server included).
@@ -305,6 +319,37 @@ export async function measureInChild(): Promise<void> {
   };
   await rt.stop();
   console.log(JSON.stringify(out));
+}
+
+/**
+ * The CPU ms of a fixed piece of work like the collector's (building, serialising, parsing and sorting a
+ * thousand pool-sized objects): the median of seven runs after one that compiles it.
+ */
+function calibrate(): number {
+  const runs: number[] = [];
+  // The first run compiles the code; the runs after it are timed.
+  for (let r = -1; r < 7; r++) {
+    const t = process.cpuUsage();
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/pool${i % 1000}/virtualMachines/${(i * 7919) % 20_000}`, state: i % 3 ? 'Succeeded' : 'Creating', ready: i % 2 === 0, n: i }));
+    const back = JSON.parse(JSON.stringify(rows)) as typeof rows;
+    back.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const u = process.cpuUsage(t);
+    if (r >= 0) runs.push((u.user + u.system) / 1000);
+  }
+  return Math.round(pct(runs, 50) * 10) / 10;
+}
+
+function restartCount(col: { watchRestarts(): { restarts: number }[] }): number {
+  return col.watchRestarts().reduce((n, r) => n + r.restarts, 0);
+}
+
+function kubeDelta(a: Map<string, InformerActivity>, b: Map<string, InformerActivity>, wallMs: number): Record<string, unknown> {
+  const out: Record<string, { watchEventsPerSecond: number; watches: number; lists: number; listedObjects: number; gone: number }> = {};
+  for (const [kind, x] of b) {
+    const y = a.get(kind) ?? { lists: 0, listedObjects: 0, watches: 0, watchEvents: 0, gone: 0 };
+    out[kind] = { watchEventsPerSecond: Math.round(((x.watchEvents - y.watchEvents) / wallMs) * 10_000) / 10, watches: x.watches - y.watches, lists: x.lists - y.lists, listedObjects: x.listedObjects - y.listedObjects, gone: x.gone - y.gone };
+  }
+  return out;
 }
 
 /**

@@ -60,6 +60,9 @@ describe('metrics', () => {
       return (sample(t, 'poolscope_collector_change_lag_seconds_count', '') ?? 0) > 0 ? t : undefined;
     });
     expect(sample(lagged, 'poolscope_collector_change_lag_seconds_bucket', 'le="5"')).toBe(sample(lagged, 'poolscope_collector_change_lag_seconds_count', ''));
+    // The change came as watch events; every kind was listed once at start.
+    expect(sample(lagged, 'poolscope_watch_events_total', 'kind="mp"')).toBeGreaterThan(0);
+    expect(sample(lagged, 'poolscope_lists_total', 'kind="ampm"')).toBeGreaterThanOrEqual(1);
 
     // The source goes down: up 0, staleness grows.
     h.sim.kube.cluster('mgmt-weu').setAvailable(false);

@@ -8,6 +8,7 @@ import { DRIFT_KINDS, type PoolSummary } from '@/lib/api-types';
 import { REPLICA_SERIES } from '@/lib/timeline';
 import type { CycleEvent } from './collector/collector';
 import { runtime, type Runtime } from './collector/start';
+import { informerActivity } from './kube/informer';
 import { registry } from './metrics-registry';
 import { currentSummaries } from './read-model';
 
@@ -38,6 +39,8 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const sourceUp = new Gauge({ name: 'poolscope_source_up', help: '1 when a source (management cluster, workload cluster, Azure subscription) is live.', labelNames: ['kind', 'name', 'context'], registers: [registry] });
   const sourceStale = new Gauge({ name: 'poolscope_source_stale_seconds', help: 'How long a source has not been live (0 when live).', labelNames: ['kind', 'name', 'context'], registers: [registry] });
   const watchRestarts = new Counter({ name: 'poolscope_watch_restarts_total', help: 'Informer restarts after watch or list errors, by context and kind.', labelNames: ['context', 'kind'], registers: [registry] });
+  const watchEvents = new Counter({ name: 'poolscope_watch_events_total', help: 'Events delivered by Kubernetes watches (bookmarks not counted), by kind (all contexts and workload clusters together).', labelNames: ['kind'], registers: [registry] });
+  const lists = new Counter({ name: 'poolscope_lists_total', help: 'Completed Kubernetes lists (at start, and after a watch was too old), by kind.', labelNames: ['kind'], registers: [registry] });
   const azureCalls = new Counter({ name: 'poolscope_azure_calls_total', help: 'ARM calls made by the collector, by operation.', labelNames: ['operation'], registers: [registry] });
   const azureThrottled = new Counter({ name: 'poolscope_azure_throttled_total', help: 'ARM answers 429 (throttled), by subscription.', labelNames: ['subscription'], registers: [registry] });
   const budget = new Gauge({ name: 'poolscope_azure_budget_remaining', help: 'Remaining HighCostGetVMScaleSet3Min budget per subscription+region, as Azure last reported it.', labelNames: ['budget'], registers: [registry] });
@@ -45,7 +48,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
 
   let listening: object | null = null;
   const gauges = [drift, findings, frozen, replicas, ready, paused, sourceUp, sourceStale, budget, blocked];
-  const counters = [watchRestarts, azureCalls, azureThrottled];
+  const counters = [watchRestarts, watchEvents, lists, azureCalls, azureThrottled];
 
   // Fills every runtime-derived metric, right before a scrape is serialised.
   const fill = async (pools: Gauge) => {
@@ -93,6 +96,10 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
       sourceStale.set(labels, a.state === 'live' ? 0 : Math.max(0, (now - Date.parse(a.since)) / 1000));
     }
     for (const r of c.watchRestarts()) watchRestarts.inc({ context: r.context, kind: r.kind }, r.restarts);
+    for (const [kind, a] of informerActivity()) {
+      watchEvents.inc({ kind }, a.watchEvents);
+      lists.inc({ kind }, a.lists);
+    }
     for (const [operation, n] of [['vmss_get', c.azureCalls.vmssGet], ['vm_list', c.azureCalls.vmList], ['instance_view', c.azureCalls.instanceView]] as const) azureCalls.inc({ operation }, n);
     for (const [subscription, n] of c.throttledBySubscription) azureThrottled.inc({ subscription }, n);
     for (const b of c.budgets()) {

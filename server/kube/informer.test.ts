@@ -9,7 +9,7 @@ import type { KubeSimulator } from '@/sim/kube/simulator';
 import { findByKind, type ResourceDef } from '@/sim/kube/resources';
 import { until } from '../testing/sim-harness';
 import type { KubeObject } from '@/lib/unstructured';
-import { Informer, ListGate, WATCH_INACTIVITY_MS, watchQuery } from './informer';
+import { Informer, informerActivity, ListGate, WATCH_INACTIVITY_MS, watchQuery } from './informer';
 
 describe('watchQuery', () => {
   it('asks for bookmarks and a server-side timeout of 5 to 10 minutes, keeping the resume point', () => {
@@ -132,6 +132,7 @@ describe('Informer against the simulator', () => {
     informer.on('delete', (o) => events.push(`delete ${o.metadata?.name}`));
     informer.start();
     await until('listed', () => (informer.lists ? true : undefined));
+    const before = informerActivity().get('mp');
     const touch = (v: string) => {
       const mp = server.store.get(MP, 'default', 'pool0');
       server.store.update(MP, 'default', 'pool0', { ...mp, metadata: { ...mp.metadata, annotations: { ...mp.metadata?.annotations, step: v } } });
@@ -160,6 +161,15 @@ describe('Informer against the simulator', () => {
     expect(informer.lists).toBeGreaterThanOrEqual(2);
     expect(events).toContain('delete pool-410');
     expect(server.requestCounts.get('watch') ?? 0).toBeGreaterThan(watches);
+    // The process's activity counters saw it: the 410, the list after it with every pool it brought, the watches
+    // and their events (other informers of this file count too, so only what this one must have added is checked).
+    const after = informerActivity().get('mp');
+    expect(before).toBeDefined();
+    expect(after?.gone).toBeGreaterThan(before?.gone ?? Infinity);
+    expect(after?.lists).toBeGreaterThan(before?.lists ?? Infinity);
+    expect((after?.listedObjects ?? 0) - (before?.listedObjects ?? 0)).toBeGreaterThanOrEqual(informer.items.size);
+    expect(after?.watches).toBeGreaterThan(before?.watches ?? Infinity);
+    expect(after?.watchEvents).toBeGreaterThan(before?.watchEvents ?? Infinity);
     informer.stop();
   });
 

@@ -93,6 +93,31 @@ export interface InformerOptions {
 
 type Handler = (obj: KubeObject, old?: KubeObject) => void;
 
+/** What the informers of one kind did since the process started (all contexts and clusters together). */
+export interface InformerActivity {
+  /** Completed lists (every page of one list counts once), and the objects they brought. */
+  lists: number;
+  listedObjects: number;
+  /** Watch requests made, and the events they delivered (ADDED, MODIFIED, DELETED; bookmarks not counted). */
+  watches: number;
+  watchEvents: number;
+  /** 410 Gone answers (a watch or a continue token too old: a fresh list follows). */
+  gone: number;
+}
+
+const activity = new Map<SlimKind, InformerActivity>();
+
+function activityOf(kind: SlimKind): InformerActivity {
+  let a = activity.get(kind);
+  if (!a) activity.set(kind, (a = { lists: 0, listedObjects: 0, watches: 0, watchEvents: 0, gone: 0 }));
+  return a;
+}
+
+/** A copy of every informer's activity since the process started, by kind (for metrics and benchmarks). */
+export function informerActivity(): Map<SlimKind, InformerActivity> {
+  return new Map([...activity].map(([k, a]) => [k, { ...a }]));
+}
+
 export class Informer {
   readonly items: Map<string, KubeObject>;
   private readonly handlers: Record<'add' | 'update' | 'delete', Handler[]> = { add: [], update: [], delete: [] };
@@ -150,6 +175,7 @@ export class Informer {
       } catch (e) {
         if (!alive()) return;
         if (isGone(e)) {
+          activityOf(this.opts.kind).gone++;
           // Too old: list afresh. Twice in a row (the new list already too old) waits like an error.
           this.resourceVersion = '';
           if (gone++ === 0) continue;
@@ -205,6 +231,7 @@ export class Informer {
         return await this.listPages();
       } catch (e) {
         if (!isGone(e) || this.stopped) throw e;
+        activityOf(this.opts.kind).gone++;
         return this.listPages();
       }
     });
@@ -220,6 +247,9 @@ export class Informer {
     for (const o of items.values()) this.put(o);
     this.resourceVersion = resourceVersion;
     this.lists++;
+    const a = activityOf(this.opts.kind);
+    a.lists++;
+    a.listedObjects += items.size;
   }
 
   private async listPages(): Promise<{ items: Map<string, KubeObject>; resourceVersion: string }> {
@@ -270,6 +300,8 @@ export class Informer {
   /** One watch from the current resourceVersion; resolves (with whether anything came) when the server ends it, rejects on errors. */
   private watchOnce(): Promise<boolean> {
     const watch = new Watch(this.opts.kc);
+    const counted = activityOf(this.opts.kind);
+    counted.watches++;
     // A private field of client-node's Watch (30 s by default): see WATCH_INACTIVITY_MS.
     (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = WATCH_INACTIVITY_MS;
     return new Promise<boolean>((resolve, reject) => {
@@ -287,6 +319,7 @@ export class Informer {
           delivered = true;
           this.opts.onState?.('live');
         }
+        if (phase !== 'BOOKMARK') counted.watchEvents++;
         if (phase === 'ADDED' || phase === 'MODIFIED') this.put(slim(this.opts.kind, o, this.opts.keep === false ? undefined : this.items.get(itemKey(o))));
         else if (phase === 'DELETED') this.drop(slim(this.opts.kind, o));
         const rv = o.metadata?.resourceVersion;

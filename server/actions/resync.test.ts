@@ -10,6 +10,7 @@ import { ApiError } from '@/sim/kube/errors';
 import { findByKind, type ResourceDef } from '@/sim/kube/resources';
 import { parseEnv } from '../env';
 import { HttpError } from '../http/route';
+import { answerChecker } from '../testing/openapi';
 import { harness, until, type Harness } from '../testing/sim-harness';
 import { buildResyncService } from './index';
 import { RESYNC_ANNOTATION, type ResyncService } from './resync';
@@ -47,7 +48,7 @@ async function setup(scenario: string, opts: { speed?: number; env?: Record<stri
   await until('the pool analysed with Azure read', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
   const logs: Record<string, unknown>[] = [];
   const published: Setup['published'] = [];
-  const svc = buildResyncService({
+  const svc = checked(buildResyncService({
     env: parseEnv({ POOLSCOPE_RESYNC_WAIT_SECONDS: '4', ...opts.env }),
     store: h.store,
     publish: (c) => published.push(c),
@@ -55,7 +56,7 @@ async function setup(scenario: string, opts: { speed?: number; env?: Record<stri
     contexts: ['mgmt-weu'],
     readAzure: (ref) => h.azure.read(ref),
     log: (l) => logs.push(l),
-  });
+  }));
   const server = h.sim.kube.cluster('mgmt-weu');
   const token = (user: string) => h.sim.kube.tokens.get(user) as string;
   return {
@@ -72,6 +73,28 @@ async function setup(scenario: string, opts: { speed?: number; env?: Record<stri
     mp: () => server.store.get(MP, 'default', 'pool0'),
     mpPatches: () => server.writes.filter((w) => w.verb === 'patch' && w.resource === 'machinepools' && !w.dryRun).length,
   };
+}
+
+const checkAnswer = answerChecker();
+
+/** The service, each answer checked against openapi.json as the route sends it (JSON), refusals included. */
+function checked(svc: ResyncService): ResyncService {
+  const path = '/api/pools/{context}/{namespace}/{name}/resync';
+  const check = async <T>(method: string, p: Promise<T>): Promise<T> => {
+    let out: T;
+    try {
+      out = await p;
+    } catch (e) {
+      if (e instanceof HttpError) expect(checkAnswer(path, method, e.status, { error: { code: e.code, message: e.message } })).toEqual([]);
+      throw e;
+    }
+    expect(checkAnswer(path, method, 200, JSON.parse(JSON.stringify(out)))).toEqual([]);
+    return out;
+  };
+  return Object.assign(Object.create(svc) as ResyncService, {
+    run: (ref: Parameters<ResyncService['run']>[0], req: Request) => check('POST', svc.run(ref, req)),
+    status: (ref: Parameters<ResyncService['status']>[0], headers: Headers) => check('GET', svc.status(ref, headers)),
+  });
 }
 
 async function refusal(p: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
@@ -283,7 +306,7 @@ describe('who may, and from where', () => {
     const forged = await s.svc.status(REF, proxied('x'.repeat(40), 'alice@example.com', 'pool-operators'));
     expect(forged).toMatchObject({ identity: null, identityProblem: expect.stringMatching(/secret header is wrong/) });
 
-    const ro = buildResyncService({ env: parseEnv({ POOLSCOPE_READ_ONLY: 'true' }), store: s.h.store, publish: () => {}, kubeconfig: s.h.kubeconfig, contexts: ['mgmt-weu'], readAzure: (r) => s.h.azure.read(r), log: () => {} });
+    const ro = checked(buildResyncService({ env: parseEnv({ POOLSCOPE_READ_ONLY: 'true' }), store: s.h.store, publish: () => {}, kubeconfig: s.h.kubeconfig, contexts: ['mgmt-weu'], readAzure: (r) => s.h.azure.read(r), log: () => {} }));
     expect(await refusal(ro.run(REF, s.post({ mode: 'sync-provider-ids' })))).toMatchObject({ status: 403, code: 'read-only' });
     expect((await ro.status(REF, s.post({}).headers)).modes.reconcile).toEqual({ permitted: false, reason: expect.stringMatching(/read-only/) });
     expect(s.mpPatches()).toBe(0);

@@ -13,7 +13,7 @@ import { plural } from '@/lib/format';
 import { UNINITIALIZED_TAINT, type PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
 import { azureInput, scaleSetRefOf, type AzureRead, type ScaleSetRef } from '../azure/reader';
-import { z } from 'zod';
+import { resyncBody } from '../http/api-schemas';
 import { HttpError, readJsonBody } from '../http/route';
 import type { TimelineStore } from '../store/store';
 import { IdempotencyCache, PoolLocks, RateLimiter, checkSameOrigin } from './guards';
@@ -21,11 +21,6 @@ import type { Access, AccessCheck } from './identity';
 import { KubeCallError, PoolObjects, listOf, rvOf, type FreshPool } from './pool-objects';
 
 export const RESYNC_ANNOTATION = 'poolscope.dev/resync-requested-at';
-
-const RESYNC_BODY = z.strictObject({
-  mode: z.enum(['reconcile', 'sync-provider-ids'], { message: 'must be "reconcile" or "sync-provider-ids"' }),
-  dryRun: z.boolean({ message: 'must be true or false' }).optional(),
-});
 
 export interface ResyncDeps {
   contexts: readonly string[];
@@ -148,7 +143,7 @@ export class ResyncService {
     if (this.deps.readOnly) throw new HttpError(403, 'read-only', 'poolscope is read-only here (POOLSCOPE_READ_ONLY=true): it makes no changes to clusters.');
     // Cross-site checks come before anything is read from the body.
     checkSameOrigin(request);
-    const body: ResyncRequest = await readJsonBody(request, RESYNC_BODY);
+    const body: ResyncRequest = await readJsonBody(request, resyncBody);
     const objects = this.objects(ref);
     let who;
     try {

@@ -10,6 +10,7 @@ import type { FleetResponse, PoolDetail, PoolResponse } from '@/lib/api-types';
 import { buildScenario } from '@/lib/fixtures/scenarios';
 import type { TimelineResponse } from '@/lib/timeline';
 import { diffDetails } from '@/lib/transitions';
+import { answerChecker } from '../testing/openapi';
 import { openSqlite } from '../store/sqlite';
 import { TimelineStore } from '../store/store';
 
@@ -23,9 +24,15 @@ const POOL = 'mgmt-weu/default/pool0';
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 let fleet: Handler, detail: Handler, timeline: Handler, healthz: Handler, readyz: Handler, metricsRoute: Handler;
 
+/** Every answer is checked against openapi.json: the operation's schema for its status. */
+const checkAnswer = answerChecker();
+const templates = new Map<Handler, string>();
+
 async function call(h: Handler, url: string, params: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
   const res = await h(new Request(`http://localhost${url}`), { params: Promise.resolve(params) });
-  return { status: res.status, body: await res.json() };
+  const body: unknown = await res.json();
+  expect(checkAnswer(templates.get(h) ?? '(unknown handler)', 'GET', res.status, body), `${url} → ${res.status}, as openapi.json says`).toEqual([]);
+  return { status: res.status, body };
 }
 const poolParams = { context: 'mgmt-weu', namespace: 'default', name: 'pool0' };
 
@@ -46,6 +53,8 @@ beforeAll(async () => {
   healthz = (await import('@/app/api/healthz/route')).GET as unknown as Handler;
   readyz = (await import('@/app/api/readyz/route')).GET as unknown as Handler;
   metricsRoute = (await import('@/app/api/metrics/route')).GET as unknown as Handler;
+  const pool = '/api/pools/{context}/{namespace}/{name}';
+  for (const [h, t] of [[fleet, '/api/pools'], [detail, pool], [timeline, `${pool}/timeline`], [healthz, '/api/healthz'], [readyz, '/api/readyz']] as const) templates.set(h, t);
 });
 afterAll(async () => {
   const { runtime } = await import('../collector/start');

@@ -4,7 +4,6 @@ import 'server-only';
 
 import { z } from 'zod';
 import type { ApiError } from '@/lib/api-types';
-import { parseInstant } from '@/lib/url-state';
 import { ConfigError } from '../env';
 import { randomUUID } from 'node:crypto';
 import { log } from '../log';
@@ -89,16 +88,3 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, schema
   }
   return r.data as z.output<S>;
 }
-
-/** An RFC 3339 instant, normalised to UTC ISO (the same rule the pages apply to their links). */
-export const instant = z.string().transform((s, ctx) => {
-  const iso = parseInstant(s);
-  if (iso === null) {
-    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 instant such as 2026-11-29T10:15:00Z' });
-    return z.NEVER;
-  }
-  return iso;
-});
-
-/** A boolean query flag: `1`/`true`/`0`/`false`. */
-export const flag = z.enum(['1', 'true', '0', 'false'], { message: 'must be 1, true, 0 or false' }).transform((v) => v === '1' || v === 'true');

@@ -1,6 +1,6 @@
 import { resyncService } from '@/server/actions';
+import { poolParams } from '@/server/http/api-schemas';
 import { route } from '@/server/http/route';
-import { poolParams } from '../params';
 
 export const dynamic = 'force-dynamic';
 

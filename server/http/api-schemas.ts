@@ -1,0 +1,56 @@
+// What the HTTP API takes, as zod schemas: the route handlers validate their path, query and body with them, and
+// `npm run openapi` describes them in openapi.json (with `.meta` descriptions), so the two cannot disagree.
+
+import { z } from 'zod';
+import { MAX_WINDOW_MS, parseInstant, SORT_KEYS } from '@/lib/url-state';
+
+/** An RFC 3339 instant, normalised to UTC ISO (the same rule the pages apply to their links). */
+export const instant = z.string().transform((s, ctx) => {
+  const iso = parseInstant(s);
+  if (iso === null) {
+    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 instant such as 2026-11-29T10:15:00Z' });
+    return z.NEVER;
+  }
+  return iso;
+}).meta({ format: 'date-time', examples: ['2026-11-29T10:15:00Z'] });
+
+/** A boolean query flag: `1`/`true`/`0`/`false`. */
+export const flag = z.enum(['1', 'true', '0', 'false'], { message: 'must be 1, true, 0 or false' }).transform((v) => v === '1' || v === 'true');
+
+/** Path parameters of a pool: a kubeconfig context, a namespace and a MachinePool name. */
+export const poolParams = z.object({
+  context: z.string().min(1).max(253).meta({ description: 'The kubeconfig context of the management cluster.' }),
+  namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a Kubernetes namespace name').meta({ description: "The MachinePool's namespace." }),
+  name: z.string().regex(/^[a-z0-9]([-.a-z0-9]{0,251}[a-z0-9])?$/, 'must be a Kubernetes object name').meta({ description: "The MachinePool's name." }),
+});
+
+/** `sort` of the fleet list: a key, `-` first for descending. */
+const SORTS = SORT_KEYS.flatMap((k) => [k, `-${k}`]);
+
+export const fleetQuery = z.strictObject({
+  context: z.string().min(1).optional().meta({ description: 'Only pools of this kubeconfig context.' }),
+  namespace: z.string().min(1).optional().meta({ description: 'Only pools in this namespace.' }),
+  drifting: flag.optional().meta({ description: 'Only pools with providerID drift.' }),
+  notReady: flag.optional().meta({ description: 'Only pools whose AzureMachinePool is not ready.' }),
+  q: z.string().max(200).optional().meta({ description: 'Text to look for in the pool, namespace, context and cluster names.' }),
+  sort: z.enum(SORTS as [string, ...string[]], { message: `must be one of ${SORT_KEYS.join(', ')}, optionally prefixed with - for descending` }).optional()
+    .meta({ description: 'Sort key, `-` first for descending (default `finding`: worst first).' }),
+});
+
+export const poolQuery = z.strictObject({
+  at: instant.optional().meta({ description: "The pool's state as of this instant (default: now)." }),
+});
+
+export const timelineQuery = z.strictObject({
+  from: instant.optional().meta({ description: 'Start of the window (default: 6 hours before `to`).' }),
+  to: instant.optional().meta({ description: 'End of the window (default: now). A window spans at most 31 days.' }),
+  at: instant.optional().meta({ description: "Instead of a window: the pool's full state at this instant (answered as a PoolResponse)." }),
+})
+  .refine((q) => !(q.at && (q.from || q.to)), { message: 'give either "at" (the state at an instant) or "from"/"to" (changes in a range), not both' })
+  .refine((q) => !q.from || !q.to || Date.parse(q.to) - Date.parse(q.from) <= MAX_WINDOW_MS, { message: 'a range can span at most 31 days' });
+
+export const resyncBody = z.strictObject({
+  mode: z.enum(['reconcile', 'sync-provider-ids'], { message: 'must be "reconcile" or "sync-provider-ids"' })
+    .meta({ description: '`reconcile`: annotate the AzureMachinePool and MachinePool so their controllers reconcile now; `sync-provider-ids`: copy the AzureMachinePool providerIDList into the MachinePool (only while the readiness gate keeps it frozen).' }),
+  dryRun: z.boolean({ message: 'must be true or false' }).optional().meta({ description: 'Say what would be done, change nothing.' }),
+});

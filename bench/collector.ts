@@ -284,14 +284,14 @@ export async function measureInChild(): Promise<void> {
     unchangedAnalysesShare: Math.round(((col.analyses.unchanged - analyses0.unchanged) / Math.max(1, col.analyses.total - analyses0.total)) * 100) / 100,
     gcInWindow: Object.fromEntries(Object.entries(gcStats).map(([k, g]) => [k, { count: g.count, ms: Math.round(g.ms) }])),
     steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,
+    // The same, by thread (Linux): the main thread runs the collector's JavaScript; V8's workers mostly GC.
+    ...(threads0 && threads1 ? { steadyCpuPercentByThread: cpuByThread(threads0, threads1, wallMs) } : {}),
     // CPU ms of a fixed piece of JavaScript run just before and just after the window, beside the simulator as the
     // collector runs: the machine's speed then (it varied twofold on these shared machines), to compare runs by.
     calibrationCpuMs: { before: speed0, after: speed1 },
     // What the Kubernetes watches did in the window, by kind: events per second, lists (after a 410), 410s, and
     // informer restarts after errors (all kinds together).
     kubeInWindow: { ...kubeDelta(kube0, kube1, wallMs), restarts: restarts1 - restarts0 },
-    // The same, by thread (Linux): the main thread runs the collector's JavaScript; V8's workers mostly GC.
-    ...(threads0 && threads1 ? { steadyCpuPercentByThread: cpuByThread(threads0, threads1, wallMs) } : {}),
     // From the API server's answer to the stored transition, and from before the request (API server included).
     changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95), notSeenWithin10s: timedOut, patchErrors: patchErrors.length, ...(patchErrors.length ? { firstPatchError: patchErrors[0] } : {}) },
     requestToTransitionMs: { p50: pct(requestLatencies, 50), p95: pct(requestLatencies, 95) },
@@ -322,8 +322,8 @@ export async function measureInChild(): Promise<void> {
 }
 
 /**
- * The CPU ms of a fixed piece of work like the collector's (building, serialising, parsing and sorting a
- * thousand pool-sized objects): the median of seven runs after one that compiles it.
+ * The CPU ms of a fixed piece of work like the collector's (building, serialising, parsing and sorting 20,000
+ * objects shaped like instance rows): the median of seven runs after one that compiles it.
  */
 function calibrate(): number {
   const runs: number[] = [];

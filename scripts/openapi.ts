@@ -143,7 +143,7 @@ export function openApiDocument(): Json {
             [415, 'unsupported-media-type', 'The body is not `application/json`'],
             [422, 'idempotency-key-reused', 'The Idempotency-Key was used for a different request'],
             [429, 'rate-limited', 'Too many resyncs; the `Retry-After` header says when to try again'],
-            [502, 'cluster-error', 'The cluster failed or refused a call; nothing was changed unless the result said so'],
+            [502, 'cluster-error cluster-unreachable cluster-forbidden', "The cluster failed a call, could not be reached, or refused poolscope's own service account; nothing was changed"],
           ]),
           ...COMMON,
         },
@@ -163,6 +163,13 @@ export function openApiDocument(): Json {
         summary: 'Prometheus metrics',
         description: 'Per pool (drift, findings, frozen list age, replicas, readiness), the collector, the sources, Azure calls and budgets, and HTTP request durations (see the README).',
         responses: { 200: { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...COMMON },
+      },
+    },
+    '/api/openapi.json': {
+      get: {
+        operationId: 'openapi',
+        summary: 'This document',
+        responses: { 200: { description: 'The OpenAPI 3.1 document of this API.', content: json({ type: 'object', properties: { openapi: { type: 'string' }, paths: { type: 'object' } }, required: ['openapi', 'paths'] }) }, ...COMMON },
       },
     },
     '/api/healthz': {

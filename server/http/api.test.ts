@@ -10,7 +10,7 @@ import type { FleetResponse, PoolDetail, PoolResponse } from '@/lib/api-types';
 import { buildScenario } from '@/lib/fixtures/scenarios';
 import type { TimelineResponse } from '@/lib/timeline';
 import { diffDetails } from '@/lib/transitions';
-import { answerChecker } from '../testing/openapi';
+import { answerChecker, OPENAPI_PATH } from '../testing/openapi';
 import { openSqlite } from '../store/sqlite';
 import { TimelineStore } from '../store/store';
 
@@ -22,7 +22,7 @@ const T = (m: number) => new Date(Date.parse('2026-11-29T10:00:00.000Z') + m * 6
 const POOL = 'mgmt-weu/default/pool0';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-let fleet: Handler, detail: Handler, timeline: Handler, healthz: Handler, readyz: Handler, metricsRoute: Handler;
+let fleet: Handler, detail: Handler, timeline: Handler, healthz: Handler, readyz: Handler, metricsRoute: Handler, openapi: Handler;
 
 /** Every answer is checked against openapi.json: the operation's schema for its status. */
 const checkAnswer = answerChecker();
@@ -53,8 +53,9 @@ beforeAll(async () => {
   healthz = (await import('@/app/api/healthz/route')).GET as unknown as Handler;
   readyz = (await import('@/app/api/readyz/route')).GET as unknown as Handler;
   metricsRoute = (await import('@/app/api/metrics/route')).GET as unknown as Handler;
+  openapi = (await import('@/app/api/openapi.json/route')).GET as unknown as Handler;
   const pool = '/api/pools/{context}/{namespace}/{name}';
-  for (const [h, t] of [[fleet, '/api/pools'], [detail, pool], [timeline, `${pool}/timeline`], [healthz, '/api/healthz'], [readyz, '/api/readyz']] as const) templates.set(h, t);
+  for (const [h, t] of [[fleet, '/api/pools'], [detail, pool], [timeline, `${pool}/timeline`], [healthz, '/api/healthz'], [readyz, '/api/readyz'], [openapi, '/api/openapi.json']] as const) templates.set(h, t);
 });
 afterAll(async () => {
   const { runtime } = await import('../collector/start');
@@ -146,6 +147,14 @@ describe('GET /api/pools/{…}/timeline', () => {
 });
 
 describe('health', () => {
+  it('serves openapi.json, which describes every endpoint', async () => {
+    const { status, body } = await call(openapi, '/api/openapi.json');
+    expect(status).toBe(200);
+    const { readFileSync } = await import('node:fs');
+    expect(body).toEqual(JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')));
+    expect(Object.keys((body as { paths: object }).paths)).toContain('/api/pools/{context}/{namespace}/{name}/resync');
+  });
+
   it('healthz answers ok; readyz is ready once a cycle is stored', async () => {
     expect(await call(healthz, '/api/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
     expect(await call(readyz, '/api/readyz')).toEqual({ status: 200, body: { status: 'ready', lastCycle: { id: 'c1', at: T(10) }, collecting: false } });

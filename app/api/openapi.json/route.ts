@@ -1,0 +1,7 @@
+import document from '@/openapi.json';
+import { route } from '@/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+/** This API described as OpenAPI 3.1 (written by `npm run openapi`; the tests keep it current). */
+export const GET = route({}, async () => document);

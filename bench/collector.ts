@@ -113,6 +113,10 @@ export async function measureInChild(): Promise<void> {
   const bytes0 = size();
   const calls0 = col.azureCalls.total;
   const throttled0 = col.azureCalls.throttled;
+  // The machine's speed just before the window, measured outside it (its second of work would count in the
+  // window's CPU, garbage collections, event-loop delays and change lags).
+  const { informerActivity } = await import('../server/kube/informer');
+  const speed0 = calibrate();
   const profile = process.env.POOLSCOPE_BENCH_CPU_PROFILE ? await startProfile() : null;
   const allocations = process.env.POOLSCOPE_BENCH_ALLOC_PROFILE ? await startAllocationProfile() : null;
   const analyses0 = { ...col.analyses };
@@ -150,8 +154,6 @@ export async function measureInChild(): Promise<void> {
     }
   };
   col.bus.on('cycle', onCycle);
-  const { informerActivity } = await import('../server/kube/informer');
-  const speed0 = calibrate();
   const kube0 = informerActivity();
   const restarts0 = restartCount(col);
   const cpu0 = process.cpuUsage();
@@ -251,7 +253,6 @@ export async function measureInChild(): Promise<void> {
   const threads1 = threadCpu();
   const kube1 = informerActivity();
   const restarts1 = restartCount(col);
-  const speed1 = calibrate();
   gcObserver.disconnect();
   loopDelay.disable();
   col.bus.off('cycle', onCycle);
@@ -288,7 +289,7 @@ export async function measureInChild(): Promise<void> {
     ...(threads0 && threads1 ? { steadyCpuPercentByThread: cpuByThread(threads0, threads1, wallMs) } : {}),
     // CPU ms of a fixed piece of JavaScript run just before and just after the window, beside the simulator as the
     // collector runs: the machine's speed then (it varied twofold on these shared machines), to compare runs by.
-    calibrationCpuMs: { before: speed0, after: speed1 },
+    calibrationCpuMs: { before: speed0, after: NaN },
     // What the Kubernetes watches did in the window, by kind: events per second, lists (after a 410), 410s, and
     // informer restarts after errors (all kinds together).
     kubeInWindow: { ...kubeDelta(kube0, kube1, wallMs), restarts: restarts1 - restarts0 },
@@ -317,6 +318,8 @@ export async function measureInChild(): Promise<void> {
     ...(hot ? { cpuProfile: hot } : {}),
     ...(allocated ? { allocationProfile: allocated } : {}),
   };
+  // After every figure of the window is read (they would count its second of work).
+  out.calibrationCpuMs.after = calibrate();
   await rt.stop();
   console.log(JSON.stringify(out));
 }

@@ -32,7 +32,8 @@ function to2020(v: unknown): unknown {
     else if (k === 'items' && Array.isArray(x)) out.prefixItems = to2020(x);
     else out[k] = to2020(x);
   }
-  if (Array.isArray(out.prefixItems) && out.additionalItems === undefined) out.items = false;
+  // What may follow the tuple's items: draft 7's `additionalItems` (none, when it does not say: a TypeScript tuple).
+  if (Array.isArray(out.prefixItems)) out.items = out.additionalItems ?? false;
   delete out.additionalItems;
   return out;
 }
@@ -43,7 +44,7 @@ function answerSchemas(): Json {
     const generator = createGenerator({ path: path.join(ROOT, file), tsconfig: path.join(ROOT, 'tsconfig.json'), expose: 'export', topRef: true, jsDoc: 'extended', skipTypeCheck: true });
     for (const t of types) Object.assign(schemas, (generator.createSchema(t) as { definitions: Json }).definitions);
   }
-  return Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)).map(([k, s]) => [k, to2020(s)]));
+  return Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, s]) => [k, to2020(s)]));
 }
 
 /** The JSON Schema of what a zod schema takes (its input: before transforms), without the dialect line. */

@@ -6,8 +6,11 @@ import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
+type Content = Record<string, { schema: object }>;
+
+/** What the checks read of openapi.json. */
 interface Doc {
-  paths: Record<string, Record<string, { responses: Record<string, { description?: string; content?: Record<string, { schema: object }> }> }>>;
+  paths: Record<string, Record<string, { parameters?: { schema: object }[]; requestBody?: { content: Content }; responses: Record<string, { description?: string; content?: Content }> }>>;
   components: { schemas: Record<string, object> };
 }
 

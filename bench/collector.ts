@@ -11,6 +11,7 @@ import v8 from 'node:v8';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CycleEvent } from '../server/collector/collector';
 import type { InformerActivity } from '../server/kube/informer';
+import type { WriteStats } from '../server/store/store';
 import { readEnvFile } from '../sim/env-file.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -143,7 +144,11 @@ export async function measureInChild(): Promise<void> {
   const cyclePools: number[] = [];
   // The part of each lag spent before the cycle that stored it began (waiting for a cycle, or behind others).
   const changeWaits: number[] = [];
+  // Time the cycles spent analysing and writing (main thread).
+  const stageMs = { analyse: 0, write: 0 };
   const onCycle = (e: CycleEvent) => {
+    stageMs.analyse += e.analyseMs;
+    stageMs.write += e.writeMs;
     for (const s of e.changeLags) {
       changeLags.push(s * 1000);
       changeWaits.push(Math.max(0, s - e.seconds) * 1000);
@@ -155,6 +160,7 @@ export async function measureInChild(): Promise<void> {
   };
   col.bus.on('cycle', onCycle);
   const kube0 = informerActivity();
+  const writes0 = rt.store.writeStats();
   const restarts0 = restartCount(col);
   const cpu0 = process.cpuUsage();
   const threads0 = threadCpu();
@@ -252,6 +258,7 @@ export async function measureInChild(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   const threads1 = threadCpu();
   const kube1 = informerActivity();
+  const writes1 = rt.store.writeStats();
   const restarts1 = restartCount(col);
   gcObserver.disconnect();
   loopDelay.disable();
@@ -302,6 +309,9 @@ export async function measureInChild(): Promise<void> {
     watchEventToTransitionMs: { samples: arrivals.length, p50: pct(arrivals, 50), p95: pct(arrivals, 95), max: Math.max(...arrivals) },
     // The cycles that analysed something: their duration and the pools they wrote.
     busyCycles: { count: cycleMs.length, ms: { p50: Math.round(pct(cycleMs, 50)), p95: Math.round(pct(cycleMs, 95)), max: Math.round(cycleMs.reduce((m, x) => Math.max(m, x), 0)) }, poolsWritten: { p50: pct(cyclePools, 50), p95: pct(cyclePools, 95), max: cyclePools.reduce((m, x) => Math.max(m, x), 0) } },
+    // What analysing and writing cost in the window: each stage's main-thread ms per second, and per pool state
+    // stored how it was written (see the store's WriteStats).
+    writesInWindow: writesDelta(writes0, writes1, stageMs, col.analyses.total - analyses0.total, wallMs),
     eventLoopDelayMs: { p50: Math.round(loopDelay.percentile(50) / 1e6), p99: Math.round(loopDelay.percentile(99) / 1e6), max: Math.round(loopDelay.max / 1e6) },
     // Every pool analysed after a Kubernetes change in the window (churn included): from the first change
     // reaching the collector to the pool's analysis stored (the collector's poolscope_collector_change_lag_seconds),
@@ -322,6 +332,26 @@ export async function measureInChild(): Promise<void> {
   out.calibrationCpuMs.after = calibrate();
   await rt.stop();
   console.log(JSON.stringify(out));
+}
+
+/** The store's writes between two readings, per second of the window and per pool state stored. */
+function writesDelta(a: WriteStats, b: WriteStats, stageMs: { analyse: number; write: number }, analyses: number, wallMs: number): Record<string, number> {
+  const states = Math.max(1, b.states - a.states);
+  const r1 = (x: number) => Math.round(x * 10) / 10;
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  return {
+    analyseMsPerSecond: r1((stageMs.analyse / wallMs) * 1000),
+    writeMsPerSecond: r1((stageMs.write / wallMs) * 1000),
+    analyseMsPerAnalysis: r2(stageMs.analyse / Math.max(1, analyses)),
+    poolStatesPerSecond: r1(((b.states - a.states) / wallMs) * 1000),
+    writeMsPerState: r2(stageMs.write / states),
+    changedRowsShare: r2((b.changedRows - a.changedRows) / states),
+    keyframesShare: r2((b.keyframes - a.keyframes) / states),
+    historyBytesPerState: Math.round((b.historyBytes - a.historyBytes) / states),
+    rowsReadPerState: r1((b.rowsRead - a.rowsRead) / states),
+    rowsWrittenPerState: r1((b.rowsWritten - a.rowsWritten) / states),
+    transitionsPerState: r1((b.transitions - a.transitions) / states),
+  };
 }
 
 /**

@@ -63,6 +63,11 @@ describe('metrics', () => {
     // The change came as watch events; every kind was listed once at start.
     expect(sample(lagged, 'poolscope_watch_events_total', 'kind="mp"')).toBeGreaterThan(0);
     expect(sample(lagged, 'poolscope_lists_total', 'kind="ampm"')).toBeGreaterThanOrEqual(1);
+    // The pool's states went to the store: its first as a keyframe, its instance rows written; cycles took time.
+    expect(sample(lagged, 'poolscope_store_pool_states_total', 'history="keyframe"')).toBeGreaterThanOrEqual(1);
+    expect(sample(lagged, 'poolscope_store_rows_total', 'operation="written"')).toBeGreaterThan(0);
+    expect(sample(lagged, 'poolscope_collector_stage_seconds_total', 'stage="analyse"')).toBeGreaterThan(0);
+    expect(sample(lagged, 'poolscope_collector_stage_seconds_total', 'stage="write"')).toBeGreaterThan(0);
 
     // The source goes down: up 0, staleness grows.
     h.sim.kube.cluster('mgmt-weu').setAvailable(false);

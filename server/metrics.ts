@@ -41,6 +41,9 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const watchRestarts = new Counter({ name: 'poolscope_watch_restarts_total', help: 'Informer restarts after watch or list errors, by context and kind.', labelNames: ['context', 'kind'], registers: [registry] });
   const watchEvents = new Counter({ name: 'poolscope_watch_events_total', help: 'Events delivered by Kubernetes watches (bookmarks not counted), by kind (all contexts and workload clusters together).', labelNames: ['kind'], registers: [registry] });
   const lists = new Counter({ name: 'poolscope_lists_total', help: 'Completed Kubernetes lists (at start, and after a watch was too old), by kind.', labelNames: ['kind'], registers: [registry] });
+  const stageSeconds = new Counter({ name: 'poolscope_collector_stage_seconds_total', help: 'Time collector cycles spent analysing pools and writing them to the store, by stage (analyse, write).', labelNames: ['stage'], registers: [registry] });
+  const storeStates = new Counter({ name: 'poolscope_store_pool_states_total', help: 'Pool states the collector stored, by history row written (keyframe: the whole state; patch: what changed).', labelNames: ['history'], registers: [registry] });
+  const storeRows = new Counter({ name: 'poolscope_store_rows_total', help: "Rows of the pools' instance and drift tables the store read back while writing, and wrote (inserted, updated, deleted), by operation.", labelNames: ['operation'], registers: [registry] });
   const azureCalls = new Counter({ name: 'poolscope_azure_calls_total', help: 'ARM calls made by the collector, by operation.', labelNames: ['operation'], registers: [registry] });
   const azureThrottled = new Counter({ name: 'poolscope_azure_throttled_total', help: 'ARM answers 429 (throttled), by subscription.', labelNames: ['subscription'], registers: [registry] });
   const budget = new Gauge({ name: 'poolscope_azure_budget_remaining', help: 'Remaining HighCostGetVMScaleSet3Min budget per subscription+region, as Azure last reported it.', labelNames: ['budget'], registers: [registry] });
@@ -48,7 +51,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
 
   let listening: object | null = null;
   const gauges = [drift, findings, frozen, replicas, ready, paused, sourceUp, sourceStale, budget, blocked];
-  const counters = [watchRestarts, watchEvents, lists, azureCalls, azureThrottled];
+  const counters = [watchRestarts, watchEvents, lists, storeStates, storeRows, azureCalls, azureThrottled];
 
   // Fills every runtime-derived metric, right before a scrape is serialised.
   const fill = async (pools: Gauge) => {
@@ -81,6 +84,8 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
       listening = c;
       c.bus.on('cycle', (e: CycleEvent) => {
         cycleDuration.observe(e.seconds);
+        stageSeconds.inc({ stage: 'analyse' }, e.analyseMs / 1000);
+        stageSeconds.inc({ stage: 'write' }, e.writeMs / 1000);
         for (const s of e.changeLags) changeLag.observe(s);
       });
     }
@@ -100,6 +105,11 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
       watchEvents.inc({ kind }, a.watchEvents);
       lists.inc({ kind }, a.lists);
     }
+    const w = rt.store.writeStats();
+    storeStates.inc({ history: 'keyframe' }, w.keyframes);
+    storeStates.inc({ history: 'patch' }, w.patches);
+    storeRows.inc({ operation: 'read' }, w.rowsRead);
+    storeRows.inc({ operation: 'written' }, w.rowsWritten);
     for (const [operation, n] of [['vmss_get', c.azureCalls.vmssGet], ['vm_list', c.azureCalls.vmList], ['instance_view', c.azureCalls.instanceView]] as const) azureCalls.inc({ operation }, n);
     for (const [subscription, n] of c.throttledBySubscription) azureThrottled.inc({ subscription }, n);
     for (const b of c.budgets()) {

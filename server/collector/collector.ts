@@ -75,6 +75,9 @@ export interface CycleEvent {
    * such change reaching the collector to the pool's analysis stored (or found unchanged).
    */
   changeLags: number[];
+  /** Milliseconds this cycle spent analysing its pools, and writing them to the store. */
+  analyseMs: number;
+  writeMs: number;
 }
 
 export interface CollectorOptions {
@@ -138,6 +141,8 @@ export class Collector {
   private failedWrites = 0;
   /** Seconds from a Kubernetes change reaching the collector to its pool's analysis stored, this cycle. */
   private changeLags: number[] = [];
+  /** This cycle's milliseconds analysing and writing (see CycleEvent). */
+  private cycleMs = { analyseMs: 0, writeMs: 0 };
   /** The Azure reads in progress, if any (one round at a time). */
   private azureReading: Promise<void> | null = null;
   private stopped = false;
@@ -296,7 +301,9 @@ export class Collector {
       this.running = false;
       const changeLags = this.changeLags;
       this.changeLags = [];
-      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total, changeLags } satisfies CycleEvent);
+      const { analyseMs, writeMs } = this.cycleMs;
+      this.cycleMs = { analyseMs: 0, writeMs: 0 };
+      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total, changeLags, analyseMs, writeMs } satisfies CycleEvent);
     }
   }
 
@@ -467,6 +474,7 @@ export class Collector {
       this.pendingEvents.delete(k);
     }
     const writes: (PoolWrite & { shape?: StoredShape })[] = [];
+    const analysing = performance.now();
     for (const t of taken) {
       let w: (PoolWrite & { shape?: StoredShape }) | null;
       try {
@@ -479,6 +487,8 @@ export class Collector {
       }
       if (w) writes.push(w);
     }
+    const writing = performance.now();
+    this.cycleMs.analyseMs = writing - analysing;
     if (writes.length) {
       const id = randomUUID();
       try {
@@ -487,6 +497,8 @@ export class Collector {
         // Nothing of the cycle is stored (its write is atomic): its pools and their Events wait for the next one.
         this.requeue(taken);
         throw e;
+      } finally {
+        this.cycleMs.writeMs = performance.now() - writing;
       }
       this.lastStoredCycle = id;
       for (const w of writes) {

@@ -329,11 +329,23 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
       const d = analyzePool(built.input, { now: at(i), previous: prev });
       const { stored, shape: next } = toStore(d, shape);
       statements.length = 0;
+      const counted = s.writeStats();
+      const [{ n: storedBefore }] = await d0.all<{ n: number }>('SELECT COUNT(*) AS n FROM pool_rows WHERE pool_key = ?', [d.summary.key]) as [{ n: number }];
       // The collector's way: the keys of the rows it wrote last come with the write (the store counts them).
       await s.writeCycle({ id: `cw${i}`, at: at(i) }, [{ detail: d, transitions: [], stored, ...(prev && shape ? { rowsAsOf: prev.summary.lastChange ?? undefined, rowKeysAsOf: shape.tables } : {}) }]);
       d.summary.lastChange = at(i);
       if (i > 0) expect(statements).not.toContain('SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?');
       const rowWrites = statements.filter((q) => /pool_rows/.test(q) && !/^SELECT/.test(q));
+      // The write counters say what the statements did.
+      const now = s.writeStats();
+      expect(now.states - counted.states).toBe(1);
+      expect(now.rowsWritten - counted.rowsWritten).toBe(rowWrites.length);
+      // Rows read back: one by one those it changed, and the whole tables when it wrote a keyframe.
+      const keyframe = now.keyframes - counted.keyframes;
+      expect(keyframe + (now.patches - counted.patches)).toBe(1);
+      const oneByOne = statements.filter((q) => q.startsWith('SELECT body FROM pool_rows WHERE pool_key = ? AND tbl = ? AND row_key = ?')).length;
+      expect(now.rowsRead - counted.rowsRead).toBe(oneByOne + (i > 0 && keyframe ? Number(storedBefore) : 0));
+      expect(now.changedRows - counted.changedRows).toBe(i === 0 ? 0 : 1);
       if (i === 0) expect(rowWrites.filter((q) => q.startsWith('INSERT'))).toHaveLength(40);
       else {
         // Never the whole tables again: at most the one row that changed, and the drift item that came or went.
@@ -396,8 +408,13 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     const before = await store.stats();
     const [d] = details(1);
     const bad = { detail: d!, transitions: [{ at: at(200), poolKey: d!.summary.key, field: null as unknown as string, from: null, to: 'x' }] };
-    await expect(store.writeCycle({ id: 'broken', at: at(200) }, [bad])).rejects.toThrow();
+    const counted = store.writeStats();
+    // A pool of its own written first, then the bad one.
+    const [fine] = details(1, 'atomic-fine');
+    await expect(store.writeCycle({ id: 'broken', at: at(200) }, [{ detail: fine!, transitions: [] }, bad])).rejects.toThrow();
     expect(await store.stats()).toEqual(before);
+    // Nor in the write counters.
+    expect(store.writeStats()).toEqual(counted);
     expect((await store.lastCycle())?.id).not.toBe('broken');
   });
 

@@ -38,6 +38,30 @@ export interface PoolWrite {
   rowKeysAsOf?: Record<RowTable, { readonly size: number; has(key: string): boolean; keys(): Iterable<string> }>;
 }
 
+/**
+ * What this store's committed writes did since start (a write rolled back counts nothing): the cost of writing
+ * a pool's state, for metrics and benchmarks.
+ */
+export interface WriteStats {
+  /** Pool states written. */
+  states: number;
+  /** Of those, how: only the rows the writer changed read and written (`changedRows`), or its whole tables
+   * read back and compared (`wholeTables`, also every first write). */
+  changedRows: number;
+  wholeTables: number;
+  /** History rows written: keyframes (the whole state) and patches; and their bytes. */
+  keyframes: number;
+  patches: number;
+  historyBytes: number;
+  /** Rows of the pools' instance and drift tables read back while writing, and written (inserted, updated, deleted). */
+  rowsRead: number;
+  rowsWritten: number;
+  /** Timeline entries written by collector cycles. */
+  transitions: number;
+}
+
+const noWrites = (): WriteStats => ({ states: 0, changedRows: 0, wholeTables: 0, keyframes: 0, patches: 0, historyBytes: 0, rowsRead: 0, rowsWritten: 0, transitions: 0 });
+
 export interface StoreStats {
   pools: number;
   transitions: number;
@@ -186,6 +210,7 @@ type HistoryKind = 'key' | 'rows' | 'patch';
 export class TimelineStore {
   private readonly maxPatches: number;
   private readonly patchWeight: number;
+  private written = noWrites();
 
   constructor(private readonly db: SqlDb, options: StoreOptions = {}) {
     this.maxPatches = options.maxPatchesPerKeyframe ?? MAX_PATCHES_PER_KEYFRAME;
@@ -194,6 +219,11 @@ export class TimelineStore {
 
   get dialect(): SqlDb['dialect'] {
     return this.db.dialect;
+  }
+
+  /** What the committed writes did since start (a copy). */
+  writeStats(): WriteStats {
+    return { ...this.written };
   }
 
   /** Applies pending migrations, each in its own transaction. */
@@ -217,6 +247,17 @@ export class TimelineStore {
    * transitions, and the cycle marker. A crash leaves the previous cycle's consistent state.
    */
   async writeCycle(cycle: { id: string; at: string }, writes: PoolWrite[]): Promise<void> {
+    // Counted as the cycle goes, kept only if it commits.
+    const before = { ...this.written };
+    try {
+      await this.writeCycleTx(cycle, writes);
+    } catch (e) {
+      this.written = before;
+      throw e;
+    }
+  }
+
+  private async writeCycleTx(cycle: { id: string; at: string }, writes: PoolWrite[]): Promise<void> {
     await this.db.tx(async (t) => {
       let transitions = 0;
       for (const w of writes) {
@@ -226,6 +267,7 @@ export class TimelineStore {
         }
         if (!w.detailUnchanged) await this.writeState(t, cycle.at, w);
       }
+      this.written.transitions += transitions;
       await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);
       // Other replicas reading the same PostgreSQL learn of the change at commit (LISTEN/NOTIFY).
       if (this.db.dialect === 'postgres') {
@@ -251,6 +293,7 @@ export class TimelineStore {
     const key = d.summary.key;
     const [prev] = await t.all<PoolRow>('SELECT seq, detail, last_change, key_seq, key_bytes, patch_bytes, rows_apart FROM pools WHERE pool_key = ?', [key]);
     const seq = prev ? Number(prev.seq) + 1 : 1;
+    this.written.states++;
     // Rows left out are as the stored state has them only if it is the one their writer saw.
     const rowsKnown = !!prev && w.rowsAsOf === prev.last_change;
     let state = w.stored ?? storedState(d);
@@ -265,9 +308,13 @@ export class TimelineStore {
       }
       // A few rows: read those alone (one by one); many: the whole tables at once.
       if (written <= 16 || written * 4 <= rows) {
-        if (await this.writeChangedRows(t, at, key, prev, seq, state, w.rowKeysAsOf)) return;
+        if (await this.writeChangedRows(t, at, key, prev, seq, state, w.rowKeysAsOf)) {
+          this.written.changedRows++;
+          return;
+        }
       }
     }
+    this.written.wholeTables++;
     let prevRows: StoredRows | null = null;
     const previous = async (p: PoolRow) => (prevRows ??= await this.storedRows(t, key, p));
     if (leavesOut(state)) state = (prev && rowsKnown ? completeStored(state, await previous(prev)) : null) ?? storedState(d);
@@ -284,13 +331,13 @@ export class TimelineStore {
     const layout = prev ? Number(prev.rows_apart) : WHOLE;
     const had = tablesApart(layout);
     if (!apart) {
-      if (had.length) await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
+      if (had.length) this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
       return;
     }
     // Stored whole before (or new): no row of it can be apart, and none must stand in the way.
     if (prev && had.length < ROW_TABLES.length) {
-      if (had.length === 0) await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
-      else for (const tbl of ROW_TABLES) if (!had.includes(tbl)) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ?', [key, tbl]);
+      if (had.length === 0) this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
+      else for (const tbl of ROW_TABLES) if (!had.includes(tbl)) this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ?', [key, tbl]);
     }
     // The rows kept apart before, compared as text: only those that differ are written.
     const before = had.length ? await previous(prev as PoolRow) : null;
@@ -330,6 +377,7 @@ export class TimelineStore {
           continue;
         }
         const was = there.has(k) ? (await t.all<{ body: string }>('SELECT body FROM pool_rows WHERE pool_key = ? AND tbl = ? AND row_key = ?', [key, tbl, k]))[0]?.body : undefined;
+        if (was !== undefined) this.written.rowsRead++;
         written.push({ key: k, text, was, after: i === 0 ? null : (keys[i - 1] as string) });
       }
       const kept = new Set(keys);
@@ -362,7 +410,10 @@ export class TimelineStore {
   /** The keys of a pool's rows kept apart, per table, as stored. */
   private async storedRowKeys(t: SqlDb, key: string): Promise<Record<RowTable, Set<string>>> {
     const stored = { instances: new Set<string>(), drift: new Set<string>() } satisfies Record<RowTable, Set<string>>;
-    for (const r of await t.all<{ tbl: string; row_key: string }>('SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?', [key])) stored[r.tbl as RowTable]?.add(r.row_key);
+    for (const r of await t.all<{ tbl: string; row_key: string }>('SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?', [key])) {
+      stored[r.tbl as RowTable]?.add(r.row_key);
+      this.written.rowsRead++;
+    }
     return stored;
   }
 
@@ -380,10 +431,12 @@ export class TimelineStore {
   private async writeRows(t: SqlDb, key: string, tbl: RowTable, written: readonly Pick<RowChange, 'key' | 'text' | 'was'>[], removed: readonly string[]): Promise<void> {
     for (const r of written) {
       if (r.was === r.text) continue;
+      this.written.rowsWritten++;
       if (r.was === undefined) await t.run('INSERT INTO pool_rows (pool_key, tbl, row_key, body) VALUES (?, ?, ?, ?)', [key, tbl, r.key, r.text]);
       else await t.run('UPDATE pool_rows SET body = ? WHERE pool_key = ? AND tbl = ? AND row_key = ?', [r.text, key, tbl, r.key]);
     }
     for (const k of removed) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ? AND row_key = ?', [key, tbl, k]);
+    this.written.rowsWritten += removed.length;
   }
 
   /** Whether the next history row may be a patch (else a keyframe is due). */
@@ -403,6 +456,9 @@ export class TimelineStore {
     const keySeq = isKey ? seq : Number(prev?.key_seq);
     const keyBytes = isKey ? body.text.length : Number(prev?.key_bytes);
     const patchBytes = isKey ? 0 : Number(prev?.patch_bytes) + body.text.length;
+    if (isKey) this.written.keyframes++;
+    else this.written.patches++;
+    this.written.historyBytes += body.text.length;
     await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, at, body.kind, body.text]);
     if (prev) {
       await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ?, rows_apart = ? WHERE pool_key = ?',
@@ -420,7 +476,9 @@ export class TimelineStore {
   private async storedRows(db: SqlDb, key: string, row: Pick<PoolRow, 'detail' | 'rows_apart'>): Promise<StoredRows> {
     const layout = Number(row.rows_apart);
     if (layout === WHOLE) return splitStored(inflateDoc(row.detail));
-    return apartRows(row.detail, layout, await db.all<TableRow>('SELECT tbl, row_key, body FROM pool_rows WHERE pool_key = ?', [key]));
+    const rows = await db.all<TableRow>('SELECT tbl, row_key, body FROM pool_rows WHERE pool_key = ?', [key]);
+    this.written.rowsRead += rows.length;
+    return apartRows(row.detail, layout, rows);
   }
 
   /**

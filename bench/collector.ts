@@ -63,7 +63,9 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   if (process.env.POOLSCOPE_BENCH_KEEP === '1') console.error(`collector bench: state kept in ${stateDir}`);
   else rmSync(stateDir, { recursive: true, force: true });
   if (code !== 0) throw new Error(`collector benchmark failed (exit ${code}): ${result}`);
-  return { fleet, seconds, contexts: managementContexts.length, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
+  // glibc's arena limit, when set (it changes the memory outside V8's heap), so a report says how it ran.
+  const arenas = process.env.MALLOC_ARENA_MAX;
+  return { fleet, seconds, contexts: managementContexts.length, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(arenas ? { mallocArenaMax: arenas } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
 }
 
 /** Runs inside the child: start the runtime from the environment, measure, print one JSON line. */

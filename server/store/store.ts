@@ -247,7 +247,8 @@ export class TimelineStore {
    * transitions, and the cycle marker. A crash leaves the previous cycle's consistent state.
    */
   async writeCycle(cycle: { id: string; at: string }, writes: PoolWrite[]): Promise<void> {
-    // Counted as the cycle goes, kept only if it commits.
+    // Counted as the cycle goes, kept only if it commits (cycles are written one at a time: the collector's never
+    // overlap).
     const before = { ...this.written };
     try {
       await this.writeCycleTx(cycle, writes);

@@ -10,7 +10,7 @@ import { parse, stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PoolSummary } from '@/lib/api-types';
 import type { Runtime } from './collector/start';
-import { createMetrics } from './metrics';
+import { createMetrics, POOL_METRICS, poolMetricsText } from './metrics';
 import { harness, until } from './testing/sim-harness';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -87,6 +87,7 @@ describe('metrics', () => {
     const reg = new Registry();
     createMetrics(reg, { runtime: async () => ({}) as Runtime, summaries: async () => [] });
     for (const metric of reg.getMetricsAsArray()) registryNames.add(metric.name);
+    for (const m of Object.values(POOL_METRICS)) registryNames.add(m.name);
     const alerts = rules.spec.groups.flatMap((g) => g.rules);
     expect(alerts.length).toBeGreaterThanOrEqual(5);
     for (const a of alerts) {
@@ -106,12 +107,43 @@ describe('metrics', () => {
 const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p));
 if (!PROMTOOL) console.warn('SKIPPED: promtool is not installed, so the alert rules are not checked or unit-tested. Install it with `sudo apt-get install -y prometheus` (`npm test` does this when run as root).');
 
+/** Two pools whose names need escaping, one frozen since a minute ago. */
+function oddPools(now: number): PoolSummary[] {
+  const base = { clusterName: 'c', orchestrationMode: 'Uniform', provisioningState: 'Succeeded', mpInfrastructureReady: true, phase: 'Running', paused: false, capzVersion: null, worstFinding: null, lastChange: null } as const;
+  const replicas = { desired: 3, vmssCapacity: 3, azureInstances: 3, azureSucceeded: 3, azureFailed: 0, capz: null, capi: 2, readyNodes: 2 };
+  return [
+    { ...base, ref: { context: 'ctx "a"', namespace: 'back\\slash', name: 'line\nfeed' }, key: 'k1', replicas, ampReady: false, driftCounts: { 'missing-from-machinepool': 1 }, activeFindings: [{ code: 'readiness-gate-frozen', severity: 'critical', since: new Date(now - 60_000).toISOString() }] },
+    { ...base, ref: { context: 'mgmt', namespace: 'default', name: 'plain' }, key: 'k2', replicas, ampReady: null, driftCounts: {}, activeFindings: [] },
+  ] as unknown as PoolSummary[];
+}
+
+describe('per-pool metrics text', () => {
+  it('escapes label values, leaves out what is unknown and says how long a list has been frozen', () => {
+    const now = Date.parse('2026-12-01T10:00:00Z');
+    const text = poolMetricsText(oddPools(now), now);
+    const odd = 'context="ctx \\"a\\"",namespace="back\\\\slash",pool="line\\nfeed"';
+    expect(sample(text, 'poolscope_pool_providerid_list_frozen_seconds', odd)).toBe(60);
+    expect(sample(text, 'poolscope_pool_drift_items', `${odd},kind="missing-from-machinepool"`)).toBe(1);
+    expect(sample(text, 'poolscope_pool_drift_items', `${odd},kind="case-mismatch"`)).toBe(0);
+    expect(sample(text, 'poolscope_pool_findings', `${odd},code="readiness-gate-frozen",severity="critical"`)).toBe(1);
+    expect(sample(text, 'poolscope_pool_ready', odd)).toBe(0);
+    // Unknown readiness and replica counts are absent, not 0.
+    expect(sample(text, 'poolscope_pool_ready', 'context="mgmt",namespace="default",pool="plain"')).toBeUndefined();
+    expect(sample(text, 'poolscope_pool_replicas', 'context="mgmt",namespace="default",pool="plain",source="capz"')).toBeUndefined();
+    expect(sample(text, 'poolscope_pool_replicas', 'context="mgmt",namespace="default",pool="plain",source="capi"')).toBe(2);
+    expect(sample(text, 'poolscope_pool_providerid_list_frozen_seconds', 'context="mgmt",namespace="default",pool="plain"')).toBe(0);
+    // One line a sample: no raw line feed inside a label.
+    expect(text.split('\n').filter((l) => l.startsWith('poolscope_pool_paused'))).toHaveLength(2);
+    for (const m of Object.values(POOL_METRICS)) expect(text).toContain(`# TYPE ${m.name} gauge\n`);
+  });
+});
+
 describe('Grafana dashboard', () => {
   it('queries only metrics poolscope exports', async () => {
     const { registry } = await import('./metrics-registry');
     const reg = new Registry();
     createMetrics(reg, { runtime: async () => ({}) as Runtime, summaries: async () => [] });
-    const names = new Set([...reg.getMetricsAsArray(), ...registry().getMetricsAsArray()].map((m) => m.name));
+    const names = new Set([...reg.getMetricsAsArray(), ...registry().getMetricsAsArray(), ...Object.values(POOL_METRICS)].map((m) => m.name));
     const dash = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '..', 'deploy', 'grafana', 'poolscope.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[]; templating: { list: { query: unknown }[] } };
     const exprs = [...dash.panels.flatMap((p) => p.targets.map((t) => [p.title, t.expr] as const)), ...dash.templating.list.map((v) => ['variable', JSON.stringify(v.query)] as const)];
     expect(dash.panels.length).toBeGreaterThan(5);
@@ -138,5 +170,20 @@ describe.skipIf(!PROMTOOL)('alert rules with promtool', () => {
     };
     expect(run(['check', 'rules', 'rules.prom.yaml'])).toMatch(/SUCCESS: 6 rules found/);
     expect(run(['test', 'rules', 'rules.test.yaml'])).toMatch(/SUCCESS/);
+  });
+
+  it('a scrape parses as Prometheus text (`promtool check metrics`), label values needing escapes included', async () => {
+    const now = Date.now();
+    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null }, collector: null }) as unknown as Runtime, summaries: async () => oddPools(now) });
+    const text = await m.render();
+    expect(text).toContain('poolscope_pool_paused{context="ctx \\"a\\"",namespace="back\\\\slash",pool="line\\nfeed"} 0');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-scrape-'));
+    writeFileSync(path.join(dir, 'scrape.prom'), text);
+    try {
+      execFileSync('/bin/sh', ['-c', `'${PROMTOOL}' check metrics < scrape.prom`], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+    } catch (e) {
+      const err = e as { stdout?: string; stderr?: string };
+      throw new Error(`promtool check metrics failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+    }
   });
 });

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { readEnvFile } from '../sim/env-file.mjs';
+import { pct } from './collector';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PORT = 3211;
@@ -39,11 +40,6 @@ function procStats(pid: number): { cpuMs: number; rssMB: number } | null {
     return null;
   }
 }
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-};
 
 export async function benchServer(): Promise<Record<string, unknown>> {
   const fleet = process.env.POOLSCOPE_BENCH_FLEET ?? '10x10x20,subs=4,churn=0.01';

@@ -15,7 +15,6 @@ import { currentSummaries } from './read-model';
 /** The replica counters the timeline charts, as metric label values (`vmssCapacity` → `vmss_capacity`). */
 const REPLICA_SOURCES = REPLICA_SERIES.map((r) => ({ key: r.key, source: r.key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) }));
 
-
 /**
  * The per-pool metrics (labels `context`, `namespace`, `pool`, and the one named here): rendered as text at
  * scrape time, not kept in prom-client, whose label handling and serialising took ~0.3 s of CPU a scrape at
@@ -61,7 +60,7 @@ export function poolMetricsText(pools: readonly PoolSummary[], now: number): str
 }
 
 export interface Metrics {
-  /** Brings every gauge up to date, then serialises the registry (Prometheus text format). */
+  /** Brings every metric up to date, then serialises the per-pool metrics and the registry (Prometheus text format). */
   render(): Promise<string>;
 }
 

@@ -196,7 +196,14 @@ export const OTHER_SCALE_SET = '~other';
 export function scaleSetKeyOf(providerID: unknown): string {
   const p = parseProviderId(providerID);
   if (!p.ok) return OTHER_SCALE_SET;
-  const base = `${p.subscriptionId}/${p.resourceGroup}`.toLowerCase();
-  if (p.kind === 'vm') return `${base}/~flex`;
-  return `${base}/${(p.scaleSet ?? '').toLowerCase()}`;
+  // Kept per parse (cached itself): the collector asks it of every ID of a pool's lists at each update of them.
+  let key = scaleSetKeys.get(p);
+  if (key === undefined) {
+    const base = `${p.subscriptionId}/${p.resourceGroup}`.toLowerCase();
+    key = intern(p.kind === 'vm' ? `${base}/~flex` : `${base}/${(p.scaleSet ?? '').toLowerCase()}`);
+    scaleSetKeys.set(p, key);
+  }
+  return key;
 }
+
+const scaleSetKeys = new WeakMap<ProviderIdParse, string>();

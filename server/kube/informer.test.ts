@@ -2,14 +2,16 @@
 // bookmarks and a server-side timeout as client-go asks them (bookmarks taken in stride: no reconnect, no
 // relist), resumption after a watch ends, a fresh list after 410, and errors reported as state with backoff.
 
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSeedSimulator } from '@/sim/kube/testing';
 import type { KubeSimulator } from '@/sim/kube/simulator';
 import { findByKind, type ResourceDef } from '@/sim/kube/resources';
 import { until } from '../testing/sim-harness';
 import type { KubeObject } from '@/lib/unstructured';
-import { Informer, informerActivity, ListGate, WATCH_INACTIVITY_MS, watchQuery } from './informer';
+import { Informer, informerActivity, LineSplitter, ListGate, WATCH_INACTIVITY_MS, watchQuery } from './informer';
 
 describe('watchQuery', () => {
   it('asks for bookmarks and a server-side timeout of 5 to 10 minutes, keeping the resume point', () => {
@@ -203,5 +205,134 @@ describe('Informer against the simulator', () => {
     await until('live again', () => (states.at(-1) === 'live' && informer.lists === 1 ? true : undefined));
     expect(restarts).toBeGreaterThanOrEqual(1);
     informer.stop();
+  });
+});
+
+describe('LineSplitter', () => {
+  const split = (chunks: Buffer[]) => {
+    const out: string[] = [];
+    const s = new LineSplitter();
+    for (const c of chunks) s.push(c, (l) => out.push(l));
+    s.end((l) => out.push(l));
+    return out;
+  };
+
+  it('gives each line whole however the chunks cut it, a character cut in two included', () => {
+    const text = '{"a":"één"}\n{"b":"ß→✓"}\r\n\n{"c":3}';
+    const bytes = Buffer.from(text, 'utf8');
+    const want = ['{"a":"één"}', '{"b":"ß→✓"}\r', '{"c":3}'];
+    // Every way of cutting it in two and in three (many cut inside a multi-byte character).
+    for (let i = 0; i <= bytes.length; i++) {
+      expect(split([bytes.subarray(0, i), bytes.subarray(i)])).toEqual(want);
+      for (let j = i; j <= bytes.length; j += 3) expect(split([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)])).toEqual(want);
+    }
+    // Byte by byte.
+    expect(split([...bytes].map((b) => Buffer.from([b])))).toEqual(want);
+  });
+
+  it('gives nothing for blank input and keeps an unfinished line until the end', () => {
+    expect(split([Buffer.from('\n\n  \n')])).toEqual([]);
+    const out: string[] = [];
+    const s = new LineSplitter();
+    s.push(Buffer.from('{"x":'), (l) => out.push(l));
+    expect(out).toEqual([]);
+    s.push(Buffer.from('1}\n{"y"'), (l) => out.push(l));
+    expect(out).toEqual(['{"x":1}']);
+  });
+});
+
+describe('Informer against a plain HTTP server', () => {
+  // What the simulator cannot be made to do: send a line that is not JSON, or fall silent mid-watch.
+  let server: http.Server;
+  let base = '';
+  let watchBody: (res: http.ServerResponse) => void = (res) => res.end();
+  let watches = 0;
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      res.setHeader('Content-Type', 'application/json');
+      if (url.searchParams.get('watch') === 'true') {
+        watches++;
+        watchBody(res);
+        return;
+      }
+      res.end(JSON.stringify({ kind: 'List', metadata: { resourceVersion: '10' }, items: [{ metadata: { name: 'a', namespace: 'n', resourceVersion: '10' } }] }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  const kubeconfig = () => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [{ name: 'c', server: base, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    return kc;
+  };
+
+  it('ends a watch that sends a line that is not JSON with an error saying so, and resumes from before it', async () => {
+    watches = 0;
+    const rvs: string[] = [];
+    watchBody = (res) => {
+      rvs.push(String(new URL(`http://x${res.req.url}`).searchParams.get('resourceVersion')));
+      res.write(`${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'n', resourceVersion: '11' }, spec: { x: 1 } } })}\n`);
+      res.write('<html>not json</html>\n');
+    };
+    const states: string[] = [];
+    const informer = new Informer({ kc: kubeconfig(), path: '/apis/x/v1/things', kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st) });
+    informer.start();
+    try {
+      await until('stale', () => states.find((s) => s.startsWith('stale')));
+      expect(states.find((s) => s.startsWith('stale'))).toContain('not JSON: <html>not json</html>');
+      await until('a second watch', () => (watches >= 2 ? true : undefined));
+      // The event before the bad line was taken; the next watch resumes after it.
+      expect(rvs.slice(0, 2)).toEqual(['10', '11']);
+      expect(informer.items.get('n/a')?.spec).toEqual({ x: 1 });
+    } finally {
+      informer.stop();
+    }
+  });
+
+  it('ends a watch whose handler throws with that error, the event coming again on the next watch', async () => {
+    watches = 0;
+    watchBody = (res) => res.end(`${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'n', resourceVersion: '12' }, spec: { x: 2 } } })}\n`);
+    const states: string[] = [];
+    let calls = 0;
+    const informer = new Informer({ kc: kubeconfig(), path: '/apis/x/v1/things', kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st) });
+    informer.on('update', () => {
+      calls++;
+      if (calls === 1) throw new Error('handler broke');
+    });
+    informer.start();
+    try {
+      await until('the update handled', () => (calls >= 2 ? true : undefined));
+      expect(states).toContain('stale: handler broke');
+    } finally {
+      informer.stop();
+    }
+  });
+
+  it('gives up on a watch that stays silent, as a timeout, and resumes at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    watches = 0;
+    watchBody = (res) => res.write('\n'); // headers and a byte, then nothing
+    const states: string[] = [];
+    let restarts = 0;
+    const informer = new Informer({ kc: kubeconfig(), path: '/apis/x/v1/things', kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st), onRestart: () => restarts++ });
+    informer.start();
+    try {
+      await vi.waitFor(() => expect(watches).toBe(1));
+      await vi.advanceTimersByTimeAsync(WATCH_INACTIVITY_MS - 1000);
+      expect(watches).toBe(1);
+      await vi.advanceTimersByTimeAsync(2000);
+      await vi.waitFor(() => expect(watches).toBe(2));
+      // A silent connection is not an error of the source: no stale state, no restart counted.
+      expect(states.filter((s) => s !== 'live')).toEqual([]);
+      expect(restarts).toBe(0);
+    } finally {
+      informer.stop();
+      vi.useRealTimers();
+    }
   });
 });

@@ -5,7 +5,7 @@
 // Reading restores the strings.
 
 import { createHash } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import type { InstanceRow, PoolDetail } from '@/lib/api-types';
 import { stableDetail } from '@/lib/transitions';
 import { KEYED_TABLES } from './history-patch';
@@ -462,14 +462,24 @@ export function unpackDetail<T extends object>(doc: T): T {
  */
 const DEFLATED = 'z1:';
 
-export function deflateDoc(json: string): string {
-  return DEFLATED + deflateRawSync(json, { level: 3 }).toString('base64');
+export function deflateDoc(json: string, options: ZlibOptions = WHOLE_STATE): string {
+  return DEFLATED + deflateRawSync(json, options).toString('base64');
 }
+
+const WHOLE_STATE: ZlibOptions = { level: 3 };
+
+/**
+ * A patch (a few KB) deflated with a 4 KB window and a small hash table: zlib's default 32 KB window and tables
+ * are ~270 KB to allocate and clear at every call, for a text that fits in 4 KB. On the patches of a churning
+ * 100-instance pool (4.5 KB on average) the bytes out are the same and the CPU ~30% less (deflating patches
+ * was ~2.4% of the 100k collector's main thread). Any inflater reads it.
+ */
+const PATCH: ZlibOptions = { level: 3, windowBits: 12, memLevel: 5 };
 
 /** Deflated when that is shorter (a patch of a few hundred bytes is not). */
 export function deflateIfShorter(json: string): string {
   if (json.length < 512) return json;
-  const z = deflateDoc(json);
+  const z = deflateDoc(json, PATCH);
   return z.length < json.length ? z : json;
 }
 

@@ -276,21 +276,30 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     await s.close();
   });
 
-  it.skipIf(!available)('reads the stored row keys when those its writer names are not as many as the stored rows', async () => {
-    const s = new TimelineStore(open());
+  it.skipIf(!available)('reads the stored row keys when those its writer names are not as many as the stored rows (counted with the rows, or in the index for a pool stored before)', async () => {
+    const db = open();
+    const s = new TimelineStore(db);
     await s.migrate();
-    const state = (instances: InstanceSpec[]) => {
-      const b = buildPool({ name: 'keys', replicas: 3, instances });
+    const state = (name: string, instances: InstanceSpec[]) => {
+      const b = buildPool({ name, replicas: 3, instances });
       return analyzePool(b.input, { now: b.now });
     };
-    const d0 = state([{ member: '0' }, { member: '1' }, { member: '2' }]);
-    const d1 = state([{ member: '0' }, { member: '1', node: 'none' }]);
-    await s.writeCycle({ id: 'k0', at: at(0) }, [{ detail: d0, transitions: [] }]);
-    const { stored, shape } = toStore(d1, shapeOf(d0));
-    // A writer whose keys miss one stored row (member 2): trusted, the row would stay stored after it went.
-    const wrong = { ...shape.tables, instances: new Map([...shapeOf(d0).tables.instances].slice(0, 2)) };
-    await s.writeCycle({ id: 'k1', at: at(1) }, [{ detail: d1, transitions: [], stored, rowsAsOf: at(0), rowKeysAsOf: wrong }]);
-    expect(stableDetail((await s.currentPool(d1.summary.key, at(1)))!)).toEqual(JSON.parse(JSON.stringify(stableDetail(d1))));
+    for (const name of ['keys', 'keys-uncounted']) {
+      const d0 = state(name, [{ member: '0' }, { member: '1' }, { member: '2' }]);
+      const d1 = state(name, [{ member: '0' }, { member: '1', node: 'none' }]);
+      await s.writeCycle({ id: `${name}0`, at: at(0) }, [{ detail: d0, transitions: [] }]);
+      const [counted] = await db.all<{ rows_instances: number; rows_drift: number }>('SELECT rows_instances, rows_drift FROM pools WHERE pool_key = ?', [d0.summary.key]);
+      expect([Number(counted?.rows_instances), Number(counted?.rows_drift)]).toEqual([3, d0.drift.length]);
+      // As a pool last written before the rows were counted with it (migration 6).
+      if (name === 'keys-uncounted') await db.run('UPDATE pools SET rows_instances = -1, rows_drift = -1 WHERE pool_key = ?', [d0.summary.key]);
+      const { stored, shape } = toStore(d1, shapeOf(d0));
+      // A writer whose keys miss one stored row (member 2): trusted, the row would stay stored after it went.
+      const wrong = { ...shape.tables, instances: new Map([...shapeOf(d0).tables.instances].slice(0, 2)) };
+      await s.writeCycle({ id: `${name}1`, at: at(1) }, [{ detail: d1, transitions: [], stored, rowsAsOf: at(0), rowKeysAsOf: wrong }]);
+      expect(stableDetail((await s.currentPool(d1.summary.key, at(1)))!), name).toEqual(JSON.parse(JSON.stringify(stableDetail(d1))));
+      const [after] = await db.all<{ rows_instances: number; n: number }>('SELECT rows_instances, (SELECT COUNT(*) FROM pool_rows r WHERE r.pool_key = p.pool_key AND r.tbl = ?) AS n FROM pools p WHERE pool_key = ?', ['instances', d1.summary.key]);
+      expect([Number(after?.rows_instances), Number(after?.n)], name).toEqual([2, 2]);
+    }
     await s.close();
   });
 
@@ -335,6 +344,11 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
       await s.writeCycle({ id: `cw${i}`, at: at(i) }, [{ detail: d, transitions: [], stored, ...(prev && shape ? { rowsAsOf: prev.summary.lastChange ?? undefined, rowKeysAsOf: shape.tables } : {}) }]);
       d.summary.lastChange = at(i);
       if (i > 0) expect(statements).not.toContain('SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?');
+      // Nor counted: the pool's row says how many there are.
+      expect(statements.filter((q) => /COUNT/.test(q))).toEqual([]);
+      const [counts] = await d0.all<{ rows_instances: number; rows_drift: number; ni: number; nd: number }>(
+        "SELECT rows_instances, rows_drift, (SELECT COUNT(*) FROM pool_rows r WHERE r.pool_key = p.pool_key AND r.tbl = 'instances') AS ni, (SELECT COUNT(*) FROM pool_rows r WHERE r.pool_key = p.pool_key AND r.tbl = 'drift') AS nd FROM pools p WHERE pool_key = ?", [d.summary.key]);
+      expect([Number(counts?.rows_instances), Number(counts?.rows_drift)], `counts at step ${i}`).toEqual([Number(counts?.ni), Number(counts?.nd)]);
       const rowWrites = statements.filter((q) => /pool_rows/.test(q) && !/^SELECT/.test(q));
       // The write counters say what the statements did.
       const now = s.writeStats();

@@ -245,15 +245,18 @@ describe('Informer against a plain HTTP server', () => {
   // What the simulator cannot be made to do: send a line that is not JSON, or fall silent mid-watch.
   let server: http.Server;
   let base = '';
-  let watchBody: (res: http.ServerResponse) => void = (res) => res.end();
-  let watches = 0;
+  // Each test watches a path of its own: a request an earlier test's informer had in flight when it stopped
+  // cannot count as another's.
+  const watchBodies = new Map<string, (res: http.ServerResponse) => void>();
+  const watchCounts = new Map<string, number>();
+  const watches = (path: string) => watchCounts.get(path) ?? 0;
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       res.setHeader('Content-Type', 'application/json');
       if (url.searchParams.get('watch') === 'true') {
-        watches++;
-        watchBody(res);
+        watchCounts.set(url.pathname, watches(url.pathname) + 1);
+        (watchBodies.get(url.pathname) ?? ((r) => r.end()))(res);
         return;
       }
       res.end(JSON.stringify({ kind: 'List', metadata: { resourceVersion: '10' }, items: [{ metadata: { name: 'a', namespace: 'n', resourceVersion: '10' } }] }));
@@ -272,20 +275,20 @@ describe('Informer against a plain HTTP server', () => {
   };
 
   it('ends a watch that sends a line that is not JSON with an error saying so, and resumes from before it', async () => {
-    watches = 0;
+    const path = '/apis/x/v1/not-json';
     const rvs: string[] = [];
-    watchBody = (res) => {
+    watchBodies.set(path, (res) => {
       rvs.push(String(new URL(`http://x${res.req.url}`).searchParams.get('resourceVersion')));
       res.write(`${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'n', resourceVersion: '11' }, spec: { x: 1 } } })}\n`);
       res.write('<html>not json</html>\n');
-    };
+    });
     const states: string[] = [];
-    const informer = new Informer({ kc: kubeconfig(), path: '/apis/x/v1/things', kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st) });
+    const informer = new Informer({ kc: kubeconfig(), path, kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st) });
     informer.start();
     try {
       await until('stale', () => states.find((s) => s.startsWith('stale')));
       expect(states.find((s) => s.startsWith('stale'))).toContain('not JSON: <html>not json</html>');
-      await until('a second watch', () => (watches >= 2 ? true : undefined));
+      await until('a second watch', () => (watches(path) >= 2 ? true : undefined));
       // The event before the bad line was taken; the next watch resumes after it.
       expect(rvs.slice(0, 2)).toEqual(['10', '11']);
       expect(informer.items.get('n/a')?.spec).toEqual({ x: 1 });
@@ -295,11 +298,11 @@ describe('Informer against a plain HTTP server', () => {
   });
 
   it('ends a watch whose handler throws with that error, the event coming again on the next watch', async () => {
-    watches = 0;
-    watchBody = (res) => res.end(`${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'n', resourceVersion: '12' }, spec: { x: 2 } } })}\n`);
+    const path = '/apis/x/v1/throwing';
+    watchBodies.set(path, (res) => res.end(`${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'n', resourceVersion: '12' }, spec: { x: 2 } } })}\n`));
     const states: string[] = [];
     let calls = 0;
-    const informer = new Informer({ kc: kubeconfig(), path: '/apis/x/v1/things', kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st) });
+    const informer = new Informer({ kc: kubeconfig(), path, kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st) });
     informer.on('update', () => {
       calls++;
       if (calls === 1) throw new Error('handler broke');
@@ -315,18 +318,18 @@ describe('Informer against a plain HTTP server', () => {
 
   it('gives up on a watch that stays silent, as a timeout, and resumes at once', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    watches = 0;
-    watchBody = (res) => res.write('\n'); // headers and a byte, then nothing
+    const path = '/apis/x/v1/silent';
+    watchBodies.set(path, (res) => res.write('\n')); // headers and a byte, then nothing
     const states: string[] = [];
     let restarts = 0;
-    const informer = new Informer({ kc: kubeconfig(), path: '/apis/x/v1/things', kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st), onRestart: () => restarts++ });
+    const informer = new Informer({ kc: kubeconfig(), path, kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st), onRestart: () => restarts++ });
     informer.start();
     try {
-      await vi.waitFor(() => expect(watches).toBe(1));
+      await vi.waitFor(() => expect(watches(path)).toBe(1));
       await vi.advanceTimersByTimeAsync(WATCH_INACTIVITY_MS - 1000);
-      expect(watches).toBe(1);
+      expect(watches(path)).toBe(1);
       await vi.advanceTimersByTimeAsync(2000);
-      await vi.waitFor(() => expect(watches).toBe(2));
+      await vi.waitFor(() => expect(watches(path)).toBe(2));
       // A silent connection is not an error of the source: no stale state, no restart counted.
       expect(states.filter((s) => s !== 'live')).toEqual([]);
       expect(restarts).toBe(0);

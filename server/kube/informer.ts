@@ -63,6 +63,17 @@ export class ApiStatusError extends Error {
   }
 }
 
+/** A request's failure as the API server answered it: its Status message and reason, when the body is a Status. */
+function statusError(what: string, code: number, body: string): ApiStatusError {
+  let status: { message?: string; reason?: string } = {};
+  try {
+    status = JSON.parse(body) as typeof status;
+  } catch {
+    /* not a Status */
+  }
+  return new ApiStatusError(code, `${what}: HTTP ${code}${status.message ? `: ${status.message}` : ''}`, status.reason);
+}
+
 const isGone = (e: unknown) => (e as { statusCode?: number; code?: number } | null)?.statusCode === 410 || (e as { code?: number } | null)?.code === 410;
 
 /** What an informer keeps an object under: `namespace/name`, or the name of a cluster-scoped one. */
@@ -210,33 +221,31 @@ export class Informer {
     const k = itemKey(obj);
     const old = this.items.get(k);
     this.items.set(k, obj);
-    try {
-      if (!old) this.emit('add', obj);
-      // A new resourceVersion whose slimmed content is the same (a Node's status refresh, a condition's time) is
-      // kept but not announced: it cannot change an analysis, and at 100,000 VMs such updates are most of them.
-      else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion && !sameContent(old, obj)) this.emit('update', obj, old);
-    } catch (e) {
-      // A handler failed: the item is as before, so the event, coming again, is announced again.
-      this.restore(k, old);
-      throw e;
-    }
+    if (!old) this.announce(k, old, 'add', obj);
+    // A new resourceVersion whose slimmed content is the same (a Node's status refresh, a condition's time) is
+    // kept but not announced: it cannot change an analysis, and at 100,000 VMs such updates are most of them.
+    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion && !sameContent(old, obj)) this.announce(k, old, 'update', obj, old);
   }
 
   private drop(obj: KubeObject): void {
     const k = itemKey(obj);
     const old = this.items.get(k);
     this.items.delete(k);
-    try {
-      if (old || this.opts.keep === false) this.emit('delete', old ?? obj);
-    } catch (e) {
-      this.restore(k, old);
-      throw e;
-    }
+    if (old || this.opts.keep === false) this.announce(k, old, 'delete', old ?? obj);
   }
 
-  private restore(k: string, old: KubeObject | undefined): void {
-    if (old) this.items.set(k, old);
-    else this.items.delete(k);
+  /**
+   * Tells the handlers of a change already made to the items; when one throws, the item `k` is put back as it
+   * was (`old`) before the error goes on, so the event, coming again, is announced again.
+   */
+  private announce(k: string, old: KubeObject | undefined, verb: 'add' | 'update' | 'delete', obj: KubeObject, previous?: KubeObject): void {
+    try {
+      this.emit(verb, obj, previous);
+    } catch (e) {
+      if (old) this.items.set(k, old);
+      else this.items.delete(k);
+      throw e;
+    }
   }
 
   /** Lists every page (a fresh list when a continue token expires), then reconciles the items with it. */
@@ -256,12 +265,7 @@ export class Informer {
       for (const [k, old] of this.items) {
         if (!items.has(k)) {
           this.items.delete(k);
-          try {
-            this.emit('delete', old);
-          } catch (e) {
-            this.restore(k, old);
-            throw e;
-          }
+          this.announce(k, old, 'delete', old);
         }
       }
     }
@@ -294,15 +298,7 @@ export class Informer {
         this.controller = controller;
         const res = await fetch(url, { headers: { ...ctx.getHeaders(), Accept: 'application/json' }, dispatcher, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(WATCH_INACTIVITY_MS)]) });
         const text = await res.text();
-        if (res.status !== 200) {
-          let status: { message?: string; reason?: string } = {};
-          try {
-            status = JSON.parse(text) as typeof status;
-          } catch {
-            /* not a Status */
-          }
-          throw new ApiStatusError(res.status, `list ${this.opts.path}: HTTP ${res.status}${status.message ? `: ${status.message}` : ''}`, status.reason);
-        }
+        if (res.status !== 200) throw statusError(`list ${this.opts.path}`, res.status, text);
         const body = JSON.parse(text) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
         for (const o of body.items ?? []) {
           const s = slim(this.opts.kind, o);
@@ -380,16 +376,7 @@ export class Informer {
     };
     try {
       const res = await request(url, { method: 'GET', headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() as Dispatcher | undefined, signal: controller.signal });
-      if (res.statusCode !== 200) {
-        const text = await res.body.text();
-        let status: { message?: string; reason?: string } = {};
-        try {
-          status = JSON.parse(text) as typeof status;
-        } catch {
-          /* not a Status */
-        }
-        throw new ApiStatusError(res.statusCode, `watch ${this.opts.path}: HTTP ${res.statusCode}${status.message ? `: ${status.message}` : ''}`, status.reason);
-      }
+      if (res.statusCode !== 200) throw statusError(`watch ${this.opts.path}`, res.statusCode, await res.body.text());
       const lines = new LineSplitter();
       await new Promise<void>((resolve, reject) => {
         // A handler that throws ends the watch with its error (reported as the source's state); the watch then

@@ -446,10 +446,13 @@ export class TimelineStore {
    */
   private async knownRowKeys(t: SqlDb, key: string, prev: PoolRow, known: PoolWrite['rowKeysAsOf']): Promise<PoolWrite['rowKeysAsOf'] | null> {
     if (!known) return null;
-    let counts: Map<string, number>;
-    if (ROW_TABLES.every((tbl) => Number(prev[ROW_COUNT_COLUMN[tbl]]) >= 0)) counts = new Map(ROW_TABLES.map((tbl) => [tbl, Number(prev[ROW_COUNT_COLUMN[tbl]])]));
-    else counts = new Map((await t.all<{ tbl: string; n: number }>('SELECT tbl, COUNT(*) AS n FROM pool_rows WHERE pool_key = ? GROUP BY tbl', [key])).map((r) => [r.tbl, Number(r.n)]));
-    return ROW_TABLES.every((tbl) => (counts.get(tbl) ?? 0) === known[tbl].size) ? known : null;
+    const counted = (tbl: RowTable) => Number(prev[ROW_COUNT_COLUMN[tbl]]);
+    let count = counted;
+    if (!ROW_TABLES.every((tbl) => counted(tbl) >= 0)) {
+      const inIndex = new Map((await t.all<{ tbl: string; n: number }>('SELECT tbl, COUNT(*) AS n FROM pool_rows WHERE pool_key = ? GROUP BY tbl', [key])).map((r) => [r.tbl, Number(r.n)]));
+      count = (tbl) => inIndex.get(tbl) ?? 0;
+    }
+    return ROW_TABLES.every((tbl) => count(tbl) === known[tbl].size) ? known : null;
   }
 
   /** Writes a pool's rows kept apart that differ from what they were (new, changed), and deletes those removed. */

@@ -4,15 +4,14 @@
 // Size: POOLSCOPE_BENCH_FLEET (default 10x10x20,subs=4,churn=0.01), duration: POOLSCOPE_BENCH_SECONDS (default 90).
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CycleEvent } from '../server/collector/collector';
 import type { InformerActivity } from '../server/kube/informer';
 import type { WriteStats } from '../server/store/store';
-import { readEnvFile } from '../sim/env-file.mjs';
+import { startFleet } from './fleet';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -25,30 +24,16 @@ export const pct = (xs: number[], p: number) => {
 export async function benchCollector(): Promise<Record<string, unknown>> {
   const fleet = process.env.POOLSCOPE_BENCH_FLEET ?? '10x10x20,subs=4,churn=0.01';
   const seconds = Number(process.env.POOLSCOPE_BENCH_SECONDS ?? 90);
-  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-bench-'));
-  const sim = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'sim', 'cli.ts'), '--fleet', fleet, '--state-dir', stateDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  sim.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  sim.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  const envFile = path.join(stateDir, 'env');
-  for (let i = 0; i < 1200 && !(existsSync(envFile) && /Ctrl-C/.test(out)); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!existsSync(envFile)) throw new Error(`the simulator did not start:\n${out}`);
-  const env = readEnvFile(envFile);
-  // The collector watches the fleet's management clusters, as an operator points it at them: the simulator's
-  // kubeconfig also has a context for each workload cluster, which `*` would watch as management clusters too (six
-  // more informers each, over empty collections and the workload cluster's Events).
-  const fleetKc = new KubeConfig();
-  fleetKc.loadFromFile(env.KUBECONFIG as string);
-  const managementContexts = fleetKc.getContexts().map((c) => c.name).filter((n) => n.startsWith('mgmt-'));
-  if (!managementContexts.length) throw new Error('the simulated fleet has no management context (mgmt-*)');
-  // The collector process is this one; it must trust the simulator's CA, which Node reads only at start,
-  // so the measurement runs in a child process started with NODE_EXTRA_CA_CERTS.
-  // POOLSCOPE_BENCH_NODE_FLAGS: Node/V8 flags for the collector process, to try settings for a Deployment.
-  const flags = (process.env.POOLSCOPE_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   // POOLSCOPE_BENCH_PRELOAD: a shared library preloaded into the collector process only (LD_PRELOAD), e.g.
   // another malloc, as a container image might run it.
   const preload = process.env.POOLSCOPE_BENCH_PRELOAD;
   if (preload && !existsSync(preload)) throw new Error(`POOLSCOPE_BENCH_PRELOAD: no such file ${preload}`);
+  const sim = await startFleet(fleet);
+  const { env, contexts: managementContexts, stateDir } = sim;
+  // The collector process is this one; it must trust the simulator's CA, which Node reads only at start,
+  // so the measurement runs in a child process started with NODE_EXTRA_CA_CERTS.
+  // POOLSCOPE_BENCH_NODE_FLAGS: Node/V8 flags for the collector process, to try settings for a Deployment.
+  const flags = (process.env.POOLSCOPE_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const child = spawn(process.execPath, [...flags, '--conditions=react-server', '--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'collector-child.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env, ...(preload ? { LD_PRELOAD: preload } : {}), POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: managementContexts.join(','), POOLSCOPE_BENCH_SECONDS: String(seconds) },
@@ -57,12 +42,10 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   let result = '';
   child.stdout.on('data', (d: Buffer) => { result += d.toString(); });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const simExited = new Promise((resolve) => sim.on('exit', resolve));
-  sim.kill('SIGINT');
-  await simExited;
   // The store of a 100k run weighs a gigabyte: kept only when asked (POOLSCOPE_BENCH_KEEP=1, to look into it).
-  if (process.env.POOLSCOPE_BENCH_KEEP === '1') console.error(`collector bench: state kept in ${stateDir}`);
-  else rmSync(stateDir, { recursive: true, force: true });
+  const keep = process.env.POOLSCOPE_BENCH_KEEP === '1';
+  await sim.stop({ keep });
+  if (keep) console.error(`collector bench: state kept in ${stateDir}`);
   if (code !== 0) throw new Error(`collector benchmark failed (exit ${code}): ${result}`);
   // glibc's arena limit, when set (it changes the memory outside V8's heap), so a report says how it ran.
   const arenas = process.env.MALLOC_ARENA_MAX;

@@ -6,12 +6,10 @@
 // Size: POOLSCOPE_BENCH_FLEET (default 10x10x20,subs=4,churn=0.01); window: POOLSCOPE_BENCH_SECONDS (default 90).
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import { readEnvFile } from '../sim/env-file.mjs';
 import { pct } from './collector';
+import { startFleet } from './fleet';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PORT = 3211;
@@ -50,21 +48,10 @@ export async function benchServer(): Promise<Record<string, unknown>> {
     const b = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
     if (b.status !== 0) throw new Error('the build failed');
   }
-  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-bench-server-'));
-  const sim = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'sim', 'cli.ts'), '--fleet', fleet, '--state-dir', stateDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let simOut = '';
-  sim.stdout.on('data', (d: Buffer) => { simOut += d.toString(); });
-  sim.stderr.on('data', (d: Buffer) => { simOut += d.toString(); });
+  const sim = await startFleet(fleet, 'poolscope-bench-server-');
+  const { env, contexts, stateDir } = sim;
   let server: ReturnType<typeof spawn> | null = null;
   try {
-    const envFile = path.join(stateDir, 'env');
-    for (let i = 0; i < 1200 && !(existsSync(envFile) && /Ctrl-C/.test(simOut)); i++) await new Promise((r) => setTimeout(r, 100));
-    if (!existsSync(envFile)) throw new Error(`the simulator did not start:\n${simOut}`);
-    const env = readEnvFile(envFile);
-    // The fleet's management clusters, as an operator names them (see the collector suite).
-    const kc = new KubeConfig();
-    kc.loadFromFile(env.KUBECONFIG as string);
-    const contexts = kc.getContexts().map((c) => c.name).filter((n) => n.startsWith('mgmt-'));
     // As the Deployment runs it (deploy/base: NODE_OPTIONS=--max-old-space-size=640).
     server = spawn(process.execPath, [serverJs], {
       cwd: path.dirname(serverJs),
@@ -135,9 +122,6 @@ export async function benchServer(): Promise<Record<string, unknown>> {
       server.kill('SIGTERM');
       await exited;
     }
-    const simExited = new Promise((r) => sim.on('exit', r));
-    sim.kill('SIGINT');
-    await simExited;
-    rmSync(stateDir, { recursive: true, force: true });
+    await sim.stop();
   }
 }

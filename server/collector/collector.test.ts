@@ -260,7 +260,8 @@ describe('collector resilience', () => {
     const write = h.store.writeCycle.bind(h.store);
     const refusedAt: number[] = [];
     let refusedWithEvent = 0;
-    h.store.writeCycle = async (cycle, writes) => {
+    h.store.writeCycle = async (cycle, pending) => {
+      const writes = [...pending];
       if (refusedWithEvent < 2) {
         refusedAt.push(performance.now());
         if (writes.some((w) => w.transitions.some((t) => t.field === 'event.DiskFull'))) refusedWithEvent++;
@@ -287,6 +288,48 @@ describe('collector resilience', () => {
     // Each try waited longer than the one before (the cadence, 150 ms, doubled each time).
     const gaps = refusedAt.slice(1).map((t, i) => t - (refusedAt[i] as number));
     expect(gaps.at(-1)).toBeGreaterThanOrEqual(150 * 2 ** (refusedAt.length - 1) - 5);
+  }, 40_000);
+
+  it('records a pool\'s Event once when its analysis failed in a cycle the store then refused', async () => {
+    const h = await harness('demo.yaml', 1);
+    // A cadence longer than the test: only a change someone made brings a cycle about.
+    const c = await h.start({ cycleMs: 600_000 });
+    const key = (name: string) => `mgmt-weu/default/${name}`;
+    await until('the pools stored', async () => ((await h.store.currentPool(key('system'))) && (await h.store.currentPool(key('workers'))) ? true : undefined), 20_000);
+    const inside = c as unknown as { analyse(k: string, at: string, events: readonly unknown[]): unknown; pendingEvents: Map<string, unknown[]> };
+    // `system`'s next analysis fails once; the cycle's write (of `workers` alone) is refused once.
+    const analyse = inside.analyse.bind(c);
+    let failed = 0;
+    inside.analyse = (k, at, events) => {
+      if (k === key('system') && failed++ === 0) throw new Error('analysis failed');
+      return analyse(k, at, events);
+    };
+    const write = h.store.writeCycle.bind(h.store);
+    let refused = 0;
+    h.store.writeCycle = async (cycle, writes) => {
+      if (refused++ > 0) return write(cycle, writes);
+      // Refused after taking the cycle's writes, as a transaction failing at its end would.
+      expect([...writes].length).toBe(1);
+      throw new Error('database is locked');
+    };
+    const EVENT = findByPlural('', 'v1', 'events')!;
+    const now = new Date().toISOString();
+    h.sim.kube.cluster('mgmt-weu').store.create(EVENT, 'default', {
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'system.disk', namespace: 'default' },
+      involvedObject: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: 'system', namespace: 'default' },
+      reason: 'DiskFull', message: 'the disk is full', type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
+    } as KubeObject);
+    await until('the Event waiting', async () => (inside.pendingEvents.has(key('system')) ? true : undefined));
+    // Someone scales `workers`: a cycle at once, taking both pools.
+    h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'workers', replicas: 6 } });
+    const tl = await until('the Event stored', async () => {
+      const t = await h.store.timeline(key('system'), ago, far);
+      return field(t, 'event.DiskFull').length ? t : undefined;
+    }, 20_000);
+    expect(failed).toBeGreaterThan(1);
+    expect(refused).toBeGreaterThan(1);
+    await until('the scale stored', async () => ((await h.store.currentPool(key('workers')))?.summary.replicas.desired === 6 ? true : undefined));
+    expect(field(tl, 'event.DiskFull').map((e) => e.to)).toEqual(['MachinePool/system']);
   }, 40_000);
 
   it('keeps Azure data fresh while the management cluster is down, and reports it', async () => {

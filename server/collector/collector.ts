@@ -45,6 +45,9 @@ function eventSignature(field: string, to: string | null, detail: string | null 
   return createHash('sha1').update(`${field}|${to}|${detail}`).digest('base64').slice(0, 16);
 }
 
+/** A pool's write as the collector makes it: with the shape of the state it stores (see StoredShape). */
+type CycleWrite = PoolWrite & { shape?: StoredShape };
+
 /** A pool a cycle took: since when a change to it waited, and its Events. */
 interface Taken {
   key: string;
@@ -394,7 +397,7 @@ export class Collector {
   }
 
   /** A pool's analysis and what to write of it (null: nothing changed and no Event came). */
-  private analyse(key: string, at: string, pending: readonly PoolEvent[]): (PoolWrite & { shape?: StoredShape }) | null {
+  private analyse(key: string, at: string, pending: readonly PoolEvent[]): CycleWrite | null {
     const [ctx, ns, name] = key.split('/') as [string, string, string];
     const src = this.sources.get(ctx);
     const input = src?.poolInput(`${ns}/${name}`);
@@ -443,6 +446,35 @@ export class Collector {
     for (const k of later) this.dirty.add(k);
   }
 
+  /**
+   * A cycle's writes, each pool analysed when the store asks for its write (inside the cycle's transaction), so its
+   * analysis — the instance table most of it — is garbage once written. Analysed all first and written after, a
+   * full cycle's analyses outlived two young-generation collections and were promoted: most of what filled the
+   * old generation. Once the next is asked for, a write is in `written` as the cycle's end needs it (its state
+   * without the instance table, its shape); `time.ms` adds up the time spent analysing.
+   */
+  private *analysed(taken: Taken[], at: string, written: CycleWrite[], time: { ms: number }): Generator<CycleWrite> {
+    for (const t of taken) {
+      const started = performance.now();
+      let w: CycleWrite | null;
+      try {
+        w = this.analyse(t.key, at, t.events);
+      } catch (e) {
+        // One pool's analysis failing never holds up the others; its Events wait for its next change (taken from
+        // the cycle, so that a refused write does not put them back twice).
+        this.lastError = `analysing ${t.key}: ${(e as Error).message}`;
+        this.putBackEvents(t);
+        t.events = [];
+        continue;
+      } finally {
+        time.ms += performance.now() - started;
+      }
+      if (!w) continue;
+      yield w;
+      written.push({ ...w, detail: w.detailUnchanged ? w.detail : { ...w.detail, instances: [] }, stored: undefined });
+    }
+  }
+
   private async analyseAndWrite(): Promise<number> {
     if (this.dirty.size === 0) {
       this.backlog = false;
@@ -473,46 +505,43 @@ export class Collector {
       this.changedSince.delete(k);
       this.pendingEvents.delete(k);
     }
-    const writes: (PoolWrite & { shape?: StoredShape })[] = [];
-    const analysing = performance.now();
-    for (const t of taken) {
-      let w: (PoolWrite & { shape?: StoredShape }) | null;
-      try {
-        w = this.analyse(t.key, at, t.events);
-      } catch (e) {
-        // One pool's analysis failing never holds up the others; its Events wait for its next change.
-        this.lastError = `analysing ${t.key}: ${(e as Error).message}`;
-        this.putBackEvents(t);
-        continue;
-      }
-      if (w) writes.push(w);
-    }
-    const writing = performance.now();
-    this.cycleMs.analyseMs = writing - analysing;
-    if (writes.length) {
+    const written: CycleWrite[] = [];
+    const analysing = { ms: 0 };
+    const analyses = this.analysed(taken, at, written, analysing);
+    // The first write decides whether the cycle stores anything (pools found as they were store nothing).
+    const first = analyses.next();
+    if (!first.done) {
       const id = randomUUID();
+      const writing = performance.now();
+      const analysedBefore = analysing.ms;
       try {
-        await this.opts.store.writeCycle({ id, at }, writes);
+        await this.opts.store.writeCycle({ id, at }, (function* () {
+          yield first.value;
+          yield* analyses;
+        })());
       } catch (e) {
         // Nothing of the cycle is stored (its write is atomic): its pools and their Events wait for the next one.
         this.requeue(taken);
         throw e;
       } finally {
-        this.cycleMs.writeMs = performance.now() - writing;
+        this.cycleMs.writeMs = performance.now() - writing - (analysing.ms - analysedBefore);
+        this.cycleMs.analyseMs = analysing.ms;
       }
       this.lastStoredCycle = id;
-      for (const w of writes) {
+      for (const w of written) {
         if (!w.detailUnchanged) this.remember(w.detail, w.shape);
         const summary = w.detailUnchanged ? (this.previous.get(w.detail.summary.key) ?? w.detail).summary : { ...w.detail.summary, lastChange: at };
         const ev: ChangeEvent = { seq: ++this.seq, poolKey: w.detail.summary.key, at, fields: [...new Set(w.transitions.map((t) => t.field))], summary };
         this.bus.emit('change', ev);
       }
+    } else {
+      this.cycleMs.analyseMs = analysing.ms;
     }
     const done = performance.now();
     for (const t of taken) if (t.since !== undefined) this.changeLags.push((done - t.since) / 1000);
     this.cycles++;
     this.lastCycleAt = at;
-    return writes.length;
+    return written.length;
   }
 
   /** Informer restarts after errors, per context and kind, since start. */

@@ -95,6 +95,35 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     expect(await store.lastCycle()).toEqual({ id: `c${ds.length - 1}`, at: at(ds.length - 1) });
   });
 
+  it.skipIf(!available)('takes a cycle\'s writes one at a time, each written before the next is asked for, and keeps none of a cycle that fails', async () => {
+    const s = new TimelineStore(open());
+    await s.migrate();
+    const pools = ['lazy-a', 'lazy-b', 'lazy-c'].map((name) => details(2, name));
+    // When asked for each next write, how many states the store has written (in the open transaction).
+    const seen: number[] = [];
+    function* writes(step: number, failAt?: number) {
+      for (const [i, ds] of pools.entries()) {
+        seen.push(s.writeStats().states);
+        if (i === failAt) throw new Error('analysis of the third pool failed');
+        yield { detail: ds[step]!, transitions: diffDetails(step ? ds[step - 1]! : null, ds[step]!, at(step)) };
+      }
+      seen.push(s.writeStats().states);
+    }
+    const desired = async () => Promise.all(pools.map(async (ds) => (await s.currentPool(ds[0]!.summary.key))?.summary.replicas.desired));
+    await s.writeCycle({ id: 'lazy0', at: at(0) }, writes(0));
+    expect(seen).toEqual([0, 1, 2, 3]);
+    expect(await desired()).toEqual([3, 3, 3]);
+    seen.length = 0;
+    // The writer fails after two pools were written: nothing of the cycle stays, not even what it counted.
+    await expect(s.writeCycle({ id: 'lazy1', at: at(1) }, writes(1, 2))).rejects.toThrow('analysis of the third pool failed');
+    expect(seen).toEqual([3, 4, 5]);
+    expect(s.writeStats().states).toBe(3);
+    expect(await desired()).toEqual([3, 3, 3]);
+    const cycles = await db(s).all<{ id: string; pools: number | string }>("SELECT id, pools FROM cycles WHERE id LIKE 'lazy%'");
+    expect(cycles.map((c) => [c.id, Number(c.pools)])).toEqual([['lazy0', 3]]);
+    await s.close();
+  });
+
   it.skipIf(!available)('migration 2 fills the summaries of pools stored before it', async () => {
     // A database at version 1 with one pool, as an earlier poolscope left it.
     const db = open();

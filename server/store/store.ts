@@ -264,9 +264,11 @@ export class TimelineStore {
 
   /**
    * Writes one collector cycle atomically: each changed pool's new state (as a keyframe or a patch) and its
-   * transitions, and the cycle marker. A crash leaves the previous cycle's consistent state.
+   * transitions, and the cycle marker. A crash leaves the previous cycle's consistent state. `writes` is taken one
+   * at a time, each written before the next is asked for: a writer can analyse each pool as the store asks for it,
+   * so a pool's analysis is garbage once written instead of living until the cycle's last pool is analysed.
    */
-  async writeCycle(cycle: { id: string; at: string }, writes: PoolWrite[]): Promise<void> {
+  async writeCycle(cycle: { id: string; at: string }, writes: Iterable<PoolWrite>): Promise<void> {
     // Counted as the cycle goes, kept only if it commits (cycles are written one at a time: the collector's never
     // overlap).
     const before = { ...this.written };
@@ -278,25 +280,24 @@ export class TimelineStore {
     }
   }
 
-  private async writeCycleTx(cycle: { id: string; at: string }, writes: PoolWrite[]): Promise<void> {
+  private async writeCycleTx(cycle: { id: string; at: string }, writes: Iterable<PoolWrite>): Promise<void> {
     await this.db.tx(async (t) => {
       let transitions = 0;
+      let pools = 0;
+      const notices: string[] = [];
       for (const w of writes) {
+        pools++;
         for (const e of w.transitions) {
           await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)', [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null]);
           transitions++;
         }
         if (!w.detailUnchanged) await this.writeState(t, cycle.at, w);
+        if (this.db.dialect === 'postgres') notices.push(JSON.stringify({ poolKey: w.detail.summary.key, at: cycle.at, fields: [...new Set(w.transitions.map((e) => e.field))] }));
       }
       this.written.transitions += transitions;
-      await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, writes.length, transitions]);
+      await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, pools, transitions]);
       // Other replicas reading the same PostgreSQL learn of the change at commit (LISTEN/NOTIFY).
-      if (this.db.dialect === 'postgres') {
-        for (const w of writes) {
-          const payload = JSON.stringify({ poolKey: w.detail.summary.key, at: cycle.at, fields: [...new Set(w.transitions.map((e) => e.field))] });
-          await t.all('SELECT pg_notify(?, ?)', [CHANGE_CHANNEL, payload]);
-        }
-      }
+      for (const payload of notices) await t.all('SELECT pg_notify(?, ?)', [CHANGE_CHANNEL, payload]);
     });
   }
 

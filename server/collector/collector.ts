@@ -508,15 +508,20 @@ export class Collector {
     const written: CycleWrite[] = [];
     const analysing = { ms: 0 };
     const analyses = this.analysed(taken, at, written, analysing);
-    // The first write decides whether the cycle stores anything (pools found as they were store nothing).
-    const first = analyses.next();
-    if (!first.done) {
+    // The first write decides whether the cycle stores anything (pools found as they were store nothing). Held
+    // in a queue the store empties, so that nothing here keeps it once written.
+    const head: CycleWrite[] = [];
+    {
+      const r = analyses.next();
+      if (!r.done) head.push(r.value);
+    }
+    if (head.length) {
       const id = randomUUID();
       const writing = performance.now();
       const analysedBefore = analysing.ms;
       try {
         await this.opts.store.writeCycle({ id, at }, (function* () {
-          yield first.value;
+          yield head.pop() as CycleWrite;
           yield* analyses;
         })());
       } catch (e) {

@@ -28,6 +28,16 @@ afterEach(async () => {
 const harness = (scenario: string, speed: number, dbFile?: string, existing?: Simulation): Promise<Harness> => makeHarness(cleanups, scenario, speed, { dbFile, existing });
 
 const field = (tl: TimelineEntry[], f: string) => tl.filter((e) => e.field === f);
+
+/** A Warning Event `DiskFull` about the MachinePool `default/<pool>` of mgmt-weu. */
+function diskFull(h: Harness, pool: string): void {
+  const now = new Date().toISOString();
+  h.sim.kube.cluster('mgmt-weu').store.create(findByPlural('', 'v1', 'events')!, 'default', {
+    apiVersion: 'v1', kind: 'Event', metadata: { name: `${pool}.disk`, namespace: 'default' },
+    involvedObject: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: pool, namespace: 'default' },
+    reason: 'DiskFull', message: 'the disk is full', type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
+  } as KubeObject);
+}
 const far = '2100-01-01T00:00:00.000Z';
 const ago = '2000-01-01T00:00:00.000Z';
 
@@ -269,13 +279,7 @@ describe('collector resilience', () => {
       }
       return write(cycle, writes);
     };
-    const EVENT = findByPlural('', 'v1', 'events')!;
-    const now = new Date().toISOString();
-    h.sim.kube.cluster('mgmt-weu').store.create(EVENT, 'default', {
-      apiVersion: 'v1', kind: 'Event', metadata: { name: 'pool0.disk', namespace: 'default' },
-      involvedObject: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: 'pool0', namespace: 'default' },
-      reason: 'DiskFull', message: 'the disk is full', type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
-    } as KubeObject);
+    diskFull(h, 'pool0');
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
     const tl = await until('the Event stored after the refusals', async () => {
       const t = await h.store.timeline(POOL, ago, far);
@@ -312,13 +316,7 @@ describe('collector resilience', () => {
       expect([...writes].length).toBe(1);
       throw new Error('database is locked');
     };
-    const EVENT = findByPlural('', 'v1', 'events')!;
-    const now = new Date().toISOString();
-    h.sim.kube.cluster('mgmt-weu').store.create(EVENT, 'default', {
-      apiVersion: 'v1', kind: 'Event', metadata: { name: 'system.disk', namespace: 'default' },
-      involvedObject: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: 'system', namespace: 'default' },
-      reason: 'DiskFull', message: 'the disk is full', type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
-    } as KubeObject);
+    diskFull(h, 'system');
     await until('the Event waiting', async () => (inside.pendingEvents.has(key('system')) ? true : undefined));
     // Someone scales `workers`: a cycle at once, taking both pools.
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'workers', replicas: 6 } });

@@ -33,4 +33,8 @@ EXPOSE 3000
 # SIGTERM: poolscope ends live streams, lets the collector finish its cycle, releases its Lease, closes the
 # store and exits within POOLSCOPE_SHUTDOWN_GRACE_SECONDS (25 s; keep the pod's grace period above it).
 STOPSIGNAL SIGTERM
-CMD ["node", "server.js"]
+# --no-allocation-site-pretenuring: V8 otherwise allocates the objects of a code site whose objects once mostly
+# outlived a young-generation collection straight in the old generation, for good; the collector's per-analysis
+# instance tables were allocated there, most of what filled it. At 100k VMs it lowered RSS by ~60 MB and CPU a
+# little (README, Memory). A command-line flag: NODE_OPTIONS does not take it.
+CMD ["node", "--no-allocation-site-pretenuring", "server.js"]

@@ -52,8 +52,9 @@ export async function benchServer(): Promise<Record<string, unknown>> {
   const { env, contexts, stateDir } = sim;
   let server: ReturnType<typeof spawn> | null = null;
   try {
-    // As the Deployment runs it (deploy/base: NODE_OPTIONS=--max-old-space-size=640).
-    server = spawn(process.execPath, [serverJs], {
+    // As the image and the Deployment run it (Dockerfile: node --no-allocation-site-pretenuring server.js;
+    // deploy/base: NODE_OPTIONS=--max-old-space-size=640).
+    server = spawn(process.execPath, ['--no-allocation-site-pretenuring', serverJs], {
       cwd: path.dirname(serverJs),
       env: { ...process.env, ...env, NODE_OPTIONS: '--max-old-space-size=640', PORT: String(PORT), HOSTNAME: '127.0.0.1', POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: contexts.join(','), POOLSCOPE_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],

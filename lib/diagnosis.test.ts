@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
-import { headline, idDiff } from './diagnosis';
+import { headline, idDiff, listDiff } from './diagnosis';
+import { buildPoolModel } from './pool-model';
 import type { FindingCode } from './api-types';
 import { DEFAULT_AZURE, NOW, minutesBefore } from './fixtures/objects';
 import { buildPool, healthyInstances, instanceProviderId, type PoolSpec } from './fixtures/pool';
@@ -122,5 +123,20 @@ describe('idDiff', () => {
     expect(idDiff(['b', 'a'], ['a', 'b'])).toEqual({ add: [], remove: [] });
     // Same length, one side repeating an ID: still a difference.
     expect(idDiff(['x', 'y'], ['x', 'x'])).toEqual({ add: [], remove: ['y'] });
+  });
+});
+
+describe('listDiff', () => {
+  it('diffs one MachinePool list against each AzureMachinePool list it meets, the same again as often as asked', () => {
+    const b = buildPool({ replicas: 2, instances: healthyInstances(2) });
+    const mp = buildPoolModel(b.input);
+    const withAmp = (ids: string[]) => ({ ...mp, amp: mp.amp && { ...mp.amp, providerIDList: ids } });
+    const [a, c] = mp.mp.providerIDList as [string, string];
+    expect(listDiff(withAmp([a]))).toEqual({ add: [], remove: [c] });
+    expect(listDiff(withAmp([a, c, 'azure:///x']))).toEqual({ add: ['azure:///x'], remove: [] });
+    const same = withAmp([c]);
+    expect(listDiff(same)).toEqual({ add: [], remove: [a] });
+    expect(listDiff(same)).toEqual({ add: [], remove: [a] });
+    expect(listDiff({ ...mp, amp: null })).toEqual({ add: [], remove: [a, c] });
   });
 });

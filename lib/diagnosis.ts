@@ -62,9 +62,22 @@ export function idDiff(from: readonly string[], to: readonly string[]): { add: s
   };
 }
 
+/**
+ * The last diff per MachinePool list, with the AzureMachinePool list it was taken against: an analysis asks up to
+ * three times, and the collector's next analyses of the pool mostly see the same two lists (lib/pool-model reads
+ * an object's list once). Lists are not changed once read.
+ */
+const listDiffs = new WeakMap<readonly string[], { to: readonly string[]; diff: { add: string[]; remove: string[] } }>();
+
 /** What copying the AzureMachinePool list into the MachinePool would add and remove. */
 export function listDiff(model: PoolModel): { add: string[]; remove: string[] } {
-  return idDiff(model.mp.providerIDList, model.amp?.providerIDList ?? []);
+  const from = model.mp.providerIDList;
+  const to = model.amp?.providerIDList ?? [];
+  const hit = listDiffs.get(from);
+  if (hit?.to === to) return hit.diff;
+  const diff = idDiff(from, to);
+  listDiffs.set(from, { to, diff });
+  return diff;
 }
 
 /** Whether the two lists differ as sets (CAPI would change the MachinePool list if it could). */

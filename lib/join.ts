@@ -25,13 +25,21 @@ export function joinSources(model: PoolModel): JoinedId[] {
   const byKey = new Map<string, JoinedId>();
   // Sources nearly always agree exactly, so look the raw string up first and lower-case only on a miss.
   const byRaw = new Map<string, JoinedId>();
+  // The key of the last string looked up that no spelling matched: `entry` adds it under that key (lower-casing
+  // a 150-character ID once per pool's ID, not twice, at every analysis).
+  let missedRaw: string | null = null;
+  let missedKey = '';
   const find = (raw: string): JoinedId | undefined => {
     let e = byRaw.get(raw);
     if (!e) {
-      e = byKey.get(joinKey(raw));
+      const key = joinKey(raw);
+      e = byKey.get(key);
       if (e) {
         e.caseVariants = true;
         byRaw.set(raw, e);
+      } else {
+        missedRaw = raw;
+        missedKey = key;
       }
     }
     return e;
@@ -39,7 +47,7 @@ export function joinSources(model: PoolModel): JoinedId[] {
   const entry = (raw: string): JoinedId => {
     let e = find(raw);
     if (!e) {
-      const key = joinKey(raw);
+      const key = missedRaw === raw ? missedKey : joinKey(raw);
       e = { key, raw: emptyRaw(), instance: null, ampm: null, machine: null, node: null, caseVariants: false };
       byKey.set(key, e);
       byRaw.set(raw, e);

@@ -85,6 +85,26 @@ describe('MachinePool normalisation (domain.md §1.9)', () => {
     ]);
   });
 
+  it('reads an object once: the same MachinePool and AzureMachinePool again give the same models and notes; a replaced one is read anew', () => {
+    const b = buildPool({ replicas: 1, instances: healthyInstances(1), amp: { provisioningState: 'Wobbling' } });
+    const mp = { ...b.input.machinePool, status: { ...b.input.machinePool.status, phase: 'Exploding' } };
+    const first = buildPoolModel({ ...b.input, machinePool: mp });
+    const again = buildPoolModel({ ...b.input, machinePool: mp });
+    expect(again.mp).toBe(first.mp);
+    expect(again.amp).toBe(first.amp);
+    // Each model has its own notes, those of reading the two objects among them.
+    expect(again.notes).not.toBe(first.notes);
+    expect(again.notes).toEqual(first.notes);
+    expect(again.notes).toEqual(expect.arrayContaining([
+      'MachinePool phase "Exploding" is not a phase CAPI defines; shown as Unknown.',
+      'AzureMachinePool provisioningState "Wobbling" is not one CAPZ defines.',
+    ]));
+    const updated = buildPoolModel({ ...b.input, machinePool: { ...mp, status: { ...mp.status, phase: 'Running' } } });
+    expect(updated.mp.phase).toBe('Running');
+    expect(updated.notes.some((n) => n.includes('Exploding'))).toBe(false);
+    expect(updated.notes).toContain('AzureMachinePool provisioningState "Wobbling" is not one CAPZ defines.');
+  });
+
   it('reads pause from the Cluster and from the annotation', () => {
     const paused = buildPoolModel(buildPool({ replicas: 1, instances: healthyInstances(1), clusterPaused: true }).input);
     expect(paused.cluster).toMatchObject({ paused: true });

@@ -509,11 +509,30 @@ export function normaliseAzure(vmssRaw: unknown, vms: readonly unknown[]): Norma
   return { state: 'normalised', azure: { state: 'ok', vmss, instances }, notes };
 }
 
+/**
+ * Normalised MachinePools and AzureMachinePools by the object they were read from, with the notes reading them
+ * gave: the collector analyses a pool again for each change to any of its objects (a hundred instances' AMPMs,
+ * Machines and Nodes), and most leave these two as they were. Objects are not changed once read (an informer
+ * replaces an object on update), and models are not changed by their readers.
+ */
+const normalised = new WeakMap<KubeObject, { model: MachinePoolModel | AzureMachinePoolModel; notes: string[] }>();
+
+function memo<T extends MachinePoolModel | AzureMachinePoolModel>(obj: KubeObject, notes: string[], read: (o: KubeObject, n: string[]) => T): T {
+  let m = normalised.get(obj);
+  if (!m) {
+    const own: string[] = [];
+    m = { model: read(obj, own), notes: own };
+    normalised.set(obj, m);
+  }
+  notes.push(...m.notes);
+  return m.model as T;
+}
+
 export function buildPoolModel(input: PoolInput): PoolModel {
   const notes: string[] = [];
-  const mp = normaliseMachinePool(input.machinePool, notes);
+  const mp = memo(input.machinePool, notes, normaliseMachinePool);
   if (mp.replicas === null) notes.push('MachinePool spec.replicas is not set.');
-  const amp = input.azureMachinePool ? normaliseAzureMachinePool(input.azureMachinePool, notes) : null;
+  const amp = input.azureMachinePool ? memo(input.azureMachinePool, notes, normaliseAzureMachinePool) : null;
   if (!amp) notes.push('No AzureMachinePool was found for this MachinePool\'s infrastructureRef.');
 
   const w = input.workload ?? { state: 'unknown' as const, reason: 'workload cluster not read' };

@@ -149,7 +149,12 @@ class WorkloadSource {
     // string), so it is lower-cased only when it is not.
     for (const list of ids.lists) for (const k of foreignKeysOf(list, scaleSetKey)) take(this.byJoinKey(k));
     const listed = ids.lists.map(rawIdsOf);
-    for (const id of ids.others) if (!listed.some((l) => l?.has(id))) take(this.byJoinKey(joinKey(id)));
+    for (const objects of ids.objects) {
+      for (const o of objects) {
+        const id = providerIdOf(o);
+        if (typeof id === 'string' && !listed.some((l) => l?.has(id))) take(this.byJoinKey(joinKey(id)));
+      }
+    }
     const out: KubeObject[] = [];
     for (const n of names) {
       const node = this.nodes.get(n);
@@ -264,21 +269,29 @@ function ownSpec(o: KubeObject): string {
   return JSON.stringify(rest);
 }
 
-/** Every providerID a pool's Kubernetes objects name: its two lists, and its AMPMs' and Machines' IDs. */
+/**
+ * Every providerID a pool's Kubernetes objects name: its two lists, and (`providerIdOf`) its AMPMs' and
+ * Machines' IDs — read where they are used, not gathered into arrays at every analysis.
+ */
 interface PoolIds {
   lists: unknown[];
-  others: Iterable<string>;
+  objects: readonly (readonly KubeObject[])[];
 }
 
-function* idsOf(objects: KubeObject[]): Generator<string> {
-  for (const o of objects) {
-    const id = providerIdOf(o);
-    if (typeof id === 'string') yield id;
+/** The objects of a cache that an index names (one array, built as the index is read: this runs at every analysis). */
+function cached(cache: Map<string, KubeObject>, keys: Set<string> | undefined): KubeObject[] {
+  const out: KubeObject[] = [];
+  if (keys) {
+    for (const k of keys) {
+      const o = cache.get(k);
+      if (o) out.push(o);
+    }
   }
+  return out;
 }
 
 function poolIds(mp: KubeObject, amp: KubeObject | null, ampms: KubeObject[], machines: KubeObject[]): PoolIds {
-  return { lists: [mp.spec?.providerIDList, amp?.spec?.providerIDList], others: idsOf([...ampms, ...machines]) };
+  return { lists: [mp.spec?.providerIDList, amp?.spec?.providerIDList], objects: [ampms, machines] };
 }
 
 export class ContextSource {
@@ -657,8 +670,8 @@ export class ContextSource {
     const ns = String(mp.metadata?.namespace);
     const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name ?? String(mp.metadata?.name);
     const amp = this.caches.amp.get(`${ns}/${ampName}`) ?? null;
-    const ampms = [...(this.ampmsByAmp.get(`${ns}/${ampName}`) ?? [])].map((k) => this.caches.ampm.get(k)).filter((x): x is KubeObject => !!x);
-    const machines = [...(this.machinesByPool.get(`${ns}/${mp.metadata?.name}`) ?? [])].map((k) => this.caches.machine.get(k)).filter((x): x is KubeObject => !!x);
+    const ampms = cached(this.caches.ampm, this.ampmsByAmp.get(`${ns}/${ampName}`));
+    const machines = cached(this.caches.machine, this.machinesByPool.get(`${ns}/${mp.metadata?.name}`));
     const clusterName = String(mp.spec?.clusterName ?? '');
     const cluster = this.caches.cluster.get(`${ns}/${clusterName}`) ?? null;
     const w = this.workloads.get(`${ns}/${clusterName}`);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { chromium } from '@playwright/test';
+import { standaloneServer } from './image';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PORT = 3210;
@@ -45,11 +46,7 @@ async function pageMetrics(url: string): Promise<{ lcpMs: number; jsKB: number; 
 
 export async function benchApi(): Promise<Record<string, unknown>> {
   const seconds = Number(process.env.POOLSCOPE_BENCH_SECONDS ?? 10);
-  const serverJs = path.join(ROOT, '.next', 'standalone', 'server.js');
-  if (!existsSync(serverJs)) {
-    const b = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
-    if (b.status !== 0) throw new Error('the build failed');
-  }
+  const serverJs = standaloneServer();
   // POOLSCOPE_BENCH_API_DB reuses a store seeded by an earlier run (seeding takes minutes).
   const reuse = process.env.POOLSCOPE_BENCH_API_DB;
   const db = reuse && existsSync(reuse) ? reuse : path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-bench-api-')), 'bench.db');

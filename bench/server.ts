@@ -5,13 +5,13 @@
 // detail; this one says whether the product itself costs what that one says.
 // Size: POOLSCOPE_BENCH_FLEET (default 10x10x20,subs=4,churn=0.01); window: POOLSCOPE_BENCH_SECONDS (default 90).
 
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pct } from './collector';
 import { startFleet } from './fleet';
+import { imageNodeFlags, standaloneServer } from './image';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const PORT = 3211;
 const SCRAPE_MS = 15_000;
 
@@ -43,18 +43,13 @@ export async function benchServer(): Promise<Record<string, unknown>> {
   const fleet = process.env.POOLSCOPE_BENCH_FLEET ?? '10x10x20,subs=4,churn=0.01';
   const seconds = Number(process.env.POOLSCOPE_BENCH_SECONDS ?? 90);
   const warmupLimit = Number(process.env.POOLSCOPE_BENCH_WARMUP_SECONDS ?? 300);
-  const serverJs = path.join(ROOT, '.next', 'standalone', 'server.js');
-  if (!existsSync(serverJs)) {
-    const b = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
-    if (b.status !== 0) throw new Error('the build failed');
-  }
+  const serverJs = standaloneServer();
   const sim = await startFleet(fleet, 'poolscope-bench-server-');
   const { env, contexts, stateDir } = sim;
   let server: ReturnType<typeof spawn> | null = null;
   try {
-    // As the image and the Deployment run it (Dockerfile: node --no-allocation-site-pretenuring server.js;
-    // deploy/base: NODE_OPTIONS=--max-old-space-size=640).
-    server = spawn(process.execPath, ['--no-allocation-site-pretenuring', serverJs], {
+    // As the image and the Deployment run it (the Dockerfile's CMD; deploy/base: NODE_OPTIONS=--max-old-space-size=640).
+    server = spawn(process.execPath, [...imageNodeFlags(), serverJs], {
       cwd: path.dirname(serverJs),
       env: { ...process.env, ...env, NODE_OPTIONS: '--max-old-space-size=640', PORT: String(PORT), HOSTNAME: '127.0.0.1', POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: contexts.join(','), POOLSCOPE_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { imageNodeFlags } from '@/bench/image';
 import { buildResyncService } from '@/server/actions';
 import { LeaderElector } from '@/server/collector/leader';
 import { parseEnv } from '@/server/env';
@@ -47,6 +48,17 @@ it('the schema validation bites: a malformed Deployment is rejected', async () =
   const bad: K8sObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' }, spec: { replicas: 'two', selector: {}, template: {} } };
   const M = await model(bad);
   expect(() => new M(bad).validate()).toThrow();
+});
+
+describe('the image', () => {
+  it("runs server.js with the Node flags its CMD names, which the server benchmark reads from it", () => {
+    expect(imageNodeFlags()).toEqual(expect.arrayContaining(['--no-allocation-site-pretenuring', '--heap-growing-percent=20']));
+    expect(imageNodeFlags('FROM x\nCMD ["node", "--a", "--b=1", "server.js"]\n')).toEqual(['--a', '--b=1']);
+    // The shell form, another entry point, or none: said, not guessed at.
+    expect(() => imageNodeFlags('CMD node server.js\n')).toThrow(/expected a line CMD \["node", <flags>…, "server.js"\], found "CMD node server.js"/);
+    expect(() => imageNodeFlags('CMD ["node", "other.js"]\n')).toThrow(/expected a line CMD/);
+    expect(() => imageNodeFlags('FROM x\n')).toThrow(/found no CMD line/);
+  });
 });
 
 describe.each(OVERLAYS)('deploy/%s', (dir) => {

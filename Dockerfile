@@ -37,7 +37,7 @@ STOPSIGNAL SIGTERM
 # outlived a young-generation collection straight in the old generation, for good; the collector's per-analysis
 # instance tables and the Azure SDK's parsed VM lists were allocated there (3.3 of the 4.7 MB/s reaching it at
 # 100k VMs). --heap-growing-percent=20: after a full GC the heap may grow by a fifth of what is live before the
-# next one, not up to fourfold within the cap. Together, at 100k VMs: RSS ~580 MB against ~625 with the first
+# next one, not up to fourfold within the cap. Together, at 100k VMs: RSS 580-602 MB against 624-649 with the first
 # alone and 640-700 with neither, for no more CPU (README, Memory). Command-line flags: NODE_OPTIONS takes
 # neither. bench/image.ts reads this line: the server benchmark runs what it says.
 CMD ["node", "--no-allocation-site-pretenuring", "--heap-growing-percent=20", "server.js"]

@@ -25,9 +25,8 @@ export function joinSources(model: PoolModel): JoinedId[] {
   const byKey = new Map<string, JoinedId>();
   // Sources nearly always agree exactly, so look the raw string up first and lower-case only on a miss.
   const byRaw = new Map<string, JoinedId>();
-  // The key of the last string looked up that no spelling matched: `entry` adds it under that key (lower-casing
-  // a 150-character ID once per pool's ID, not twice, at every analysis).
-  let missedRaw: string | null = null;
+  // The key of the last string `find` found no entry for: `entry`, which asks `find` first, adds it under that key
+  // (lower-casing a 150-character ID once per pool's ID, not twice, at every analysis).
   let missedKey = '';
   const find = (raw: string): JoinedId | undefined => {
     let e = byRaw.get(raw);
@@ -38,7 +37,6 @@ export function joinSources(model: PoolModel): JoinedId[] {
         e.caseVariants = true;
         byRaw.set(raw, e);
       } else {
-        missedRaw = raw;
         missedKey = key;
       }
     }
@@ -47,9 +45,8 @@ export function joinSources(model: PoolModel): JoinedId[] {
   const entry = (raw: string): JoinedId => {
     let e = find(raw);
     if (!e) {
-      const key = missedRaw === raw ? missedKey : joinKey(raw);
-      e = { key, raw: emptyRaw(), instance: null, ampm: null, machine: null, node: null, caseVariants: false };
-      byKey.set(key, e);
+      e = { key: missedKey, raw: emptyRaw(), instance: null, ampm: null, machine: null, node: null, caseVariants: false };
+      byKey.set(missedKey, e);
       byRaw.set(raw, e);
     }
     return e;

@@ -73,6 +73,24 @@ describe('slim', () => {
     expect(isInterned(b)).toBe(true);
   });
 
+  it('keeps the list itself when an update leaves it as it was (what is worked out per list is not redone)', () => {
+    const id = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/u/virtualMachines/${n}`;
+    const before = slim('amp', { metadata: { name: 'p', resourceVersion: '1' }, spec: { providerIDList: [id(1), id(2)] }, status: { ready: false } });
+    // A status update: the same list as new text.
+    const status = slim('amp', { metadata: { name: 'p', resourceVersion: '2' }, spec: { providerIDList: [id(1), id(2)] }, status: { ready: true } }, before);
+    expect(status.spec?.providerIDList).toBe(before.spec?.providerIDList);
+    expect(status.status).toEqual({ ready: true });
+    // The same IDs in another order, one fewer, one more: a list of its own each time.
+    for (const list of [[id(2), id(1)], [id(1)], [id(1), id(2), id(3)]]) {
+      const after = slim('amp', { metadata: { name: 'p', resourceVersion: '3' }, spec: { providerIDList: list } }, before);
+      expect(after.spec?.providerIDList).not.toBe(before.spec?.providerIDList);
+      expect(after.spec?.providerIDList).toEqual(list);
+    }
+    // Nothing before to compare with (a first add): a list of its own.
+    const first = slim('mp', { metadata: { name: 'q' }, spec: { providerIDList: [] } });
+    expect(first.spec?.providerIDList).toEqual([]);
+  });
+
   it('tells updates the model cannot see (resourceVersion, dropped fields) from real ones', () => {
     const ampm = (rv: string, state: string, cond: string) => slim('ampm', { metadata: { name: 'a', namespace: 'ns', resourceVersion: rv }, spec: { providerID: 'azure:///x' }, status: { provisioningState: state, conditions: [{ type: 'Ready', status: cond }] } });
     expect(sameContent(ampm('1', 'Succeeded', 'True'), ampm('2', 'Succeeded', 'False'))).toBe(true);

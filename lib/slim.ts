@@ -244,11 +244,16 @@ export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): Ku
       // A pool's providerIDList holds the same strings as its AMPMs, Machines and Nodes: share them (at 100
       // instances a pool, the MachinePool's and AzureMachinePool's lists were two more copies of every ID).
       // An update's list is mostly the one before: an ID equal to the one at its place there takes that (shared)
-      // copy without a lookup in the table (a hundred lookups a list, at every update of the pool).
-      if (Array.isArray(spec.providerIDList)) {
+      // copy without a lookup in the table (a hundred lookups a list, at every update of the pool). A list equal
+      // to the one before is that list itself: what is worked out once per list (lib/pool-model's check, the
+      // collector's lookups of its IDs, the list diff) is not worked out again for a status update (at 100k VMs,
+      // about half of the MachinePools' and AzureMachinePools' ~90 updates a second leave their lists as they were).
+      const list = spec.providerIDList;
+      if (Array.isArray(list)) {
         const before = previous?.spec?.providerIDList;
-        const was = Array.isArray(before) ? before : [];
-        out = { ...out, spec: { ...spec, providerIDList: spec.providerIDList.map((id: unknown, i: number) => (id === was[i] ? was[i] : intern(id))) } };
+        const was: unknown[] = Array.isArray(before) ? before : [];
+        const same = was.length === list.length && list.every((id: unknown, i: number) => id === was[i]);
+        out = { ...out, spec: { ...spec, providerIDList: same ? was : list.map((id: unknown, i: number) => (id === was[i] ? was[i] : intern(id))) } };
       }
       // A MachinePool's status.nodeRefs (an object per Node, most of a slimmed MachinePool after its list) is
       // read by nothing, and a new copy came with every status update.

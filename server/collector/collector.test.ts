@@ -4,6 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import { instanceProviderId } from '@/lib/fixtures/pool';
@@ -14,8 +15,9 @@ import { findByPlural } from '@/sim/kube/resources';
 import { readScenario } from '@/sim/world/scenario';
 import type { Scheduler } from '../azure/scheduler';
 import { parseEnv } from '../env';
+import { openStore } from '../store';
 import { harness as makeHarness, until, type Harness } from '../testing/sim-harness';
-import type { CycleEvent } from './collector';
+import { Collector, type CycleEvent } from './collector';
 import { startRuntime } from './start';
 
 const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
@@ -369,6 +371,33 @@ describe('collector resilience', () => {
       last.set(e.field, e.to);
     }
   }, 60_000);
+});
+
+describe('Events around a restart', () => {
+  it('checks only the Events from around the last stored cycle against the timeline, and remembers no later one', async () => {
+    const store = await openStore({ sqlitePath: path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-events-')), 'db.sqlite') });
+    cleanups.push(() => store.close());
+    const now = Date.parse('2026-12-02T10:00:00Z');
+    const col = new Collector({ kubeconfig: new KubeConfig(), contexts: [], store, azure: {} as never, scheduler: {} as never, now: () => now, cycleMs: 3_600_000 });
+    await col.start();
+    cleanups.push(() => col.stop());
+    const c = col as unknown as { onPoolEvent(ctx: string, pools: string[], ev: object): Promise<void>; recordedEvents: Map<string, unknown>; pendingEvents: Map<string, object[]> };
+    const ev = (uid: string, time: number) => ({ uid, reason: 'Scaled', message: `m-${uid}`, type: 'Normal', object: 'MachinePool/p', time: new Date(time).toISOString(), count: 1 });
+    // From around the start (no cycle stored: the start is the last): checked against the pool's timeline once,
+    // and a second delivery of the same entry is not queued again.
+    await c.onPoolEvent('ctx', ['ns/p'], ev('a', now - 60_000));
+    await c.onPoolEvent('ctx', ['ns/p'], ev('a', now - 60_000));
+    expect(c.recordedEvents.size).toBe(1);
+    expect(c.pendingEvents.get('ctx/ns/p')).toHaveLength(1);
+    // Hours later: new by then (the source tells replays apart); queued, no timeline read, nothing remembered.
+    for (const p of ['ns/q', 'ns/p']) await c.onPoolEvent('ctx', [p], ev('b', now + 3 * 3_600_000));
+    expect(c.recordedEvents.size).toBe(1);
+    expect(c.pendingEvents.get('ctx/ns/q')).toHaveLength(1);
+    expect(c.pendingEvents.get('ctx/ns/p')).toHaveLength(2);
+    // From long before the restart: not recorded at all.
+    await c.onPoolEvent('ctx', ['ns/r'], ev('c', now - 3 * 3_600_000));
+    expect(c.pendingEvents.has('ctx/ns/r')).toBe(false);
+  });
 });
 
 describe('starting from the environment', () => {

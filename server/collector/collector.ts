@@ -45,6 +45,9 @@ function eventSignature(field: string, to: string | null, detail: string | null 
   return createHash('sha1').update(`${field}|${to}|${detail}`).digest('base64').slice(0, 16);
 }
 
+/** Event times come from the API server's clock: an hour either side of ours covers any sane skew. */
+const EVENT_SKEW_MS = 3_600_000;
+
 /** A pool's write as the collector makes it: with the shape of the state it stores (see StoredShape). */
 type CycleWrite = PoolWrite & { shape?: StoredShape };
 
@@ -181,14 +184,16 @@ export class Collector {
     this.schedule();
   }
 
-  /** Per pool, the Event entries already on its timeline (loaded once, kept up to date), so none is recorded twice. */
+  /**
+   * Per pool, the Event entries on its timeline from around the last restart (loaded once; see onPoolEvent), so
+   * that the Event informer's first list records none of them twice.
+   */
   private readonly recordedEvents = new Map<string, Promise<Set<string>>>();
 
   private recorded(key: string): Promise<Set<string>> {
     let p = this.recordedEvents.get(key);
     if (!p) {
-      // Event times come from the API server's clock; an hour either side of ours covers any sane skew.
-      const from = new Date(Date.parse(this.eventsSince) - 3_600_000).toISOString();
+      const from = new Date(Date.parse(this.eventsSince) - EVENT_SKEW_MS).toISOString();
       p = this.opts.store.timeline(key, from, '9999-12-31T23:59:59.999Z')
         .then((tl) => new Set(tl.filter((t) => t.field.startsWith('event.')).map((t) => eventSignature(t.field, t.to, t.detail))))
         .catch(() => new Set<string>());
@@ -202,15 +207,23 @@ export class Collector {
    * before the last stored cycle, or already on the pool's timeline, are not recorded again.
    */
   private async onPoolEvent(ctx: string, pools: string[], ev: PoolEvent): Promise<void> {
-    if (Date.parse(ev.time) < Math.floor(Date.parse(this.eventsSince) / 1000) * 1000 - 3_600_000) return;
+    const time = Date.parse(ev.time);
+    const since = Date.parse(this.eventsSince);
+    if (time < Math.floor(since / 1000) * 1000 - EVENT_SKEW_MS) return;
+    // Only an Event from before the restart can be on the timeline already (recorded by the last stored cycle,
+    // give or take the API server's clock): those are checked against it. A later one is new (the source tells a
+    // relist's replays apart), and is not remembered: the sets stay as small as the restart's overlap.
+    const mayBeRecorded = !(time > since + EVENT_SKEW_MS);
     const entry = eventEntry(ev);
     const sig = eventSignature(entry.field, entry.to, entry.detail);
     for (const p of pools) {
       const key = `${ctx}/${p}`;
-      const seen = await this.recorded(key);
-      if (seen.has(sig)) continue;
-      seen.add(sig);
-      if (seen.size > 500) seen.delete(seen.values().next().value as string);
+      if (mayBeRecorded) {
+        const seen = await this.recorded(key);
+        if (seen.has(sig)) continue;
+        seen.add(sig);
+        if (seen.size > 500) seen.delete(seen.values().next().value as string);
+      }
       this.pendingEvents.set(key, [...(this.pendingEvents.get(key) ?? []), ev]);
       this.markChanged(key);
     }

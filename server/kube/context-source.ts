@@ -11,6 +11,7 @@ import type { PoolInput } from '@/lib/pool-model';
 import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
 import { PooledKubeConfig, servedMachinePoolVersion } from './calls';
+import { EventMemory, latestEventTime } from './event-memory';
 import { Informer } from './informer';
 
 export type { SourceHealth } from '@/lib/api-types';
@@ -345,16 +346,13 @@ export class ContextSource {
   private startEvents(): void {
     // Events are not kept: only their arrival matters (`seen` tells a relist's replays from new ones).
     const informer = new Informer({ kc: this.kc, path: '/api/v1/events', kind: 'event', keep: false, onRestart: () => this.restarted('event') });
-    const seen = new Set<string>();
+    const seen = new EventMemory();
     const handle = (o: KubeObject) => {
       const e = o as { metadata?: { uid?: string; namespace?: string }; involvedObject?: { kind?: string; name?: string }; reason?: string; message?: string; type?: string; count?: number; lastTimestamp?: string; eventTime?: string; firstTimestamp?: string };
       const kind = e.involvedObject?.kind ?? '';
       if (!EVENT_KINDS.has(kind)) return;
       const id = `${e.metadata?.uid}:${e.count ?? 1}`;
-      if (seen.has(id)) return;
-      seen.add(id);
-      // Remember the recent ones only: a relist replays at most the Events the API still keeps.
-      if (seen.size > 20_000) seen.delete(seen.values().next().value as string);
+      if (!seen.news(id, latestEventTime(e), informer.lists === 0, Date.now())) return;
       const ns = String(e.metadata?.namespace);
       const name = String(e.involvedObject?.name);
       const ev: PoolEvent = {

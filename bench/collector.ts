@@ -11,7 +11,15 @@ import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@
 import type { CycleEvent } from '../server/collector/collector';
 import type { InformerActivity } from '../server/kube/informer';
 import type { WriteStats } from '../server/store/store';
+import { parseCache } from '../lib/provider-id';
+import { rowPlaces } from '../lib/row-order';
+import { internTable } from '../lib/slim';
 import { startFleet } from './fleet';
+
+/** The process-wide bounded tables of lib/: shared strings, parsed providerIDs, the instance table's places. */
+function sharedTables() {
+  return { interned: internTable(), parsedProviderIds: parseCache(), rowPlaces: rowPlaces() };
+}
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -260,7 +268,11 @@ export async function measureInChild(): Promise<void> {
   const readAtEnd = col.pools().filter((p) => p.sources.azure.state === 'ok').length;
   pools = [];
   const memoryAtEnd = memoryBySpace();
-  const heap = process.env.POOLSCOPE_BENCH_BREAKDOWN === '1' ? await heapBreakdown(col) : undefined;
+  // The process-wide tables (bounded; past the bound each starts afresh): how full the window left them. A run
+  // longer than the window fills them up to their bounds with the IDs and names of VMs gone meanwhile.
+  const tables = sharedTables();
+  const tableFill = Object.fromEntries(Object.entries(tables).map(([k, t]) => [k, { size: t.size, limit: t.limit }]));
+  const heap = process.env.POOLSCOPE_BENCH_BREAKDOWN === '1' ? await heapBreakdown(col, tables) : undefined;
   const out = {
     pools: poolCount,
     scaleSets,
@@ -310,6 +322,7 @@ export async function measureInChild(): Promise<void> {
     storeBytesPerPoolPerDay: Math.round(((size() - bytes0) / Math.max(1, poolCount)) * (86_400_000 / wallMs)),
     store: stats,
     memoryAtEndMB: memoryAtEnd,
+    sharedTables: tableFill,
     ...(heap ? { heapBreakdownMB: heap } : {}),
     ...(hot ? { cpuProfile: hot } : {}),
     ...(allocated ? { allocationProfile: allocated } : {}),
@@ -465,7 +478,7 @@ function cpuByThread(a: Map<string, { name: string; ms: number }>, b: Map<string
  * then again after dropping, in turn, the previous analyses, the Azure reads and the Kubernetes sources
  * (informers and their caches). Destroys the collector's state, so it runs last.
  */
-async function heapBreakdown(col: object): Promise<Record<string, unknown>> {
+async function heapBreakdown(col: object, tables: ReturnType<typeof sharedTables>): Promise<Record<string, unknown>> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('POOLSCOPE_BENCH_BREAKDOWN needs node --expose-gc');
   const used = () => {
@@ -505,13 +518,17 @@ async function heapBreakdown(col: object): Promise<Record<string, unknown>> {
   c.recordedEvents.clear();
   await new Promise((r) => setTimeout(r, 500));
   const afterSources = used();
+  // The shared tables, and the strings only they still hold (the sources' IDs and names among them).
+  for (const t of Object.values(tables)) t.clear();
+  const afterTables = used();
   // POOLSCOPE_BENCH_HEAP_SNAPSHOT=<file>: what is left (the "rest"), for Chrome DevTools' Memory tab.
   if (process.env.POOLSCOPE_BENCH_HEAP_SNAPSHOT) {
     const { writeHeapSnapshot } = await import('node:v8');
     writeHeapSnapshot(process.env.POOLSCOPE_BENCH_HEAP_SNAPSHOT);
   }
   return {
-    heapUsed: mb(total), previousAnalyses: mb(total - afterPrevious), azureReads: mb(afterPrevious - afterAzure), kubeSources: mb(afterAzure - afterSources), rest: mb(afterSources),
+    heapUsed: mb(total), previousAnalyses: mb(total - afterPrevious), azureReads: mb(afterPrevious - afterAzure), kubeSources: mb(afterAzure - afterSources),
+    sharedTables: mb(afterSources - afterTables), rest: mb(afterTables),
     analysisJsonBytesPerPool: detailBytes, analysisShape, sampledAnalysesAliveAfterClearingPrevious: aliveAfterPrevious, sampledAnalysesAliveAtEnd: alive(), sampled: sample.length,
   };
 }

@@ -50,6 +50,11 @@ const NUMERIC = /^\d+$/;
 const parsed = new Map<string, ProviderIdParse>();
 const PARSE_CACHE_LIMIT = 200_000;
 
+/** The parse cache's size and bound, and a way to empty it (for benchmarks, like lib/slim's internTable). */
+export function parseCache(): { size: number; limit: number; clear: () => void } {
+  return { size: parsed.size, limit: PARSE_CACHE_LIMIT, clear: () => parsed.clear() };
+}
+
 export function parseProviderId(raw: unknown): ProviderIdParse {
   if (typeof raw !== 'string') return malformed(String(raw), 'not a string');
   const hit = parsed.get(raw);

@@ -84,11 +84,7 @@ let generation = 0;
 function placeOf(s: string): number {
   let p = places.get(s);
   if (p !== undefined) return p;
-  if (places.size >= placesMax || parentIds.size >= PARENTS_MAX) {
-    places.clear();
-    parentIds.clear();
-    generation++;
-  }
+  if (places.size >= placesMax || parentIds.size >= PARENTS_MAX) startAfresh();
   p = -1;
   const i = s.lastIndexOf('/');
   const n = i < 0 ? -1 : numericTail(s, i + 1);
@@ -103,6 +99,17 @@ function placeOf(s: string): number {
   }
   places.set(s, p);
   return p;
+}
+
+/** The places' table's size and bound, and a way to empty both tables (for benchmarks, like lib/slim's internTable). */
+export function rowPlaces(): { size: number; limit: number; clear: () => void } {
+  return { size: places.size, limit: placesMax, clear: startAfresh };
+}
+
+function startAfresh(): void {
+  places.clear();
+  parentIds.clear();
+  generation++;
 }
 
 /** For tests: how many IDs the tables may hold before they start afresh; returns the limit it replaces. */

@@ -42,6 +42,11 @@ export function intern<T>(v: T): T {
   return v;
 }
 
+/** The shared table's size and bound, and a way to empty it (for benchmarks: how full it is, what it holds). */
+export function internTable(): { size: number; limit: number; clear: () => void } {
+  return { size: interned.size, limit: INTERN_LIMIT, clear: () => interned.clear() };
+}
+
 /** Whether a string is in the shared table (for tests: string identity cannot be observed in JavaScript). */
 export function isInterned(v: string): boolean {
   return interned.has(v);

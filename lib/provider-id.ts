@@ -55,6 +55,11 @@ export function parseCache(): { size: number; limit: number; clear: () => void }
   return { size: parsed.size, limit: PARSE_CACHE_LIMIT, clear: () => parsed.clear() };
 }
 
+/** Drops an ID's cached parse (lib/forget: a deleted VM's). */
+export function forgetParse(raw: string): void {
+  parsed.delete(raw);
+}
+
 export function parseProviderId(raw: unknown): ProviderIdParse {
   if (typeof raw !== 'string') return malformed(String(raw), 'not a string');
   const hit = parsed.get(raw);

@@ -106,6 +106,11 @@ export function rowPlaces(): { size: number; limit: number; clear: () => void } 
   return { size: places.size, limit: placesMax, clear: startAfresh };
 }
 
+/** Drops an ID's place (lib/forget: a deleted VM's; the parents' numbers stay as they are). */
+export function forgetPlace(id: string): void {
+  places.delete(id);
+}
+
 function startAfresh(): void {
   places.clear();
   parentIds.clear();

@@ -47,6 +47,11 @@ export function internTable(): { size: number; limit: number; clear: () => void 
   return { size: interned.size, limit: INTERN_LIMIT, clear: () => interned.clear() };
 }
 
+/** Takes strings out of the shared table (lib/forget: those of a deleted VM's objects). */
+export function forgetInterned(...strings: (string | undefined)[]): void {
+  for (const s of strings) if (s !== undefined) interned.delete(s);
+}
+
 /** Whether a string is in the shared table (for tests: string identity cannot be observed in JavaScript). */
 export function isInterned(v: string): boolean {
   return interned.has(v);

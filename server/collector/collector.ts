@@ -9,6 +9,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool, isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail, PoolSummary, SourceState } from '@/lib/api-types';
 import { normaliseAzure, type PoolInput } from '@/lib/pool-model';
+import { forgetGoneVms } from '@/lib/forget';
 import { diffDetails } from '@/lib/transitions';
 import type { AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
@@ -374,7 +375,10 @@ export class Collector {
           if (read.state === 'not-found') this.azureCalls.notFound++;
           if (read.state === 'unreachable') this.azureCalls.unreachable++;
           this.setAzureHealth(sub, read.state === 'unreachable' ? 'unreachable' : 'live', read.state === 'unreachable' ? read.error : undefined);
-          this.azureData.set(id, { input: read.state === 'ok' ? normaliseAzure(read.vmss, read.vms) : azureInput(read), ok: read.state === 'ok' });
+          const input = read.state === 'ok' ? normaliseAzure(read.vmss, read.vms) : azureInput(read);
+          // VMs gone from the scale set (or with it): their IDs leave lib/'s shared tables.
+          if (read.state === 'ok' || read.state === 'not-found') forgetGoneVms(this.azureData.get(id)?.input, input);
+          this.azureData.set(id, { input, ok: read.state === 'ok' });
           const region = read.state === 'ok' ? String(read.vmss.location ?? '') : undefined;
           const fast = this.poolNeedsFastLane(id);
           this.opts.scheduler.record(id, t, { region, remaining: read.state === 'ok' ? read.remaining : undefined, fast });

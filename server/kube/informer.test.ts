@@ -10,6 +10,7 @@ import { startSeedSimulator } from '@/sim/kube/testing';
 import type { KubeSimulator } from '@/sim/kube/simulator';
 import { findByKind, type ResourceDef } from '@/sim/kube/resources';
 import { until } from '../testing/sim-harness';
+import { isInterned } from '@/lib/slim';
 import type { KubeObject } from '@/lib/unstructured';
 import { Informer, informerActivity, LineSplitter, ListGate, WATCH_INACTIVITY_MS, watchQuery } from './informer';
 
@@ -122,6 +123,27 @@ describe('Informer against the simulator', () => {
     expect(updates).toEqual([]);
     write({ provisioningState: 'Failed' });
     await until('the real update', () => (updates.includes(name) ? true : undefined));
+    informer.stop();
+  });
+
+  it('forgets a deleted VM object\'s ID in lib/\'s shared tables', async () => {
+    const server = sim.cluster('mgmt-weu');
+    const AMPM = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef;
+    const informer = make({ path: AMPM_PATH, kind: 'ampm' });
+    const deleted: string[] = [];
+    informer.on('delete', (o) => deleted.push(String(o.metadata?.name)));
+    informer.start();
+    await until('listed', () => (informer.lists ? true : undefined));
+    const model = server.store.list(AMPM).items[0] as KubeObject;
+    // No finalizers: the delete removes it at once.
+    const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, finalizers: _f, ...meta } = model.metadata ?? {};
+    const id = `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/gone/virtualMachines/${Date.now()}`;
+    server.store.create(AMPM, String(meta.namespace), { ...model, metadata: { ...meta, name: 'ampm-gone' }, spec: { ...model.spec, providerID: id } });
+    await until('the new AMPM', () => (informer.items.get(`${meta.namespace}/ampm-gone`) ? true : undefined));
+    expect(isInterned(id)).toBe(true);
+    server.store.delete(AMPM, String(meta.namespace), 'ampm-gone');
+    await until('the delete', () => (deleted.includes('ampm-gone') ? true : undefined));
+    expect(isInterned(id)).toBe(false);
     informer.stop();
   });
 

@@ -7,6 +7,7 @@ import 'server-only';
 
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch, request, type Dispatcher } from 'undici';
+import { forgetInstance } from '@/lib/forget';
 import { sameContent, slim, type SlimKind } from '@/lib/slim';
 import { isSharedDispatcher } from './calls';
 import type { KubeObject } from '@/lib/unstructured';
@@ -232,6 +233,7 @@ export class Informer {
     const old = this.items.get(k);
     this.items.delete(k);
     if (old || this.opts.keep === false) this.announce(k, old, 'delete', old ?? obj);
+    forgetInstance(old ?? obj);
   }
 
   /**
@@ -266,6 +268,7 @@ export class Informer {
         if (!items.has(k)) {
           this.items.delete(k);
           this.announce(k, old, 'delete', old);
+          forgetInstance(old);
         }
       }
     }

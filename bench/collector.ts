@@ -268,8 +268,8 @@ export async function measureInChild(): Promise<void> {
   const readAtEnd = col.pools().filter((p) => p.sources.azure.state === 'ok').length;
   pools = [];
   const memoryAtEnd = memoryBySpace();
-  // The process-wide tables (bounded; past the bound each starts afresh): how full the window left them. A run
-  // longer than the window fills them up to their bounds with the IDs and names of VMs gone meanwhile.
+  // The process-wide tables (bounded; past the bound each starts afresh): how full the window left them. Gone VMs'
+  // IDs leave them (lib/forget); any it misses stay until the bound, past the end of any window.
   const tables = sharedTables();
   const tableFill = Object.fromEntries(Object.entries(tables).map(([k, t]) => [k, { size: t.size, limit: t.limit }]));
   const heap = process.env.POOLSCOPE_BENCH_BREAKDOWN === '1' ? await heapBreakdown(col, tables) : undefined;

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { forgetGoneVms, forgetInstance } from './forget';
+import { forgetDropped, forgetGoneVms, forgetInstance } from './forget';
 import { normaliseAzure } from './pool-model';
 import { parseCache, parseProviderId } from './provider-id';
 import { compareRowKeys, rowPlaces } from './row-order';
 import { intern, isInterned, slim } from './slim';
+import type { KubeObject } from './unstructured';
 
 const id = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/forget/virtualMachines/${n}`;
 
@@ -31,9 +32,13 @@ describe('forgetInstance', () => {
     // A forgotten ID still parses and sorts as before (worked out anew).
     expect(parseProviderId(id(1))).toMatchObject({ ok: true, scaleSet: 'forget', instanceId: '1' });
     expect(compareRowKeys(id(2), id(10))).toBeLessThan(0);
-    // Objects that are not per-VM (a MachinePool, an Event) are left alone.
-    forgetInstance(slim('mp', { metadata: { name: 'p', namespace: 'ns-forget' }, spec: { providerIDList: [id(3)] } }));
+    // An Event, or a Cluster, is left alone.
+    forgetInstance(slim('event', { metadata: { name: 'e', namespace: 'ns-forget' }, involvedObject: { kind: 'Machine', name: 'm3' }, message: id(3) }));
+    forgetInstance(slim('cluster', { metadata: { name: 'c', namespace: 'ns-forget' } }));
     expect(isInterned(id(3))).toBe(true);
+    // A deleted MachinePool's list goes with it.
+    forgetInstance(slim('mp', { metadata: { name: 'p', namespace: 'ns-forget' }, spec: { providerIDList: [id(3)] } }));
+    expect(isInterned(id(3))).toBe(false);
   });
 
   it('drops the IDs of the VMs a scale set\'s new read no longer has', () => {
@@ -52,5 +57,34 @@ describe('forgetInstance', () => {
     expect(parseCache().size).toBe(parses - 3);
     forgetGoneVms(undefined, before);
     expect(parseCache().size).toBe(parses - 3);
+  });
+});
+
+describe('forgetDropped', () => {
+  const list = (name: string, ns: number[], previous?: KubeObject) => slim('mp', { metadata: { name, namespace: 'ns-forget', resourceVersion: String(ns.length) }, spec: { providerIDList: ns.map(id) } }, previous);
+
+  it('drops the IDs a pool\'s list update no longer has, and keeps the rest', () => {
+    const before = list('p2', [31, 32, 33]);
+    for (const n of [31, 32, 33]) {
+      parseProviderId(id(n));
+      compareRowKeys(id(n), id(30));
+    }
+    const parses = parseCache().size;
+    const placed = rowPlaces().size;
+    const after = list('p2', [32, 33, 34], before);
+    forgetDropped(before, after);
+    expect(isInterned(id(31))).toBe(false);
+    expect([id(32), id(33), id(34)].every(isInterned)).toBe(true);
+    expect(parseCache().size).toBe(parses - 1);
+    expect(rowPlaces().size).toBe(placed - 1);
+    // The same list again (the array slim kept), or reordered: nothing.
+    const same = list('p2', [32, 33, 34], after);
+    expect(same.spec?.providerIDList).toBe(after.spec?.providerIDList);
+    forgetDropped(after, same);
+    forgetDropped(same, list('p2', [34, 33, 32], same));
+    expect([id(32), id(33), id(34)].every(isInterned)).toBe(true);
+    // A list cleared, or gone from the spec: all of it.
+    forgetDropped(same, slim('mp', { metadata: { name: 'p2', namespace: 'ns-forget' }, spec: {} }));
+    expect([id(32), id(33), id(34)].some(isInterned)).toBe(false);
   });
 });

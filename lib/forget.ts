@@ -13,9 +13,15 @@ import { forgetParse } from './provider-id';
 import { forgetPlace } from './row-order';
 import { forgetInterned, SlimAmpm, SlimInstance, SlimMachine, SlimNode } from './slim';
 
-/** Forgets the providerID and Node name of a deleted AMPM, Machine or Node (other objects are left alone). */
+/**
+ * Forgets what a deleted object leaves: an AMPM's, Machine's or Node's providerID and Node name, a MachinePool's
+ * or AzureMachinePool's list of IDs (other objects are left alone).
+ */
 export function forgetInstance(o: KubeObject): void {
-  if (!(o instanceof SlimInstance)) return;
+  if (!(o instanceof SlimInstance)) {
+    forgetDropped(o, undefined);
+    return;
+  }
   if (o.providerID !== undefined) forgetProviderId(o.providerID);
   forgetInterned(o instanceof SlimNode ? o.name : o instanceof SlimAmpm || o instanceof SlimMachine ? o.nodeRef : undefined);
 }
@@ -28,6 +34,21 @@ export function forgetProviderId(id: string): void {
   forgetInterned(id);
   forgetParse(id);
   forgetPlace(id);
+}
+
+/**
+ * Forgets the IDs an update of a MachinePool's or AzureMachinePool's `spec.providerIDList` dropped (`after`:
+ * the object that replaced `before`, none when it was deleted). A gone VM's ID is often last read from such a
+ * list — a frozen MachinePool's ghost outlives its AMPM, Machine, Node and Azure read — so without this its
+ * parse and place stayed until the tables reached their bounds (at the benchmark's churn, in one to two hours).
+ * A list kept as it was (lib/slim keeps the array) costs nothing.
+ */
+export function forgetDropped(before: KubeObject, after: KubeObject | undefined): void {
+  const was = before.spec?.providerIDList;
+  const now = after?.spec?.providerIDList;
+  if (!Array.isArray(was) || !was.length || was === now) return;
+  const kept = new Set<unknown>(Array.isArray(now) ? now : []);
+  for (const id of was) if (typeof id === 'string' && !kept.has(id)) forgetProviderId(id);
 }
 
 /** Forgets the providerIDs of the VMs a scale set's earlier read had and its new one has not (`after`: none when it is gone). */

@@ -147,6 +147,29 @@ describe('Informer against the simulator', () => {
     informer.stop();
   });
 
+  it('forgets the IDs a MachinePool\'s list update drops', async () => {
+    const server = sim.cluster('mgmt-weu');
+    const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
+    const informer = make({ path: MP_PATH });
+    informer.start();
+    await until('listed', () => (informer.lists ? true : undefined));
+    const id = `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/dropped/virtualMachines/${Date.now()}`;
+    const list = () => informer.items.get('default/pool0')?.spec?.providerIDList as string[] | undefined;
+    const setList = (f: (ids: string[]) => string[]) => {
+      const mp = server.store.get(MP, 'default', 'pool0');
+      server.store.update(MP, 'default', 'pool0', { ...mp, spec: { ...mp.spec, providerIDList: f((mp.spec?.providerIDList as string[] | undefined) ?? []) } });
+    };
+    setList((ids) => [...ids, id]);
+    await until('the ID listed', () => (list()?.includes(id) ? true : undefined));
+    expect(isInterned(id)).toBe(true);
+    setList((ids) => ids.filter((x) => x !== id));
+    await until('the ID dropped', () => (list() && !list()?.includes(id) ? true : undefined));
+    expect(isInterned(id)).toBe(false);
+    // The IDs the list keeps stay shared.
+    expect(list()?.every(isInterned)).toBe(true);
+    informer.stop();
+  });
+
   it('resumes a watch the server ended, and lists afresh after 410, losing no change', async () => {
     const server = sim.cluster('mgmt-weu');
     const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;

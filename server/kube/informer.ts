@@ -7,7 +7,7 @@ import 'server-only';
 
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch, request, type Dispatcher } from 'undici';
-import { forgetInstance } from '@/lib/forget';
+import { forgetDropped, forgetInstance } from '@/lib/forget';
 import { sameContent, slim, type SlimKind } from '@/lib/slim';
 import { isSharedDispatcher } from './calls';
 import type { KubeObject } from '@/lib/unstructured';
@@ -225,7 +225,10 @@ export class Informer {
     if (!old) this.announce(k, old, 'add', obj);
     // A new resourceVersion whose slimmed content is the same (a Node's status refresh, a condition's time) is
     // kept but not announced: it cannot change an analysis, and at 100,000 VMs such updates are most of them.
-    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion && !sameContent(old, obj)) this.announce(k, old, 'update', obj, old);
+    else if (old.metadata?.resourceVersion !== obj.metadata?.resourceVersion && !sameContent(old, obj)) {
+      this.announce(k, old, 'update', obj, old);
+      forgetDropped(old, obj);
+    }
   }
 
   private drop(obj: KubeObject): void {

@@ -50,7 +50,7 @@ export interface Scenario {
   /** Simulated seconds per real second. */
   speed: number;
   /** Simulated seconds for VM provisioning and deletion, Node join and readiness. */
-  delays: Partial<Record<'provision' | 'delete' | 'join' | 'ready' | 'capzRequeue', number>>;
+  delays: Partial<Record<'provision' | 'delete' | 'join' | 'ready' | 'capzRequeue' | 'nodeGone', number>>;
   management: Map<string, KubeObject[]>;
   workload: Map<string, KubeObject[]>;
   azure: ScenarioAzureScaleSet[];
@@ -117,9 +117,9 @@ export function parseScenario(text: string, file: string, now = Date.now()): Sce
 
   const delays: Scenario['delays'] = {};
   if (r.delays !== undefined) {
-    if (!isObj(r.delays)) fail(['delays'], 'delays maps provision, delete, join and ready to durations');
+    if (!isObj(r.delays)) fail(['delays'], 'delays maps provision, delete, join, ready, capzRequeue and nodeGone to durations');
     for (const [k, v] of Object.entries(r.delays as Record<string, unknown>)) {
-      if (!['provision', 'delete', 'join', 'ready', 'capzRequeue'].includes(k)) fail(['delays', k], `unknown delay "${k}" (provision, delete, join, ready, capzRequeue)`);
+      if (!['provision', 'delete', 'join', 'ready', 'capzRequeue', 'nodeGone'].includes(k)) fail(['delays', k], `unknown delay "${k}" (provision, delete, join, ready, capzRequeue, nodeGone)`);
       const d = parseDuration(v);
       if (d === null) fail(['delays', k], `${k} must be a duration like 20s`);
       delays[k as keyof Scenario['delays']] = d;

@@ -9,6 +9,7 @@ import { fleetScenario, parseFleetSpec } from './fleet';
 
 const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef;
 const AMPM = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef;
+const NODE = findByKind('v1', 'Node') as ResourceDef;
 
 let sim: Simulation | null = null;
 afterEach(async () => {
@@ -45,5 +46,35 @@ describe('world pass', () => {
     expect(store.has(AMPM, 'default', name)).toBe(true);
     expect(store.get(AMPM, 'default', name).metadata?.uid).not.toBe(oldUid);
     expect(ampmsOf('pool1')).toHaveLength(3);
+  });
+});
+
+describe('cloud node lifecycle', () => {
+  it('marks the Node of a VM gone Ready=Unknown, then deletes it; the other Nodes stay', async () => {
+    const scenario = fleetScenario(parseFleetSpec('1x1x3'));
+    // 45 simulated seconds are 150 ms here.
+    sim = await startSimulation({ ...scenario, speed: 300 }, { log: () => {} });
+    const workload = sim.kube.cluster('wl-0').store;
+    const [rec] = [...sim.azure.state.scaleSets.values()];
+    if (!rec) throw new Error('the fleet has no scale set');
+    const [member, vm] = [...rec.vms][0] ?? [];
+    if (!member || !vm) throw new Error('the scale set has no VM');
+    const node = workload.peek(NODE).find((n) => n.spec?.providerID === `azure://${String(vm.id)}`);
+    if (!node) throw new Error(`no Node for ${String(vm.id)}`);
+    const name = String(node.metadata?.name);
+    const others = workload.peek(NODE).filter((n) => n.metadata?.name !== name).map((n) => n.metadata?.name);
+    expect(others).toHaveLength(2);
+    const ready = () => (workload.peekOne(NODE, undefined, name)?.status?.conditions as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'Ready')?.status;
+    expect(ready()).toBe('True');
+    const seen = new Set<string | undefined>();
+    sim.azure.state.deleteVm(rec, member);
+    const deadline = Date.now() + 10_000;
+    while (workload.has(NODE, undefined, name) && Date.now() < deadline) {
+      seen.add(ready());
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    expect(workload.has(NODE, undefined, name)).toBe(false);
+    expect(seen).toContain('Unknown');
+    for (const other of others) expect(workload.has(NODE, undefined, String(other))).toBe(true);
   });
 });

@@ -40,12 +40,21 @@ export interface WorldDelays {
   ready: number;
   /** CAPZ's requeue: an AzureMachinePool is reconciled this often, and at once when spec.replicas changes. */
   capzRequeue: number;
+  /**
+   * How long a Node outlives its VM: its kubelet gone, the node lifecycle controller marks it Ready=Unknown
+   * after its grace period (~40 s), and cloud-provider-azure's cloud node lifecycle controller, which checks
+   * NotReady Nodes every 5 s, deletes the Node whose instance no longer exists.
+   */
+  nodeGone: number;
 }
 
 /** Real milliseconds of controller work in one go, at least one step (the loop then rests twice as long). */
 const SLICE_MS = 20;
 
-const DEFAULT_DELAYS: WorldDelays = { provision: 20, delete: 10, join: 15, ready: 10, capzRequeue: 30 };
+const DEFAULT_DELAYS: WorldDelays = { provision: 20, delete: 10, join: 15, ready: 10, capzRequeue: 30, nodeGone: 45 };
+
+/** The cloud node lifecycle controller's period: a Node is Ready=Unknown this long before it is deleted. */
+const NODE_MONITOR_MS = 5_000;
 
 interface VmPlan {
   /** Simulated time (ms) the next transition is due. */
@@ -100,6 +109,8 @@ export class World {
   private running = false;
   /** VMs Azure removed by scale-in (their disappearance is expected, unlike an out-of-band deletion). */
   private readonly scaledIn = new Set<string>();
+  /** Per scale set: its VMs' providerIDs at the last pass, and since when each VM gone since is gone (ms). */
+  private readonly vmsSeen = new Map<ScaleSetRecord, { ids: Set<string>; gone: Map<string, number> }>();
   /** Events already recorded, so each occurrence is reported once. */
   private readonly emitted = new Set<string>();
   /** Errors a controller pass hit (kept, never thrown out of the loop). */
@@ -356,6 +367,7 @@ export class World {
     const workload = this.kube.clusters.get(pool.clusterName)?.store;
     if (!workload || !pool.rec) return;
     const now = this.now();
+    this.nodesGone(pool.rec, workload, now);
     for (const vm of pool.rec.vms.values()) {
       const p = vm.properties as Record<string, unknown>;
       const plan = this.plans.get(this.vmKey(vm));
@@ -378,6 +390,41 @@ export class World {
           workload.update(R.node, undefined, name, { ...node, status: { ...node.status, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }] } }, { subresource: 'status' });
         }
         plan.joins = false; // done
+      }
+    }
+  }
+
+  /**
+   * The Nodes of a scale set's VMs that are gone (deleted out of band, by a scale-in or with their Machine):
+   * Ready=Unknown once the grace period is over, deleted by the cloud node lifecycle controller
+   * {@link NODE_MONITOR_MS} later. Only VMs seen to go are followed: a scenario's Node that has no VM from the
+   * start stays (a cluster whose cloud node lifecycle controller does not run).
+   */
+  private nodesGone(rec: ScaleSetRecord, workload: ClusterStore, now: number): void {
+    const ids = new Set([...rec.vms.values()].map((vm) => providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id))));
+    let seen = this.vmsSeen.get(rec);
+    if (!seen) this.vmsSeen.set(rec, (seen = { ids, gone: new Map() }));
+    for (const id of seen.ids) if (!ids.has(id) && !seen.gone.has(id)) seen.gone.set(id, now);
+    seen.ids = ids;
+    if (!seen.gone.size) return;
+    const { byProviderId } = this.nodesOf(workload);
+    for (const [id, since] of seen.gone) {
+      const node = byProviderId.get(id);
+      const name = String(node?.metadata?.name);
+      if (ids.has(id) || !node || !workload.has(R.node, undefined, name)) {
+        seen.gone.delete(id);
+        continue;
+      }
+      if (now < since + this.delays.nodeGone * 1000 - NODE_MONITOR_MS) continue;
+      const live = workload.get(R.node, undefined, name);
+      const conditions = (live.status?.conditions as { type: string; status: string }[] | undefined) ?? [];
+      // Deleted only once seen Unknown, however coarse the passes (at a high speed one pass may span both).
+      if (conditions.find((c) => c.type === 'Ready')?.status !== 'Unknown') {
+        const unknown = { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() };
+        workload.update(R.node, undefined, name, { ...live, status: { ...live.status, conditions: [...conditions.filter((c) => c.type !== 'Ready'), unknown] } }, { subresource: 'status' });
+      } else if (now >= since + this.delays.nodeGone * 1000) {
+        this.remove(workload, R.node, undefined, name);
+        seen.gone.delete(id);
       }
     }
   }
@@ -501,7 +548,7 @@ export class World {
     } as KubeObject);
   }
 
-  private remove(store: ClusterStore, r: ResourceDef, ns: string, name: string): void {
+  private remove(store: ClusterStore, r: ResourceDef, ns: string | undefined, name: string): void {
     const o = store.get(r, ns, name);
     if ((o.metadata?.finalizers ?? []).length) store.update(r, ns, name, { ...o, metadata: { ...o.metadata, finalizers: [] } }, { force: true });
     if (store.has(r, ns, name)) store.delete(r, ns, name);

@@ -40,8 +40,8 @@ export function forgetProviderId(id: string): void {
  * Forgets the IDs an update of a MachinePool's or AzureMachinePool's `spec.providerIDList` dropped (`after`:
  * the object that replaced `before`, none when it was deleted). A gone VM's ID is often last read from such a
  * list — a frozen MachinePool's ghost outlives its AMPM, Machine, Node and Azure read — so without this its
- * parse and place stayed until the tables reached their bounds (at the benchmark's churn, in one to two hours).
- * A list kept as it was (lib/slim keeps the array) costs nothing.
+ * parse and place stayed until the tables reached their bounds. A list kept as it was (lib/slim keeps the array)
+ * costs nothing.
  */
 export function forgetDropped(before: KubeObject, after: KubeObject | undefined): void {
   const was = before.spec?.providerIDList;

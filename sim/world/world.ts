@@ -109,8 +109,8 @@ export class World {
   private running = false;
   /** VMs Azure removed by scale-in (their disappearance is expected, unlike an out-of-band deletion). */
   private readonly scaledIn = new Set<string>();
-  /** Per scale set: its VMs' providerIDs at the last pass, and since when each VM gone since is gone (ms). */
-  private readonly vmsSeen = new Map<ScaleSetRecord, { ids: Set<string>; gone: Map<string, number> }>();
+  /** Per scale set (while it exists): its VMs' providerIDs at the last pass, and since when each VM gone since is gone (ms). */
+  private readonly vmsSeen = new WeakMap<ScaleSetRecord, { ids: Set<string>; gone: Map<string, number> }>();
   /** Events already recorded, so each occurrence is reported once. */
   private readonly emitted = new Set<string>();
   /** Errors a controller pass hit (kept, never thrown out of the loop). */

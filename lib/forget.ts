@@ -46,16 +46,18 @@ export function forgetProviderId(id: string): void {
 export function forgetDropped(before: KubeObject, after: KubeObject | undefined): void {
   const was = before.spec?.providerIDList;
   const now = after?.spec?.providerIDList;
-  if (!Array.isArray(was) || !was.length || was === now) return;
-  const kept = new Set<unknown>(Array.isArray(now) ? now : []);
+  if (Array.isArray(was) && was !== now) forgetMissing(was, Array.isArray(now) ? now : []);
+}
+
+/** Forgets the providerIDs in `was` that `now` does not have. */
+function forgetMissing(was: readonly unknown[], now: readonly unknown[]): void {
+  if (!was.length) return;
+  const kept = new Set(now);
   for (const id of was) if (typeof id === 'string' && !kept.has(id)) forgetProviderId(id);
 }
 
 /** Forgets the providerIDs of the VMs a scale set's earlier read had and its new one has not (`after`: none when it is gone). */
 export function forgetGoneVms(before: PoolInput['azure'] | undefined, after: PoolInput['azure'] | undefined): void {
   const ids = (a: PoolInput['azure'] | undefined) => (a?.state === 'normalised' && a.azure.state === 'ok' ? a.azure.instances.map((i) => i.providerID) : []);
-  const was = ids(before);
-  if (!was.length) return;
-  const kept = new Set(ids(after));
-  for (const id of was) if (!kept.has(id)) forgetProviderId(id);
+  forgetMissing(ids(before), ids(after));
 }

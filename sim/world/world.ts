@@ -109,8 +109,11 @@ export class World {
   private running = false;
   /** VMs Azure removed by scale-in (their disappearance is expected, unlike an out-of-band deletion). */
   private readonly scaledIn = new Set<string>();
-  /** Per scale set (while it exists): its VMs' providerIDs at the last pass, and since when each VM gone since is gone (ms). */
-  private readonly vmsSeen = new WeakMap<ScaleSetRecord, { ids: Set<string>; gone: Map<string, number> }>();
+  /**
+   * Per scale set (while it exists): its VMs' providerIDs by member at the last pass, and since when each VM gone
+   * since is gone (ms).
+   */
+  private readonly vmsSeen = new WeakMap<ScaleSetRecord, { ids: Map<string, string>; gone: Map<string, number> }>();
   /** Events already recorded, so each occurrence is reported once. */
   private readonly emitted = new Set<string>();
   /** Errors a controller pass hit (kept, never thrown out of the loop). */
@@ -401,17 +404,26 @@ export class World {
    * start stays (a cluster whose cloud node lifecycle controller does not run).
    */
   private nodesGone(rec: ScaleSetRecord, workload: ClusterStore, now: number): void {
-    const ids = new Set([...rec.vms.values()].map((vm) => providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id))));
     let seen = this.vmsSeen.get(rec);
-    if (!seen) this.vmsSeen.set(rec, (seen = { ids, gone: new Map() }));
-    for (const id of seen.ids) if (!ids.has(id) && !seen.gone.has(id)) seen.gone.set(id, now);
-    seen.ids = ids;
+    if (!seen) this.vmsSeen.set(rec, (seen = { ids: new Map(), gone: new Map() }));
+    // A VM's providerID is worked out once, when it is first seen (a pass goes over every pool's VMs).
+    for (const [member, vm] of rec.vms) {
+      if (seen.ids.has(member)) continue;
+      const id = providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id));
+      seen.ids.set(member, id);
+      seen.gone.delete(id);
+    }
+    for (const [member, id] of seen.ids) {
+      if (rec.vms.has(member)) continue;
+      seen.ids.delete(member);
+      seen.gone.set(id, now);
+    }
     if (!seen.gone.size) return;
     const { byProviderId } = this.nodesOf(workload);
     for (const [id, since] of seen.gone) {
       const node = byProviderId.get(id);
       const name = String(node?.metadata?.name);
-      if (ids.has(id) || !node || !workload.has(R.node, undefined, name)) {
+      if (!node || !workload.has(R.node, undefined, name)) {
         seen.gone.delete(id);
         continue;
       }

@@ -1,14 +1,19 @@
 // PooledKubeConfig against the simulated API server: every request made through one KubeConfig — lists, watches
-// and client-node's typed clients — shares one Agent (and so reuses connections), where client-node alone opens a
-// connection per request and leaves it open.
+// and client-node's typed clients — shares one Agent (and so reuses connections; over HTTP/2, one connection
+// carries them all), where client-node alone opens a connection per request and leaves it open.
 
+import type { ServerResponse } from 'node:http';
+import http2 from 'node:http2';
+import https from 'node:https';
+import net, { type AddressInfo } from 'node:net';
 import { CoreV1Api, KubeConfig, RequestContext, HttpMethod } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSeedSimulator } from '@/sim/kube/testing';
 import { generateTls } from '@/sim/kube/tls';
 import type { KubeSimulator } from '@/sim/kube/simulator';
 import { until } from '../testing/sim-harness';
-import { contextKubeConfig, isSharedDispatcher, PooledKubeConfig } from './calls';
+import { contextKubeConfig, isSharedDispatcher, PooledKubeConfig, PROTOCOL_RETRY_MS, serverProtocol } from './calls';
 import { Informer } from './informer';
 
 describe('PooledKubeConfig against the simulator', () => {
@@ -84,6 +89,116 @@ describe('PooledKubeConfig against the simulator', () => {
     const open = server.connections.open;
     await kc.closeConnections();
     await until('the connection to close', () => (server.connections.open < open ? true : undefined));
+  });
+
+  it('carries concurrent watches and calls to an API server over one HTTP/2 connection', async () => {
+    const server = sim.cluster('mgmt-weu');
+    const kc = contextKubeConfig(base(), 'mgmt-weu');
+    const before = server.connections.accepted;
+    const h2Before = server.httpVersions.get('2.0') ?? 0;
+    const watches = () => server.requestCounts.get('watch') ?? 0;
+    const w0 = watches();
+    // Five informers (a list, then a watch left open, each) and ten calls meanwhile.
+    const watched = [['/apis/cluster.x-k8s.io/v1beta2/machinepools', 'mp'], ['/apis/cluster.x-k8s.io/v1beta2/machines', 'machine'], ['/apis/cluster.x-k8s.io/v1beta2/clusters', 'cluster'], ['/api/v1/nodes', 'node'], ['/api/v1/events', 'event']] as const;
+    const informers = watched.map(([path, kind]) => new Informer({ kc, path, kind, backoffMs: [50] }));
+    for (const i of informers) i.start();
+    const core = kc.makeApiClient(CoreV1Api);
+    await Promise.all(Array.from({ length: 10 }, () => core.listNamespace()));
+    await until('five watches open', () => (watches() >= w0 + 5 ? true : undefined));
+    // A call still answers while the five watches stay open on the same connection.
+    expect((await core.listNamespace()).items.length).toBeGreaterThan(0);
+    // One connection, besides the handshake that asked the server for its protocol (which the server counts only
+    // when it finished its side before the client hung up).
+    expect(server.connections.accepted - before).toBeLessThanOrEqual(2);
+    expect((server.httpVersions.get('2.0') ?? 0) - h2Before).toBeGreaterThanOrEqual(21);
+    for (const i of informers) i.stop();
+    await kc.closeConnections();
+  });
+
+  it('falls back to HTTP/1.1 where the server has no HTTP/2, one request a connection (none waits behind a watch)', async () => {
+    const tlsMaterial = await generateTls();
+    let accepted = 0;
+    const open = new Set<ServerResponse>();
+    const h1 = https.createServer({ cert: tlsMaterial.certPem, key: tlsMaterial.keyPem }, (req, res) => {
+      if (req.url?.includes('watch=true')) {
+        // A watch: headers, then nothing until the client goes away.
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.flushHeaders();
+        open.add(res);
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"kind":"NamespaceList","items":[]}');
+    });
+    h1.on('secureConnection', () => accepted++);
+    await new Promise<void>((r) => h1.listen(0, '127.0.0.1', r));
+    const url = `https://127.0.0.1:${(h1.address() as AddressInfo).port}`;
+    const kc = new PooledKubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'h1', server: url, caData: Buffer.from(tlsMaterial.caPem).toString('base64') }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'h1', cluster: 'h1', user: 'u' }],
+      currentContext: 'h1',
+    });
+    const agent = await kc.agent();
+    try {
+      const watch = await request(`${url}/api/v1/nodes?watch=true`, { dispatcher: agent });
+      expect(watch.statusCode).toBe(200);
+      // Pipelined on the watch's connection, this would wait for the watch to end: it answers at once instead.
+      const list = await request(`${url}/api/v1/namespaces`, { dispatcher: agent, headersTimeout: 5_000 });
+      expect(await list.body.json()).toEqual({ kind: 'NamespaceList', items: [] });
+      // A connection each (and maybe the handshake that asked for the protocol: see above).
+      expect(accepted).toBeGreaterThanOrEqual(2);
+      expect(accepted).toBeLessThanOrEqual(3);
+      expect(await serverProtocol(url, { ca: tlsMaterial.caPem })).toBe('http/1.1');
+      watch.body.destroy();
+    } finally {
+      for (const res of open) res.destroy();
+      await kc.closeConnections();
+      h1.closeAllConnections();
+      await new Promise((r) => h1.close(r));
+    }
+  });
+
+  it('asks a server it could not reach for its protocol again a minute later, and then switches to HTTP/2', async () => {
+    const tlsMaterial = await generateTls();
+    // A port with nothing listening yet.
+    const free = net.createServer();
+    await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+    const port = (free.address() as AddressInfo).port;
+    await new Promise((r) => free.close(r));
+    const url = `https://127.0.0.1:${port}`;
+    expect(await serverProtocol(url, { ca: tlsMaterial.caPem })).toBeNull();
+    const kc = new PooledKubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'later', server: url, caData: Buffer.from(tlsMaterial.caPem).toString('base64') }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'later', cluster: 'later', user: 'u' }],
+      currentContext: 'later',
+    });
+    const h2 = http2.createSecureServer({ cert: tlsMaterial.certPem, key: tlsMaterial.keyPem, allowHTTP1: true }, (req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'X-Version': req.httpVersion }).end('{}');
+    });
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'], now: start });
+    try {
+      const first = await kc.agent();
+      expect(await kc.agent()).toBe(first);
+      await new Promise<void>((r) => h2.listen(port, '127.0.0.1', r));
+      vi.setSystemTime(start + PROTOCOL_RETRY_MS - 1);
+      expect(await kc.agent()).toBe(first);
+      vi.setSystemTime(start + PROTOCOL_RETRY_MS);
+      const second = await kc.agent();
+      expect(second).not.toBe(first);
+      expect(first.closed || first.destroyed).toBe(true);
+      expect(await kc.agent()).toBe(second);
+      const res = await request(`${url}/version`, { dispatcher: second });
+      await res.body.text();
+      expect(res.headers['x-version']).toBe('2.0');
+    } finally {
+      vi.useRealTimers();
+      await kc.closeConnections();
+      await new Promise((r) => h2.close(r));
+    }
   });
 
   it('is still a KubeConfig: another user of the same cluster gets its own TLS identity', async () => {

@@ -5,7 +5,8 @@ import 'server-only';
 import type https from 'node:https';
 import tls from 'node:tls';
 import { ApisApi, KubeConfig, Observable, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
-import { Agent, type Dispatcher } from 'undici';
+import { isIP } from 'node:net';
+import { Agent, type buildConnector, type Dispatcher } from 'undici';
 
 const of = <T>(v: T) => new Observable(Promise.resolve(v));
 
@@ -53,14 +54,23 @@ export function kubeFailure(e: unknown): KubeFailure {
  * (~35 KB outside V8's heap) for each connection, and an Agent never closed, whose connection stays open while
  * idle until the server's keep-alive runs out. A collector keeps a watch open per kind and cluster (~350 at 100k
  * VMs), each starting anew every five to ten minutes. Through one Agent a new watch takes the connection an ended
- * one left idle, and every connection shares the TLS context.
+ * one left idle, and every connection shares the TLS context. An API server that speaks HTTP/2 (as real ones do)
+ * gets one connection for all of them ({@link agentFor}); one that does not, a connection per open request.
  *
  * Like client-node's own agent cache, the TLS material (CA, client certificate and key) is read once per cluster
  * and user; credentials sent as headers (tokens, exec plugins) are still applied to each request. Clusters reached
  * through a proxy keep client-node's own dispatcher.
  */
 export class PooledKubeConfig extends KubeConfig {
-  private pool: { key: string; agent: Agent } | null = null;
+  /**
+   * The shared Agent, and when to ask the server for its protocol again (when it could not be reached: the Agent
+   * then speaks HTTP/1.1, which any API server takes, and is replaced once the server answers).
+   */
+  private pool: { key: string; agent: Agent; askAgainAt?: number } | null = null;
+
+  private reaskDue(): boolean {
+    return this.pool?.askAgainAt !== undefined && Date.now() >= this.pool.askAgainAt;
+  }
 
   override async applySecurityAuthentication(ctx: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(ctx);
@@ -73,15 +83,17 @@ export class PooledKubeConfig extends KubeConfig {
   async agent(): Promise<Agent> {
     const cluster = this.getCurrentCluster();
     const key = JSON.stringify([cluster?.name ?? '', cluster?.server ?? '', this.getCurrentUser()?.name ?? '']);
-    if (this.pool?.key === key) return this.pool.agent;
+    if (this.pool?.key === key && !this.reaskDue()) return this.pool.agent;
     const opts: https.RequestOptions = {};
     await this.applyToHTTPSOptions(opts);
     // Another request may have built it meanwhile.
-    if (this.pool?.key === key) return this.pool.agent;
+    if (this.pool?.key === key && !this.reaskDue()) return this.pool.agent;
     const secureContext = tls.createSecureContext({ ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase });
     const connect = { secureContext, keepAlive: true, keepAliveInitialDelay: 30_000, ...(opts.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: opts.rejectUnauthorized }), ...(opts.servername ? { servername: opts.servername } : {}) };
+    const protocol = await serverProtocol(cluster?.server ?? '', connect);
+    if (this.pool?.key === key && !this.reaskDue()) return this.pool.agent;
     const old = this.pool?.agent;
-    this.pool = { key, agent: new Agent({ connect }) };
+    this.pool = { key, agent: agentFor(protocol, connect), ...(protocol === null ? { askAgainAt: Date.now() + PROTOCOL_RETRY_MS } : {}) };
     void old?.close().catch(() => {});
     sharedDispatchers.add(this.pool.agent);
     return this.pool.agent;
@@ -93,6 +105,56 @@ export class PooledKubeConfig extends KubeConfig {
     this.pool = null;
     await agent?.destroy().catch(() => {});
   }
+}
+
+/**
+ * Requests one HTTP/2 connection carries at once. API servers allow 100 to 250 streams a connection (kube-apiserver's
+ * `--http2-max-streams-per-connection`); undici also keeps to what the server announces.
+ */
+export const H2_STREAMS_PER_CONNECTION = 100;
+
+/** How long a cluster that could not be asked for its protocol is talked to over HTTP/1.1 before asking again. */
+export const PROTOCOL_RETRY_MS = 60_000;
+
+type ConnectOptions = buildConnector.BuildOptions & { servername?: string };
+
+/**
+ * The protocol an API server chooses through ALPN ('h2' or 'http/1.1'), or null when it cannot be reached. One TLS
+ * handshake, closed at once.
+ */
+export async function serverProtocol(server: string, connect: ConnectOptions, timeoutMs = 5_000): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:') return 'http/1.1';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    const socket = tls.connect({ ...(connect as tls.ConnectionOptions), host, port: Number(url.port || 443), servername: connect.servername ?? (isIP(host) ? undefined : host), ALPNProtocols: ['h2', 'http/1.1'] });
+    const done = (p: string | null) => {
+      socket.destroy();
+      resolve(p);
+    };
+    socket.setTimeout(timeoutMs, () => done(null));
+    socket.once('secureConnect', () => done(socket.alpnProtocol || 'http/1.1'));
+    socket.once('error', () => done(null));
+  });
+}
+
+/**
+ * The Agent for an API server that speaks `protocol`. Over HTTP/2 one connection carries every request and watch
+ * (a collector's ~7 watches per management cluster share a TLS connection, ~150 KB of memory outside V8's heap,
+ * instead of one apiece): undici multiplexes only when its `pipelining` allows more than one request at a time,
+ * and opens a connection per request while the first one is being set up unless `connections` says one. Over
+ * HTTP/1.1 (a server or proxy without HTTP/2, or one not reached yet) the same settings would queue requests
+ * behind a watch that never ends: there, a connection per request at a time, as before.
+ */
+export function agentFor(protocol: string | null, connect: ConnectOptions): Agent {
+  return protocol === 'h2'
+    ? new Agent({ connect, allowH2: true, connections: 1, pipelining: H2_STREAMS_PER_CONNECTION })
+    : new Agent({ connect });
 }
 
 /** Dispatchers a PooledKubeConfig shares: a caller must not close them after its own request. */

@@ -125,6 +125,8 @@ describe('kubectl against the simulated management cluster', () => {
     await waitFor(() => out.includes('9\n'));
     child.kill();
     expect(out.trim().split('\n').at(-1)).toBe('9');
+    // kubectl (client-go) negotiates HTTP/2, as with a real API server: the simulator's HTTP/2 side is exercised.
+    expect(sim.cluster('mgmt-weu').httpVersions.get('2.0') ?? 0).toBeGreaterThan(0);
   });
 
   it('answers `auth can-i` from the policy, with impersonation', async () => {

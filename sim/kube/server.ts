@@ -2,8 +2,9 @@
 // resource table, watch streams, tables for kubectl, authentication, authorization and impersonation.
 
 import { randomUUID } from 'node:crypto';
-import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import http2, { type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { KubeObject } from '../../lib/unstructured';
 import { Authorizer, forbiddenMessage, type PolicyRule, type ResourceAttributes, type UserInfo } from './auth';
@@ -51,21 +52,25 @@ interface Route {
 
 const MAX_BODY = 3 * 1024 * 1024;
 
+/** A request and its response over HTTP/2 or HTTP/1.1 (the server speaks both, as an API server does: kubectl and client-go use HTTP/2). */
+type Req = IncomingMessage | Http2ServerRequest;
+type Res = ServerResponse | Http2ServerResponse;
+
 /** API groups Kubernetes itself serves (not CRDs). */
 const BUILT_IN_GROUPS = new Set(['', 'apps', 'policy', 'rbac.authorization.k8s.io', 'coordination.k8s.io', 'events.k8s.io', 'authorization.k8s.io', 'authentication.k8s.io']);
 
-function send(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(res: Res, code: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
-function sendError(res: ServerResponse, e: ApiError): void {
+function sendError(res: Res, e: ApiError): void {
   send(res, e.code, e.toStatus());
 }
 
 /** Reads a JSON body; protobuf only for the access reviews and Secrets kubectl sends that way. */
-async function readBody(req: IncomingMessage, protobufReview = false, protobufKind?: string): Promise<unknown> {
+async function readBody(req: Req, protobufReview = false, protobufKind?: string): Promise<unknown> {
   const ct = req.headers['content-type'] ?? '';
   const chunks: Buffer[] = [];
   let size = 0;
@@ -105,7 +110,7 @@ function age(ts: unknown): string {
   return h < 48 ? `${h}h` : `${Math.floor(h / 24)}d`;
 }
 
-function wantsTable(req: IncomingMessage): boolean {
+function wantsTable(req: Req): boolean {
   return /as=Table/.test(req.headers.accept ?? '');
 }
 
@@ -133,10 +138,14 @@ function tableFor(r: ResourceDef, items: KubeObject[], rv: string, cont?: string
 export class SimApiServer {
   readonly name: string;
   readonly store: ClusterStore;
-  private server: https.Server;
+  private server: Http2SecureServer;
+  /** Open TLS connections (HTTP/2 sessions and HTTP/1.1 sockets), to close them at stop. */
+  private readonly sockets = new Set<Socket>();
   private readonly authz: Authorizer;
-  private readonly openStreams = new Map<ServerResponse, () => void>();
+  private readonly openStreams = new Map<Res, () => void>();
   private url_ = '';
+  /** Requests received, by HTTP version ('2.0', '1.1'), for tests. */
+  readonly httpVersions = new Map<string, number>();
   /** Requests served, by verb, for benchmarks and tests. */
   readonly requestCounts = new Map<string, number>();
   /** Every watch request received, with its query (newest last, bounded). */
@@ -157,7 +166,9 @@ export class SimApiServer {
     this.name = opts.name;
     this.store = opts.store;
     this.authz = new Authorizer(opts.policy);
-    this.server = https.createServer({ cert: opts.tls.certPem, key: opts.tls.keyPem }, (req, res) => {
+    // HTTP/2 (offered first, through ALPN) and HTTP/1.1, like a real API server.
+    this.server = http2.createSecureServer({ cert: opts.tls.certPem, key: opts.tls.keyPem, allowHTTP1: true }, (req: Req, res: Res) => {
+      this.httpVersions.set(req.httpVersion, (this.httpVersions.get(req.httpVersion) ?? 0) + 1);
       if (!this.available) {
         req.socket.destroy();
         return;
@@ -170,11 +181,14 @@ export class SimApiServer {
         sendError(res, e instanceof ApiError ? e : new ApiError(500, 'InternalError', `internal error: ${(e as Error).message}`));
       });
     });
-    this.server.keepAliveTimeout = 30_000;
-    this.server.on('secureConnection', (socket) => {
+    this.server.on('secureConnection', (socket: Socket) => {
       this.connections.accepted++;
       this.connections.open++;
-      socket.once('close', () => this.connections.open--);
+      this.sockets.add(socket);
+      socket.once('close', () => {
+        this.connections.open--;
+        this.sockets.delete(socket);
+      });
     });
   }
 
@@ -194,7 +208,7 @@ export class SimApiServer {
 
   async stop(): Promise<void> {
     for (const close of this.openStreams.values()) close();
-    this.server.closeAllConnections();
+    for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
@@ -218,7 +232,7 @@ export class SimApiServer {
     this.requestCounts.set(verb, (this.requestCounts.get(verb) ?? 0) + 1);
   }
 
-  private authenticate(req: IncomingMessage): UserInfo {
+  private authenticate(req: Req): UserInfo {
     const h = req.headers.authorization ?? '';
     const m = /^Bearer\s+(.+)$/i.exec(h);
     const user = m ? this.opts.tokens[m[1] as string] : undefined;
@@ -356,7 +370,7 @@ export class SimApiServer {
     return { resource, version, namespace, name, subresource };
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: Req, res: Res): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://sim');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     res.setHeader('Audit-Id', randomUUID());
@@ -542,8 +556,8 @@ export class SimApiServer {
   }
 
   private serveWatch(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: Req,
+    res: Res,
     r: ResourceDef,
     route: Route,
     q: URLSearchParams,
@@ -559,8 +573,10 @@ export class SimApiServer {
     };
     const timeoutSec = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : 1800;
     if (!Number.isFinite(timeoutSec) || timeoutSec < 0) throw badRequest(`invalid timeoutSeconds "${q.get('timeoutSeconds')}"`);
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
-    res.flushHeaders();
+    // No Content-Length: chunked over HTTP/1.1, DATA frames over HTTP/2 (which has no Transfer-Encoding).
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    // The headers go out now (a client waits for them before reading events); HTTP/2's writeHead sends them itself.
+    if ('flushHeaders' in res) res.flushHeaders();
     let unsubscribe: (() => void) | undefined;
     const timers: NodeJS.Timeout[] = [];
     const close = () => {
@@ -570,7 +586,8 @@ export class SimApiServer {
       if (!res.writableEnded) res.end();
     };
     const write = (text: string) => {
-      if (!res.writableEnded && !res.destroyed) res.write(text);
+      // Both kinds of response take a string (their overloads differ only in the callback's type).
+      if (!res.writableEnded && !res.destroyed) (res as ServerResponse).write(text);
     };
     this.openStreams.set(res, close);
     req.on('close', close);

@@ -16,6 +16,18 @@ import { until } from '../testing/sim-harness';
 import { contextKubeConfig, isSharedDispatcher, PooledKubeConfig, PROTOCOL_RETRY_MS, serverProtocol } from './calls';
 import { Informer } from './informer';
 
+/** A PooledKubeConfig with one context: the server at `url`, trusted through `caPem`. */
+function pooledFor(url: string, caPem: string): PooledKubeConfig {
+  const kc = new PooledKubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: url, caData: Buffer.from(caPem).toString('base64') }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'c', cluster: 'c', user: 'u' }],
+    currentContext: 'c',
+  });
+  return kc;
+}
+
 describe('PooledKubeConfig against the simulator', () => {
   let sim: KubeSimulator;
   beforeAll(async () => {
@@ -132,13 +144,7 @@ describe('PooledKubeConfig against the simulator', () => {
     h1.on('secureConnection', () => accepted++);
     await new Promise<void>((r) => h1.listen(0, '127.0.0.1', r));
     const url = `https://127.0.0.1:${(h1.address() as AddressInfo).port}`;
-    const kc = new PooledKubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'h1', server: url, caData: Buffer.from(tlsMaterial.caPem).toString('base64') }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'h1', cluster: 'h1', user: 'u' }],
-      currentContext: 'h1',
-    });
+    const kc = pooledFor(url, tlsMaterial.caPem);
     const agent = await kc.agent();
     try {
       const watch = await request(`${url}/api/v1/nodes?watch=true`, { dispatcher: agent });
@@ -168,13 +174,7 @@ describe('PooledKubeConfig against the simulator', () => {
     await new Promise((r) => free.close(r));
     const url = `https://127.0.0.1:${port}`;
     expect(await serverProtocol(url, { ca: tlsMaterial.caPem })).toBeNull();
-    const kc = new PooledKubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'later', server: url, caData: Buffer.from(tlsMaterial.caPem).toString('base64') }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'later', cluster: 'later', user: 'u' }],
-      currentContext: 'later',
-    });
+    const kc = pooledFor(url, tlsMaterial.caPem);
     const h2 = http2.createSecureServer({ cert: tlsMaterial.certPem, key: tlsMaterial.keyPem, allowHTTP1: true }, (req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json', 'X-Version': req.httpVersion }).end('{}');
     });

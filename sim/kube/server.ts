@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import http2, { type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
-import type { Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { KubeObject } from '../../lib/unstructured';
 import { Authorizer, forbiddenMessage, type PolicyRule, type ResourceAttributes, type UserInfo } from './auth';
 import { ApiError, badRequest } from './errors';

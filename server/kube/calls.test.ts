@@ -165,7 +165,7 @@ describe('PooledKubeConfig against the simulator', () => {
     }
   });
 
-  it('asks a server it could not reach for its protocol again a minute later, and then switches to HTTP/2', async () => {
+  it('asks a server it could not reach for its protocol again every minute, keeping its Agent until it answers HTTP/2', async () => {
     const tlsMaterial = await generateTls();
     // A port with nothing listening yet.
     const free = net.createServer();
@@ -183,10 +183,14 @@ describe('PooledKubeConfig against the simulator', () => {
     try {
       const first = await kc.agent();
       expect(await kc.agent()).toBe(first);
-      await new Promise<void>((r) => h2.listen(port, '127.0.0.1', r));
-      vi.setSystemTime(start + PROTOCOL_RETRY_MS - 1);
-      expect(await kc.agent()).toBe(first);
+      // Asked again while still unreachable: the same Agent, open, asked again a minute later.
       vi.setSystemTime(start + PROTOCOL_RETRY_MS);
+      expect(await kc.agent()).toBe(first);
+      expect(first.closed || first.destroyed).toBe(false);
+      await new Promise<void>((r) => h2.listen(port, '127.0.0.1', r));
+      vi.setSystemTime(start + 2 * PROTOCOL_RETRY_MS - 1);
+      expect(await kc.agent()).toBe(first);
+      vi.setSystemTime(start + 2 * PROTOCOL_RETRY_MS);
       const second = await kc.agent();
       expect(second).not.toBe(first);
       expect(first.closed || first.destroyed).toBe(true);

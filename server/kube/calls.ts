@@ -66,7 +66,7 @@ export class PooledKubeConfig extends KubeConfig {
    * The shared Agent, and when to ask the server for its protocol again (when it could not be reached: the Agent
    * then speaks HTTP/1.1, which any API server takes, and is replaced once the server answers).
    */
-  private pool: { key: string; agent: Agent; askAgainAt?: number } | null = null;
+  private pool: { key: string; agent: Agent; h2: boolean; askAgainAt?: number } | null = null;
 
   private reaskDue(): boolean {
     return this.pool?.askAgainAt !== undefined && Date.now() >= this.pool.askAgainAt;
@@ -91,9 +91,14 @@ export class PooledKubeConfig extends KubeConfig {
     const secureContext = tls.createSecureContext({ ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase });
     const connect = { secureContext, keepAlive: true, keepAliveInitialDelay: 30_000, ...(opts.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: opts.rejectUnauthorized }), ...(opts.servername ? { servername: opts.servername } : {}) };
     const protocol = await serverProtocol(cluster?.server ?? '', connect);
-    if (this.pool?.key === key && !this.reaskDue()) return this.pool.agent;
+    const askAgainAt = protocol === null ? Date.now() + PROTOCOL_RETRY_MS : undefined;
+    if (this.pool?.key === key && (!this.reaskDue() || (protocol !== 'h2' && !this.pool.h2))) {
+      // Asked again and still no HTTP/2: the Agent (and its open connections) stays.
+      if (this.reaskDue()) this.pool.askAgainAt = askAgainAt;
+      return this.pool.agent;
+    }
     const old = this.pool?.agent;
-    this.pool = { key, agent: agentFor(protocol, connect), ...(protocol === null ? { askAgainAt: Date.now() + PROTOCOL_RETRY_MS } : {}) };
+    this.pool = { key, agent: agentFor(protocol, connect), h2: protocol === 'h2', ...(askAgainAt === undefined ? {} : { askAgainAt }) };
     void old?.close().catch(() => {});
     sharedDispatchers.add(this.pool.agent);
     return this.pool.agent;

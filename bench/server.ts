@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pct } from './collector';
+import { pct } from './pct';
 import { startFleet } from './fleet';
 import { imageNodeFlags, standaloneServer } from './image';
 

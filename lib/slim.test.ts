@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import { SCENARIOS, buildScenario } from './fixtures/scenarios';
-import { isInterned, sameContent, slim, type SlimNode } from './slim';
+import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL, isInterned, labelOf, nameOf, namespaceOf, sameContent, slim, type SlimNode } from './slim';
 import type { PoolInput } from './pool-model';
 
 function slimmed(input: PoolInput): PoolInput {
@@ -21,7 +21,7 @@ describe('slim', () => {
     expect(analyzePool(slimmed(b.input), { now: b.now })).toEqual(analyzePool(b.input, { now: b.now }));
   });
 
-  it('cuts a Node from kubectl down to name, resourceVersion, providerID, taints and whether it is Ready', () => {
+  it('cuts a Node from kubectl down to name, providerID, taints and whether it is Ready (no resourceVersion)', () => {
     const node = {
       apiVersion: 'v1', kind: 'Node',
       metadata: { name: 'n0', uid: 'u', resourceVersion: '7', creationTimestamp: new Date('2026-11-29T10:00:00Z') as unknown as string, labels: { a: 'b' }, annotations: { x: 'y' } },
@@ -29,7 +29,7 @@ describe('slim', () => {
       status: { conditions: [{ type: 'MemoryPressure', status: 'False' }, { type: 'Ready', status: 'True', lastTransitionTime: new Date('2026-11-29T10:01:00Z') }], images: [{ names: ['big'] }], nodeInfo: { kubeletVersion: 'v1.33.0' } },
     };
     expect((slim('node', node) as SlimNode).toJSON()).toEqual({
-      metadata: { name: 'n0', resourceVersion: '7' },
+      metadata: { name: 'n0' },
       spec: { providerID: 'azure:///x', taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' }] },
       status: { conditions: [{ type: 'Ready', status: 'True' }] },
     });
@@ -102,5 +102,17 @@ describe('slim', () => {
     // Kinds kept whole are never called the same (every change of theirs may matter).
     const mp = slim('mp', { metadata: { name: 'p', resourceVersion: '1' } });
     expect(sameContent(mp, mp)).toBe(false);
+  });
+
+  it('reads a slimmed instance\'s name, namespace and pool label straight, and an API object\'s through metadata', () => {
+    const raw = { metadata: { name: 'a', namespace: 'ns', labels: { [AMPM_POOL_LABEL]: 'p', [MACHINE_POOL_LABEL]: 'q' } } };
+    for (const o of [slim('ampm', raw), raw]) {
+      expect([nameOf(o), namespaceOf(o), labelOf(o, AMPM_POOL_LABEL)]).toEqual(['a', 'ns', 'p']);
+    }
+    expect(labelOf(slim('machine', raw), MACHINE_POOL_LABEL)).toBe('q');
+    expect(labelOf(slim('machine', raw), AMPM_POOL_LABEL)).toBeUndefined();
+    expect(labelOf(raw, MACHINE_POOL_LABEL)).toBe('q');
+    const node = slim('node', { metadata: { name: 'n', namespace: 'ignored', labels: { x: 'y' } } });
+    expect([nameOf(node), namespaceOf(node), labelOf(node, 'x')]).toEqual(['n', undefined, undefined]);
   });
 });

@@ -84,6 +84,7 @@ const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : 
 /** What the three per-instance classes share: the API shape through getters, and `toJSON` giving it. */
 export abstract class SlimInstance implements KubeObject {
   [key: string]: unknown;
+  abstract readonly name: string | undefined;
   abstract readonly providerID: string | undefined;
   abstract get metadata(): NonNullable<KubeObject['metadata']>;
   /** An AMPM's and a Machine's spec: the providerID (a Node adds its taints). */
@@ -102,7 +103,6 @@ export class SlimAmpm extends SlimInstance {
   constructor(
     readonly name: string | undefined,
     readonly namespace: string | undefined,
-    readonly resourceVersion: string | undefined,
     readonly created: string | undefined,
     readonly deleted: string | undefined,
     readonly pool: string | undefined,
@@ -117,7 +117,7 @@ export class SlimAmpm extends SlimInstance {
 
   get metadata(): NonNullable<KubeObject['metadata']> {
     return defined({
-      name: this.name, namespace: this.namespace, resourceVersion: this.resourceVersion, creationTimestamp: this.created, deletionTimestamp: this.deleted,
+      name: this.name, namespace: this.namespace, creationTimestamp: this.created, deletionTimestamp: this.deleted,
       labels: this.pool === undefined ? undefined : { [AMPM_POOL_LABEL]: this.pool },
     });
   }
@@ -131,7 +131,6 @@ export class SlimMachine extends SlimInstance {
   constructor(
     readonly name: string | undefined,
     readonly namespace: string | undefined,
-    readonly resourceVersion: string | undefined,
     readonly deleted: string | undefined,
     readonly pool: string | undefined,
     readonly providerID: string | undefined,
@@ -143,7 +142,7 @@ export class SlimMachine extends SlimInstance {
 
   get metadata(): NonNullable<KubeObject['metadata']> {
     return defined({
-      name: this.name, namespace: this.namespace, resourceVersion: this.resourceVersion, deletionTimestamp: this.deleted,
+      name: this.name, namespace: this.namespace, deletionTimestamp: this.deleted,
       labels: this.pool === undefined ? undefined : { [MACHINE_POOL_LABEL]: this.pool },
     });
   }
@@ -156,7 +155,6 @@ export class SlimMachine extends SlimInstance {
 export class SlimNode extends SlimInstance {
   constructor(
     readonly name: string | undefined,
-    readonly resourceVersion: string | undefined,
     readonly deleted: string | undefined,
     readonly providerID: string | undefined,
     readonly taints: { key?: string; effect?: string }[] | undefined,
@@ -167,7 +165,7 @@ export class SlimNode extends SlimInstance {
   }
 
   get metadata(): NonNullable<KubeObject['metadata']> {
-    return defined({ name: this.name, resourceVersion: this.resourceVersion, deletionTimestamp: this.deleted });
+    return defined({ name: this.name, deletionTimestamp: this.deleted });
   }
 
   override get spec(): Record<string, unknown> {
@@ -179,18 +177,34 @@ export class SlimNode extends SlimInstance {
   }
 }
 
+/** An object's name, read straight from a slimmed instance (its `metadata` getter builds an object per read). */
+export function nameOf(o: KubeObject): string | undefined {
+  return o instanceof SlimInstance ? o.name : o.metadata?.name;
+}
+
+/** An object's namespace (none for a Node), read straight from a slimmed instance. */
+export function namespaceOf(o: KubeObject): string | undefined {
+  return o instanceof SlimAmpm || o instanceof SlimMachine ? o.namespace : o instanceof SlimNode ? undefined : o.metadata?.namespace;
+}
+
+/** An object's label, read straight from a slimmed AMPM or Machine (the only label each keeps: its pool's). */
+export function labelOf(o: KubeObject, label: string): string | undefined {
+  if (o instanceof SlimAmpm) return label === AMPM_POOL_LABEL ? o.pool : undefined;
+  if (o instanceof SlimMachine) return label === MACHINE_POOL_LABEL ? o.pool : undefined;
+  return o instanceof SlimNode ? undefined : o.metadata?.labels?.[label];
+}
+
 /** An object's spec.providerID, read straight from a slimmed instance (no getter object). */
 export function providerIdOf(o: KubeObject): unknown {
   return o instanceof SlimInstance ? o.providerID : o.spec?.providerID;
 }
 
-/** Whether two slimmed objects say the same, their resourceVersions aside (an update the model cannot see). */
+/** Whether two slimmed instances say the same (an update the model cannot see: only what slimming drops changed). */
 export function sameContent(a: unknown, b: unknown): boolean {
   if (!(a instanceof SlimInstance) || a.constructor !== (b as object | null)?.constructor) return false;
   const x = a as unknown as Record<string, unknown>;
   const y = b as Record<string, unknown>;
   for (const k of Object.keys(x)) {
-    if (k === 'resourceVersion') continue;
     if (k === 'taints') {
       if (JSON.stringify(x[k]) !== JSON.stringify(y[k])) return false;
     } else if (x[k] !== y[k]) return false;
@@ -212,14 +226,14 @@ export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): Ku
       // nodeRef (its conditions were most of a slimmed AMPM).
       const m = obj.metadata ?? {};
       return new SlimAmpm(
-        m.name, intern(m.namespace), m.resourceVersion, iso(m.creationTimestamp), iso(m.deletionTimestamp), intern(m.labels?.[AMPM_POOL_LABEL]),
+        m.name, intern(m.namespace), iso(m.creationTimestamp), iso(m.deletionTimestamp), intern(m.labels?.[AMPM_POOL_LABEL]),
         intern(str(spec.providerID)), bool(status.ready), intern(str(status.provisioningState)), bool(status.latestModelApplied), intern(str(rec(status.nodeRef).name)),
       );
     }
     case 'machine': {
       const m = obj.metadata ?? {};
       return new SlimMachine(
-        m.name, intern(m.namespace), m.resourceVersion, iso(m.deletionTimestamp), intern(m.labels?.[MACHINE_POOL_LABEL]),
+        m.name, intern(m.namespace), iso(m.deletionTimestamp), intern(m.labels?.[MACHINE_POOL_LABEL]),
         intern(str(spec.providerID)), intern(str(status.phase)), intern(str(rec(status.nodeRef).name)),
       );
     }
@@ -228,7 +242,7 @@ export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): Ku
       const m = obj.metadata ?? {};
       const ready = Array.isArray(status.conditions) ? status.conditions.find((c) => rec(c).type === 'Ready') : undefined;
       const taints = Array.isArray(spec.taints) ? spec.taints.map((t) => defined({ key: intern(str(rec(t).key)), effect: intern(str(rec(t).effect)) })) : undefined;
-      return new SlimNode(intern(m.name), m.resourceVersion, iso(m.deletionTimestamp), intern(str(spec.providerID)), taints, ready === undefined ? undefined : intern(str(rec(ready).status)));
+      return new SlimNode(intern(m.name), iso(m.deletionTimestamp), intern(str(spec.providerID)), taints, ready === undefined ? undefined : intern(str(rec(ready).status)));
     }
     case 'event': {
       const e = obj as Record<string, unknown>;

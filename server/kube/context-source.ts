@@ -5,7 +5,7 @@ import 'server-only';
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL, providerIdOf } from '@/lib/slim';
+import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL, labelOf, nameOf, namespaceOf, providerIdOf } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
@@ -108,10 +108,9 @@ class WorkloadSource {
     this.health = { name: cluster, context, kind: 'workload', state: 'starting', since: new Date().toISOString() };
   }
 
-  private index(o: KubeObject, add: boolean): void {
-    const name = String(o.metadata?.name);
-    const pid = providerIdOf(o);
-    (add ? addTo : removeFrom)(this.byScaleSet, scaleSetKeyOf(pid), name);
+  /** Files a Node's name (`name`: the informer's key for it, the cache's string) under its scale set, or takes it out. */
+  private index(o: KubeObject, add: boolean, name: string): void {
+    (add ? addTo : removeFrom)(this.byScaleSet, scaleSetKeyOf(providerIdOf(o)), name);
   }
 
   /**
@@ -184,17 +183,17 @@ class WorkloadSource {
       },
       onRestart: this.onRestart,
     });
-    informer.on('add', (o) => {
-      this.index(o, true);
+    informer.on('add', (o, _old, k) => {
+      this.index(o, true, k);
       this.onChange([o]);
     });
-    informer.on('update', (o, old) => {
-      if (old) this.index(old, false);
-      this.index(o, true);
+    informer.on('update', (o, old, k) => {
+      if (old) this.index(old, false, k);
+      this.index(o, true, k);
       this.onChange(old ? [o, old] : [o]);
     });
-    informer.on('delete', (o) => {
-      this.index(o, false);
+    informer.on('delete', (o, _old, k) => {
+      this.index(o, false, k);
       this.onChange([o]);
     });
     informer.start();
@@ -393,9 +392,9 @@ export class ContextSource {
         kc: this.kc, path: `/apis/${k.group}/${k.version}/${k.plural}`, kind: k.name, labelSelector: k.labelSelector,
         items: this.caches[k.name], onState, onRestart: () => this.restarted(k.name),
       });
-      informer.on('add', (o) => this.upserted(k.name, o));
-      informer.on('update', (o, old) => this.upserted(k.name, o, old));
-      informer.on('delete', (o) => this.removed(k.name, o));
+      informer.on('add', (o, _old, key) => this.upserted(k.name, o, key));
+      informer.on('update', (o, old, key) => this.upserted(k.name, o, key, old));
+      informer.on('delete', (o, _old, key) => this.removed(k.name, o, key));
       this.kindHealth.set(k.name, { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
       informer.start();
       this.informers.push(informer);
@@ -554,28 +553,30 @@ export class ContextSource {
   }
 
   /** After the informer stored `o` (replacing `old`): index it, tell which pools changed, deliver its Events parked. */
-  private upserted(kind: Kind['name'], o: KubeObject, old?: KubeObject): void {
-    const k = key(o);
-    const ns = String(o.metadata?.namespace ?? '');
+  private upserted(kind: Kind['name'], o: KubeObject, k: string, old?: KubeObject): void {
+    const ns = namespaceOf(o) ?? '';
     this.indexed(kind, o, k, ns, old);
     if (this.parked.size) {
       const eventKind = EVENT_KIND_OF[kind];
-      if (eventKind) this.unpark(ns, eventKind, String(o.metadata?.name));
+      if (eventKind) this.unpark(ns, eventKind, String(nameOf(o)));
       // A new AzureMachinePool or MachinePool can name the pool of objects already cached.
       if (!old && (kind === 'amp' || kind === 'mp')) for (const [pk] of [...this.parked]) this.unpark(...(pk.split('/') as [string, string, string]));
     }
   }
 
-  /** Indexes `o` (in place of `old`) and tells which pools changed. */
+  /**
+   * Indexes `o` (in place of `old`) and tells which pools changed. `k` is the informer's key for it, the cache's
+   * own string: the indexes of AMPMs and Machines hold it (a copy of its own per object was ~13 MB at 100k VMs).
+   */
   private indexed(kind: Kind['name'], o: KubeObject, k: string, ns: string, old: KubeObject | undefined): void {
     if (kind === 'ampm') {
-      if (old) removeFrom(this.ampmsByAmp, `${ns}/${old.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
-      addTo(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
-      this.onChange(this.poolsOfAmp(ns, String(o.metadata?.labels?.[AMPM_POOL_LABEL])));
+      if (old) removeFrom(this.ampmsByAmp, `${ns}/${labelOf(old, AMPM_POOL_LABEL)}`, k);
+      addTo(this.ampmsByAmp, `${ns}/${labelOf(o, AMPM_POOL_LABEL)}`, k);
+      this.onChange(this.poolsOfAmp(ns, String(labelOf(o, AMPM_POOL_LABEL))));
     } else if (kind === 'machine') {
-      if (old) removeFrom(this.machinesByPool, `${ns}/${old.metadata?.labels?.[POOL_LABEL]}`, k);
-      addTo(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k);
-      this.onChange([`${ns}/${o.metadata?.labels?.[POOL_LABEL]}`]);
+      if (old) removeFrom(this.machinesByPool, `${ns}/${labelOf(old, POOL_LABEL)}`, k);
+      addTo(this.machinesByPool, `${ns}/${labelOf(o, POOL_LABEL)}`, k);
+      this.onChange([`${ns}/${labelOf(o, POOL_LABEL)}`]);
     } else if (kind === 'mp') {
       if (old) this.indexMp(old, false);
       this.indexMp(o, true);
@@ -589,18 +590,17 @@ export class ContextSource {
   }
 
   /** After the informer dropped `o`. */
-  private removed(kind: Kind['name'], o: KubeObject): void {
-    const k = key(o);
-    const ns = String(o.metadata?.namespace ?? '');
-    if (kind === 'ampm') removeFrom(this.ampmsByAmp, `${ns}/${o.metadata?.labels?.[AMPM_POOL_LABEL]}`, k);
-    if (kind === 'machine') removeFrom(this.machinesByPool, `${ns}/${o.metadata?.labels?.[POOL_LABEL]}`, k);
+  private removed(kind: Kind['name'], o: KubeObject, k: string): void {
+    const ns = namespaceOf(o) ?? '';
+    if (kind === 'ampm') removeFrom(this.ampmsByAmp, `${ns}/${labelOf(o, AMPM_POOL_LABEL)}`, k);
+    if (kind === 'machine') removeFrom(this.machinesByPool, `${ns}/${labelOf(o, POOL_LABEL)}`, k);
     if (kind === 'mp') this.indexMp(o, false);
     if (kind === 'cluster') {
       const w = this.workloads.get(k);
       w?.stop();
       this.workloads.delete(k);
     }
-    this.onChange(kind === 'mp' ? [k] : kind === 'amp' || kind === 'ampm' ? this.poolsOfAmp(ns, String(kind === 'amp' ? o.metadata?.name : o.metadata?.labels?.[AMPM_POOL_LABEL])) : kind === 'machine' ? [`${ns}/${o.metadata?.labels?.[POOL_LABEL]}`] : this.poolsOfCluster(ns, String(o.metadata?.name)));
+    this.onChange(kind === 'mp' ? [k] : kind === 'amp' || kind === 'ampm' ? this.poolsOfAmp(ns, String(kind === 'amp' ? nameOf(o) : labelOf(o, AMPM_POOL_LABEL))) : kind === 'machine' ? [`${ns}/${labelOf(o, POOL_LABEL)}`] : this.poolsOfCluster(ns, String(nameOf(o))));
   }
 
   /** Re-reads the kubeconfig Secrets of workload clusters that are not live, or of all of them (`all`). */

@@ -117,12 +117,20 @@ describe('Informer against the simulator', () => {
       const cur = server.store.get(AMPM, String(first.metadata?.namespace), name);
       return server.store.update(AMPM, String(first.metadata?.namespace), name, { ...cur, status: { ...cur.status, ...status } }, { subresource: 'status' });
     };
-    // Only a condition's time changes: the new resourceVersion is kept, nobody is told.
-    const quiet = write({ conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }] });
-    await until('the quiet update stored', () => (informer.items.get(key)?.metadata?.resourceVersion === quiet.metadata?.resourceVersion ? true : undefined));
+    // Only a condition's time changes: the watch delivers it, the cached object stays the one listed, nobody is told.
+    const cached = informer.items.get(key);
+    expect(cached).toBeDefined();
+    const events0 = informerActivity().get('ampm')?.watchEvents ?? 0;
+    write({ conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }] });
+    await until('the quiet update delivered', () => ((informerActivity().get('ampm')?.watchEvents ?? 0) > events0 ? true : undefined));
+    expect(informer.items.get(key)).toBe(cached);
     expect(updates).toEqual([]);
     write({ provisioningState: 'Failed' });
     await until('the real update', () => (updates.includes(name) ? true : undefined));
+    // The watch delivers in order: by the real update the quiet one was seen, and only the real one announced.
+    expect(updates.filter((n) => n === name)).toEqual([name]);
+    expect(informer.items.get(key)).not.toBe(cached);
+    expect(informer.items.get(key)?.status?.provisioningState).toBe('Failed');
     informer.stop();
   });
 

@@ -25,6 +25,32 @@ export function imageNodeFlags(dockerfile = readFileSync(path.join(ROOT, 'Docker
 }
 
 /**
+ * The shared library the image preloads (`ENV LD_PRELOAD=<path>`, e.g. jemalloc as its malloc), by file name;
+ * null when it preloads none.
+ */
+export function imagePreload(dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')): string | null {
+  const lines = dockerfile.split('\n').filter((l) => /^ENV\s+LD_PRELOAD[=\s]/.test(l));
+  if (lines.length > 1) throw new Error(`Dockerfile: expected at most one ENV LD_PRELOAD line, found ${lines.length}`);
+  const m = lines[0] && /^ENV\s+LD_PRELOAD[=\s]\s*"?([^"\s]+)"?\s*$/.exec(lines[0]);
+  if (lines[0] && !m) throw new Error(`Dockerfile: expected ENV LD_PRELOAD=<path>, found "${lines[0]}"`);
+  return m ? path.basename(m[1] as string) : null;
+}
+
+/**
+ * Where this machine has a shared library (`libjemalloc.so.2`): Debian's multiarch directories, then the usual
+ * ones. Throws, saying what to install, when it has none: a benchmark of the image's server without its malloc
+ * would report another process's memory.
+ */
+export function localLibrary(file: string, dirs = [`/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`, '/usr/local/lib', '/usr/lib', '/lib']): string {
+  for (const d of dirs) {
+    const p = path.join(d, file);
+    if (existsSync(p)) return p;
+  }
+  const hint = file.startsWith('libjemalloc') ? '; on Debian: apt-get install libjemalloc2' : '';
+  throw new Error(`the image preloads ${file}, which this machine does not have (looked in ${dirs.join(', ')})${hint}`);
+}
+
+/**
  * The standalone server the image runs (`.next/standalone/server.js`), built when there is none. The build's
  * output goes to stderr: stdout carries the benchmark's JSON report.
  */

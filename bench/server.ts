@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pct } from './pct';
 import { startFleet } from './fleet';
-import { imageNodeFlags, standaloneServer } from './image';
+import { imageNodeFlags, imagePreload, localLibrary, standaloneServer } from './image';
 
 const PORT = 3211;
 const SCRAPE_MS = 15_000;
@@ -47,11 +47,13 @@ export async function benchServer(): Promise<Record<string, unknown>> {
   const sim = await startFleet(fleet, 'poolscope-bench-server-');
   const { env, contexts, stateDir } = sim;
   let server: ReturnType<typeof spawn> | null = null;
+  let preload: string | null = null;
   try {
-    // As the image and the Deployment run it (the Dockerfile's CMD; deploy/base: NODE_OPTIONS=--max-old-space-size=640).
+    // As the image and the Deployment run it (the Dockerfile's CMD and LD_PRELOAD; deploy/base: NODE_OPTIONS=--max-old-space-size=640).
+    preload = imagePreload();
     server = spawn(process.execPath, [...imageNodeFlags(), serverJs], {
       cwd: path.dirname(serverJs),
-      env: { ...process.env, ...env, NODE_OPTIONS: '--max-old-space-size=640', PORT: String(PORT), HOSTNAME: '127.0.0.1', POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: contexts.join(','), POOLSCOPE_LOG_LEVEL: 'warn' },
+      env: { ...process.env, ...env, ...(preload ? { LD_PRELOAD: localLibrary(preload) } : {}), NODE_OPTIONS: '--max-old-space-size=640', PORT: String(PORT), HOSTNAME: '127.0.0.1', POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: contexts.join(','), POOLSCOPE_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const pid = server.pid as number;
@@ -103,6 +105,8 @@ export async function benchServer(): Promise<Record<string, unknown>> {
       fleet,
       seconds,
       contexts: contexts.length,
+      // What the server ran with beside its flags: the library the image preloads (its malloc), by file name.
+      preload,
       pools,
       allReadFromAzureSeconds: warmedUp ? warmupSeconds : null,
       // The server process as the pod's: CPU % of one core and RSS (Linux; null elsewhere).

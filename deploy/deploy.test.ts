@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { imageNodeFlags } from '@/bench/image';
+import { imageNodeFlags, imagePreload, localLibrary } from '@/bench/image';
 import { buildResyncService } from '@/server/actions';
 import { LeaderElector } from '@/server/collector/leader';
 import { parseEnv } from '@/server/env';
@@ -58,6 +58,18 @@ describe('the image', () => {
     expect(() => imageNodeFlags('CMD node server.js\n')).toThrow(/expected a line CMD \["node", <flags>…, "server.js"\], found "CMD node server.js"/);
     expect(() => imageNodeFlags('CMD ["node", "other.js"]\n')).toThrow(/expected a line CMD/);
     expect(() => imageNodeFlags('FROM x\n')).toThrow(/found no CMD line/);
+  });
+
+  it('preloads jemalloc as its malloc, by a path the server benchmark maps to this machine\'s copy', () => {
+    expect(imagePreload()).toBe('libjemalloc.so.2');
+    expect(imagePreload('FROM x\nENV LD_PRELOAD="/opt/lib/libx.so"\n')).toBe('libx.so');
+    expect(imagePreload('FROM x\n')).toBeNull();
+    expect(() => imagePreload('ENV LD_PRELOAD=/a.so\nENV LD_PRELOAD=/b.so\n')).toThrow(/at most one ENV LD_PRELOAD line, found 2/);
+    expect(() => imagePreload('ENV LD_PRELOAD=/a.so /b.so\n')).toThrow(/expected ENV LD_PRELOAD=<path>/);
+    // A library the machine lacks is said, with what to install, not silently left out.
+    expect(() => localLibrary('libnot-there.so.9', ['/nonexistent'])).toThrow(/the image preloads libnot-there.so.9, which this machine does not have \(looked in \/nonexistent\)$/);
+    expect(() => localLibrary('libjemalloc.so.2', ['/nonexistent'])).toThrow(/\(looked in \/nonexistent\); on Debian: apt-get install libjemalloc2$/);
+    expect(localLibrary('passwd', ['/nonexistent', '/etc'])).toBe('/etc/passwd');
   });
 });
 

@@ -52,7 +52,7 @@ it('the schema validation bites: a malformed Deployment is rejected', async () =
 
 describe('the image', () => {
   it("runs server.js with the Node flags its CMD names, which the server benchmark reads from it", () => {
-    expect(imageNodeFlags()).toEqual(expect.arrayContaining(['--no-allocation-site-pretenuring', '--heap-growing-percent=20']));
+    expect(imageNodeFlags()).toEqual(expect.arrayContaining(['--no-allocation-site-pretenuring', '--heap-growing-percent=20', '--max-semi-space-size=8']));
     expect(imageNodeFlags('FROM x\nCMD ["node", "--a", "--b=1", "server.js"]\n')).toEqual(['--a', '--b=1']);
     // The shell form, another entry point, or none: said, not guessed at.
     expect(() => imageNodeFlags('CMD node server.js\n')).toThrow(/expected a line CMD \["node", <flags>…, "server.js"\], found "CMD node server.js"/);

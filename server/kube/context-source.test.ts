@@ -112,6 +112,25 @@ describe('ContextSource workload clusters', () => {
     await until('the pool told of its change', () => (changed.flat().includes('default/pool0') ? true : undefined));
   });
 
+  it('keeps a pool\'s AMPMs in their place when one is updated in the pool, and moves one relabelled to another pool', async () => {
+    const src = await restart(() => {});
+    const ampms = () => src.poolInput('default/pool0')?.azureMachinePoolMachines ?? [];
+    const names = () => ampms().map((o) => String(o.metadata?.name));
+    const before = await until('the pool\'s AMPMs', () => (names().length > 1 ? names() : undefined));
+    const server = sim.cluster('mgmt-weu');
+    const AMPM = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef;
+    const first = before[0] as string;
+    const cur = server.store.get(AMPM, 'default', first);
+    server.store.update(AMPM, 'default', first, { ...cur, status: { ...cur.status, provisioningState: 'Failed' } }, { subresource: 'status' });
+    await until('the update seen', () => (ampms().find((o) => o.metadata?.name === first)?.status?.provisioningState === 'Failed' ? true : undefined));
+    // The index was left as it was (it holds the key string the cache holds): same members, same order.
+    expect(names()).toEqual(before);
+    const moved = server.store.get(AMPM, 'default', first);
+    server.store.update(AMPM, 'default', first, { ...moved, metadata: { ...moved.metadata, labels: { ...moved.metadata?.labels, [AMPM_POOL_LABEL]: 'another-pool' } } });
+    await until('the relabelled AMPM gone from the pool', () => (names().includes(first) ? undefined : true));
+    expect(names()).toEqual(before.slice(1));
+  });
+
   it('holds an Event about an object not seen yet until the object arrives (the two informers race)', async () => {
     const events: { pools: string[]; reason: string; object: string }[] = [];
     const src = await restart(() => {}, (pools, ev) => events.push({ pools, reason: ev.reason, object: ev.object }));

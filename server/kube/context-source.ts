@@ -188,8 +188,11 @@ class WorkloadSource {
       this.onChange([o]);
     });
     informer.on('update', (o, old, k) => {
-      if (old) this.index(old, false, k);
-      this.index(o, true, k);
+      // Moved only when its scale set changed: the index keeps the name string the cache keeps (see indexed).
+      if (!old || scaleSetKeyOf(providerIdOf(old)) !== scaleSetKeyOf(providerIdOf(o))) {
+        if (old) this.index(old, false, k);
+        this.index(o, true, k);
+      }
       this.onChange(old ? [o, old] : [o]);
     });
     informer.on('delete', (o, _old, k) => {
@@ -565,18 +568,26 @@ export class ContextSource {
   }
 
   /**
-   * Indexes `o` (in place of `old`) and tells which pools changed. `k` is the informer's key for it, the cache's
-   * own string: the indexes of AMPMs and Machines hold it (a copy of its own per object was ~13 MB at 100k VMs).
+   * Indexes `o` (in place of `old`) and tells which pools changed. `k` is the informer's key for it: the indexes of
+   * AMPMs and Machines hold the string the cache holds (a copy of its own per object was ~13 MB at 100k VMs). An
+   * update in the same pool leaves the index as it is — the cache keeps the key it first stored, so the index must
+   * too; an update's key is a new string of the same characters.
    */
   private indexed(kind: Kind['name'], o: KubeObject, k: string, ns: string, old: KubeObject | undefined): void {
     if (kind === 'ampm') {
-      if (old) removeFrom(this.ampmsByAmp, `${ns}/${labelOf(old, AMPM_POOL_LABEL)}`, k);
-      addTo(this.ampmsByAmp, `${ns}/${labelOf(o, AMPM_POOL_LABEL)}`, k);
-      this.onChange(this.poolsOfAmp(ns, String(labelOf(o, AMPM_POOL_LABEL))));
+      const pool = labelOf(o, AMPM_POOL_LABEL);
+      if (!old || labelOf(old, AMPM_POOL_LABEL) !== pool) {
+        if (old) removeFrom(this.ampmsByAmp, `${ns}/${labelOf(old, AMPM_POOL_LABEL)}`, k);
+        addTo(this.ampmsByAmp, `${ns}/${pool}`, k);
+      }
+      this.onChange(this.poolsOfAmp(ns, String(pool)));
     } else if (kind === 'machine') {
-      if (old) removeFrom(this.machinesByPool, `${ns}/${labelOf(old, POOL_LABEL)}`, k);
-      addTo(this.machinesByPool, `${ns}/${labelOf(o, POOL_LABEL)}`, k);
-      this.onChange([`${ns}/${labelOf(o, POOL_LABEL)}`]);
+      const pool = labelOf(o, POOL_LABEL);
+      if (!old || labelOf(old, POOL_LABEL) !== pool) {
+        if (old) removeFrom(this.machinesByPool, `${ns}/${labelOf(old, POOL_LABEL)}`, k);
+        addTo(this.machinesByPool, `${ns}/${pool}`, k);
+      }
+      this.onChange([`${ns}/${pool}`]);
     } else if (kind === 'mp') {
       if (old) this.indexMp(old, false);
       this.indexMp(o, true);

@@ -1,5 +1,5 @@
 // Collector benchmark: a simulated fleet (in a child process, so its memory and CPU are not counted) with
-// churn; the collector in this process. Reports RSS, steady CPU, Kubernetes change → stored transition
+// churn; the collector in another child process, the one measured (see measuringEntry). Reports RSS, steady CPU, Kubernetes change → stored transition
 // latency, ARM calls per scale set per hour beside a naive 15 s poller, 429s, and store bytes per pool per day.
 // Size: POOLSCOPE_BENCH_FLEET (default 10x10x20,subs=4,churn=0.01), duration: POOLSCOPE_BENCH_SECONDS (default 90).
 
@@ -15,8 +15,8 @@ const EXTERNAL = ['better-sqlite3', 'pg', 'pg-native', 'pino', 'thread-stream'];
 
 /**
  * The measuring process's code as production runs the server's: one minified bundle (Next bundles the
- * collector into the standalone server), not TypeScript through tsx — whose loader alone held ~85 MB of the
- * process's RSS, and whose unminified node_modules put ~16 MB of source text in the heap. A profile of the
+ * collector into the standalone server), not TypeScript through tsx: at 100k VMs its loader and the unminified
+ * node_modules (client-node alone ~16 MB of source text in the heap) were ~97 MB of the RSS. A profile of the
  * window keeps the identifiers, so its functions keep their names. Returns the node arguments that run it.
  */
 async function measuringEntry(loader: string, profiling: boolean): Promise<string[]> {

@@ -26,8 +26,8 @@ ENV NODE_ENV=production \
     POOLSCOPE_DB_PATH=/data/poolscope.db
 WORKDIR /app
 # jemalloc as the process's malloc (what V8 allocates outside its heap: TLS state of the watch connections,
-# buffers, SQLite's pages): glibc's malloc kept ~110 MB resident for it at 100k VMs, in fragments it did not hand
-# back; with jemalloc RSS p50 fell by ~23 MB for the same CPU (README, Memory). The same path on every
+# buffers, SQLite's pages): glibc's main heap alone held ~66 MB resident at 100k VMs; with jemalloc RSS p50 fell
+# by ~23 MB for the same CPU (README, Memory). The same path on every
 # architecture (the library sits under the multiarch directory). bench/image.ts reads the ENV line below.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libjemalloc2 \

@@ -109,8 +109,9 @@ export interface InformerOptions {
 }
 
 /**
- * `key`: what the informer keeps the object under (itemKey), the cache's own string — an owner's index that
- * holds it shares it instead of building a copy per object.
+ * `key`: what the informer keeps the object under (itemKey). On an add it is the very string the cache keeps;
+ * on an update or a delete an equal one (a Map keeps the key it first stored), so an owner's index that shares
+ * the cache's strings takes them from adds and leaves an updated object's entry as it is (see ContextSource).
  */
 type Handler = (obj: KubeObject, old: KubeObject | undefined, key: string) => void;
 

@@ -32,8 +32,11 @@ async function measuringEntry(loader: string, profiling: boolean): Promise<strin
     entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20',
     conditions: ['react-server'], external: EXTERNAL, minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: !profiling,
     tsconfig: path.join(ROOT, 'tsconfig.json'), logLevel: 'error', legalComments: 'none',
-    // CommonJS packages inside an ES module bundle still call require and read __dirname.
-    banner: { js: "import { createRequire as __psReq } from 'node:module'; import { fileURLToPath as __psPath } from 'node:url'; const require = __psReq(import.meta.url); const __filename = __psPath(import.meta.url); const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));" },
+    // CommonJS packages inside an ES module bundle still call require and read __dirname. Their free __dirname and
+    // __filename are mapped to names of the banner's own: an ES module of the bundle (open, under @azure/identity)
+    // declares a top-level __dirname, which the banner's would collide with when identifiers are kept (profiling).
+    define: { __dirname: '__psDirname', __filename: '__psFilename' },
+    banner: { js: "import { createRequire as __psReq } from 'node:module'; import { fileURLToPath as __psPath } from 'node:url'; const require = __psReq(import.meta.url); const __psFilename = __psPath(import.meta.url); const __psDirname = __psFilename.slice(0, __psFilename.lastIndexOf('/'));" },
   });
   return [outfile];
 }

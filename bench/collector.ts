@@ -71,7 +71,9 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   await sim.stop({ keep });
   if (keep) console.error(`collector bench: state kept in ${stateDir}`);
   if (code !== 0) throw new Error(`collector benchmark failed (exit ${code}): ${result}`);
-  // glibc's arena limit, when set (it changes the memory outside V8's heap), so a report says how it ran.
+  // glibc's arena limit and jemalloc's settings, when set (they change the memory outside V8's heap), so a report
+  // says how it ran.
   const arenas = process.env.MALLOC_ARENA_MAX;
-  return { fleet, seconds, contexts: managementContexts.length, loader, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(arenas ? { mallocArenaMax: arenas } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
+  const mallocConf = process.env.MALLOC_CONF;
+  return { fleet, seconds, contexts: managementContexts.length, loader, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(arenas ? { mallocArenaMax: arenas } : {}), ...(mallocConf ? { mallocConf } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
 }

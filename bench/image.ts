@@ -37,6 +37,21 @@ export function imagePreload(dockerfile = readFileSync(path.join(ROOT, 'Dockerfi
 }
 
 /**
+ * The value of an `ENV <name>=<value>` line of the Dockerfile (one variable a line, the value unquoted or in double
+ * quotes), null when it sets none: the benchmarks run the server with what the image sets (MALLOC_CONF, jemalloc's
+ * settings) without a second copy of it.
+ */
+export function imageEnv(name: string, dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')): string | null {
+  const start = new RegExp(`^ENV\\s+${name}[=\\s]`);
+  const lines = dockerfile.split('\n').filter((l) => start.test(l));
+  if (lines.length > 1) throw new Error(`Dockerfile: expected at most one ENV ${name} line, found ${lines.length}`);
+  if (!lines[0]) return null;
+  const m = new RegExp(`^ENV\\s+${name}=("([^"\\s]*)"|([^"\\s]+))\\s*$`).exec(lines[0]);
+  if (!m) throw new Error(`Dockerfile: expected ENV ${name}=<value> (one variable on the line), found "${lines[0]}"`);
+  return (m[2] ?? m[3]) as string;
+}
+
+/**
  * Where this machine has a shared library (`libjemalloc.so.2`): Debian's multiarch directories, then the usual
  * ones. Throws, saying what to install, when it has none: a benchmark of the image's server without its malloc
  * would report another process's memory.

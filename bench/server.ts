@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pct } from './pct';
 import { startFleet } from './fleet';
-import { imageNodeFlags, imagePreload, localLibrary, standaloneServer } from './image';
+import { imageEnv, imageNodeFlags, imagePreload, localLibrary, standaloneServer } from './image';
 
 const PORT = 3211;
 const SCRAPE_MS = 15_000;
@@ -48,12 +48,15 @@ export async function benchServer(): Promise<Record<string, unknown>> {
   const { env, contexts, stateDir } = sim;
   let server: ReturnType<typeof spawn> | null = null;
   let preload: string | null = null;
+  let mallocConf: string | null = null;
   try {
-    // As the image and the Deployment run it (the Dockerfile's CMD and LD_PRELOAD; deploy/base: NODE_OPTIONS=--max-old-space-size=640).
+    // As the image and the Deployment run it (the Dockerfile's CMD, LD_PRELOAD and MALLOC_CONF; deploy/base:
+    // NODE_OPTIONS=--max-old-space-size=640).
     preload = imagePreload();
+    mallocConf = imageEnv('MALLOC_CONF');
     server = spawn(process.execPath, [...imageNodeFlags(), serverJs], {
       cwd: path.dirname(serverJs),
-      env: { ...process.env, ...env, ...(preload ? { LD_PRELOAD: localLibrary(preload) } : {}), NODE_OPTIONS: '--max-old-space-size=640', PORT: String(PORT), HOSTNAME: '127.0.0.1', POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: contexts.join(','), POOLSCOPE_LOG_LEVEL: 'warn' },
+      env: { ...process.env, ...env, ...(preload ? { LD_PRELOAD: localLibrary(preload) } : {}), ...(mallocConf ? { MALLOC_CONF: mallocConf } : {}), NODE_OPTIONS: '--max-old-space-size=640', PORT: String(PORT), HOSTNAME: '127.0.0.1', POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: contexts.join(','), POOLSCOPE_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const pid = server.pid as number;
@@ -105,8 +108,10 @@ export async function benchServer(): Promise<Record<string, unknown>> {
       fleet,
       seconds,
       contexts: contexts.length,
-      // What the server ran with beside its flags: the library the image preloads (its malloc), by file name.
+      // What the server ran with beside its flags: the library the image preloads (its malloc), by file name, and
+      // the malloc's settings.
       preload,
+      mallocConf,
       pools,
       allReadFromAzureSeconds: warmedUp ? warmupSeconds : null,
       // The server process as the pod's: CPU % of one core and RSS (Linux; null elsewhere).

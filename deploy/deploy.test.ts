@@ -4,12 +4,13 @@
 // RBAC for poolscope's ServiceAccount token while the collector, a resync and leader election run on it: a
 // missing rule fails, an unused rule is reported (and fails too).
 
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { imageNodeFlags, imagePreload, localLibrary } from '@/bench/image';
+import { imageEnv, imageNodeFlags, imagePreload, localLibrary } from '@/bench/image';
 import { buildResyncService } from '@/server/actions';
 import { LeaderElector } from '@/server/collector/leader';
 import { parseEnv } from '@/server/env';
@@ -70,6 +71,26 @@ describe('the image', () => {
     expect(() => localLibrary('libnot-there.so.9', ['/nonexistent'])).toThrow(/the image preloads libnot-there.so.9, which this machine does not have \(looked in \/nonexistent\)$/);
     expect(() => localLibrary('libjemalloc.so.2', ['/nonexistent'])).toThrow(/\(looked in \/nonexistent\); on Debian: apt-get install libjemalloc2$/);
     expect(localLibrary('passwd', ['/nonexistent', '/etc'])).toBe('/etc/passwd');
+  });
+
+  it("sets jemalloc's settings (MALLOC_CONF), which the server benchmark reads from it", () => {
+    expect(imageEnv('MALLOC_CONF')).toMatch(/^[a-z_]+:[^,:]+(,[a-z_]+:[^,:]+)*$/);
+    expect(imageEnv('MALLOC_CONF', 'FROM x\nENV MALLOC_CONF="a:1,b:2"\n')).toBe('a:1,b:2');
+    expect(imageEnv('MALLOC_CONF', 'FROM x\nENV MALLOC_CONF=a:1\n')).toBe('a:1');
+    expect(imageEnv('MALLOC_CONF', 'FROM x\n')).toBeNull();
+    expect(() => imageEnv('MALLOC_CONF', 'ENV MALLOC_CONF=a:1\nENV MALLOC_CONF=b:2\n')).toThrow(/at most one ENV MALLOC_CONF line, found 2/);
+    expect(() => imageEnv('MALLOC_CONF', 'ENV MALLOC_CONF=a:1 OTHER=2\n')).toThrow(/expected ENV MALLOC_CONF=<value> \(one variable on the line\)/);
+  });
+
+  // jemalloc says "<jemalloc>: Invalid conf pair" on stderr for a setting it does not know, and goes on without it.
+  const jemalloc = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu'].map((d) => `${d}/libjemalloc.so.2`).find((p) => existsSync(p));
+  it.skipIf(!jemalloc)(`jemalloc takes every one of the image's settings${jemalloc ? '' : ' (SKIPPED: no libjemalloc.so.2 here; apt-get install libjemalloc2 to run it)'}`, () => {
+    const run = (conf: string) => spawnSync(process.execPath, ['-e', '0'], { env: { ...process.env, LD_PRELOAD: jemalloc, MALLOC_CONF: conf }, encoding: 'utf8' });
+    // The check bites: a setting jemalloc does not know is reported.
+    expect(run('no_such_setting:1').stderr).toContain('<jemalloc>: Invalid conf pair: no_such_setting:1');
+    const r = run(imageEnv('MALLOC_CONF') as string);
+    expect(r.status).toBe(0);
+    expect(r.stderr).not.toContain('<jemalloc>');
   });
 });
 

@@ -91,6 +91,26 @@ describe('slim', () => {
     expect(first.spec?.providerIDList).toEqual([]);
   });
 
+  it("gives an update's list exactly its IDs in its order whatever moved (IDs added, removed, swapped, repeated)", () => {
+    const id = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/v/virtualMachines/${n}`;
+    let seed = 11;
+    const rand = (n: number) => (seed = (seed * 1664525 + 1013904223) >>> 0) % n;
+    let before = slim('amp', { metadata: { name: 'p' }, spec: { providerIDList: Array.from({ length: 20 }, (_, i) => id(i)) } });
+    for (let step = 0; step < 300; step++) {
+      const list = [...(before.spec?.providerIDList as string[])];
+      const at = rand(list.length + 1);
+      const edit = rand(4);
+      if (edit === 0) list.splice(at, 0, id(100 + step));
+      else if (edit === 1 && list.length) list.splice(at % list.length, 1);
+      else if (edit === 2 && list.length > 1) list.splice(at % (list.length - 1), 2, list[(at % (list.length - 1)) + 1] as string, list[at % (list.length - 1)] as string);
+      else list.splice(at, 0, list[rand(list.length)] ?? id(0));
+      // As a watch event parses it: new strings of the same text.
+      const after = slim('amp', { metadata: { name: 'p' }, spec: { providerIDList: list.map((x) => `${x} `.trimEnd()) } }, before);
+      expect(after.spec?.providerIDList).toEqual(list);
+      before = after;
+    }
+  });
+
   it('tells updates the model cannot see (resourceVersion, dropped fields) from real ones', () => {
     const ampm = (rv: string, state: string, cond: string) => slim('ampm', { metadata: { name: 'a', namespace: 'ns', resourceVersion: rv }, spec: { providerID: 'azure:///x' }, status: { provisioningState: state, conditions: [{ type: 'Ready', status: cond }] } });
     expect(sameContent(ampm('1', 'Succeeded', 'True'), ampm('2', 'Succeeded', 'False'))).toBe(true);

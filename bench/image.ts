@@ -29,11 +29,8 @@ export function imageNodeFlags(dockerfile = readFileSync(path.join(ROOT, 'Docker
  * null when it preloads none.
  */
 export function imagePreload(dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')): string | null {
-  const lines = dockerfile.split('\n').filter((l) => /^ENV\s+LD_PRELOAD[=\s]/.test(l));
-  if (lines.length > 1) throw new Error(`Dockerfile: expected at most one ENV LD_PRELOAD line, found ${lines.length}`);
-  const m = lines[0] && /^ENV\s+LD_PRELOAD[=\s]\s*"?([^"\s]+)"?\s*$/.exec(lines[0]);
-  if (lines[0] && !m) throw new Error(`Dockerfile: expected ENV LD_PRELOAD=<path>, found "${lines[0]}"`);
-  return m ? path.basename(m[1] as string) : null;
+  const lib = imageEnv('LD_PRELOAD', dockerfile);
+  return lib === null ? null : path.basename(lib);
 }
 
 /**

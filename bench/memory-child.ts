@@ -3,37 +3,54 @@
 // parsed from its own JSON (as three watch events would), so sharing strings shows.
 
 import { makeAmpm, makeMachine, makeNode } from '../lib/fixtures/objects';
-import { slim } from '../lib/slim';
+import { keyOf, slim, SlimAmpm, SlimMachine } from '../lib/slim';
+import type { KubeObject } from '../lib/unstructured';
 
 const gc = (globalThis as { gc?: () => void }).gc as () => void;
 const N = 20_000;
 const pid = (i: number) => `azure:///subscriptions/0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/pool${i % 100}/virtualMachines/${i}`;
-const parse = (o: unknown) => JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
+const parse = (o: unknown) => JSON.parse(JSON.stringify(o)) as KubeObject;
+// CAPI names a MachinePool's Machine after its AMPM.
+const ampmName = (i: number) => `pool${i % 100}-${i}`;
 const raw = {
-  ampm: (i: number) => parse(makeAmpm({ ampName: `pool${i % 100}`, mpName: `pool${i % 100}`, namespace: 'default', clusterName: 'prod-weu', providerID: pid(i), member: String(i), ready: true } as never)),
-  machine: (i: number) => parse(makeMachine({ name: `m${i}`, namespace: 'default', clusterName: 'prod-weu', mpName: `pool${i % 100}`, providerID: pid(i), ampmName: `a${i}`, nodeName: `n${i}` })),
+  ampm: (i: number) => parse(makeAmpm({ ampName: `pool${i % 100}`, mpName: `pool${i % 100}`, namespace: 'default', clusterName: 'prod-weu', providerID: pid(i), member: String(i), ready: true, createdAt: '2026-11-29T10:00:00Z' } as never)),
+  machine: (i: number) => parse(makeMachine({ name: ampmName(i), namespace: 'default', clusterName: 'prod-weu', mpName: `pool${i % 100}`, providerID: pid(i), ampmName: ampmName(i), nodeName: `n${i}` })),
   node: (i: number) => parse(makeNode({ name: `n${i}`, providerID: pid(i), ready: true, clusterName: 'prod-weu' })),
 };
 
-function perVm(make: (i: number) => unknown[]): number {
+/** What an informer's cache keeps an object under (server/kube/informer's itemKey). */
+const cacheKey = (o: KubeObject) => (o instanceof SlimAmpm || o instanceof SlimMachine ? o.key : keyOf(o.metadata?.namespace, o.metadata?.name)) ?? '';
+
+/** Heap bytes per VM of three caches (AMPMs, Machines, Nodes) filled by `put`, keys included. */
+function perVm(put: (i: number, caches: Map<string, KubeObject>[]) => void): number {
   gc();
   gc();
   const h0 = process.memoryUsage().heapUsed;
-  const keep: unknown[] = [];
-  for (let i = 0; i < N; i++) keep.push(make(i));
+  const caches = [new Map<string, KubeObject>(), new Map<string, KubeObject>(), new Map<string, KubeObject>()];
+  for (let i = 0; i < N; i++) put(i, caches);
   gc();
   gc();
   const bytes = (process.memoryUsage().heapUsed - h0) / N;
-  keep.length = 0;
+  if (caches.some((c) => c.size !== N)) throw new Error('a cache lost objects: the keys are not unique');
   return Math.round(bytes);
 }
 
 const out = {
   objectsPerKind: N,
   bytesPerVm: {
-    // AMPM + Machine + Node of one VM, as the API sends them and as the collector caches them.
-    full: perVm((i) => [raw.ampm(i), raw.machine(i), raw.node(i)]),
-    slim: perVm((i) => [slim('ampm', raw.ampm(i) as never), slim('machine', raw.machine(i) as never), slim('node', raw.node(i) as never)]),
+    // AMPM + Machine + Node of one VM with their cache keys, as the API sends them and as the collector caches them
+    // (a Machine slimmed after its AMPM takes the AMPM's key string, as the informer gives it: `keysFrom`).
+    full: perVm((i, [a, m, n]) => {
+      for (const [cache, o] of [[a, raw.ampm(i)], [m, raw.machine(i)], [n, raw.node(i)]] as const) cache.set(cacheKey(o), o);
+    }),
+    slim: perVm((i, [a, m, n]) => {
+      const ampm = slim('ampm', raw.ampm(i));
+      a.set(cacheKey(ampm), ampm);
+      const machine = slim('machine', raw.machine(i), ampm);
+      m.set(cacheKey(machine), machine);
+      const node = slim('node', raw.node(i));
+      n.set(cacheKey(node), node);
+    }),
   },
 };
 console.log(JSON.stringify(out));

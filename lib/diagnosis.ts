@@ -231,7 +231,7 @@ export function diagnose(
   if (model.workload.state === 'ok') {
     const stuck = joined.flatMap((j) => {
       if (!isRunning(j) || j.raw.node !== null || j.instance?.provisioningState === 'Failed') return [];
-      const created = toMs(j.instance?.createdAt ?? j.ampm?.createdAt ?? null);
+      const created = j.instance?.createdAt ?? j.ampm?.createdAt ?? null;
       return created !== null && nowMs - created > NODE_JOIN_GRACE_MS ? [{ j, created }] : [];
     });
     if (stuck.length) {

@@ -142,6 +142,14 @@ describe('Azure normalisation (domain.md §6)', () => {
     });
   });
 
+  it('reads a VM\'s timeCreated as milliseconds since the epoch (null when absent or not a time)', () => {
+    const vm = makeVm({ az: DEFAULT_AZURE, vmss: 'pool0', member: '3', createdAt: '2026-11-29T10:00:00.1234567+00:00' });
+    expect(normaliseInstance(vm)?.createdAt).toBe(Date.parse('2026-11-29T10:00:00.123Z'));
+    const props = (vm as { properties: Record<string, unknown> }).properties;
+    expect(normaliseInstance({ ...vm, properties: { ...props, timeCreated: 'not a time' } })?.createdAt).toBeNull();
+    expect(normaliseInstance({ ...vm, properties: { ...props, timeCreated: undefined } })?.createdAt).toBeNull();
+  });
+
   it('reads a VM without an instance view, leaving power state unknown', () => {
     const vm = makeVm({ az: DEFAULT_AZURE, vmss: 'pool0', member: '0', instanceView: false });
     expect(normaliseInstance(vm)).toMatchObject({ powerState: null, errorCode: null, provisioningState: 'Succeeded' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  autoscalerKey, belongsToScaleSet, compareProviderIds, joinKey, parseProviderId, providerIdFromArmId,
-  type ParsedProviderId,
+  OTHER_SCALE_SET, autoscalerKey, belongsToScaleSet, compareProviderIds, joinKey, parseProviderId, providerIdFromArmId,
+  scaleSetKeyOf, type ParsedProviderId,
 } from './provider-id';
 import { isInterned } from './slim';
 
@@ -106,5 +106,26 @@ describe('belongsToScaleSet', () => {
     [VMSS, false],
   ])('%s → %s', (raw, expected) => {
     expect(belongsToScaleSet(parseProviderId(raw) as ParsedProviderId, vmss)).toBe(expected);
+  });
+});
+
+describe('scaleSetKeyOf', () => {
+  const sub = SUB.toLowerCase();
+  it('names a scale set by subscription, group and name in lower case, and the flexible VMs of a group together', () => {
+    expect(scaleSetKeyOf(UNIFORM)).toBe(`${sub}/prod-weu/pool0`);
+    expect(scaleSetKeyOf(VMSS)).toBe(`${sub}/prod-weu/pool0`);
+    expect(scaleSetKeyOf(FLEX)).toBe(`${sub}/prod-weu/~flex`);
+    expect(scaleSetKeyOf(UNIFORM.toUpperCase().replace('AZURE://', 'azure://'))).toBe(`${sub}/prod-weu/pool0`);
+    expect(scaleSetKeyOf('not an id')).toBe(OTHER_SCALE_SET);
+    expect(scaleSetKeyOf(7)).toBe(OTHER_SCALE_SET);
+  });
+
+  it('keeps scale sets of the same name in other groups and subscriptions apart, asked in any order', () => {
+    const other = (rg: string, s = SUB) => `azure:///subscriptions/${s}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachineScaleSets/pool0/virtualMachines/1`;
+    const ids = [UNIFORM, other('prod-neu'), other('prod-weu', '00000000-0000-0000-0000-000000000001'), other('prod-neu'), UNIFORM, FLEX];
+    const want = [`${sub}/prod-weu/pool0`, `${sub}/prod-neu/pool0`, '00000000-0000-0000-0000-000000000001/prod-weu/pool0', `${sub}/prod-neu/pool0`, `${sub}/prod-weu/pool0`, `${sub}/prod-weu/~flex`];
+    expect(ids.map(scaleSetKeyOf)).toEqual(want);
+    expect([...ids].reverse().map(scaleSetKeyOf)).toEqual([...want].reverse());
+    expect(isInterned(scaleSetKeyOf(other('prod-neu')))).toBe(true);
   });
 });

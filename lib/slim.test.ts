@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import { SCENARIOS, buildScenario } from './fixtures/scenarios';
-import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL, isInterned, labelOf, nameOf, namespaceOf, sameContent, slim, type SlimNode } from './slim';
+import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL, compactTimeMs, isInterned, labelOf, nameOf, namespaceOf, sameContent, slim, type SlimAmpm, type SlimMachine, type SlimNode } from './slim';
 import type { PoolInput } from './pool-model';
 
 function slimmed(input: PoolInput): PoolInput {
@@ -134,5 +134,43 @@ describe('slim', () => {
     expect(labelOf(raw, MACHINE_POOL_LABEL)).toBe('q');
     const node = slim('node', { metadata: { name: 'n', namespace: 'ignored', labels: { x: 'y' } } });
     expect([nameOf(node), namespaceOf(node), labelOf(node, 'x')]).toEqual(['n', undefined, undefined]);
+  });
+
+  it('keeps an AMPM\'s and a Machine\'s name inside their key (`namespace/name`), and reads both back', () => {
+    const raw = { metadata: { name: 'pool0-vmss-000001', namespace: 'team-a' } };
+    for (const kind of ['ampm', 'machine'] as const) {
+      const o = slim(kind, raw) as SlimAmpm | SlimMachine;
+      expect(o.key).toBe('team-a/pool0-vmss-000001');
+      expect([o.name, nameOf(o), o.metadata.name, o.namespace]).toEqual(['pool0-vmss-000001', 'pool0-vmss-000001', 'pool0-vmss-000001', 'team-a']);
+      // Updated, or named after the other kind's object: the same key.
+      expect((slim(kind, raw, o) as SlimAmpm).key).toBe(o.key);
+      expect((slim(kind === 'ampm' ? 'machine' : 'ampm', raw, o) as SlimAmpm).key).toBe(o.key);
+      // Another name: its own key, whatever it is given.
+      expect((slim(kind, { metadata: { name: 'other', namespace: 'team-a' } }, o) as SlimAmpm).key).toBe('team-a/other');
+    }
+    // No namespace: the key is the name; no name: no key (and no name).
+    expect((slim('ampm', { metadata: { name: 'x' } }) as SlimAmpm).key).toBe('x');
+    expect(nameOf(slim('ampm', { metadata: { name: 'x' } }))).toBe('x');
+    const nameless = slim('machine', { metadata: { namespace: 'ns' } }) as SlimMachine;
+    expect([nameless.key, nameless.name]).toEqual([undefined, undefined]);
+    expect(nameless.metadata).toEqual({ namespace: 'ns' });
+  });
+
+  it('keeps an AMPM\'s creationTimestamp as seconds when they give its text back, as the text otherwise', () => {
+    const at = (creationTimestamp: unknown) => slim('ampm', { metadata: { name: 'a', namespace: 'ns', creationTimestamp: creationTimestamp as string } }) as SlimAmpm;
+    const k8s = at('2026-11-29T10:00:00Z');
+    expect(k8s.created).toBe(Date.parse('2026-11-29T10:00:00Z') / 1000);
+    expect(k8s.metadata.creationTimestamp).toBe('2026-11-29T10:00:00Z');
+    expect(compactTimeMs(k8s.created)).toBe(Date.parse('2026-11-29T10:00:00Z'));
+    // Text that seconds cannot give back stays as it came: a fraction, another offset, not a time at all.
+    for (const text of ['2026-11-29T10:00:00.5Z', '2026-11-29T11:00:00+01:00', 'yesterday']) {
+      expect(at(text).created).toBe(text);
+      expect(at(text).metadata.creationTimestamp).toBe(text);
+    }
+    expect(compactTimeMs(at('2026-11-29T11:00:00+01:00').created)).toBe(Date.parse('2026-11-29T10:00:00Z'));
+    expect(compactTimeMs(at('yesterday').created)).toBeNull();
+    // A typed client's Date: its ISO text (milliseconds shown), kept as text.
+    expect(at(new Date('2026-11-29T10:00:00Z')).metadata.creationTimestamp).toBe('2026-11-29T10:00:00.000Z');
+    expect(at(undefined).created).toBeUndefined();
   });
 });

@@ -394,6 +394,8 @@ export class ContextSource {
       const informer = new Informer({
         kc: this.kc, path: `/apis/${k.group}/${k.version}/${k.plural}`, kind: k.name, labelSelector: k.labelSelector,
         items: this.caches[k.name], onState, onRestart: () => this.restarted(k.name),
+        // A MachinePool's Machine is named after its AMPM: the two caches share their key strings.
+        keysFrom: k.name === 'ampm' ? this.caches.machine : k.name === 'machine' ? this.caches.ampm : undefined,
       });
       informer.on('add', (o, _old, key) => this.upserted(k.name, o, key));
       informer.on('update', (o, old, key) => this.upserted(k.name, o, key, old));

@@ -8,7 +8,7 @@ import 'server-only';
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch, request, type Dispatcher } from 'undici';
 import { forgetDropped, forgetInstance } from '@/lib/forget';
-import { nameOf, namespaceOf, sameContent, slim, type SlimKind } from '@/lib/slim';
+import { keyOf, nameOf, namespaceOf, sameContent, slim, SlimAmpm, SlimMachine, type SlimKind } from '@/lib/slim';
 import { isSharedDispatcher } from './calls';
 import type { KubeObject } from '@/lib/unstructured';
 
@@ -78,14 +78,12 @@ function statusError(what: string, code: number, body: string): ApiStatusError {
 const isGone = (e: unknown) => (e as { statusCode?: number; code?: number } | null)?.statusCode === 410 || (e as { code?: number } | null)?.code === 410;
 
 /**
- * What an informer keeps an object under: `namespace/name`, or the name of a cluster-scoped one. Joined, not
- * concatenated: V8 makes `a + b` (13 characters or more) a cons string that stays one — 32 bytes beside its
- * flattened characters — once it is a Map key, and the caches hold one such key per AMPM and Machine.
+ * What an informer keeps an object under: `namespace/name`, or the name of a cluster-scoped one. A slimmed AMPM or
+ * Machine carries it (lib/slim keyOf: the cache's key is the object's own string, its name read from it).
  */
 export function itemKey(o: KubeObject): string {
-  const name = nameOf(o) ?? '';
-  const ns = namespaceOf(o);
-  return ns ? [ns, name].join('/') : name;
+  if (o instanceof SlimAmpm || o instanceof SlimMachine) return o.key ?? keyOf(o.namespace, '') ?? '';
+  return keyOf(namespaceOf(o), nameOf(o) ?? '') ?? '';
 }
 
 export interface InformerOptions {
@@ -96,6 +94,11 @@ export interface InformerOptions {
   labelSelector?: string;
   /** The map the items live in (the owner's cache); a new one when absent. */
   items?: Map<string, KubeObject>;
+  /**
+   * Another cache whose objects' keys a new object takes when equal (AMPMs and Machines: CAPI names a MachinePool's
+   * Machine after its AMPM, so the two caches can hold one string for both).
+   */
+  keysFrom?: Map<string, KubeObject>;
   /** false: hand each object to the handlers without keeping it (Events: only their arrival matters). */
   keep?: boolean;
   pageSize?: number;
@@ -226,6 +229,16 @@ export class Informer {
     });
   }
 
+  /**
+   * What lib/slim may take strings from for a new version of `o` (raw): the cached object it replaces, or else an
+   * object of the `keysFrom` cache under the same key.
+   */
+  private cachedAs(o: KubeObject): KubeObject | undefined {
+    if (this.opts.keep === false) return undefined;
+    const k = itemKey(o);
+    return this.items.get(k) ?? this.opts.keysFrom?.get(k);
+  }
+
   private emit(verb: 'add' | 'update' | 'delete', obj: KubeObject, old: KubeObject | undefined, k: string): void {
     for (const h of this.handlers[verb]) h(obj, old, k);
   }
@@ -326,7 +339,8 @@ export class Informer {
         if (res.status !== 200) throw statusError(`list ${this.opts.path}`, res.status, text);
         const body = JSON.parse(text) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
         for (const o of body.items ?? []) {
-          const s = slim(this.opts.kind, o);
+          // The cached object it will replace, if any: whose strings it may share (lib/slim).
+          const s = slim(this.opts.kind, o, this.cachedAs(o));
           items.set(itemKey(s), s);
         }
         resourceVersion = body.metadata?.resourceVersion ?? '';
@@ -394,7 +408,7 @@ export class Informer {
         this.opts.onState?.('live');
       }
       if (event.type !== 'BOOKMARK') counted.watchEvents++;
-      if (event.type === 'ADDED' || event.type === 'MODIFIED') this.put(slim(this.opts.kind, o, this.opts.keep === false ? undefined : this.items.get(itemKey(o))));
+      if (event.type === 'ADDED' || event.type === 'MODIFIED') this.put(slim(this.opts.kind, o, this.cachedAs(o)));
       else if (event.type === 'DELETED') this.drop(slim(this.opts.kind, o));
       const rv = o.metadata?.resourceVersion;
       if (rv) this.resourceVersion = rv;

@@ -22,11 +22,13 @@ const raw = {
 const cacheKey = (o: KubeObject) => (o instanceof SlimAmpm || o instanceof SlimMachine ? o.key : keyOf(o.metadata?.namespace, o.metadata?.name)) ?? '';
 
 /** Heap bytes per VM of three caches (AMPMs, Machines, Nodes) filled by `put`, keys included. */
-function perVm(put: (i: number, caches: Map<string, KubeObject>[]) => void): number {
+type Caches = [Map<string, KubeObject>, Map<string, KubeObject>, Map<string, KubeObject>];
+
+function perVm(put: (i: number, caches: Caches) => void): number {
   gc();
   gc();
   const h0 = process.memoryUsage().heapUsed;
-  const caches = [new Map<string, KubeObject>(), new Map<string, KubeObject>(), new Map<string, KubeObject>()];
+  const caches: Caches = [new Map(), new Map(), new Map()];
   for (let i = 0; i < N; i++) put(i, caches);
   gc();
   gc();

@@ -207,21 +207,25 @@ export function scaleSetKeyOf(providerID: unknown): string {
   const p = parseProviderId(providerID);
   if (!p.ok) return OTHER_SCALE_SET;
   // Kept per scale set (the collector asks it of every ID of a pool's lists at each update of them): a fleet's
-  // scale sets are a thousand where its IDs are a hundred thousand (a table by parse was ~3 MB at 100k VMs).
-  // Scale sets of the same name in other groups or subscriptions are kept beside each other.
+  // scale sets are a thousand where its IDs are a hundred thousand (a table by parse was ~3 MB at 100k VMs). By
+  // group, then name (clusters often name their pools alike: pool0, pool1…), then subscription among the few of
+  // the same group and name.
   const name = p.kind === 'vm' ? FLEX : (p.scaleSet ?? '');
-  const known = scaleSetKeys.get(name);
-  if (known) for (const k of known) if (k.subscriptionId === p.subscriptionId && k.resourceGroup === p.resourceGroup) return k.key;
-  const base = `${p.subscriptionId}/${p.resourceGroup}`.toLowerCase();
-  const key = intern(`${base}/${name.toLowerCase()}`);
-  if (!known && scaleSetKeys.size >= SCALE_SET_KEYS_LIMIT) scaleSetKeys.clear();
-  const entry = { subscriptionId: p.subscriptionId, resourceGroup: p.resourceGroup, key };
-  if (known) known.push(entry);
-  else scaleSetKeys.set(name, [entry]);
+  let group = scaleSetKeys.get(p.resourceGroup);
+  const known = group?.get(name);
+  if (known) for (const k of known) if (k.subscriptionId === p.subscriptionId) return k.key;
+  const key = intern(`${p.subscriptionId}/${p.resourceGroup}/${name}`.toLowerCase());
+  if (!group) {
+    if (scaleSetKeys.size >= SCALE_SET_GROUPS_LIMIT) scaleSetKeys.clear();
+    scaleSetKeys.set(p.resourceGroup, (group = new Map()));
+  }
+  if (known) known.push({ subscriptionId: p.subscriptionId, key });
+  else group.set(name, [{ subscriptionId: p.subscriptionId, key }]);
   return key;
 }
 
 /** A flexible-orchestration VM's stand-in for its scale set's name (`~` is not allowed in an Azure resource name). */
 const FLEX = '~flex';
-const scaleSetKeys = new Map<string, { subscriptionId: string; resourceGroup: string; key: string }[]>();
-const SCALE_SET_KEYS_LIMIT = 100_000;
+/** Scale-set keys by resource group and scale-set name (see scaleSetKeyOf); bounded by groups. */
+const scaleSetKeys = new Map<string, Map<string, { subscriptionId: string; key: string }[]>>();
+const SCALE_SET_GROUPS_LIMIT = 10_000;

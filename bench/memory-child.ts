@@ -3,7 +3,7 @@
 // parsed from its own JSON (as three watch events would), so sharing strings shows.
 
 import { makeAmpm, makeMachine, makeNode } from '../lib/fixtures/objects';
-import { keyOf, slim, SlimAmpm, SlimMachine } from '../lib/slim';
+import { itemKey, slim } from '../lib/slim';
 import type { KubeObject } from '../lib/unstructured';
 
 const gc = (globalThis as { gc?: () => void }).gc as () => void;
@@ -17,9 +17,6 @@ const raw = {
   machine: (i: number) => parse(makeMachine({ name: ampmName(i), namespace: 'default', clusterName: 'prod-weu', mpName: `pool${i % 100}`, providerID: pid(i), ampmName: ampmName(i), nodeName: `n${i}` })),
   node: (i: number) => parse(makeNode({ name: `n${i}`, providerID: pid(i), ready: true, clusterName: 'prod-weu' })),
 };
-
-/** What an informer's cache keeps an object under (server/kube/informer's itemKey). */
-const cacheKey = (o: KubeObject) => (o instanceof SlimAmpm || o instanceof SlimMachine ? o.key : keyOf(o.metadata?.namespace, o.metadata?.name)) ?? '';
 
 /** Heap bytes per VM of three caches (AMPMs, Machines, Nodes) filled by `put`, keys included. */
 type Caches = [Map<string, KubeObject>, Map<string, KubeObject>, Map<string, KubeObject>];
@@ -43,15 +40,15 @@ const out = {
     // AMPM + Machine + Node of one VM with their cache keys, as the API sends them and as the collector caches them
     // (a Machine slimmed after its AMPM takes the AMPM's key string, as the informer gives it: `keysFrom`).
     full: perVm((i, [a, m, n]) => {
-      for (const [cache, o] of [[a, raw.ampm(i)], [m, raw.machine(i)], [n, raw.node(i)]] as const) cache.set(cacheKey(o), o);
+      for (const [cache, o] of [[a, raw.ampm(i)], [m, raw.machine(i)], [n, raw.node(i)]] as const) cache.set(itemKey(o), o);
     }),
     slim: perVm((i, [a, m, n]) => {
       const ampm = slim('ampm', raw.ampm(i));
-      a.set(cacheKey(ampm), ampm);
+      a.set(itemKey(ampm), ampm);
       const machine = slim('machine', raw.machine(i), ampm);
-      m.set(cacheKey(machine), machine);
+      m.set(itemKey(machine), machine);
       const node = slim('node', raw.node(i));
-      n.set(cacheKey(node), node);
+      n.set(itemKey(node), node);
     }),
   },
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import { SCENARIOS, buildScenario } from './fixtures/scenarios';
-import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL, compactTimeMs, isInterned, labelOf, nameOf, namespaceOf, sameContent, slim, type SlimAmpm, type SlimMachine, type SlimNode } from './slim';
+import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL, compactTimeMs, isInterned, itemKey, labelOf, nameOf, namespaceOf, sameContent, slim, type SlimAmpm, type SlimMachine, type SlimNode } from './slim';
 import type { PoolInput } from './pool-model';
 
 function slimmed(input: PoolInput): PoolInput {
@@ -148,6 +148,11 @@ describe('slim', () => {
       // Another name: its own key, whatever it is given.
       expect((slim(kind, { metadata: { name: 'other', namespace: 'team-a' } }, o) as SlimAmpm).key).toBe('team-a/other');
     }
+    // The informer's cache key: the object's own key when slimmed, joined the same way from an API object.
+    expect(itemKey(slim('ampm', raw))).toBe('team-a/pool0-vmss-000001');
+    expect(itemKey(raw)).toBe('team-a/pool0-vmss-000001');
+    expect(itemKey(slim('node', { metadata: { name: 'n0' } }))).toBe('n0');
+    expect(itemKey(slim('machine', { metadata: { namespace: 'ns' } }))).toBe('ns/');
     // No namespace: the key is the name; no name: no key (and no name).
     expect((slim('ampm', { metadata: { name: 'x' } }) as SlimAmpm).key).toBe('x');
     expect(nameOf(slim('ampm', { metadata: { name: 'x' } }))).toBe('x');

@@ -110,6 +110,15 @@ export function keyOf(namespace: string | undefined, name: string | undefined): 
 }
 
 /**
+ * What an informer's cache keeps an object under (server/kube/informer): `namespace/name`, or the name of a
+ * cluster-scoped one. A slimmed AMPM or Machine carries it: the cache's key is the object's own string.
+ */
+export function itemKey(o: KubeObject): string {
+  if ((o instanceof SlimAmpm || o instanceof SlimMachine) && o.key !== undefined) return o.key;
+  return keyOf(namespaceOf(o), nameOf(o) ?? '') ?? '';
+}
+
+/**
  * An AMPM's and a Machine's name within their key: the key is the one string kept of both (an informer's cache keys
  * the object by it, and the collector's indexes hold the same string), the name read as its slice. A name of its
  * own beside the key was a second string per object: ~10 MB at 100k VMs.

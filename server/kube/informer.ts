@@ -8,7 +8,7 @@ import 'server-only';
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch, request, type Dispatcher } from 'undici';
 import { forgetDropped, forgetInstance } from '@/lib/forget';
-import { keyOf, nameOf, namespaceOf, sameContent, slim, SlimAmpm, SlimMachine, type SlimKind } from '@/lib/slim';
+import { itemKey, sameContent, slim, type SlimKind } from '@/lib/slim';
 import { isSharedDispatcher } from './calls';
 import type { KubeObject } from '@/lib/unstructured';
 
@@ -76,15 +76,6 @@ function statusError(what: string, code: number, body: string): ApiStatusError {
 }
 
 const isGone = (e: unknown) => (e as { statusCode?: number; code?: number } | null)?.statusCode === 410 || (e as { code?: number } | null)?.code === 410;
-
-/**
- * What an informer keeps an object under: `namespace/name`, or the name of a cluster-scoped one. A slimmed AMPM or
- * Machine carries it (lib/slim keyOf: the cache's key is the object's own string, its name read from it).
- */
-export function itemKey(o: KubeObject): string {
-  if (o instanceof SlimAmpm || o instanceof SlimMachine) return o.key ?? keyOf(o.namespace, '') ?? '';
-  return keyOf(namespaceOf(o), nameOf(o) ?? '') ?? '';
-}
 
 export interface InformerOptions {
   kc: KubeConfig;

@@ -69,6 +69,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const collecting = new Gauge({ name: 'poolscope_collector_leader', help: '1 when this replica runs the collector.', registers: [registry] });
   const cycleDuration = new Histogram({ name: 'poolscope_collector_cycle_duration_seconds', help: 'Collector cycle duration (Azure reads due, analysis, store write).', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] });
   const changeLag = new Histogram({ name: 'poolscope_collector_change_lag_seconds', help: "From a Kubernetes change to a pool (an object or an Event) reaching the collector to the pool's analysis stored.", buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] });
+  const waiting = new Gauge({ name: 'poolscope_collector_pools_waiting', help: 'Pools changed and waiting for a collector cycle, as the last cycle left them (a backlog after a burst of changes).', registers: [registry] });
   const lastCycle = new Gauge({ name: 'poolscope_collector_last_cycle_timestamp_seconds', help: 'When the last collector cycle was stored (any replica).', registers: [registry] });
   const sourceUp = new Gauge({ name: 'poolscope_source_up', help: '1 when a source (management cluster, workload cluster, Azure subscription) is live.', labelNames: ['kind', 'name', 'context'], registers: [registry] });
   const sourceStale = new Gauge({ name: 'poolscope_source_stale_seconds', help: 'How long a source has not been live (0 when live).', labelNames: ['kind', 'name', 'context'], registers: [registry] });
@@ -110,6 +111,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
         stageSeconds.inc({ stage: 'analyse' }, e.analyseMs / 1000);
         stageSeconds.inc({ stage: 'write' }, e.writeMs / 1000);
         for (const s of e.changeLags) changeLag.observe(s);
+        waiting.set(e.waiting);
       });
     }
     const h = c.health();

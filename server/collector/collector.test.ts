@@ -94,10 +94,15 @@ describe('collector backlog', () => {
       asked.add(k);
       return original(k);
     };
+    const cycles: CycleEvent[] = [];
+    c.bus.on('cycle', (e: CycleEvent) => cycles.push(e));
     // Instance churn on every pool but one (waiting for the cadence), then someone acts on that one.
     inside.onKubeChange('mgmt-weu', keys.slice(1));
     inside.onKubeChange('mgmt-weu', keys.slice(0, 1), true);
     await until('every pool analysed again, one a cycle', () => (keys.every((k) => asked.has(k)) ? true : undefined), 5000);
+    // Each cycle says how many pools it left waiting: one fewer each time, down to none.
+    const waiting = cycles.slice(0, keys.length).map((e) => e.waiting);
+    expect(waiting).toEqual(keys.map((_, i) => keys.length - 1 - i));
   }, 60_000);
 
   it('writes the other pools of a cycle when one pool\'s analysis throws, and says which', async () => {

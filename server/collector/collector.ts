@@ -85,6 +85,8 @@ export interface CycleEvent {
   /** Milliseconds this cycle spent analysing its pools, and writing them to the store. */
   analyseMs: number;
   writeMs: number;
+  /** Pools changed and waiting for a cycle when this one ended (a backlog the next cycles work through). */
+  waiting: number;
 }
 
 export interface CollectorOptions {
@@ -320,7 +322,7 @@ export class Collector {
       this.changeLags = [];
       const { analyseMs, writeMs } = this.cycleMs;
       this.cycleMs = { analyseMs: 0, writeMs: 0 };
-      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total, changeLags, analyseMs, writeMs } satisfies CycleEvent);
+      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total, changeLags, analyseMs, writeMs, waiting: this.dirty.size } satisfies CycleEvent);
     }
   }
 

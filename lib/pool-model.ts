@@ -2,7 +2,7 @@
 // it was read in (domain.md §1.9 for the v1beta1 ↔ v1beta2 field map, §2 for CAPZ, §6 for Azure).
 
 import type { PoolRef, SourceState } from './api-types';
-import { parseProviderId, providerIdFromArmId, type ParsedProviderId } from './provider-id';
+import { parseProviderId, providerIdFromArmId, providerIdProblem, type ParsedProviderId } from './provider-id';
 import { arr, bool, get, num, str, strings, toMs, type KubeObject } from './unstructured';
 import { SlimAmpm, SlimMachine, SlimNode, compactTimeMs, intern } from './slim';
 
@@ -224,8 +224,8 @@ function checkList(ids: string[]): CheckedList {
   for (const id of ids) {
     if (seen.has(id)) continue;
     seen.add(id);
-    const p = parseProviderId(id);
-    if (!p.ok) malformed.push([id, p.reason]);
+    const problem = providerIdProblem(id);
+    if (problem !== null) malformed.push([id, problem]);
   }
   return { ids, duplicates: seen.size !== ids.length, malformed };
 }

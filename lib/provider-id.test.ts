@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   OTHER_SCALE_SET, autoscalerKey, belongsToScaleSet, compareProviderIds, joinKey, parseProviderId, providerIdFromArmId,
-  scaleSetKeyOf, type ParsedProviderId,
+  providerIdProblem, scaleSetKeyOf, type ParsedProviderId,
 } from './provider-id';
 import { isInterned } from './slim';
 
@@ -47,7 +47,40 @@ describe('parseProviderId', () => {
   it('shares the parts of the IDs it parses (a fleet repeats a few subscriptions, groups and scale sets)', () => {
     const raw = `azure:///subscriptions/${SUB}/resourceGroups/rg-shared-parts/providers/Microsoft.Compute/virtualMachineScaleSets/pool-shared-parts/virtualMachines/4711`;
     const p = parseProviderId(raw) as ParsedProviderId;
-    for (const part of [p.subscriptionId, p.resourceGroup, p.scaleSet as string, p.instanceId as string]) expect(isInterned(part), part).toBe(true);
+    for (const part of [p.subscriptionId, p.resourceGroup, p.scaleSet as string]) expect(isInterned(part), part).toBe(true);
+  });
+
+  it('gives each ID of a scale set its own member, asked in any order and again (the parts are kept per scale set)', () => {
+    const id = (member: string, ss = 'pool-members') => `azure:///subscriptions/${SUB}/resourceGroups/rg-members/providers/Microsoft.Compute/virtualMachineScaleSets/${ss}/virtualMachines/${member}`;
+    const flex = (name: string, rg = 'rg-members') => `azure:///subscriptions/${SUB}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachines/${name}`;
+    const asked = [id('3'), id('12'), id('pool-members_ab12'), flex('pool-members_cd34'), flex('other_ef56'), id('3', 'Pool-Members'), flex('x_1', 'RG-Members')];
+    const want = [
+      { kind: 'vmss-instance', scaleSet: 'pool-members', instanceId: '3', vmName: null, resourceGroup: 'rg-members' },
+      { kind: 'vmss-instance', scaleSet: 'pool-members', instanceId: '12', vmName: null, resourceGroup: 'rg-members' },
+      { kind: 'vmss-instance', scaleSet: 'pool-members', instanceId: null, vmName: 'pool-members_ab12', resourceGroup: 'rg-members' },
+      { kind: 'vm', scaleSet: null, instanceId: null, vmName: 'pool-members_cd34', resourceGroup: 'rg-members' },
+      { kind: 'vm', scaleSet: null, instanceId: null, vmName: 'other_ef56', resourceGroup: 'rg-members' },
+      // Another spelling keeps its own case.
+      { kind: 'vmss-instance', scaleSet: 'Pool-Members', instanceId: '3', vmName: null, resourceGroup: 'rg-members' },
+      { kind: 'vm', scaleSet: null, instanceId: null, vmName: 'x_1', resourceGroup: 'RG-Members' },
+    ].map((w, i) => ({ ok: true, raw: asked[i], subscriptionId: SUB, ...w }));
+    for (const order of [asked, [...asked].reverse(), asked]) {
+      const got = order.map((raw) => parseProviderId(raw));
+      expect(got).toEqual(order.map((raw) => want[asked.indexOf(raw)]));
+    }
+    // A parse is the caller's: changing it changes no later parse.
+    const first = parseProviderId(asked[0]) as ParsedProviderId & { instanceId: string | null };
+    first.instanceId = 'changed';
+    expect(parseProviderId(asked[0])).toMatchObject({ instanceId: '3' });
+  });
+
+  it('tells why an ID cannot be read without parsing it into an object (null when it can)', () => {
+    expect(providerIdProblem(UNIFORM)).toBeNull();
+    expect(providerIdProblem(FLEX)).toBeNull();
+    expect(providerIdProblem(VMSS)).toBeNull();
+    expect(providerIdProblem('aws:///us-east-1a/i-0123')).toBe('does not start with azure://');
+    expect(providerIdProblem(`azure:///subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/disks/d1`)).toBe('expected a scale set, a scale set instance or a virtual machine');
+    expect(providerIdProblem(42)).toBe('not a string');
   });
 
   it.each([[undefined], [null], [42], [{}]])('never throws on a non-string (%j)', (raw) => {

@@ -38,17 +38,31 @@ const FAST = /^azure:\/\/\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/prov
 const NUMERIC = /^\d+$/;
 
 /**
- * Parses `azure:///subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.Compute/…`.
- * Accepts the three shapes CAPZ produces: a Uniform instance (`…/virtualMachineScaleSets/<ss>/virtualMachines/<id>`),
- * a Flexible member (`…/virtualMachines/<name>`) and the scale set itself (`…/virtualMachineScaleSets/<ss>`).
- * Path segment names are matched case-insensitively, as ARM does; the values keep their case.
+ * What a well-formed ID shares with the other IDs of its scale set (or, for a flexible VM, of its resource group):
+ * its kind, subscription, group and scale set as spelled, and its {@link scaleSetKeyOf}. The member — an instance
+ * id or a VM name — is the ID's last segment, read when a full parse is asked for.
  */
+class IdBase {
+  constructor(
+    readonly kind: ProviderIdKind,
+    readonly subscriptionId: string,
+    readonly resourceGroup: string,
+    readonly scaleSet: string | null,
+    readonly key: string,
+  ) {}
+}
+
 /**
- * Parses of recent IDs: a pool's analysis parses each of its providerIDs from every source, and a collector
- * analyses the same pools again and again. Bounded (cleared when full); the results are immutable.
+ * Recent IDs, each with its base (shared: a fleet's hundred thousand IDs have a thousand), or, for an ID that is
+ * malformed or parsed by the slow path, its whole parse. A pool's lists are checked, and their IDs filed by scale
+ * set, at each change of them; a parse object of its own per ID (8 fields) was ~9 MB at 100k VMs. Bounded
+ * (cleared when full).
  */
-const parsed = new Map<string, ProviderIdParse>();
+const parsed = new Map<string, IdBase | ProviderIdParse>();
 const PARSE_CACHE_LIMIT = 200_000;
+/** The bases, by kind and spelling (bounded like the IDs). */
+const bases = new Map<string, IdBase>();
+const BASES_LIMIT = 20_000;
 
 /** The parse cache's size and bound, and a way to empty it (for benchmarks, like lib/slim's internTable). */
 export function parseCache(): { size: number; limit: number; clear: () => void } {
@@ -60,31 +74,60 @@ export function forgetParse(raw: string): void {
   parsed.delete(raw);
 }
 
+/**
+ * Parses `azure:///subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.Compute/…`.
+ * Accepts the three shapes CAPZ produces: a Uniform instance (`…/virtualMachineScaleSets/<ss>/virtualMachines/<id>`),
+ * a Flexible member (`…/virtualMachines/<name>`) and the scale set itself (`…/virtualMachineScaleSets/<ss>`).
+ * Path segment names are matched case-insensitively, as ARM does; the values keep their case. A well-formed ID's
+ * parse is a new object each time (the caller's); its parts are shared strings.
+ */
 export function parseProviderId(raw: unknown): ProviderIdParse {
   if (typeof raw !== 'string') return malformed(String(raw), 'not a string');
-  const hit = parsed.get(raw);
-  if (hit) return hit;
-  const result = Object.freeze(parseUncached(raw));
-  if (parsed.size >= PARSE_CACHE_LIMIT) parsed.clear();
-  parsed.set(raw, result);
-  return result;
+  const c = cachedParse(raw);
+  if (!(c instanceof IdBase)) return c;
+  const { kind, subscriptionId, resourceGroup, scaleSet } = c;
+  if (kind === 'vmss') return { ok: true, raw, subscriptionId, resourceGroup, kind, scaleSet, instanceId: null, vmName: null };
+  const member = raw.slice(raw.lastIndexOf('/') + 1);
+  if (kind === 'vm') return { ok: true, raw, subscriptionId, resourceGroup, kind, scaleSet: null, instanceId: null, vmName: member };
+  const uniform = NUMERIC.test(member);
+  return { ok: true, raw, subscriptionId, resourceGroup, kind, scaleSet, instanceId: uniform ? member : null, vmName: uniform ? null : member };
 }
 
-function parseUncached(raw: string): ProviderIdParse {
+/** Why an ID is not a providerID poolscope can read, or null when it is one (nothing is built). */
+export function providerIdProblem(raw: unknown): string | null {
+  if (typeof raw !== 'string') return 'not a string';
+  const c = cachedParse(raw);
+  return c instanceof IdBase || c.ok ? null : c.reason;
+}
+
+function cachedParse(raw: string): IdBase | ProviderIdParse {
+  let c = parsed.get(raw);
+  if (c) return c;
   const m = FAST.exec(raw);
   if (m) {
-    // The parts are shared strings: a fleet's IDs repeat the same few subscriptions, groups and scale sets, and
-    // each parse cached (up to 200,000) would otherwise hold copies of its own (~100 bytes an ID).
-    const [subscriptionId = '', resourceGroup = '', scaleSet, member, vm] = m.slice(1).map(intern);
-    if (vm !== undefined) return { ok: true, raw, subscriptionId, resourceGroup, kind: 'vm', scaleSet: null, instanceId: null, vmName: vm };
-    if (member === undefined) return { ok: true, raw, subscriptionId, resourceGroup, kind: 'vmss', scaleSet: scaleSet ?? null, instanceId: null, vmName: null };
-    const uniform = NUMERIC.test(member);
-    return {
-      ok: true, raw, subscriptionId, resourceGroup, kind: 'vmss-instance', scaleSet: scaleSet ?? null,
-      instanceId: uniform ? member : null, vmName: uniform ? null : member,
-    };
+    const [, sub = '', rg = '', ss, member, vm] = m;
+    const kind: ProviderIdKind = vm !== undefined ? 'vm' : member === undefined ? 'vmss' : 'vmss-instance';
+    c = baseOf(kind, sub, rg, kind === 'vm' ? null : (ss ?? null));
+  } else c = Object.freeze(parseSlow(raw));
+  if (parsed.size >= PARSE_CACHE_LIMIT) parsed.clear();
+  parsed.set(raw, c);
+  return c;
+}
+
+function baseOf(kind: ProviderIdKind, sub: string, rg: string, ss: string | null): IdBase {
+  const k = `${kind}|${sub}|${rg}|${ss ?? ''}`;
+  let b = bases.get(k);
+  if (!b) {
+    // The parts are shared strings: a fleet's IDs repeat the same few subscriptions, groups and scale sets.
+    b = new IdBase(kind, intern(sub), intern(rg), intern(ss), keyOfScaleSet(sub, rg, kind === 'vm' ? FLEX : (ss ?? '')));
+    if (bases.size >= BASES_LIMIT) bases.clear();
+    bases.set(k, b);
   }
-  return parseSlow(raw);
+  return b;
+}
+
+function keyOfScaleSet(sub: string, rg: string, name: string): string {
+  return intern(`${sub}/${rg}/${name}`.toLowerCase());
 }
 
 /** Explains why an ID that failed the fast path is malformed (or parses an oddly spelled one). */
@@ -204,28 +247,13 @@ export const OTHER_SCALE_SET = '~other';
  * OTHER_SCALE_SET when it cannot be read.
  */
 export function scaleSetKeyOf(providerID: unknown): string {
-  const p = parseProviderId(providerID);
-  if (!p.ok) return OTHER_SCALE_SET;
-  // Kept per scale set (the collector asks it of every ID of a pool's lists at each update of them): a fleet's
-  // scale sets are a thousand where its IDs are a hundred thousand (a table by parse was ~3 MB at 100k VMs). By
-  // group, then name (clusters often name their pools alike: pool0, pool1…), then subscription among the few of
-  // the same group and name.
-  const name = p.kind === 'vm' ? FLEX : (p.scaleSet ?? '');
-  let group = scaleSetKeys.get(p.resourceGroup);
-  const known = group?.get(name);
-  if (known) for (const k of known) if (k.subscriptionId === p.subscriptionId) return k.key;
-  const key = intern(`${p.subscriptionId}/${p.resourceGroup}/${name}`.toLowerCase());
-  if (!group) {
-    if (scaleSetKeys.size >= SCALE_SET_GROUPS_LIMIT) scaleSetKeys.clear();
-    scaleSetKeys.set(p.resourceGroup, (group = new Map()));
-  }
-  if (known) known.push({ subscriptionId: p.subscriptionId, key });
-  else group.set(name, [{ subscriptionId: p.subscriptionId, key }]);
-  return key;
+  if (typeof providerID !== 'string') return OTHER_SCALE_SET;
+  // Kept with the ID's base (the collector asks it of every ID of a pool's lists at each update of them).
+  const c = cachedParse(providerID);
+  if (c instanceof IdBase) return c.key;
+  if (!c.ok) return OTHER_SCALE_SET;
+  return keyOfScaleSet(c.subscriptionId, c.resourceGroup, c.kind === 'vm' ? FLEX : (c.scaleSet ?? ''));
 }
 
 /** A flexible-orchestration VM's stand-in for its scale set's name (`~` is not allowed in an Azure resource name). */
 const FLEX = '~flex';
-/** Scale-set keys by resource group and scale-set name (see scaleSetKeyOf); bounded by groups. */
-const scaleSetKeys = new Map<string, Map<string, { subscriptionId: string; key: string }[]>>();
-const SCALE_SET_GROUPS_LIMIT = 10_000;

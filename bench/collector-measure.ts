@@ -298,11 +298,11 @@ export async function measureInChild(): Promise<void> {
     // Every pool analysed after a Kubernetes change in the window (churn included): from the first change
     // reaching the collector to the pool's analysis stored (the collector's poolscope_collector_change_lag_seconds),
     // and the part of it before the storing cycle began.
+    everyChangeToStoredMs: { waitP50: Math.round(pct(changeWaits, 50)), waitP95: Math.round(pct(changeWaits, 95)), samples: changeLags.length, p50: Math.round(pct(changeLags, 50)), p95: Math.round(pct(changeLags, 95)), p99: Math.round(pct(changeLags, 99)), max: Math.round(changeLags.reduce((m, x) => Math.max(m, x), 0)) },
     // The slowest of them, and what the collector did in the time it waited (ms before it was stored).
     slowestChange: slowest,
     // The longest time between two cycles' ends, and the store's refusals in a row then (cycles back off after one).
     longestCycleGapMs: longestGap,
-    everyChangeToStoredMs: { waitP50: Math.round(pct(changeWaits, 50)), waitP95: Math.round(pct(changeWaits, 95)), samples: changeLags.length, p50: Math.round(pct(changeLags, 50)), p95: Math.round(pct(changeLags, 95)), p99: Math.round(pct(changeLags, 99)), max: Math.round(changeLags.reduce((m, x) => Math.max(m, x), 0)) },
     armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
     naiveArmCallsPerScaleSetPerHour: 480,
     ratioToNaive: Math.round((callsPerScaleSetHour / 480) * 1000) / 1000,

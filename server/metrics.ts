@@ -103,7 +103,11 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     if (cycle) lastCycle.set(Date.parse(cycle.at) / 1000);
     const c = rt.collector;
     collecting.set(c ? 1 : 0);
-    if (!c) return;
+    if (!c) {
+      // A replica that does not collect (or no longer does) has no pools waiting.
+      waiting.set(0);
+      return;
+    }
     if (listening !== c) {
       listening = c;
       c.bus.on('cycle', (e: CycleEvent) => {

@@ -100,9 +100,10 @@ describe('collector backlog', () => {
     inside.onKubeChange('mgmt-weu', keys.slice(1));
     inside.onKubeChange('mgmt-weu', keys.slice(0, 1), true);
     await until('every pool analysed again, one a cycle', () => (keys.every((k) => asked.has(k)) ? true : undefined), 5000);
-    // Each cycle says how many pools it left waiting: one fewer each time, down to none.
-    const waiting = cycles.slice(0, keys.length).map((e) => e.waiting);
-    expect(waiting).toEqual(keys.map((_, i) => keys.length - 1 - i));
+    // Each cycle (one pool each) says how many pools it left waiting: at least those of these not analysed yet (the
+    // simulator's changes and Azure reads may add others), down to none once they are all done.
+    cycles.slice(0, keys.length).forEach((e, i) => expect(e.waiting, `cycle ${i}`).toBeGreaterThanOrEqual(keys.length - 1 - i));
+    await until('a cycle that left no pool waiting', () => (cycles.some((e) => e.waiting === 0) ? true : undefined), 5000);
   }, 60_000);
 
   it('writes the other pools of a cycle when one pool\'s analysis throws, and says which', async () => {

@@ -10,6 +10,7 @@ import { parse, stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PoolSummary } from '@/lib/api-types';
 import type { Runtime } from './collector/start';
+import type { CycleEvent } from './collector/collector';
 import { createMetrics, POOL_METRICS, poolMetricsText } from './metrics';
 import { harness, until } from './testing/sim-harness';
 
@@ -81,6 +82,14 @@ describe('metrics', () => {
     expect(sample(down, 'poolscope_source_stale_seconds', 'kind="management",name="mgmt-weu",context="mgmt-weu"')).toBeGreaterThanOrEqual(0);
     expect(Number(down.match(/^poolscope_watch_restarts_total\{context="mgmt-weu",kind="[a-z]+"\} (\d+)/m)?.[1] ?? 0)).toBeGreaterThan(0);
     h.sim.kube.cluster('mgmt-weu').setAvailable(true);
+
+    // The backlog a cycle leaves is what a scrape shows; a replica that no longer collects shows none. (The collector
+    // stopped first: none of its own cycles comes between.)
+    await h.collector.stop();
+    h.collector.bus.emit('cycle', { seconds: 0, pools: 0, cycle: null, azureCalls: 0, changeLags: [], analyseMs: 0, writeMs: 0, waiting: 3 } satisfies CycleEvent);
+    expect(sample(await m.render(), 'poolscope_collector_pools_waiting', '')).toBe(3);
+    (rt as { collector: unknown }).collector = null;
+    expect(sample(await m.render(), 'poolscope_collector_pools_waiting', '')).toBe(0);
   }, 60_000);
 
   it('alert rules use only metrics poolscope exports', () => {

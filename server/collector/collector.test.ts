@@ -17,7 +17,7 @@ import type { Scheduler } from '../azure/scheduler';
 import { parseEnv } from '../env';
 import { openStore } from '../store';
 import { harness as makeHarness, until, type Harness } from '../testing/sim-harness';
-import { Collector, type CycleEvent } from './collector';
+import { Collector, DEFAULT_CYCLE_MS, type CycleEvent } from './collector';
 import { startRuntime } from './start';
 
 const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
@@ -377,6 +377,27 @@ describe('collector resilience', () => {
       last.set(e.field, e.to);
     }
   }, 60_000);
+});
+
+describe('cadence', () => {
+  it('waits its cadence between cycles (DEFAULT_CYCLE_MS unless set), a few ms after a change someone made, none while pools wait beyond a cycle\'s share, and longer after refused writes', () => {
+    const bare = (cycleMs?: number) => new Collector({ kubeconfig: new KubeConfig(), contexts: [], store: {} as never, azure: {} as never, scheduler: {} as never, ...(cycleMs ? { cycleMs } : {}) });
+    type Inside = { nextDelay(): number; urgent: Set<string>; dirty: Set<string>; backlog: boolean; failedWrites: number };
+    expect(bare().cadenceMs).toBe(DEFAULT_CYCLE_MS);
+    const c = bare(1234) as unknown as Inside;
+    expect(c.nextDelay()).toBe(1234);
+    c.urgent.add('ctx/ns/p');
+    expect(c.nextDelay()).toBe(10);
+    c.urgent.clear();
+    c.backlog = true;
+    c.dirty.add('ctx/ns/q');
+    expect(c.nextDelay()).toBe(0);
+    // After writes the store refused: the cadence doubled each time, up to 10 s, whatever waits.
+    c.failedWrites = 2;
+    expect(c.nextDelay()).toBe(4936);
+    c.failedWrites = 10;
+    expect(c.nextDelay()).toBe(10_000);
+  });
 });
 
 describe('Events around a restart', () => {

@@ -32,6 +32,14 @@ function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string 
  */
 export const MAX_POOLS_PER_CYCLE = 50;
 
+/**
+ * Milliseconds between cycles: Kubernetes changes arriving meanwhile are analysed and stored together, and a change
+ * waits for the next tick (most of its wait to be stored). Longer does not pay: at 100k VMs, 500 ms made as many
+ * analyses (a pool's changes come from controller passes seconds apart) for no less CPU (19.3% of a core against
+ * 17.1–18.6%) and twice the wait (p95 576 ms).
+ */
+export const DEFAULT_CYCLE_MS = 250;
+
 /** The longest wait between cycles while the store refuses writes (the wait doubles from the cadence). */
 const WRITE_BACKOFF_MAX_MS = 10_000;
 
@@ -95,7 +103,7 @@ export interface CollectorOptions {
   store: TimelineStore;
   azure: AzureReader;
   scheduler: Scheduler;
-  /** Real ms between cycles (a cycle with nothing to do costs nothing). */
+  /** Real ms between cycles (DEFAULT_CYCLE_MS; a cycle with nothing to do costs nothing). */
   cycleMs?: number;
   now?: () => number;
   /** How many scale sets are read at once. */
@@ -167,8 +175,12 @@ export class Collector {
   /** 429s per subscription (lower-case). */
   readonly throttledBySubscription = new Map<string, number>();
 
+  /** Milliseconds between cycles (CollectorOptions.cycleMs, else DEFAULT_CYCLE_MS). */
+  readonly cadenceMs: number;
+
   constructor(private readonly opts: CollectorOptions) {
     this.bus.setMaxListeners(0);
+    this.cadenceMs = opts.cycleMs ?? DEFAULT_CYCLE_MS;
   }
 
   private now(): number {
@@ -272,7 +284,7 @@ export class Collector {
    * cadence doubled each time.
    */
   private nextDelay(): number {
-    const cadence = this.opts.cycleMs ?? 250;
+    const cadence = this.cadenceMs;
     if (this.failedWrites > 0) return Math.min(WRITE_BACKOFF_MAX_MS, cadence * 2 ** this.failedWrites);
     if (this.backlog && this.dirty.size > 0) return 0;
     return this.urgent.size > 0 ? URGENT_DELAY_MS : cadence;

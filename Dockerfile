@@ -27,7 +27,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 # jemalloc as the process's malloc (what V8 allocates outside its heap: TLS state of the watch connections,
 # buffers, SQLite's pages): glibc's main heap alone held ~66 MB resident at 100k VMs; with jemalloc RSS p50 fell
-# by ~23 MB for the same CPU (README, Memory). The same path on every
+# by ~23 MB for the same CPU (docs/performance.md). The same path on every
 # architecture (the library sits under the multiarch directory). bench/image.ts reads the ENV line below.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libjemalloc2 \
@@ -37,7 +37,7 @@ ENV LD_PRELOAD=/usr/local/lib/libjemalloc.so.2
 # jemalloc with 2 arenas instead of 4 per core, and pages freed returned to the kernel after 1 s instead of 10 (its
 # muzzy decay is 0 already; stated so a distribution's other default does not change it): at 100k VMs, ~15 MB less
 # resident outside V8's heap for the same CPU. 1 arena with pages returned at once saved ~24 MB but cost ~6% of a
-# core more (README, Memory). bench/image.ts reads this line.
+# core more (docs/performance.md). bench/image.ts reads this line.
 ENV MALLOC_CONF=narenas:2,dirty_decay_ms:1000,muzzy_decay_ms:0
 COPY --from=build --chown=root:root /app/.next/standalone ./
 RUN mkdir -p /data /app/.next/cache && chown 1000:1000 /data /app/.next/cache
@@ -52,7 +52,7 @@ STOPSIGNAL SIGTERM
 # instance tables and the Azure SDK's parsed VM lists were allocated there (3.3 of the 4.7 MB/s reaching it at
 # 100k VMs). --heap-growing-percent=20: after a full GC the heap may grow by a fifth of what is live before the
 # next one, not up to fourfold within the cap. Together, at 100k VMs: RSS 580-602 MB against 624-649 with the first
-# alone and 640-700 with neither, for no more CPU (README, Memory). Command-line flags: NODE_OPTIONS takes
+# alone and 640-700 with neither, for no more CPU (docs/performance.md). Command-line flags: NODE_OPTIONS takes
 # neither. --max-semi-space-size=8: a young generation of 2 x 8 MB, not 2 x 16 (RSS p50 447 -> 429 MB at 100k
 # VMs, for twice the young-generation collections: ~0.4% of a core more). bench/image.ts reads this line: the
 # server benchmark runs what it says.

@@ -48,6 +48,7 @@ describe('metrics', () => {
     expect(sample(text, 'poolscope_pool_replicas', `${POOL},source="capi"`)).toBe(3);
     expect(sample(text, 'poolscope_pool_ready', POOL)).toBe(0);
     expect(sample(text, 'poolscope_collector_leader', '')).toBe(1);
+    expect(sample(text, 'poolscope_store_size_bytes', '')).toBeGreaterThan(0);
     expect(sample(text, 'poolscope_collector_cycle_duration_seconds_count', '')).toBeGreaterThan(0);
     expect(sample(text, 'poolscope_source_up', 'kind="management",name="mgmt-weu",context="mgmt-weu"')).toBe(1);
     expect(sample(text, 'poolscope_azure_calls_total', 'operation="vmss_get"')).toBeGreaterThan(0);
@@ -69,6 +70,19 @@ describe('metrics', () => {
     // The pool's states went to the store: its first as a keyframe, its instance rows written; cycles took time.
     expect(sample(lagged, 'poolscope_store_pool_states_total', 'history="keyframe"')).toBeGreaterThanOrEqual(1);
     expect(sample(lagged, 'poolscope_store_rows_total', 'operation="written"')).toBeGreaterThan(0);
+    expect(sample(lagged, 'poolscope_collector_store_write_failures_total', '')).toBe(0);
+    // A write the store refuses (a full disk, say) is counted; the next one stores the change.
+    const write = h.store.writeCycle.bind(h.store);
+    let refused = 0;
+    h.store.writeCycle = async (cycle, writes) => {
+      if (refused++ === 0) throw new Error('database or disk is full');
+      return write(cycle, writes);
+    };
+    h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 7 } });
+    await until('the refused write counted', async () => (sample(await m.render(), 'poolscope_collector_store_write_failures_total', '') === 1 ? true : undefined));
+    await until('the change stored after it', async () => ((await h.store.currentPool('mgmt-weu/default/pool0'))?.summary.replicas.desired === 7 ? true : undefined));
+    // Refusals in a row: none once a write is stored.
+    expect(sample(await m.render(), 'poolscope_collector_store_failing_writes', '')).toBe(0);
     expect(sample(lagged, 'poolscope_collector_stage_seconds_total', 'stage="analyse"')).toBeGreaterThan(0);
     expect(sample(lagged, 'poolscope_collector_stage_seconds_total', 'stage="write"')).toBeGreaterThan(0);
 
@@ -179,13 +193,13 @@ describe.skipIf(!PROMTOOL)('alert rules with promtool', () => {
         throw new Error(`promtool ${args.join(' ')} failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
       }
     };
-    expect(run(['check', 'rules', 'rules.prom.yaml'])).toMatch(/SUCCESS: 6 rules found/);
+    expect(run(['check', 'rules', 'rules.prom.yaml'])).toMatch(/SUCCESS: 7 rules found/);
     expect(run(['test', 'rules', 'rules.test.yaml'])).toMatch(/SUCCESS/);
   });
 
   it('a scrape parses as Prometheus text (`promtool check metrics`), label values needing escapes included', async () => {
     const now = Date.now();
-    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null }, collector: null }) as unknown as Runtime, summaries: async () => oddPools(now) });
+    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096 }, collector: null }) as unknown as Runtime, summaries: async () => oddPools(now) });
     const text = await m.render();
     expect(text).toContain('poolscope_pool_paused{context="ctx \\"a\\"",namespace="back\\\\slash",pool="line\\nfeed"} 0');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-scrape-'));

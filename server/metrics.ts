@@ -70,6 +70,8 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const cycleDuration = new Histogram({ name: 'poolscope_collector_cycle_duration_seconds', help: 'Collector cycle duration (Azure reads due, analysis, store write).', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] });
   const changeLag = new Histogram({ name: 'poolscope_collector_change_lag_seconds', help: "From a Kubernetes change to a pool (an object or an Event) reaching the collector to the pool's analysis stored.", buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] });
   const waiting = new Gauge({ name: 'poolscope_collector_pools_waiting', help: 'Pools changed and waiting for a collector cycle, as the last cycle left them (a backlog after a burst of changes).', registers: [registry] });
+  const storeSize = new Gauge({ name: 'poolscope_store_size_bytes', help: "The timeline store's size on disk (SQLite: the database file's pages, its WAL aside; PostgreSQL: poolscope's tables with their indexes).", registers: [registry] });
+  const failingWrites = new Gauge({ name: 'poolscope_collector_store_failing_writes', help: 'Collector writes the store refused in a row (0 once one is stored).', registers: [registry] });
   const lastCycle = new Gauge({ name: 'poolscope_collector_last_cycle_timestamp_seconds', help: 'When the last collector cycle was stored (any replica).', registers: [registry] });
   const sourceUp = new Gauge({ name: 'poolscope_source_up', help: '1 when a source (management cluster, workload cluster, Azure subscription) is live.', labelNames: ['kind', 'name', 'context'], registers: [registry] });
   const sourceStale = new Gauge({ name: 'poolscope_source_stale_seconds', help: 'How long a source has not been live (0 when live).', labelNames: ['kind', 'name', 'context'], registers: [registry] });
@@ -78,6 +80,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const lists = new Counter({ name: 'poolscope_lists_total', help: 'Completed Kubernetes lists (at start, and after a watch was too old), by kind.', labelNames: ['kind'], registers: [registry] });
   const stageSeconds = new Counter({ name: 'poolscope_collector_stage_seconds_total', help: 'Time collector cycles spent analysing pools and writing them to the store, by stage (analyse, write).', labelNames: ['stage'], registers: [registry] });
   const storeStates = new Counter({ name: 'poolscope_store_pool_states_total', help: 'Pool states the collector stored, by history row written (keyframe: the whole state; patch: what changed).', labelNames: ['history'], registers: [registry] });
+  const storeWriteFailures = new Counter({ name: 'poolscope_collector_store_write_failures_total', help: "Collector cycles whose write the store refused (a full disk, a database down or read-only); the cycle's changes wait for the next, which backs off.", registers: [registry] });
   const storeRows = new Counter({ name: 'poolscope_store_rows_total', help: "Rows of the pools' instance and drift tables the store read back while writing, and wrote (inserted, updated, deleted), by operation.", labelNames: ['operation'], registers: [registry] });
   const azureCalls = new Counter({ name: 'poolscope_azure_calls_total', help: 'ARM calls made by the collector, by operation.', labelNames: ['operation'], registers: [registry] });
   const azureThrottled = new Counter({ name: 'poolscope_azure_throttled_total', help: 'ARM answers 429 (throttled), by subscription.', labelNames: ['subscription'], registers: [registry] });
@@ -88,7 +91,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const gauges = [sourceUp, sourceStale, budget, blocked];
   /** The per-pool metrics as of the last fill. */
   let poolText = '';
-  const counters = [watchRestarts, watchEvents, lists, storeStates, storeRows, azureCalls, azureThrottled];
+  const counters = [watchRestarts, watchEvents, lists, storeStates, storeRows, storeWriteFailures, azureCalls, azureThrottled];
 
   // Fills every runtime-derived metric, right before a scrape is serialised.
   const fill = async (pools: Gauge) => {
@@ -99,13 +102,15 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     const all = await source.summaries(rt);
     pools.set(all.length);
     poolText = poolMetricsText(all, now);
+    storeSize.set(await rt.store.sizeBytes());
     const cycle = await rt.store.lastCycle();
     if (cycle) lastCycle.set(Date.parse(cycle.at) / 1000);
     const c = rt.collector;
     collecting.set(c ? 1 : 0);
     if (!c) {
-      // A replica that does not collect (or no longer does) has no pools waiting.
+      // A replica that does not collect (or no longer does) has no pools waiting, and writes nothing.
       waiting.set(0);
+      failingWrites.set(0);
       return;
     }
     if (listening !== c) {
@@ -139,6 +144,8 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     storeStates.inc({ history: 'patch' }, w.patches);
     storeRows.inc({ operation: 'read' }, w.rowsRead);
     storeRows.inc({ operation: 'written' }, w.rowsWritten);
+    storeWriteFailures.inc(c.storeWriteFailures);
+    failingWrites.set(c.storeWritesFailing);
     for (const [operation, n] of [['vmss_get', c.azureCalls.vmssGet], ['vm_list', c.azureCalls.vmList], ['instance_view', c.azureCalls.instanceView]] as const) azureCalls.inc({ operation }, n);
     for (const [subscription, n] of c.throttledBySubscription) azureThrottled.inc({ subscription }, n);
     for (const b of c.budgets()) {

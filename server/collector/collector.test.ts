@@ -4,6 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
@@ -15,10 +16,11 @@ import { findByPlural } from '@/sim/kube/resources';
 import { readScenario } from '@/sim/world/scenario';
 import type { Scheduler } from '../azure/scheduler';
 import { parseEnv } from '../env';
+import { useLogDestination } from '../log';
 import { openStore } from '../store';
 import { harness as makeHarness, until, type Harness } from '../testing/sim-harness';
 import { Collector, DEFAULT_CYCLE_MS, type CycleEvent } from './collector';
-import { startRuntime } from './start';
+import { logCycle, startRuntime } from './start';
 
 const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
 const POOL = 'mgmt-weu/default/pool0';
@@ -278,9 +280,16 @@ describe('collector resilience', () => {
     const write = h.store.writeCycle.bind(h.store);
     const refusedAt: number[] = [];
     let refusedWithEvent = 0;
+    const failingBefore: number[] = [];
+    const failed: CycleEvent[] = [];
+    c.bus.on('cycle', (e: CycleEvent) => {
+      if (e.error !== undefined) failed.push(e);
+    });
     h.store.writeCycle = async (cycle, pending) => {
       const writes = [...pending];
       if (refusedWithEvent < 2) {
+        // The refusals so far, in a row (poolscope_collector_store_failing_writes).
+        failingBefore.push(c.storeWritesFailing);
         refusedAt.push(performance.now());
         if (writes.some((w) => w.transitions.some((t) => t.field === 'event.DiskFull'))) refusedWithEvent++;
         throw new Error('database is locked');
@@ -295,8 +304,26 @@ describe('collector resilience', () => {
     });
     expect(refusedWithEvent).toBe(2);
     expect(c.lastError).toContain('database is locked');
+    // Every refusal counted (poolscope_collector_store_write_failures_total); in a row until a write is stored.
+    expect(c.storeWriteFailures).toBe(refusedAt.length);
+    expect(failingBefore).toEqual(refusedAt.map((_, i) => i));
+    // Each failed cycle says why, and how many writes failed in a row; it is logged as an error.
+    expect(failed.map((e) => [e.error, e.failingWrites])).toEqual(refusedAt.map((_, i) => ['database is locked', i + 1]));
+    const lines: Record<string, unknown>[] = [];
+    useLogDestination(new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); cb(); } }));
+    try {
+      logCycle(failed[1] as CycleEvent);
+      logCycle({ seconds: 0.01, pools: 2, cycle: 'c1', azureCalls: 0, changeLags: [], analyseMs: 1, writeMs: 1, waiting: 0 });
+    } finally {
+      useLogDestination(process.stdout);
+    }
+    expect(lines).toMatchObject([
+      { level: 'error', msg: 'collector cycle failed', err: 'database is locked', failingWrites: 2, pools: 0, cycle: null },
+      { level: 'info', msg: 'collector cycle', cycle: 'c1', pools: 2 },
+    ]);
     expect(field(tl, 'event.DiskFull').map((e) => e.to)).toEqual(['MachinePool/pool0']);
     await until('the scale stored', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined));
+    expect(c.storeWritesFailing).toBe(0);
     // Each try waited longer than the one before (the cadence, 150 ms, doubled each time).
     const gaps = refusedAt.slice(1).map((t, i) => t - (refusedAt[i] as number));
     expect(gaps.at(-1)).toBeGreaterThanOrEqual(150 * 2 ** (refusedAt.length - 1) - 5);

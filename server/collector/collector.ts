@@ -95,6 +95,10 @@ export interface CycleEvent {
   writeMs: number;
   /** Pools changed and waiting for a cycle when this one ended (a backlog the next cycles work through). */
   waiting: number;
+  /** Why the cycle failed (its write refused: its pools wait for the next), when it did. */
+  error?: string;
+  /** Writes the store refused in a row, this one included (0 when the cycle's write was stored or it wrote nothing). */
+  failingWrites?: number;
 }
 
 export interface CollectorOptions {
@@ -156,6 +160,13 @@ export class Collector {
   private backlog = false;
   /** Failed store writes in a row: the cycles after one back off (a store that is down is not hammered). */
   private failedWrites = 0;
+  /** Cycle writes the store refused since start (a full disk, a database down or read-only), for metrics. */
+  storeWriteFailures = 0;
+
+  /** Cycle writes the store refused in a row: 0 once one is stored (the refused cycle's pools are tried again). */
+  get storeWritesFailing(): number {
+    return this.failedWrites;
+  }
   /** Seconds from a Kubernetes change reaching the collector to its pool's analysis stored, this cycle. */
   private changeLags: number[] = [];
   /** This cycle's milliseconds analysing and writing (see CycleEvent). */
@@ -310,6 +321,7 @@ export class Collector {
     this.running = true;
     const t0 = performance.now();
     let written = 0;
+    let error: string | undefined;
     try {
       // Azure reads run beside the cycles: a slow ARM answer (seconds, under load) never holds up Kubernetes
       // changes. What a read brings marks its pools for the next cycle.
@@ -326,7 +338,7 @@ export class Collector {
       this.failedWrites = 0;
       return written;
     } catch (e) {
-      this.lastError = (e as Error).message;
+      error = this.lastError = (e as Error).message;
       return 0;
     } finally {
       this.running = false;
@@ -334,7 +346,7 @@ export class Collector {
       this.changeLags = [];
       const { analyseMs, writeMs } = this.cycleMs;
       this.cycleMs = { analyseMs: 0, writeMs: 0 };
-      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total, changeLags, analyseMs, writeMs, waiting: this.dirty.size } satisfies CycleEvent);
+      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total, changeLags, analyseMs, writeMs, waiting: this.dirty.size, ...(error === undefined ? {} : { error, failingWrites: this.failedWrites }) } satisfies CycleEvent);
     }
   }
 
@@ -467,6 +479,7 @@ export class Collector {
    */
   private requeue(taken: readonly Taken[]): void {
     this.failedWrites++;
+    this.storeWriteFailures++;
     const later = [...this.dirty];
     this.dirty.clear();
     for (const t of taken) {
@@ -482,7 +495,7 @@ export class Collector {
    * analysis — the instance table most of it — is garbage once written. Analysed all first and written after, a
    * full cycle's analyses lived through young-generation collections, and their serialised rows were promoted to
    * the old generation (measured at 100k VMs; the instance tables themselves went there because of V8's
-   * allocation-site pretenuring, which the image turns off: README, Memory). Once the next is asked for, a write
+   * allocation-site pretenuring, which the image turns off: docs/performance.md). Once the next is asked for, a write
    * is in `written` as the cycle's end needs it (its state without the instance table, its shape); `time.ms` adds
    * up the time spent analysing.
    */

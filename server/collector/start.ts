@@ -14,7 +14,7 @@ import { openStore, type TimelineStore } from '../store';
 import { listenForChanges } from '../store/postgres';
 import { CHANGE_CHANNEL } from '../store/store';
 import { contextKubeConfig } from '../kube/calls';
-import { Collector, type ChangeEvent } from './collector';
+import { Collector, type ChangeEvent, type CycleEvent } from './collector';
 import { LeaderElector } from './leader';
 
 export interface Runtime {
@@ -31,6 +31,16 @@ export interface Runtime {
   /** Announces a change made outside the collector (a resync marker) to this process's live viewers. */
   publish(change: Omit<ChangeEvent, 'seq'>): void;
   stop(): Promise<void>;
+}
+
+/**
+ * Logs a collector cycle: one that stored something at info (traceable by its id, the store's cycles table), an idle
+ * one at debug, and one that failed (its write refused: its pools wait for the next) as an error with the reason.
+ */
+export function logCycle(c: CycleEvent): void {
+  const fields = { cycle: c.cycle, pools: c.pools, ms: Math.round(c.seconds * 1000), azureCallsTotal: c.azureCalls };
+  if (c.error !== undefined) log().error({ ...fields, err: c.error, failingWrites: c.failingWrites, waiting: c.waiting }, 'collector cycle failed');
+  else log()[c.pools > 0 ? 'info' : 'debug'](fields, 'collector cycle');
 }
 
 /** Loads the kubeconfig (KUBECONFIG, ~/.kube/config, or in-cluster) and resolves which contexts to watch. */
@@ -81,9 +91,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       collector = makeCollector();
       collector.bus.on('change', forward);
       // Every cycle that stored something is traceable by its id (the store's cycles table); idle ones at debug.
-      collector.bus.on('cycle', (c: { seconds: number; pools: number; cycle: string | null; azureCalls: number }) => {
-        log()[c.pools > 0 ? 'info' : 'debug']({ cycle: c.cycle, pools: c.pools, ms: Math.round(c.seconds * 1000), azureCallsTotal: c.azureCalls }, 'collector cycle');
-      });
+      collector.bus.on('cycle', logCycle);
       log().info({ contexts }, 'collector started');
       await collector.start();
     };

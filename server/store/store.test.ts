@@ -474,6 +474,17 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     expect((await store.timeline(key, at(149), at(151))).filter((e) => e.field === 'resync')).toHaveLength(1);
   });
 
+  it.skipIf(!available)('reports its size on disk, which grows with what it stores', async () => {
+    const before = await store.sizeBytes();
+    expect(before).toBeGreaterThan(0);
+    // A 200-instance pool's keyframe and rows, and a few hundred timeline entries with long text: well over a page.
+    const instances: InstanceSpec[] = Array.from({ length: 200 }, (_, i) => ({ member: String(i) }));
+    const d = analyzePool(buildPool({ name: 'size', replicas: 200, instances }).input, { now: at(400) });
+    const entries = Array.from({ length: 300 }, (_, i) => ({ at: at(400), poolKey: d.summary.key, field: 'event.Size', from: null, to: `entry ${i}`, detail: 'x'.repeat(400) }));
+    await store.writeCycle({ id: 'size', at: at(400) }, [{ detail: d, transitions: entries }]);
+    expect(await store.sizeBytes()).toBeGreaterThan(before + 100_000);
+  });
+
   it.skipIf(!available)('prunes old rows but can still show the state at the cutoff', async () => {
     const key = details(1)[0]!.summary.key;
     const cutoff = at(KEYFRAME_EVERY + 3);

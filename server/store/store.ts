@@ -160,6 +160,9 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
   },
 ];
 
+/** Every table the migrations create (what the store's size counts on PostgreSQL). */
+const STORE_TABLES = ['schema_migrations', 'pools', 'pool_history', 'transitions', 'cycles', 'pool_summaries', 'pool_rows'] as const;
+
 /** The column of `pools` that counts a table's rows in `pool_rows` (-1: not counted yet). */
 const ROW_COUNT_COLUMN = { instances: 'rows_instances', drift: 'rows_drift' } as const satisfies Record<RowTable, string>;
 
@@ -610,6 +613,22 @@ export class TimelineStore {
       const cycles = await t.run('DELETE FROM cycles WHERE at < ?', [before]);
       return { transitions, history, cycles };
     });
+  }
+
+  /**
+   * The store's size on disk, in bytes: SQLite's database pages (free pages included; its WAL file, a few MB, aside);
+   * on PostgreSQL, poolscope's tables with their indexes and TOAST (not the rest of the database).
+   */
+  async sizeBytes(): Promise<number> {
+    if (this.db.dialect === 'sqlite') {
+      const [count] = await this.db.all<{ page_count: number }>('PRAGMA page_count');
+      const [size] = await this.db.all<{ page_size: number }>('PRAGMA page_size');
+      return Number(count?.page_count ?? 0) * Number(size?.page_size ?? 0);
+    }
+    const [r] = await this.db.all<{ n: string | number }>(
+      `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+       WHERE c.relkind = 'r' AND s.nspname = current_schema() AND c.relname IN (${STORE_TABLES.map((t) => `'${t}'`).join(', ')})`);
+    return Number(r?.n ?? 0);
   }
 
   async stats(): Promise<StoreStats> {

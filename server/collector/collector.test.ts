@@ -18,6 +18,7 @@ import type { Scheduler } from '../azure/scheduler';
 import { parseEnv } from '../env';
 import { useLogDestination } from '../log';
 import { openStore } from '../store';
+import type { SqlDb } from '../store/store';
 import { harness as makeHarness, until, type Harness } from '../testing/sim-harness';
 import { Collector, DEFAULT_CYCLE_MS, type CycleEvent } from './collector';
 import { logCycle, startRuntime } from './start';
@@ -327,6 +328,31 @@ describe('collector resilience', () => {
     // Each try waited longer than the one before (the cadence, 150 ms, doubled each time).
     const gaps = refusedAt.slice(1).map((t, i) => t - (refusedAt[i] as number));
     expect(gaps.at(-1)).toBeGreaterThanOrEqual(150 * 2 ** (refusedAt.length - 1) - 5);
+  }, 40_000);
+
+  it('on a full database (SQLite): the stored state stays as it was, and the pool is stored as it then is once there is room', async () => {
+    const h = await harness('s05-flexible.yaml', 1);
+    const c = await h.start();
+    await until('the first full analysis', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    const sql = (h.store as unknown as { db: SqlDb }).db;
+    const [{ page_count: pages } = { page_count: 0 }] = await sql.all<{ page_count: number }>('PRAGMA page_count');
+    // The database may not grow, as on a full volume: the pool is scaled until a write needs a page more.
+    await sql.all(`PRAGMA max_page_count = ${pages}`);
+    let replicas = 3;
+    await until('a write refused for want of room', async () => {
+      if (c.storeWritesFailing > 0) return true;
+      h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: ++replicas } });
+      await new Promise((r) => setTimeout(r, 300));
+      return undefined;
+    });
+    expect(c.lastError).toMatch(/database or disk is full/);
+    const stored = (await h.store.currentPool(POOL))?.summary.replicas.desired;
+    expect(stored).toBeLessThan(replicas);
+    // Room again: the next try stores the pool as it now is, and the refusals in a row end.
+    await sql.all('PRAGMA max_page_count = 1000000');
+    await until('the latest scale stored', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === replicas ? true : undefined));
+    expect(c.storeWritesFailing).toBe(0);
+    expect((await h.store.timeline(POOL, ago, far)).filter((e) => e.field === 'replicas.desired').map((e) => Number(e.to)).at(-1)).toBe(replicas);
   }, 40_000);
 
   it('records a pool\'s Event once when its analysis failed in a cycle the store then refused', async () => {

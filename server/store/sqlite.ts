@@ -21,7 +21,11 @@ export function openSqlite(file: string): SqlDb {
     }
     return s;
   };
-  let depth = 0;
+  // One transaction at a time on the connection. A transaction's function awaits between statements, so another
+  // caller could otherwise start (or, joining it, write inside) a transaction meanwhile: its writes would be
+  // rolled back with a transaction that failed, after it was told they were stored. Statements run inside a
+  // transaction through the handle its function gets (`inner`); a `tx` there joins the running one.
+  let queue: Promise<unknown> = Promise.resolve();
   const api: SqlDb = {
     dialect: 'sqlite',
     async all<T>(sql: string, params: unknown[] = []) {
@@ -34,26 +38,27 @@ export function openSqlite(file: string): SqlDb {
       }
       return stmt(sql).run(...params).changes;
     },
-    async tx<T>(fn: (d: SqlDb) => Promise<T>): Promise<T> {
-      // better-sqlite3 is synchronous: every statement inside runs before the first await resolves elsewhere,
-      // but fn is async, so use explicit BEGIN/COMMIT (nested calls join the outer transaction).
-      if (depth > 0) return fn(api);
-      depth++;
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        const r = await fn(api);
-        db.exec('COMMIT');
-        return r;
-      } catch (e) {
-        db.exec('ROLLBACK');
-        throw e;
-      } finally {
-        depth--;
-      }
+    tx<T>(fn: (d: SqlDb) => Promise<T>): Promise<T> {
+      const run = queue.then(async () => {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          const r = await fn(inner);
+          db.exec('COMMIT');
+          return r;
+        } catch (e) {
+          // SQLite rolls a transaction back itself after some errors (a full disk, I/O errors): roll back only what
+          // is still open, so that the error reported is the one that failed the transaction.
+          if (db.inTransaction) db.exec('ROLLBACK');
+          throw e;
+        }
+      });
+      queue = run.catch(() => {});
+      return run;
     },
     async close() {
       db.close();
     },
   };
+  const inner: SqlDb = { ...api, tx: (fn) => fn(inner) };
   return api;
 }

@@ -331,12 +331,28 @@ export interface AzureHealth {
   error?: string;
 }
 
+/**
+ * Whether the collector can write its timeline store. While the store refuses its writes (a full disk, a database
+ * down or read-only) nothing new is recorded: what is shown is as last stored, and the changes wait.
+ */
+export interface StoreHealth {
+  state: 'ok' | 'failing';
+  /** When the writes refused in a row began (null when `ok`). */
+  since: string | null;
+  /** Writes refused in a row (0 when `ok`). */
+  failingWrites: number;
+  /** Why the last write was refused. */
+  error?: string;
+}
+
 export interface SourcesReport {
   /** Whether this server process runs the collector (false on a follower replica or with POOLSCOPE_COLLECTOR=false). */
   collecting: boolean;
   lastCycle: { id: string; at: string } | null;
   kube: SourceHealth[];
   azure: AzureHealth[];
+  /** The collector's writes to the store (null where this process does not collect). */
+  store: StoreHealth | null;
 }
 
 /** `GET /api/pools`. */

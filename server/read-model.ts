@@ -11,7 +11,7 @@ import { HttpError } from './http/route';
 export async function sourcesReport(rt: Runtime): Promise<SourcesReport> {
   const c = rt.collector;
   const health = c?.health() ?? { kube: [], azure: [] };
-  return { collecting: c !== null, lastCycle: await rt.store.lastCycle(), kube: health.kube, azure: health.azure };
+  return { collecting: c !== null, lastCycle: await rt.store.lastCycle(), kube: health.kube, azure: health.azure, store: c?.storeHealth() ?? null };
 }
 
 /**

@@ -33,6 +33,9 @@ export const queryKeys = {
 export const fleetOptions = (f: FleetFilters) => queryOptions({
   queryKey: queryKeys.fleet(f),
   queryFn: ({ signal }) => fetchJson<FleetResponse>(`/api/pools?${fleetQuery(f)}`, signal),
+  // Stored changes arrive live; the sources' states come with the fleet, and some change with nothing stored (a
+  // store refusing writes stores nothing): read again every 30 s while the page is visible.
+  refetchInterval: 30_000,
 });
 
 export const poolOptions = (ref: PoolRef, at: string | null) => queryOptions({

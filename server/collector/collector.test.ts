@@ -9,7 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import { instanceProviderId } from '@/lib/fixtures/pool';
-import type { TimelineEntry } from '@/lib/api-types';
+import type { StoreHealth, TimelineEntry } from '@/lib/api-types';
 import type { KubeObject } from '@/lib/unstructured';
 import { startSimulation, type Simulation } from '@/sim/index';
 import { findByPlural } from '@/sim/kube/resources';
@@ -282,6 +282,7 @@ describe('collector resilience', () => {
     const refusedAt: number[] = [];
     let refusedWithEvent = 0;
     const failingBefore: number[] = [];
+    const healthBefore: StoreHealth[] = [];
     const failed: CycleEvent[] = [];
     c.bus.on('cycle', (e: CycleEvent) => {
       if (e.error !== undefined) failed.push(e);
@@ -291,6 +292,7 @@ describe('collector resilience', () => {
       if (refusedWithEvent < 2) {
         // The refusals so far, in a row (poolscope_collector_store_failing_writes).
         failingBefore.push(c.storeWritesFailing);
+        healthBefore.push(c.storeHealth());
         refusedAt.push(performance.now());
         if (writes.some((w) => w.transitions.some((t) => t.field === 'event.DiskFull'))) refusedWithEvent++;
         throw new Error('database is locked');
@@ -308,6 +310,11 @@ describe('collector resilience', () => {
     // Every refusal counted (poolscope_collector_store_write_failures_total); in a row until a write is stored.
     expect(c.storeWriteFailures).toBe(refusedAt.length);
     expect(failingBefore).toEqual(refusedAt.map((_, i) => i));
+    // What the source bar shows: failing since the first refusal in a row, with the last one's reason.
+    expect(healthBefore[0]).toEqual({ state: 'ok', since: null, failingWrites: 0 });
+    const since = healthBefore[1]?.since;
+    expect(since).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(healthBefore.slice(1)).toEqual(healthBefore.slice(1).map((_, i) => ({ state: 'failing', since, failingWrites: i + 1, error: 'database is locked' })));
     // Each failed cycle says why, and how many writes failed in a row; it is logged as an error.
     expect(failed.map((e) => [e.error, e.failingWrites])).toEqual(refusedAt.map((_, i) => ['database is locked', i + 1]));
     const lines: Record<string, unknown>[] = [];
@@ -325,6 +332,7 @@ describe('collector resilience', () => {
     expect(field(tl, 'event.DiskFull').map((e) => e.to)).toEqual(['MachinePool/pool0']);
     await until('the scale stored', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined));
     expect(c.storeWritesFailing).toBe(0);
+    expect(c.storeHealth()).toEqual({ state: 'ok', since: null, failingWrites: 0 });
     // Each try waited longer than the one before (the cadence, 150 ms, doubled each time).
     const gaps = refusedAt.slice(1).map((t, i) => t - (refusedAt[i] as number));
     expect(gaps.at(-1)).toBeGreaterThanOrEqual(150 * 2 ** (refusedAt.length - 1) - 5);

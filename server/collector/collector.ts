@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool, isUnsettled } from '@/lib/analyze';
-import type { AzureHealth, PoolDetail, PoolSummary, SourceState } from '@/lib/api-types';
+import type { AzureHealth, PoolDetail, PoolSummary, SourceState, StoreHealth } from '@/lib/api-types';
 import { normaliseAzure, type PoolInput } from '@/lib/pool-model';
 import { forgetGoneVms } from '@/lib/forget';
 import { diffDetails } from '@/lib/transitions';
@@ -166,6 +166,15 @@ export class Collector {
   /** Cycle writes the store refused in a row: 0 once one is stored (the refused cycle's pools are tried again). */
   get storeWritesFailing(): number {
     return this.failedWrites;
+  }
+
+  /** Since when, and why, the store has refused the writes in a row (null once one is stored). */
+  private writesRefused: { since: string; error: string } | null = null;
+
+  /** Whether the store takes the collector's writes (the source bar says so when it does not). */
+  storeHealth(): StoreHealth {
+    const r = this.writesRefused;
+    return r ? { state: 'failing', since: r.since, failingWrites: this.failedWrites, error: r.error } : { state: 'ok', since: null, failingWrites: 0 };
   }
   /** Seconds from a Kubernetes change reaching the collector to its pool's analysis stored, this cycle. */
   private changeLags: number[] = [];
@@ -336,6 +345,7 @@ export class Collector {
       }
       written = await this.analyseAndWrite();
       this.failedWrites = 0;
+      this.writesRefused = null;
       return written;
     } catch (e) {
       error = this.lastError = (e as Error).message;
@@ -573,6 +583,7 @@ export class Collector {
       } catch (e) {
         // Nothing of the cycle is stored (its write is atomic): its pools and their Events wait for the next one.
         this.requeue(taken);
+        this.writesRefused = { since: this.writesRefused?.since ?? new Date(this.now()).toISOString(), error: (e as Error).message };
         throw e;
       } finally {
         this.cycleMs.writeMs = performance.now() - writing - (analysing.ms - analysedBefore);

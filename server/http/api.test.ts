@@ -70,7 +70,7 @@ describe('GET /api/pools', () => {
     expect(b.total).toBe(2);
     expect(b.pools.map((p) => p.key).sort()).toEqual(['mgmt-neu/default/flex', POOL]);
     expect(b.pools.find((p) => p.key === POOL)?.lastChange).toBe(T(10));
-    expect(b.sources).toEqual({ collecting: false, lastCycle: { id: 'c1', at: T(10) }, kube: [], azure: [] });
+    expect(b.sources).toEqual({ collecting: false, lastCycle: { id: 'c1', at: T(10) }, kube: [], azure: [], store: null });
   });
   it('filters by context and text, and sorts', async () => {
     expect(((await call(fleet, '/api/pools?context=mgmt-neu')).body as FleetResponse).pools.map((p) => p.key)).toEqual(['mgmt-neu/default/flex']);

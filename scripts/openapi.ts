@@ -15,7 +15,7 @@ export const OPENAPI_FILE = path.join(ROOT, 'openapi.json');
 
 /** The answer types the handlers return, by the file that declares them. */
 const TYPES: Record<string, string[]> = {
-  'lib/api-types.ts': ['FleetResponse', 'PoolResponse', 'ResyncStatus', 'ResyncResult', 'ApiError'],
+  'lib/api-types.ts': ['FleetResponse', 'PoolResponse', 'SourcesReport', 'ResyncStatus', 'ResyncResult', 'ApiError'],
   'lib/timeline.ts': ['TimelineResponse'],
 };
 
@@ -89,6 +89,14 @@ export function openApiDocument(): Json {
         description: "Each pool's summary (replica counts by source, readiness, drift counts, worst finding), the state of each source, and the last stored cycle.",
         parameters: parameters('query', fleetQuery),
         responses: { 200: { description: 'The fleet.', content: json(ref('FleetResponse')) }, ...errors([BAD_QUERY]), ...COMMON },
+      },
+    },
+    '/api/sources': {
+      get: {
+        operationId: 'getSources',
+        summary: 'The state of every source, and whether the store takes the collector\'s writes',
+        description: 'Each management cluster, workload cluster and Azure subscription with its state, the last stored cycle, and the store: `failing` (since when, why) while it refuses the collector\'s writes, when nothing new is recorded. The same as `sources` in `GET /api/pools`, without reading the fleet.',
+        responses: { 200: { description: 'The sources.', content: json(ref('SourcesReport')) }, ...errors([BAD_QUERY]), ...COMMON },
       },
     },
     [pool]: {

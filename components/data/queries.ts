@@ -2,7 +2,7 @@
 // components and the live-update hook agree on them.
 
 import { queryOptions } from '@tanstack/react-query';
-import { poolKey, type FleetResponse, type PoolRef, type PoolResponse, type ResyncRequest, type ResyncResult, type ResyncStatus } from '@/lib/api-types';
+import { poolKey, type FleetResponse, type PoolRef, type PoolResponse, type ResyncRequest, type ResyncResult, type ResyncStatus, type SourcesReport } from '@/lib/api-types';
 import type { TimelineResponse } from '@/lib/timeline';
 import { RANGES, fleetQuery, type FleetFilters, type TimeWindow } from '@/lib/url-state';
 import { fetchJson, postJson } from './fetch-json';
@@ -28,7 +28,15 @@ export const queryKeys = {
   pool: (ref: PoolRef, at: string | null) => ['pool', poolKey(ref), at] as const,
   timeline: (ref: PoolRef, w: WindowKey) => ['timeline', poolKey(ref), w] as const,
   resync: (ref: PoolRef) => ['resync', poolKey(ref)] as const,
+  sources: () => ['sources'] as const,
 };
+
+/** The sources and the store, for pages that do not read the fleet (a failing store stores nothing: polled). */
+export const sourcesOptions = () => queryOptions({
+  queryKey: queryKeys.sources(),
+  queryFn: ({ signal }) => fetchJson<SourcesReport>('/api/sources', signal),
+  refetchInterval: 30_000,
+});
 
 export const fleetOptions = (f: FleetFilters) => queryOptions({
   queryKey: queryKeys.fleet(f),

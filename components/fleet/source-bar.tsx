@@ -1,6 +1,7 @@
 import type { SourcesReport } from '@/lib/api-types';
 import { Badge, toneOf } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
+import { StoreAlert } from '@/components/ui/store-alert';
 
 const LABEL = { live: 'live', stale: 'stale since', error: 'unreachable since', starting: 'starting', throttled: 'throttled since', unreachable: 'unreachable since' } as const;
 
@@ -21,14 +22,7 @@ function Source({ kind, name, state, since, error }: { kind: string; name: strin
 export function SourceBar({ sources }: { sources: SourcesReport }) {
   return (
     <section aria-label="Sources" className="rounded border border-slate-200 px-3 py-2 text-sm dark:border-slate-800">
-      {sources.store?.state === 'failing' ? (
-        <p role="alert" className="mb-1 font-medium text-red-800 dark:text-red-300">
-          Not recording: the store has refused every write since{' '}
-          {sources.store.since ? <LocalTime iso={sources.store.since} /> : 'start'}
-          {sources.store.error ? <> ({sources.store.error})</> : null}. What you see is as last stored; the changes since
-          are stored once it takes writes again.
-        </p>
-      ) : null}
+      <StoreAlert store={sources.store} />
       {!sources.collecting ? (
         <p className="text-slate-600 dark:text-slate-300">
           This server does not collect (another replica does, or collection is off): it shows the stored state

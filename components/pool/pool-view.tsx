@@ -5,12 +5,13 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import type { PoolRef } from '@/lib/api-types';
 import { windowQuery, type TimeWindow } from '@/lib/url-state';
-import { poolOptions, timelineOptions, windowKey } from '@/components/data/queries';
+import { poolOptions, sourcesOptions, timelineOptions, windowKey } from '@/components/data/queries';
 import { useHydratedView } from '@/components/data/use-live-updates';
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { LocalTime } from '@/components/ui/local-time';
 import { Skeleton } from '@/components/ui/skeleton';
+import { StoreAlert } from '@/components/ui/store-alert';
 import { ChangesList } from './changes-list';
 import { DriftMatrix } from './drift-matrix';
 import { FindingsPanel } from './findings-panel';
@@ -25,6 +26,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
   const router = useRouter();
   const pool = useQuery(poolOptions(poolRef, w.at));
   const timeline = useQuery(timelineOptions(poolRef, windowKey(w)));
+  const sources = useQuery(sourcesOptions());
   useHydratedView();
   if (pool.isPending) return <PoolSkeleton />;
   if (pool.isError) return <ErrorPanel title="This pool could not be loaded" error={pool.error} onRetry={() => void pool.refetch()} />;
@@ -44,6 +46,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           {s.paused ? <Badge tone="warn">paused</Badge> : null}
         </p>
       </div>
+      <StoreAlert store={sources.data?.store} />
       {w.at ? (
         <p role="note" data-testid="as-of" className="rounded border border-amber-300 bg-amber-50 p-3 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
           You are looking at this pool as it was at <LocalTime iso={w.at} />. <Link href={w.range || w.from ? `${path}?${windowQuery({ ...w, at: null })}` : path} className="underline">Back to now</Link>

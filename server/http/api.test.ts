@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
-import type { FleetResponse, PoolDetail, PoolResponse } from '@/lib/api-types';
+import type { ApiError, FleetResponse, PoolDetail, PoolResponse } from '@/lib/api-types';
 import { buildScenario } from '@/lib/fixtures/scenarios';
 import type { TimelineResponse } from '@/lib/timeline';
 import { diffDetails } from '@/lib/transitions';
@@ -22,7 +22,7 @@ const T = (m: number) => new Date(Date.parse('2026-11-29T10:00:00.000Z') + m * 6
 const POOL = 'mgmt-weu/default/pool0';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
-let fleet: Handler, detail: Handler, timeline: Handler, healthz: Handler, readyz: Handler, metricsRoute: Handler, openapi: Handler;
+let fleet: Handler, sources: Handler, detail: Handler, timeline: Handler, healthz: Handler, readyz: Handler, metricsRoute: Handler, openapi: Handler;
 
 /** Every answer is checked against openapi.json: the operation's schema for its status. */
 const checkAnswer = answerChecker();
@@ -48,6 +48,7 @@ beforeAll(async () => {
   await store.writeCycle({ id: 'c1', at: T(10) }, [{ detail: thawed, transitions: diffDetails(frozen, thawed, T(10)) }]);
   await store.close();
   fleet = (await import('@/app/api/pools/route')).GET as unknown as Handler;
+  sources = (await import('@/app/api/sources/route')).GET as unknown as Handler;
   detail = (await import('@/app/api/pools/[context]/[namespace]/[name]/route')).GET as unknown as Handler;
   timeline = (await import('@/app/api/pools/[context]/[namespace]/[name]/timeline/route')).GET as unknown as Handler;
   healthz = (await import('@/app/api/healthz/route')).GET as unknown as Handler;
@@ -55,7 +56,7 @@ beforeAll(async () => {
   metricsRoute = (await import('@/app/api/metrics/route')).GET as unknown as Handler;
   openapi = (await import('@/app/api/openapi.json/route')).GET as unknown as Handler;
   const pool = '/api/pools/{context}/{namespace}/{name}';
-  for (const [h, t] of [[fleet, '/api/pools'], [detail, pool], [timeline, `${pool}/timeline`], [healthz, '/api/healthz'], [readyz, '/api/readyz'], [openapi, '/api/openapi.json']] as const) templates.set(h, t);
+  for (const [h, t] of [[fleet, '/api/pools'], [sources, '/api/sources'], [detail, pool], [timeline, `${pool}/timeline`], [healthz, '/api/healthz'], [readyz, '/api/readyz'], [openapi, '/api/openapi.json']] as const) templates.set(h, t);
 });
 afterAll(async () => {
   const { runtime } = await import('../collector/start');
@@ -71,6 +72,14 @@ describe('GET /api/pools', () => {
     expect(b.pools.map((p) => p.key).sort()).toEqual(['mgmt-neu/default/flex', POOL]);
     expect(b.pools.find((p) => p.key === POOL)?.lastChange).toBe(T(10));
     expect(b.sources).toEqual({ collecting: false, lastCycle: { id: 'c1', at: T(10) }, kube: [], azure: [], store: null });
+  });
+  it('serves the sources report alone too (GET /api/sources), and names an unknown parameter', async () => {
+    const { status, body } = await call(sources, '/api/sources');
+    expect(status).toBe(200);
+    expect(body).toEqual({ collecting: false, lastCycle: { id: 'c1', at: T(10) }, kube: [], azure: [], store: null });
+    const bad = await call(sources, '/api/sources?verbose=1');
+    expect(bad.status).toBe(400);
+    expect((bad.body as ApiError).error.message).toContain('verbose');
   });
   it('filters by context and text, and sorts', async () => {
     expect(((await call(fleet, '/api/pools?context=mgmt-neu')).body as FleetResponse).pools.map((p) => p.key)).toEqual(['mgmt-neu/default/flex']);

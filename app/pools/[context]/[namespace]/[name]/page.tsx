@@ -7,7 +7,8 @@ import { queryKeys, resolveWindow, windowKey } from '@/components/data/queries';
 import type { PoolRef } from '@/lib/api-types';
 import { parseWindow, poolPath, type Params } from '@/lib/url-state';
 import { HttpError } from '@/server/http/route';
-import { readPool, readTimeline } from '@/server/read-model';
+import { runtime } from '@/server/collector/start';
+import { readPool, readTimeline, sourcesReport } from '@/server/read-model';
 
 export const dynamic = 'force-dynamic';
 
@@ -51,6 +52,8 @@ export default async function PoolPage({ params, searchParams }: Props) {
     if (e instanceof HttpError && e.status === 404) notFound();
     throw e;
   }
+  // Whether the store takes writes, on the first paint too (the client polls it).
+  qc.setQueryData(queryKeys.sources(), await sourcesReport(await runtime()));
   const wk = windowKey(w);
   await qc.prefetchQuery({ queryKey: queryKeys.timeline(ref, wk), queryFn: () => { const r = resolveWindow(wk); return readTimeline(ref, r.from, r.to); } });
   return (

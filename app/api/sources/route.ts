@@ -1,0 +1,8 @@
+import { route } from '@/server/http/route';
+import { runtime } from '@/server/collector/start';
+import { sourcesReport } from '@/server/read-model';
+
+export const dynamic = 'force-dynamic';
+
+/** Every source's state, the last stored cycle, and whether the store takes the collector's writes. */
+export const GET = route({}, async () => sourcesReport(await runtime()));

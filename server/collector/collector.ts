@@ -160,22 +160,10 @@ export class Collector {
   private backlog = false;
   /** Failed store writes in a row: the cycles after one back off (a store that is down is not hammered). */
   private failedWrites = 0;
-  /** Cycle writes the store refused since start (a full disk, a database down or read-only), for metrics. */
-  storeWriteFailures = 0;
-
-  /** Cycle writes the store refused in a row: 0 once one is stored (the refused cycle's pools are tried again). */
-  get storeWritesFailing(): number {
-    return this.failedWrites;
-  }
-
   /** Since when, and why, the store has refused the writes in a row (null once one is stored). */
   private writesRefused: { since: string; error: string } | null = null;
-
-  /** Whether the store takes the collector's writes (the source bar says so when it does not). */
-  storeHealth(): StoreHealth {
-    const r = this.writesRefused;
-    return r ? { state: 'failing', since: r.since, failingWrites: this.failedWrites, error: r.error } : { state: 'ok', since: null, failingWrites: 0 };
-  }
+  /** Cycle writes the store refused since start (a full disk, a database down or read-only), for metrics. */
+  storeWriteFailures = 0;
   /** Seconds from a Kubernetes change reaching the collector to its pool's analysis stored, this cycle. */
   private changeLags: number[] = [];
   /** This cycle's milliseconds analysing and writing (see CycleEvent). */
@@ -619,6 +607,17 @@ export class Collector {
   /** Source health for the source bar: management and workload clusters, and Azure subscriptions. */
   health(): { kube: SourceHealth[]; azure: AzureHealth[] } {
     return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure: [...this.azureHealth.values()] };
+  }
+
+  /** Cycle writes the store refused in a row: 0 once one is stored (the refused cycle's pools are tried again). */
+  get storeWritesFailing(): number {
+    return this.failedWrites;
+  }
+
+  /** Whether the store takes the collector's writes (the pages say so when it does not). */
+  storeHealth(): StoreHealth {
+    const r = this.writesRefused;
+    return r ? { state: 'failing', since: r.since, failingWrites: this.failedWrites, error: r.error } : { state: 'ok', since: null, failingWrites: 0 };
   }
 
   /** Every pool as the last cycle analysed it, without the instance tables (read those from the store). */

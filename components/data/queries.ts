@@ -31,19 +31,24 @@ export const queryKeys = {
   sources: () => ['sources'] as const,
 };
 
-/** The sources and the store, for pages that do not read the fleet (a failing store stores nothing: polled). */
+/**
+ * How often the pages read the sources again. Stored changes arrive live, but some states come with nothing stored
+ * (a store refusing writes stores nothing), so no live event announces them.
+ */
+const SOURCES_REFRESH_MS = 30_000;
+
+/** The sources and the store, for pages that do not read the fleet. */
 export const sourcesOptions = () => queryOptions({
   queryKey: queryKeys.sources(),
   queryFn: ({ signal }) => fetchJson<SourcesReport>('/api/sources', signal),
-  refetchInterval: 30_000,
+  refetchInterval: SOURCES_REFRESH_MS,
 });
 
 export const fleetOptions = (f: FleetFilters) => queryOptions({
   queryKey: queryKeys.fleet(f),
   queryFn: ({ signal }) => fetchJson<FleetResponse>(`/api/pools?${fleetQuery(f)}`, signal),
-  // Stored changes arrive live; the sources' states come with the fleet, and some change with nothing stored (a
-  // store refusing writes stores nothing): read again every 30 s while the page is visible.
-  refetchInterval: 30_000,
+  // The sources come with the fleet (read again while the page is visible).
+  refetchInterval: SOURCES_REFRESH_MS,
 });
 
 export const poolOptions = (ref: PoolRef, at: string | null) => queryOptions({

@@ -1,5 +1,5 @@
 // `npm run bench`: runs every benchmark suite and prints one JSON report on stdout.
-// Usage: npm run bench [-- suite...]   (suites: analyze, memory, store, cycle, sim-kube, collector, server, api)
+// Usage: npm run bench [-- suite...]   (suites: analyze, memory, store, cycle, prune, sim-kube, collector, server, api)
 
 import os from 'node:os';
 import { benchAnalyze } from './analyze';
@@ -7,6 +7,7 @@ import { benchApi } from './api';
 import { benchCollector } from './collector';
 import { benchCycle } from './cycle';
 import { benchMemory } from './memory';
+import { benchPrune } from './prune';
 import { benchServer } from './server';
 import { benchSimKube } from './sim-kube';
 import { benchStore } from './store';
@@ -16,6 +17,7 @@ const suites: Record<string, () => Record<string, unknown> | Promise<Record<stri
   memory: benchMemory,
   store: benchStore,
   cycle: benchCycle,
+  prune: benchPrune,
   'sim-kube': benchSimKube,
   collector: benchCollector,
   server: benchServer,

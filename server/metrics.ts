@@ -71,6 +71,9 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const changeLag = new Histogram({ name: 'poolscope_collector_change_lag_seconds', help: "From a Kubernetes change to a pool (an object or an Event) reaching the collector to the pool's analysis stored.", buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] });
   const waiting = new Gauge({ name: 'poolscope_collector_pools_waiting', help: 'Pools changed and waiting for a collector cycle, as the last cycle left them (a backlog after a burst of changes).', registers: [registry] });
   const storeSize = new Gauge({ name: 'poolscope_store_size_bytes', help: "The timeline store's size on disk (SQLite: the database file's pages, its WAL aside; PostgreSQL: poolscope's tables with their indexes).", registers: [registry] });
+  const pruneFailures = new Counter({ name: 'poolscope_store_prune_failures_total', help: 'Prunes of the store (retention) that failed, on the replica that collects; each is tried again an hour later.', registers: [registry] });
+  const pruned = new Counter({ name: 'poolscope_store_pruned_rows_total', help: 'Rows retention deleted from the store, by table (transitions, history, cycles), on the replica that collects.', labelNames: ['table'], registers: [registry] });
+  const lastPrune = new Gauge({ name: 'poolscope_store_last_prune_timestamp_seconds', help: 'When the last prune of the store (retention) completed; until one has, when this replica started pruning; 0 on a replica that does not collect (it does not prune).', registers: [registry] });
   const failingWrites = new Gauge({ name: 'poolscope_collector_store_failing_writes', help: 'Collector writes the store refused in a row (0 once one is stored).', registers: [registry] });
   const lastCycle = new Gauge({ name: 'poolscope_collector_last_cycle_timestamp_seconds', help: 'When the last collector cycle was stored (any replica).', registers: [registry] });
   const sourceUp = new Gauge({ name: 'poolscope_source_up', help: '1 when a source (management cluster, workload cluster, Azure subscription) is live.', labelNames: ['kind', 'name', 'context'], registers: [registry] });
@@ -91,7 +94,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const gauges = [sourceUp, sourceStale, budget, blocked];
   /** The per-pool metrics as of the last fill. */
   let poolText = '';
-  const counters = [watchRestarts, watchEvents, lists, storeStates, storeRows, storeWriteFailures, azureCalls, azureThrottled];
+  const counters = [watchRestarts, watchEvents, lists, storeStates, storeRows, storeWriteFailures, pruneFailures, pruned, azureCalls, azureThrottled];
 
   // Fills every runtime-derived metric, right before a scrape is serialised.
   const fill = async (pools: Gauge) => {
@@ -105,6 +108,13 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     storeSize.set(await rt.store.sizeBytes());
     const cycle = await rt.store.lastCycle();
     if (cycle) lastCycle.set(Date.parse(cycle.at) / 1000);
+    const r = rt.retention;
+    lastPrune.set(0);
+    if (r) {
+      lastPrune.set(Date.parse(r.lastPrunedAt) / 1000);
+      pruneFailures.inc(r.failures);
+      for (const table of ['transitions', 'history', 'cycles'] as const) pruned.inc({ table }, r.deleted[table]);
+    }
     const c = rt.collector;
     collecting.set(c ? 1 : 0);
     if (!c) {

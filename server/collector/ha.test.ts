@@ -45,6 +45,9 @@ describe.skipIf(!pgAvailable)(`leader election and shared PostgreSQL${pgAvailabl
     await new Promise((r) => setTimeout(r, 1500));
     expect(runtimes.filter((r) => r.collector !== null)).toHaveLength(1);
     const follower = runtimes.find((r) => r !== leader) as Runtime;
+    // Only the leader prunes (one pruner on the shared database).
+    expect(leader.retention).toMatchObject({ retentionDays: 30 });
+    expect(follower.retention).toBeNull();
     const lease = await kubectl(sim.kubeconfigPath, ['get', 'lease', 'poolscope-collector', '-n', 'default', '-o', 'jsonpath={.spec.holderIdentity}']);
     expect(['replica-a', 'replica-b']).toContain(lease.stdout);
     const heard: string[] = [];
@@ -60,6 +63,8 @@ describe.skipIf(!pgAvailable)(`leader election and shared PostgreSQL${pgAvailabl
     // Failover: the leader shuts down; the follower takes the released Lease and collects.
     await leader.stop();
     await until('the follower to lead', () => follower.collector ?? undefined, 15_000);
+    expect(follower.retention).not.toBeNull();
+    await until('the new leader to prune', () => (follower.retention?.pruned ? true : undefined));
     sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
     await until('the new leader to record a change', async () => {
       const p = await follower.store.currentPool('mgmt-weu/default/pool0');

@@ -1,6 +1,7 @@
 import 'server-only';
 // Builds and starts the collector from the validated environment, once per process (dev hot reload keeps the
-// same one), and prunes the store in the background. Configuration problems become ConfigError messages.
+// same one); where it collects, it also prunes the store in the background (../store/retention). Configuration
+// problems become ConfigError messages.
 
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -12,6 +13,7 @@ import { ConfigError, env as readEnv, type Env } from '../env';
 import { log } from '../log';
 import { openStore, type TimelineStore } from '../store';
 import { listenForChanges } from '../store/postgres';
+import { Retention, type RetentionStatus } from '../store/retention';
 import { CHANGE_CHANNEL } from '../store/store';
 import { contextKubeConfig } from '../kube/calls';
 import { Collector, type ChangeEvent, type CycleEvent } from './collector';
@@ -22,6 +24,8 @@ export interface Runtime {
   store: TimelineStore;
   /** The running collector; null on a replica that is not the leader, or with POOLSCOPE_COLLECTOR=false. */
   readonly collector: Collector | null;
+  /** Retention where this process collects (it prunes the store); null elsewhere. */
+  readonly retention: RetentionStatus | null;
   /** Change events, from this process's collector or (followers) from the leader through PostgreSQL. */
   bus: EventEmitter;
   /** This process's change stream: its identity and last sequence number (the SSE `hello`). */
@@ -75,6 +79,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
   let seq = 0;
   const stream = randomUUID();
   let collector: Collector | null = null;
+  let retention: Retention | null = null;
   let elector: LeaderElector | null = null;
   let unlisten: (() => Promise<void>) | null = null;
   const forward = (ev: ChangeEvent) => bus.emit('change', { ...ev, seq: ++seq });
@@ -93,6 +98,9 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       // Every cycle that stored something is traceable by its id (the store's cycles table); idle ones at debug.
       collector.bus.on('cycle', logCycle);
       log().info({ contexts }, 'collector started');
+      // The writer owns retention: one pruner, even with several replicas on one database.
+      retention = new Retention({ store, retentionDays: e.POOLSCOPE_RETENTION_DAYS, log: log() });
+      retention.start();
       await collector.start();
     };
     if (e.POOLSCOPE_LEADER_ELECTION) {
@@ -103,6 +111,8 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
         identity: e.POD_NAME ?? `${os.hostname()}-${process.pid}`,
         onStartedLeading: startCollecting,
         onStoppedLeading: async () => {
+          await retention?.stop();
+          retention = null;
           await collector?.stop();
           collector = null;
         },
@@ -118,16 +128,15 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       if (!collector) bus.emit('change', { seq: ++seq, ...c });
     });
   }
-  const prune = () => void store.prune(new Date(Date.now() - e.POOLSCOPE_RETENTION_DAYS * 86_400_000).toISOString()).catch(() => {});
-  const pruneTimer = setInterval(prune, 3_600_000);
   let stopping: Promise<void> | null = null;
-  pruneTimer.unref();
-  prune();
   return {
     env: e,
     store,
     get collector() {
       return collector;
+    },
+    get retention() {
+      return retention?.get() ?? null;
     },
     bus,
     hello: () => ({ stream, seq }),
@@ -139,7 +148,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       stopping ??= (async () => {
         // Live streams end first (clients reconnect to another replica); then the collector finishes its cycle.
         bus.emit('shutdown');
-        clearInterval(pruneTimer);
+        await retention?.stop();
         await elector?.stop();
         await collector?.stop();
         await unlisten?.();

@@ -496,3 +496,99 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     expect(await store.timeline(key, at(0), at(KEYFRAME_EVERY + 2))).toEqual([]);
   });
 });
+
+/** A pool's history, timeline and cycles over `steps` minutes (a keyframe every KEYFRAME_EVERY). */
+async function storeHistory(s: TimelineStore, steps: number, name: string): Promise<string> {
+  const ds = details(steps, name);
+  let prev: PoolDetail | null = null;
+  for (const [i, d] of ds.entries()) {
+    await s.writeCycle({ id: `${name}-c${i}`, at: at(i) }, [{ detail: d, transitions: diffDetails(prev, d, at(i)) }]);
+    prev = d;
+  }
+  return ds[0]!.summary.key;
+}
+
+// Retention counts what it deletes across the whole store: a database of its own on PostgreSQL.
+const pruneDb = pgAvailable ? await createTestDatabase('PostgreSQL retention tests') : null;
+afterAll(async () => {
+  await pruneDb?.drop();
+});
+const pruneDrivers: [string, boolean, () => SqlDb][] = [drivers[0]!, [drivers[1]![0], pruneDb !== null, () => openPostgres(pruneDb?.url ?? '')]];
+
+describe.each(pruneDrivers)('retention (prune) on %s', (_name, available, open) => {
+  let store: TimelineStore;
+  let keys: string[];
+  const steps = 3 * KEYFRAME_EVERY + 4;
+  beforeAll(async () => {
+    if (!available) return;
+    store = new TimelineStore(open(), { maxPatchesPerKeyframe: KEYFRAME_EVERY - 1 });
+    await store.migrate();
+    keys = [await storeHistory(store, steps, 'prune-a'), await storeHistory(store, steps, 'prune-b')];
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it.skipIf(!available)('works in transactions of the batch size, letting others run between them, and stops when asked', async () => {
+    const cutoff = at(2 * KEYFRAME_EVERY + 1);
+    const later = [cutoff, at(2 * KEYFRAME_EVERY + 5), at(steps - 1)];
+    const expected = await Promise.all(keys.flatMap((k) => later.map((t) => store.poolAt(k, t))));
+    const before = await store.stats();
+    // What must go: each pool's history before its last keyframe at or before the cutoff.
+    let doomed = 0;
+    for (const k of keys) {
+      const [cut] = await db(store).all<{ seq: number }>("SELECT MAX(seq) AS seq FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?", [k, cutoff]);
+      expect(Number(cut?.seq)).toBeGreaterThan(KEYFRAME_EVERY);
+      const [n] = await db(store).all<{ n: number }>('SELECT COUNT(*) AS n FROM pool_history WHERE pool_key = ? AND seq < ?', [k, cut?.seq]);
+      doomed += Number(n?.n);
+    }
+    // Stopped after its third transaction: it has deleted something, and every moment from the cutoff on reads as it did.
+    const stop = new AbortController();
+    let pauses = 0;
+    const pause = async () => {
+      if (++pauses === 3) stop.abort(new Error('stopped by the test'));
+    };
+    await expect(store.prune(cutoff, { batchRows: 2, pause, signal: stop.signal })).rejects.toThrow('stopped by the test');
+    const stopped = await store.stats();
+    expect(stopped.historyRows).toBe(before.historyRows - 6);
+    expect(await Promise.all(keys.flatMap((k) => later.map((t) => store.poolAt(k, t))))).toEqual(expected);
+    // Run again, it finishes the job, two rows a transaction, pausing after each.
+    pauses = 0;
+    const r = await store.prune(cutoff, { batchRows: 2, pause });
+    expect(pauses).toBe(r.batches);
+    // The rest of that history; the timelines and the cycles before the cutoff.
+    expect(r.history).toBe(doomed - 6);
+    expect(r.batches).toBeGreaterThanOrEqual(Math.ceil((r.history + r.transitions + r.cycles) / 2));
+    expect(r.cycles).toBe(2 * (2 * KEYFRAME_EVERY + 1));
+    expect(await Promise.all(keys.flatMap((k) => later.map((t) => store.poolAt(k, t))))).toEqual(expected);
+    for (const k of keys) {
+      expect(await store.poolAt(k, at(2 * KEYFRAME_EVERY - 1))).toBeNull();
+      expect(await store.timeline(k, at(0), at(2 * KEYFRAME_EVERY))).toEqual([]);
+      expect((await store.timeline(k, cutoff, at(steps))).length).toBeGreaterThan(0);
+    }
+    // Nothing more to do: one transaction per table's last (empty) batch.
+    const again = await store.prune(cutoff);
+    expect({ ...again, batches: 0 }).toEqual({ transitions: 0, history: 0, cycles: 0, batches: 0 });
+  });
+});
+
+describe('retention on SQLite: through the indexes, not scans', () => {
+  // A plan that scans would make the hourly prune (and the last-cycle read at every metrics scrape) grow with the
+  // store: minutes at a few GB, holding the process's only thread (bench: npm run bench -- prune).
+  const plan = async (s: TimelineStore, sql: string, params: unknown[]) =>
+    (await db(s).all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).map((r) => r.detail).join(' | ');
+  it('seeks keyframes, pools, timeline entries and cycles by index', async () => {
+    const s = new TimelineStore(drivers[0]![2]());
+    await s.migrate();
+    try {
+      expect(await plan(s, "SELECT MAX(seq) AS seq FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?", ['k', at(0)])).toMatch(/COVERING INDEX pool_history_keys/);
+      expect(await plan(s, 'SELECT pool_key FROM pool_history WHERE pool_key > ? ORDER BY pool_key LIMIT 1', ['k'])).toMatch(/SEARCH pool_history USING (COVERING )?INDEX/);
+      expect(await plan(s, 'SELECT id FROM transitions WHERE pool_key = ? AND at < ? ORDER BY at LIMIT ?', ['k', at(0), 10])).toMatch(/INDEX transitions_pool_at/);
+      expect(await plan(s, 'SELECT id FROM cycles WHERE at < ? ORDER BY at LIMIT ?', [at(0), 10])).toMatch(/INDEX cycles_at/);
+      expect(await plan(s, 'SELECT id, at FROM cycles ORDER BY at DESC, id DESC LIMIT 1', [])).toMatch(/INDEX cycles_at/);
+      expect(await plan(s, 'SELECT id, at FROM cycles ORDER BY at DESC, id DESC LIMIT 1', [])).not.toMatch(/TEMP B-TREE/);
+    } finally {
+      await s.close();
+    }
+  });
+});

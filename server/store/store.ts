@@ -62,6 +62,28 @@ export interface WriteStats {
 
 const noWrites = (): WriteStats => ({ states: 0, changedRows: 0, wholeTables: 0, keyframes: 0, patches: 0, historyBytes: 0, rowsRead: 0, rowsWritten: 0, transitions: 0 });
 
+/** Rows a prune deletes in one transaction at most (a few milliseconds of the event loop's time each). */
+export const PRUNE_BATCH_ROWS = 1000;
+
+export interface PruneOptions {
+  /** Rows deleted in one transaction at most (default {@link PRUNE_BATCH_ROWS}). */
+  batchRows?: number;
+  /** Awaited after each transaction (default: one turn of the event loop). */
+  pause?: () => Promise<void>;
+  /** Stops the prune between two transactions (it then rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
+/** What a prune deleted, by table, in how many transactions. */
+export interface PruneResult {
+  transitions: number;
+  history: number;
+  cycles: number;
+  batches: number;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export interface StoreStats {
   pools: number;
   transitions: number;
@@ -156,6 +178,16 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
     up: () => [
       'ALTER TABLE pools ADD COLUMN rows_instances INTEGER NOT NULL DEFAULT -1',
       'ALTER TABLE pools ADD COLUMN rows_drift INTEGER NOT NULL DEFAULT -1',
+    ],
+  },
+  {
+    // Retention and the reads that were scans: a pool's keyframes by time (where pruning cuts a pool's history,
+    // and where an as-of read starts), without walking its patches; and the cycles by time (the last cycle, read at
+    // every readiness probe, metrics scrape and fleet read; and the cycles to prune).
+    version: 7,
+    up: () => [
+      "CREATE INDEX IF NOT EXISTS pool_history_keys ON pool_history (pool_key, at, seq) WHERE kind = 'key'",
+      'CREATE INDEX IF NOT EXISTS cycles_at ON cycles (at, id)',
     ],
   },
 ];
@@ -601,18 +633,48 @@ export class TimelineStore {
   }
 
   /**
-   * Drops what is older than `before`, keeping for every pool the keyframe (and its patches) needed to show
-   * the state at `before` itself.
+   * Drops what is older than `before`, keeping for every pool the keyframe (and its patches) needed to show the
+   * state at `before` itself. It works pool by pool through the indexes, in transactions of at most `batchRows`
+   * rows, and lets the event loop run between them (`pause`): the collector's cycles and the API's reads go on
+   * while a large backlog is pruned (on SQLite, a statement holds the process's only thread while it runs). An
+   * error stops it where it is: what it deleted stays deleted, and the next prune goes on from there. A pool's
+   * history goes oldest first, so what is left of it is always its newest rows, unbroken: an as-of read shows a
+   * moment whole (from a keyframe and every patch after it) or, where it was pruned, not at all.
    */
-  async prune(before: string): Promise<{ transitions: number; history: number; cycles: number }> {
-    return this.db.tx(async (t) => {
-      const transitions = await t.run('DELETE FROM transitions WHERE at < ?', [before]);
-      const history = await t.run(
-        `DELETE FROM pool_history WHERE seq < (
-           SELECT COALESCE(MAX(h.seq), 0) FROM pool_history h WHERE h.pool_key = pool_history.pool_key AND h.kind = 'key' AND h.at <= ?)`, [before]);
-      const cycles = await t.run('DELETE FROM cycles WHERE at < ?', [before]);
-      return { transitions, history, cycles };
-    });
+  async prune(before: string, options: PruneOptions = {}): Promise<PruneResult> {
+    const batch = Math.max(1, Math.floor(options.batchRows ?? PRUNE_BATCH_ROWS));
+    const pause = options.pause ?? yieldToEventLoop;
+    const out: PruneResult = { transitions: 0, history: 0, cycles: 0, batches: 0 };
+    // Deletes in transactions of at most `batch` rows until one deletes fewer; counts into `out[what]`.
+    const drain = async (what: 'transitions' | 'history' | 'cycles', sql: string, params: unknown[]) => {
+      for (;;) {
+        const n = await this.db.tx((t) => t.run(sql, [...params, batch]));
+        out[what] += n;
+        out.batches++;
+        await pause();
+        options.signal?.throwIfAborted();
+        if (n < batch) return;
+      }
+    };
+    for (let key = await this.nextPoolKey('pool_history', null); key !== null; key = await this.nextPoolKey('pool_history', key)) {
+      // The pool's last keyframe at or before the cutoff: everything before it goes (none: nothing to cut).
+      const [cut] = await this.db.all<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?", [key, before]);
+      const seq = Number(cut?.seq ?? 0);
+      if (seq > 0) await drain('history', 'DELETE FROM pool_history WHERE pool_key = ? AND seq IN (SELECT seq FROM pool_history WHERE pool_key = ? AND seq < ? ORDER BY seq LIMIT ?)', [key, key, seq]);
+    }
+    for (let key = await this.nextPoolKey('transitions', null); key !== null; key = await this.nextPoolKey('transitions', key)) {
+      await drain('transitions', 'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? AND at < ? ORDER BY at LIMIT ?)', [key, before]);
+    }
+    await drain('cycles', 'DELETE FROM cycles WHERE id IN (SELECT id FROM cycles WHERE at < ? ORDER BY at LIMIT ?)', [before]);
+    return out;
+  }
+
+  /** The first pool key of `table` after `after` (the first of all when null), by its index: one seek, not a scan. */
+  private async nextPoolKey(table: 'pool_history' | 'transitions', after: string | null): Promise<string | null> {
+    const [r] = after === null
+      ? await this.db.all<{ pool_key: string }>(`SELECT pool_key FROM ${table} ORDER BY pool_key LIMIT 1`)
+      : await this.db.all<{ pool_key: string }>(`SELECT pool_key FROM ${table} WHERE pool_key > ? ORDER BY pool_key LIMIT 1`, [after]);
+    return r?.pool_key ?? null;
   }
 
   /**

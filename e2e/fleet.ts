@@ -30,6 +30,18 @@ export async function patchMachinePool(context: string, name: string, body: obje
   );
 }
 
+/** Deletes a MachinePool of the simulated management cluster (as `kubectl delete machinepool`); gone already is fine. */
+export async function deleteMachinePool(context: string, name: string): Promise<void> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(simEnv().KUBECONFIG as string);
+  kc.setCurrentContext(context);
+  try {
+    await kc.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name });
+  } catch (e) {
+    if ((e as { code?: number }).code !== 404) throw e;
+  }
+}
+
 export async function fleet(request: APIRequestContext): Promise<FleetResponse> {
   return (await (await request.get('/api/pools')).json()) as FleetResponse;
 }

@@ -268,6 +268,11 @@ export interface PoolSummary {
   activeFindings?: { code: FindingCode; severity: Severity; since: string | null }[];
   /** Last time anything about this pool changed (RFC 3339), when known. */
   lastChange: string | null;
+  /**
+   * When poolscope saw the MachinePool gone from its management cluster (RFC 3339); absent while it exists. A deleted
+   * pool keeps its last state (and its history, as of any earlier moment) until retention passes its deletion.
+   */
+  deletedAt?: string;
 }
 
 /** A condition of the AzureMachinePool or (v1beta1-style) of the MachinePool, for the timeline lanes. */
@@ -358,8 +363,10 @@ export interface SourcesReport {
 /** `GET /api/pools`. */
 export interface FleetResponse {
   pools: PoolSummary[];
-  /** Pools before filtering. */
+  /** Pools before filtering (deleted pools counted only when the filters show them). */
   total: number;
+  /** Deleted pools the store still keeps (hidden unless asked for). */
+  deleted: number;
   sources: SourcesReport;
   at: string;
 }

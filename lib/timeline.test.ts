@@ -47,6 +47,7 @@ describe('buildTimeline', () => {
       { at: T1, poolKey: 'k', field: 'amp.provisioningState', from: null, to: 'Updating' },
       { at: T1, poolKey: 'k', field: 'event.FailedVMState', from: null, to: 'AzureMachinePoolMachine/p-3', detail: 'Warning: failed' },
       { at: T2, poolKey: 'k', field: 'resync', from: null, to: 'reconcile', detail: 'by alice' },
+      { at: T2, poolKey: 'k', field: 'pool', from: 'present', to: 'deleted' },
       { at: '2026-11-29T12:00:00.000Z', poolKey: 'k', field: 'amp.provisioningState', from: 'Updating', to: 'Succeeded' },
     ];
     const view = buildTimeline(null, entries, T0, T2);
@@ -55,6 +56,7 @@ describe('buildTimeline', () => {
     expect(view.markers).toEqual([
       { at: T1, kind: 'event', label: 'FailedVMState on AzureMachinePoolMachine/p-3', detail: 'Warning: failed' },
       { at: T2, kind: 'resync', label: 'Resync: reconcile', detail: 'by alice' },
+      { at: T2, kind: 'event', label: 'MachinePool deleted' },
     ]);
     expect(view.series.desired).toEqual([]);
   });

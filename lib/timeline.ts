@@ -150,6 +150,10 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
       markers.push({ at: e.at, kind: 'event', label: `${e.field.slice('event.'.length)} on ${e.to ?? '?'}`, ...(e.detail ? { detail: e.detail } : {}) });
       continue;
     }
+    if (e.field === 'pool') {
+      markers.push({ at: e.at, kind: 'event', label: e.to === 'deleted' ? 'MachinePool deleted' : 'MachinePool created again' });
+      continue;
+    }
     if (e.field === 'resync' || e.field.startsWith('resync.')) {
       markers.push({ at: e.at, kind: 'resync', label: `Resync: ${e.to ?? e.field}`, ...(e.detail ? { detail: e.detail } : {}) });
       continue;

@@ -15,6 +15,15 @@ describe('transitions', () => {
     expect(t.every((x) => x.from === null && x.at === NOW && x.poolKey === 'mgmt-weu/default/pool0')).toBe(true);
   });
 
+  it('records a MachinePool deleted, and back, only then', () => {
+    const b = buildScenario('s05-flexible');
+    const d = analyzePool(b.input, { now: b.now });
+    expect(diffDetails(null, d, NOW).filter((x) => x.field === 'pool')).toEqual([]);
+    const gone = { ...d, summary: { ...d.summary, deletedAt: NOW } };
+    expect(diffDetails(d, gone, NOW)).toEqual([{ at: NOW, poolKey: d.summary.key, field: 'pool', from: 'present', to: 'deleted' }]);
+    expect(diffDetails(gone, d, NOW)).toEqual([{ at: NOW, poolKey: d.summary.key, field: 'pool', from: 'deleted', to: 'present' }]);
+  });
+
   it('records nothing when nothing changed, even as time passes', () => {
     const b = buildScenario('s01-scale-up-pre-fix');
     const a = analyzePool(b.input, { now: b.now });

@@ -31,6 +31,8 @@ export function diffDetails(prev: PoolDetail | null, next: PoolDetail, at: strin
   add('mp.infrastructureReady', p?.mpInfrastructureReady, n.mpInfrastructureReady);
   add('mp.phase', p?.phase, n.phase);
   add('paused', p?.paused, n.paused);
+  // The MachinePool deleted (or back under the same name): only when either state says so.
+  if (p?.deletedAt !== n.deletedAt) add('pool', p?.deletedAt ? 'deleted' : 'present', n.deletedAt ? 'deleted' : 'present');
   for (const k of Object.keys(n.replicas) as (keyof ReplicaCounts)[]) add(`replicas.${k}`, p?.replicas[k], n.replicas[k]);
   add('list.mp', prev ? `${prev.lists.mp.count}:${prev.lists.mp.hash}` : null, `${next.lists.mp.count}:${next.lists.mp.hash}`);
   add('list.amp', prev?.lists.amp ? `${prev.lists.amp.count}:${prev.lists.amp.hash}` : null, next.lists.amp ? `${next.lists.amp.count}:${next.lists.amp.hash}` : null);

@@ -9,11 +9,11 @@ describe('fleet filters in the URL', () => {
   it('round-trips every filter and the sort', () => {
     const q = 'context=mgmt-weu&namespace=default&drifting=1&notReady=1&q=work&sort=-lastChange';
     const f = parseFleetParams(new URLSearchParams(q));
-    expect(f).toEqual({ context: 'mgmt-weu', namespace: 'default', drifting: true, notReady: true, q: 'work', sort: 'lastChange', desc: true });
+    expect(f).toEqual({ context: 'mgmt-weu', namespace: 'default', drifting: true, notReady: true, deleted: false, q: 'work', sort: 'lastChange', desc: true });
     expect(fleetQuery(f)).toBe(q);
   });
   it('falls back to defaults for an old or wrong sort, and keeps default links empty', () => {
-    expect(parseFleetParams({ sort: 'bogus' })).toEqual({ drifting: false, notReady: false, sort: 'finding', desc: false });
+    expect(parseFleetParams({ sort: 'bogus' })).toEqual({ drifting: false, notReady: false, deleted: false, sort: 'finding', desc: false });
     expect(fleetQuery(parseFleetParams({}))).toBe('');
   });
 
@@ -30,6 +30,16 @@ describe('fleet filters in the URL', () => {
     expect(selectPools(pools, parseFleetParams({})).map((p) => p.key)[0]).toBe(frozen.key);
     expect(selectPools(pools, parseFleetParams({ sort: 'pool' })).map((p) => p.ref.name)).toEqual(['calm', 'pool0']);
     expect(selectPools(pools, parseFleetParams({ sort: '-pool' })).map((p) => p.ref.name)).toEqual(['pool0', 'calm']);
+  });
+
+  it('hides deleted pools unless asked for, in the link too', () => {
+    const flex = analyzePool(buildScenario('s05-flexible').input, { now: '2026-11-29T10:00:00.000Z' }).summary;
+    const gone = { ...flex, key: 'mgmt-weu/default/gone', ref: { ...flex.ref, name: 'gone' }, deletedAt: '2026-11-29T11:00:00.000Z' };
+    expect(selectPools([flex, gone], parseFleetParams({})).map((p) => p.ref.name)).toEqual(['pool0']);
+    const shown = parseFleetParams({ deleted: '1', sort: 'pool' });
+    expect(shown.deleted).toBe(true);
+    expect(selectPools([flex, gone], shown).map((p) => p.ref.name)).toEqual(['gone', 'pool0']);
+    expect(fleetQuery(shown)).toBe('deleted=1&sort=pool');
   });
 });
 

@@ -23,6 +23,8 @@ export interface FleetFilters {
   drifting: boolean;
   /** Only pools whose AzureMachinePool is not ready. */
   notReady: boolean;
+  /** Deleted pools too (kept until retention passes their deletion); hidden by default. */
+  deleted: boolean;
   /** Free text matched against context, namespace, cluster and pool names and the worst finding. */
   q?: string;
   sort: SortKey;
@@ -36,7 +38,7 @@ export function parseFleetParams(p: Params): FleetFilters {
   const desc = rawSort.startsWith('-');
   const key = (desc ? rawSort.slice(1) : rawSort) as SortKey;
   const sort = (SORT_KEYS as readonly string[]).includes(key) ? key : 'finding';
-  const out: FleetFilters = { drifting: truthy(one(p, 'drifting')), notReady: truthy(one(p, 'notReady')), sort, desc: sort === key ? desc : false };
+  const out: FleetFilters = { drifting: truthy(one(p, 'drifting')), notReady: truthy(one(p, 'notReady')), deleted: truthy(one(p, 'deleted')), sort, desc: sort === key ? desc : false };
   const context = one(p, 'context');
   const namespace = one(p, 'namespace');
   const q = one(p, 'q');
@@ -53,6 +55,7 @@ export function fleetQuery(f: FleetFilters): string {
   if (f.namespace) u.set('namespace', f.namespace);
   if (f.drifting) u.set('drifting', '1');
   if (f.notReady) u.set('notReady', '1');
+  if (f.deleted) u.set('deleted', '1');
   if (f.q) u.set('q', f.q);
   if (f.sort !== 'finding' || f.desc) u.set('sort', `${f.desc ? '-' : ''}${f.sort}`);
   return u.toString();
@@ -83,6 +86,7 @@ export function selectPools(pools: readonly PoolSummary[], f: FleetFilters): Poo
     && (!f.namespace || p.ref.namespace === f.namespace)
     && (!f.drifting || driftTotal(p) > 0)
     && (!f.notReady || p.ampReady !== true)
+    && (f.deleted || !p.deletedAt)
     && (!q || [p.ref.context, p.ref.namespace, p.ref.name, p.clusterName ?? '', p.worstFinding?.summary ?? ''].some((s) => s.toLowerCase().includes(q))));
   const cmp = SORTERS[f.sort];
   return out.sort((a, b) => (f.desc ? -cmp(a, b) : cmp(a, b)) || collator.compare(a.key, b.key));

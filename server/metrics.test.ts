@@ -142,6 +142,19 @@ function oddPools(now: number): PoolSummary[] {
   ] as unknown as PoolSummary[];
 }
 
+describe('deleted pools in metrics', () => {
+  it('are not exported (their alerts end with them) nor counted', async () => {
+    const now = Date.parse('2026-12-01T10:00:00Z');
+    const [frozen, plain] = oddPools(now);
+    const gone = { ...frozen!, deletedAt: new Date(now).toISOString() } as PoolSummary;
+    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096 }, collector: null }) as unknown as Runtime, summaries: async () => [gone, plain!] });
+    const text = await m.render();
+    expect(sample(text, 'poolscope_pools', '')).toBe(1);
+    expect(text).not.toContain('line\\nfeed');
+    expect(sample(text, 'poolscope_pool_paused', 'context="mgmt",namespace="default",pool="plain"')).toBe(0);
+  });
+});
+
 describe('per-pool metrics text', () => {
   it('escapes label values, leaves out what is unknown and says how long a list has been frozen', () => {
     const now = Date.parse('2026-12-01T10:00:00Z');
@@ -181,7 +194,7 @@ describe('Grafana dashboard', () => {
 describe('retention metrics', () => {
   it('export what the replica that collects pruned, and nothing of retention elsewhere', async () => {
     const store = { lastCycle: async () => null, sizeBytes: async () => 4096 };
-    const retention = { retentionDays: 30, lastPrunedAt: '2026-12-04T10:00:00.000Z', pruned: true, deleted: { transitions: 120, history: 30, cycles: 7 }, failures: 2, lastError: null, running: false };
+    const retention = { retentionDays: 30, lastPrunedAt: '2026-12-04T10:00:00.000Z', pruned: true, deleted: { transitions: 120, history: 30, cycles: 7, pools: 1 }, failures: 2, lastError: null, running: false };
     const rt = { store, collector: null, retention } as unknown as Runtime;
     const m = createMetrics(new Registry(), { runtime: async () => rt, summaries: async () => [] });
     let text = await m.render();
@@ -190,6 +203,7 @@ describe('retention metrics', () => {
     expect(sample(text, 'poolscope_store_pruned_rows_total', 'table="transitions"')).toBe(120);
     expect(sample(text, 'poolscope_store_pruned_rows_total', 'table="history"')).toBe(30);
     expect(sample(text, 'poolscope_store_pruned_rows_total', 'table="cycles"')).toBe(7);
+    expect(sample(text, 'poolscope_store_pruned_rows_total', 'table="pools"')).toBe(1);
     // Leadership moved away: 0, which the alert leaves out (a replica that does not prune is not late).
     (rt as { retention: unknown }).retention = null;
     text = await m.render();

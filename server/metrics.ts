@@ -72,7 +72,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const waiting = new Gauge({ name: 'poolscope_collector_pools_waiting', help: 'Pools changed and waiting for a collector cycle, as the last cycle left them (a backlog after a burst of changes).', registers: [registry] });
   const storeSize = new Gauge({ name: 'poolscope_store_size_bytes', help: "The timeline store's size on disk (SQLite: the database file's pages, its WAL aside; PostgreSQL: poolscope's tables with their indexes).", registers: [registry] });
   const pruneFailures = new Counter({ name: 'poolscope_store_prune_failures_total', help: 'Prunes of the store (retention) that failed, on the replica that collects; each is tried again an hour later.', registers: [registry] });
-  const pruned = new Counter({ name: 'poolscope_store_pruned_rows_total', help: 'Rows retention deleted from the store, by table (transitions, history, cycles), on the replica that collects.', labelNames: ['table'], registers: [registry] });
+  const pruned = new Counter({ name: 'poolscope_store_pruned_rows_total', help: 'What retention deleted from the store, on the replica that collects: rows by table (transitions, history, cycles), and deleted pools dropped whole (pools).', labelNames: ['table'], registers: [registry] });
   const lastPrune = new Gauge({ name: 'poolscope_store_last_prune_timestamp_seconds', help: 'When the last prune of the store (retention) completed; until one has, when this replica started pruning; 0 on a replica that does not collect (it does not prune).', registers: [registry] });
   const failingWrites = new Gauge({ name: 'poolscope_collector_store_failing_writes', help: 'Collector writes the store refused in a row (0 once one is stored).', registers: [registry] });
   const lastCycle = new Gauge({ name: 'poolscope_collector_last_cycle_timestamp_seconds', help: 'When the last collector cycle was stored (any replica).', registers: [registry] });
@@ -102,7 +102,8 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     const now = Date.now();
     for (const g of gauges) g.reset();
     for (const c of counters) c.reset();
-    const all = await source.summaries(rt);
+    // A deleted pool's last state is kept for its history, not exported: its alerts end with it.
+    const all = (await source.summaries(rt)).filter((p) => !p.deletedAt);
     pools.set(all.length);
     poolText = poolMetricsText(all, now);
     storeSize.set(await rt.store.sizeBytes());
@@ -113,7 +114,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     if (r) {
       lastPrune.set(Date.parse(r.lastPrunedAt) / 1000);
       pruneFailures.inc(r.failures);
-      for (const table of ['transitions', 'history', 'cycles'] as const) pruned.inc({ table }, r.deleted[table]);
+      for (const table of ['transitions', 'history', 'cycles', 'pools'] as const) pruned.inc({ table }, r.deleted[table]);
     }
     const c = rt.collector;
     collecting.set(c ? 1 : 0);
@@ -164,7 +165,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     }
   };
 
-  const pools = new Gauge({ name: 'poolscope_pools', help: 'Pools poolscope knows.', registers: [registry] });
+  const pools = new Gauge({ name: 'poolscope_pools', help: 'Pools poolscope knows (deleted ones aside).', registers: [registry] });
   // Scrapes of several replicas' worth of viewers: one fill at a time, the next scrape waits for it.
   let filling: Promise<void> = Promise.resolve();
 

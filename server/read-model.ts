@@ -34,7 +34,8 @@ export async function readFleet(filters: FleetFilters): Promise<FleetResponse> {
   const rt = await runtime();
   const sources = await sourcesReport(rt);
   const all = await currentSummaries(rt, sources.lastCycle?.id ?? null);
-  return { pools: selectPools(all, filters), total: all.length, sources, at: new Date().toISOString() };
+  const deleted = all.reduce((n, p) => (p.deletedAt ? n + 1 : n), 0);
+  return { pools: selectPools(all, filters), total: filters.deleted ? all.length : all.length - deleted, deleted, sources, at: new Date().toISOString() };
 }
 
 const notFound = (ref: { context: string; namespace: string; name: string }, at?: string | null) =>

@@ -29,11 +29,16 @@ function apply(client: QueryClient, effect: LiveEffect): void {
     return;
   }
   const { poolKey, summary } = effect;
-  if (summary) {
+  // A pool deleted (or back from deletion) changes the fleet's counts of pools and of deleted ones: read it again.
+  if (summary && !summary.deletedAt) {
     for (const [key, data] of client.getQueriesData<FleetResponse>({ queryKey: ['fleet'] })) {
       if (!data) continue;
       const filters = key[1] as FleetFilters;
       const had = data.pools.some((p) => p.key === poolKey);
+      if (data.pools.find((p) => p.key === poolKey)?.deletedAt) {
+        void client.invalidateQueries({ queryKey: key });
+        continue;
+      }
       const merged = applySummary(data.pools, summary);
       client.setQueryData<FleetResponse>(key, { ...data, pools: selectPools(merged, filters), total: data.total + (had || data.pools.length < data.total ? 0 : 1) });
     }

@@ -7,7 +7,7 @@ import { fleetQuery, type FleetFilters as Filters } from '@/lib/url-state';
 
 const input = 'rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900';
 
-export function FleetFilters({ filters: fromUrl, contexts, namespaces }: { filters: Filters; contexts: string[]; namespaces: string[] }) {
+export function FleetFilters({ filters: fromUrl, contexts, namespaces, deleted }: { filters: Filters; contexts: string[]; namespaces: string[]; deleted: number }) {
   const router = useRouter();
   // The controls answer at once; the URL follows. When the URL changes by itself (back, forward, a link), the
   // controls take its values.
@@ -65,6 +65,12 @@ export function FleetFilters({ filters: fromUrl, contexts, namespaces }: { filte
         <input type="checkbox" checked={filters.notReady} onChange={(e) => go({ ...filters, notReady: e.target.checked })} />
         Not ready only
       </label>
+      {deleted > 0 || filters.deleted ? (
+        <label className="flex items-center gap-2">
+          <input type="checkbox" checked={filters.deleted} onChange={(e) => go({ ...filters, deleted: e.target.checked })} />
+          Show deleted ({deleted})
+        </label>
+      ) : null}
       <label className="flex items-center gap-2">
         <span>Search</span>
         <input type="search" className={input} value={text} onChange={(e) => setText(e.target.value)} placeholder="pool, cluster, finding…" />

@@ -11,6 +11,7 @@ import { Badge, StateBadge } from '@/components/ui/badge';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { LocalTime } from '@/components/ui/local-time';
 import { Skeleton } from '@/components/ui/skeleton';
+import { DeletedNote } from './deleted-note';
 import { StoreAlert } from '@/components/ui/store-alert';
 import { ChangesList } from './changes-list';
 import { DriftMatrix } from './drift-matrix';
@@ -44,16 +45,18 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           <StateBadge value={s.provisioningState} />
           <StateBadge value={s.ampReady} label={s.ampReady === null ? 'ready unknown' : s.ampReady ? 'AzureMachinePool ready' : 'AzureMachinePool not ready'} />
           {s.paused ? <Badge tone="warn">paused</Badge> : null}
+          {s.deletedAt ? <Badge tone="bad">deleted</Badge> : null}
         </p>
       </div>
       <StoreAlert store={sources.data?.store} />
+      <DeletedNote summary={s} />
       {w.at ? (
         <p role="note" data-testid="as-of" className="rounded border border-amber-300 bg-amber-50 p-3 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
           You are looking at this pool as it was at <LocalTime iso={w.at} />. <Link href={w.range || w.from ? `${path}?${windowQuery({ ...w, at: null })}` : path} className="underline">Back to now</Link>
         </p>
       ) : null}
       <FindingsPanel findings={d.findings} at={d.at} />
-      <VerdictPanel verdict={d.verdict} action={<ResyncButton poolRef={s.ref} past={w.at !== null} />} />
+      <VerdictPanel verdict={d.verdict} action={<ResyncButton poolRef={s.ref} past={w.at !== null} deleted={Boolean(s.deletedAt)} />} />
       <section aria-labelledby="timeline-h" className="space-y-3">
         <h2 id="timeline-h" className="text-lg font-semibold">Timeline</h2>
         <TimeControls path={path} window={w} shownAt={d.at} />

@@ -440,6 +440,54 @@ describe('collector resilience', () => {
   }, 60_000);
 });
 
+describe('deleted pools', () => {
+  const mpDef = () => findByPlural('cluster.x-k8s.io', 'v1beta2', 'machinepools')!;
+  const deleteMp = (h: Harness, name: string) => h.sim.runStep({ at: 0, line: 0, delete: { cluster: 'mgmt-weu', apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', namespace: 'default', name } });
+  const deletedState = (h: Harness, key: string) => until(`${key} recorded deleted`, async () => {
+    const p = await h.store.currentPool(key);
+    return p?.summary.deletedAt ? p : undefined;
+  });
+
+  it('records a MachinePool deleted while it runs, or while it did not (at its first list), keeps its last state, and records its return', async () => {
+    const h = await harness('demo.yaml', 1);
+    const first = await h.start();
+    const [system, spot] = ['mgmt-weu/default/system', 'mgmt-weu/default/spot'];
+    await until('both pools stored', async () => ((await h.store.currentPool(system)) && (await h.store.currentPool(spot)) ? true : undefined));
+
+    // Deleted while the collector runs: its last state, marked deleted, with a transition on its timeline.
+    const systemMp = h.sim.kube.cluster('mgmt-weu').store.get(mpDef(), 'default', 'system');
+    deleteMp(h, 'system');
+    const gone = await deletedState(h, system);
+    const deletedAt = gone.summary.deletedAt as string;
+    expect(field(await h.store.timeline(system, ago, far), 'pool')).toEqual([{ at: deletedAt, poolKey: system, field: 'pool', from: 'present', to: 'deleted' }]);
+    const justBefore = await h.store.poolAt(system, new Date(Date.parse(deletedAt) - 1).toISOString());
+    expect(justBefore?.summary.deletedAt).toBeUndefined();
+    expect(gone.instances).toEqual(justBefore?.instances);
+    expect(gone.instances.length).toBeGreaterThan(0);
+    // Its objects' later changes (the AzureMachinePool, its machines) record nothing more.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(field(await h.store.timeline(system, ago, far), 'pool')).toHaveLength(1);
+
+    // Stopped; meanwhile spot is deleted and system comes back under its name.
+    await first.stop();
+    deleteMp(h, 'spot');
+    const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, ...meta } = systemMp.metadata ?? {};
+    h.sim.runStep({ at: 0, line: 0, apply: { cluster: 'mgmt-weu', object: { ...systemMp, metadata: meta } as KubeObject } });
+    const h2 = await harness('', 1, h.dbFile, h.sim);
+    await h2.start();
+    const spotGone = await deletedState(h2, spot);
+    expect(field(await h2.store.timeline(spot, ago, far), 'pool')).toEqual([expect.objectContaining({ from: 'present', to: 'deleted', at: spotGone.summary.deletedAt })]);
+    const back = await until('system back', async () => {
+      const p = await h2.store.currentPool(system);
+      return p && !p.summary.deletedAt ? p : undefined;
+    });
+    expect(field(await h2.store.timeline(system, ago, far), 'pool').map((e) => `${e.from}→${e.to}`)).toEqual(['present→deleted', 'deleted→present']);
+    expect(back.summary.ref.name).toBe('system');
+    // The other pools were never taken for deleted.
+    for (const p of await h2.store.currentPools()) if (p.summary.key !== spot) expect(p.summary.deletedAt, p.summary.key).toBeUndefined();
+  }, 60_000);
+});
+
 describe('cadence', () => {
   it('waits its cadence between cycles (DEFAULT_CYCLE_MS unless set), a few ms after a change someone made, none while pools wait beyond a cycle\'s share, and longer after refused writes', () => {
     const bare = (cycleMs?: number) => new Collector({ kubeconfig: new KubeConfig(), contexts: [], store: {} as never, azure: {} as never, scheduler: {} as never, ...(cycleMs ? { cycleMs } : {}) });

@@ -142,6 +142,39 @@ export class Collector {
    */
   private readonly shapes = new Map<string, StoredShape>();
 
+  /**
+   * Contexts whose stored pools were checked against their first list of MachinePools: a pool deleted while
+   * poolscope was not running is found then (later deletions come as watch events).
+   */
+  private readonly swept = new Set<string>();
+
+  /** Stored pools of a context whose MachinePool is gone, not yet recorded as deleted: made dirty once listed. */
+  private sweepGone(): void {
+    for (const [ctx, src] of this.sources) {
+      if (this.swept.has(ctx) || !src.machinePoolsListed()) continue;
+      this.swept.add(ctx);
+      for (const [key, d] of this.previous) {
+        if (!d.summary.deletedAt && d.summary.ref.context === ctx && !src.hasPool(`${d.summary.ref.namespace}/${d.summary.ref.name}`)) this.markChanged(key);
+      }
+    }
+  }
+
+  /**
+   * The last stored state of each taken pool whose MachinePool is gone (its context listed) and not yet recorded as
+   * deleted: what the pool's deletion is written on (the analyses kept in memory have no instance table).
+   */
+  private async goneStates(taken: readonly Taken[]): Promise<Map<string, PoolDetail>> {
+    const out = new Map<string, PoolDetail>();
+    for (const { key } of taken) {
+      const prev = this.previous.get(key);
+      const src = prev && !prev.summary.deletedAt ? this.sources.get(prev.summary.ref.context) : undefined;
+      if (!prev || !src?.machinePoolsListed() || src.hasPool(`${prev.summary.ref.namespace}/${prev.summary.ref.name}`)) continue;
+      const stored = await this.opts.store.currentPool(key);
+      if (stored && !stored.summary.deletedAt) out.set(key, stored);
+    }
+    return out;
+  }
+
   private remember(d: PoolDetail, shape = shapeOf(d)): void {
     this.shapes.set(d.summary.key, shape);
     this.previous.set(d.summary.key, { ...d, instances: [] });
@@ -438,19 +471,26 @@ export class Collector {
   }
 
   /** A pool's analysis and what to write of it (null: nothing changed and no Event came). */
-  private analyse(key: string, at: string, pending: readonly PoolEvent[]): CycleWrite | null {
+  private analyse(key: string, at: string, pending: readonly PoolEvent[], gone?: PoolDetail): CycleWrite | null {
     const [ctx, ns, name] = key.split('/') as [string, string, string];
     const src = this.sources.get(ctx);
     const input = src?.poolInput(`${ns}/${name}`);
-    if (!src || !input) return null; // MachinePool gone: its history stays; nothing new to record
-    const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
-    // Azure throttled: analyse with the last good data, but report the source as throttled.
-    const azure = this.azureFor(id);
-    const throttledError = id ? this.throttled.get(id) : undefined;
     const prev = this.previous.get(key) ?? null;
-    const kube: SourceState = src.kubeState();
-    const detail = analyzePool({ ...input, azure }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
-    if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
+    let detail: PoolDetail;
+    if (src && input) {
+      const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
+      // Azure throttled: analyse with the last good data, but report the source as throttled.
+      const azure = this.azureFor(id);
+      const throttledError = id ? this.throttled.get(id) : undefined;
+      const kube: SourceState = src.kubeState();
+      detail = analyzePool({ ...input, azure }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
+      if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
+    } else if (gone) {
+      // The MachinePool is gone: its last state, marked deleted (its history stays, as of any earlier moment).
+      detail = { ...gone, at, summary: { ...gone.summary, deletedAt: at } };
+    } else {
+      return null; // Gone and recorded already, or never stored; or not listed yet.
+    }
     const events = pending.map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
     // Rows unchanged since the last write are not serialised again: the store has them (as of `rowsAsOf`), and
     // their keys are this pool's shape's.
@@ -497,12 +537,12 @@ export class Collector {
    * is in `written` as the cycle's end needs it (its state without the instance table, its shape); `time.ms` adds
    * up the time spent analysing.
    */
-  private *analysed(taken: Taken[], at: string, written: CycleWrite[], time: { ms: number }): Generator<CycleWrite> {
+  private *analysed(taken: Taken[], at: string, written: CycleWrite[], time: { ms: number }, gone: ReadonlyMap<string, PoolDetail>): Generator<CycleWrite> {
     for (const t of taken) {
       const started = performance.now();
       let w: CycleWrite | null;
       try {
-        w = this.analyse(t.key, at, t.events);
+        w = this.analyse(t.key, at, t.events, gone.get(t.key));
       } catch (e) {
         // One pool's analysis failing never holds up the others; its Events wait for its next change (taken from
         // the cycle, so that a refused write does not put them back twice).
@@ -520,6 +560,7 @@ export class Collector {
   }
 
   private async analyseAndWrite(): Promise<number> {
+    this.sweepGone();
     if (this.dirty.size === 0) {
       this.backlog = false;
       this.cycles++;
@@ -551,7 +592,14 @@ export class Collector {
     }
     const written: CycleWrite[] = [];
     const analysing = { ms: 0 };
-    const analyses = this.analysed(taken, at, written, analysing);
+    let gone: Map<string, PoolDetail>;
+    try {
+      gone = await this.goneStates(taken);
+    } catch (e) {
+      this.requeue(taken);
+      throw e;
+    }
+    const analyses = this.analysed(taken, at, written, analysing, gone);
     // The first write decides whether the cycle stores anything (pools found as they were store nothing). Held
     // in a queue the store empties, so that nothing here keeps it once written.
     const head: CycleWrite[] = [];

@@ -307,6 +307,20 @@ export class ContextSource {
   private readonly mpsByAmp = new Map<string, Set<string>>();
   private readonly workloads = new Map<string, WorkloadSource>();
   private readonly informers: Informer[] = [];
+  private mpInformer: Informer | null = null;
+
+  /**
+   * Whether the MachinePools have been listed: from then on, a pool missing from the cache is gone from the
+   * cluster (before, it may just not have arrived yet).
+   */
+  machinePoolsListed(): boolean {
+    return (this.mpInformer?.lists ?? 0) > 0;
+  }
+
+  /** Whether the cluster has the MachinePool `namespace/name` (as the cache has it). */
+  hasPool(poolKey: string): boolean {
+    return this.caches.mp.has(poolKey);
+  }
   private readonly kindHealth = new Map<string, SourceHealth>();
   private secretTimer: NodeJS.Timeout | null = null;
   mpVersion = 'v1beta2';
@@ -403,6 +417,7 @@ export class ContextSource {
       this.kindHealth.set(k.name, { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
       informer.start();
       this.informers.push(informer);
+      if (k.name === 'mp') this.mpInformer = informer;
     }
     this.startEvents();
     // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret):

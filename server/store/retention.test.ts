@@ -53,7 +53,7 @@ describe('retention', () => {
     await r.pruneNow();
     // Three days back from now: the cycles of the last three days and today's stay.
     expect(await cycles(store)).toEqual(['c6', 'c7', 'c8', 'c9']);
-    expect(r.get()).toMatchObject({ pruned: true, running: false, failures: 0, lastError: null, deleted: { cycles: 6, history: 0, transitions: 0 } });
+    expect(r.get()).toMatchObject({ pruned: true, running: false, failures: 0, lastError: null, deleted: { cycles: 6, history: 0, transitions: 0, pools: 0 } });
     expect(lines).toEqual([expect.objectContaining({ level: 'info', msg: 'store pruned', fields: expect.objectContaining({ before: new Date(now - 3 * DAY).toISOString(), cycles: 6 }) })]);
   });
 
@@ -64,7 +64,7 @@ describe('retention', () => {
       prune: async () => {
         calls++;
         await new Promise<void>((r) => (release = r));
-        return { transitions: 1, history: 2, cycles: 3, batches: 1 };
+        return { transitions: 1, history: 2, cycles: 3, pools: 4, batches: 1 };
       },
     };
     const r = new Retention({ store, retentionDays: 1, log: recorder().log, intervalMs: 20 });
@@ -76,7 +76,7 @@ describe('retention', () => {
     expect(calls).toBe(1);
     release();
     await first;
-    expect(r.get().deleted).toEqual({ transitions: 1, history: 2, cycles: 3 });
+    expect(r.get().deleted).toEqual({ transitions: 1, history: 2, cycles: 3, pools: 4 });
     await new Promise((res) => setTimeout(res, 80));
     expect(calls).toBe(2);
     release();

@@ -16,8 +16,8 @@ export interface RetentionStatus {
   lastPrunedAt: string;
   /** Whether a prune has completed in this process yet. */
   pruned: boolean;
-  /** Rows deleted since start, by table. */
-  deleted: Pick<PruneResult, 'transitions' | 'history' | 'cycles'>;
+  /** Rows deleted since start, by table; and deleted pools dropped whole. */
+  deleted: Pick<PruneResult, 'transitions' | 'history' | 'cycles' | 'pools'>;
   /** Prunes that failed since start, and the last one's reason (null once one completes). */
   failures: number;
   lastError: string | null;
@@ -47,7 +47,7 @@ export class Retention {
       retentionDays: opts.retentionDays,
       lastPrunedAt: new Date(this.now()).toISOString(),
       pruned: false,
-      deleted: { transitions: 0, history: 0, cycles: 0 },
+      deleted: { transitions: 0, history: 0, cycles: 0, pools: 0 },
       failures: 0,
       lastError: null,
       running: false,
@@ -78,7 +78,7 @@ export class Retention {
     const before = new Date(started - this.opts.retentionDays * 86_400_000).toISOString();
     try {
       const r = await this.opts.store.prune(before, { ...this.opts.prune, signal: this.abort.signal });
-      for (const t of ['transitions', 'history', 'cycles'] as const) this.status.deleted[t] += r[t];
+      for (const t of ['transitions', 'history', 'cycles', 'pools'] as const) this.status.deleted[t] += r[t];
       this.status.lastPrunedAt = new Date(this.now()).toISOString();
       this.status.pruned = true;
       this.status.lastError = null;

@@ -568,7 +568,39 @@ describe.each(pruneDrivers)('retention (prune) on %s', (_name, available, open) 
     }
     // Nothing more to do: one transaction per table's last (empty) batch.
     const again = await store.prune(cutoff);
-    expect({ ...again, batches: 0 }).toEqual({ transitions: 0, history: 0, cycles: 0, batches: 0 });
+    expect({ ...again, batches: 0 }).toEqual({ transitions: 0, history: 0, cycles: 0, pools: 0, batches: 0 });
+  });
+});
+
+describe.each(pruneDrivers)('retention of deleted pools on %s', (_name, available, open) => {
+  it.skipIf(!available)('drops a pool deleted before the cutoff whole, and keeps one deleted since (or not deleted)', async () => {
+    const store = new TimelineStore(open(), { maxPatchesPerKeyframe: KEYFRAME_EVERY - 1 });
+    await store.migrate();
+    try {
+      const keys = [await storeHistory(store, 12, 'gone-early'), await storeHistory(store, 12, 'gone-late'), await storeHistory(store, 12, 'alive')];
+      // The first two MachinePools go, at minutes 20 and 40: their last state marked deleted.
+      for (const [key, minute] of [[keys[0]!, 20], [keys[1]!, 40]] as const) {
+        const last = (await store.currentPool(key))!;
+        const gone: PoolDetail = { ...last, summary: { ...last.summary, deletedAt: at(minute) } };
+        await store.writeCycle({ id: `delete-${key}`, at: at(minute) }, [{ detail: gone, transitions: diffDetails(last, gone, at(minute)) }]);
+      }
+      expect((await store.currentPool(keys[0]!))?.summary.deletedAt).toBe(at(20));
+      expect((await store.currentSummaries()).find((p) => p.key === keys[1])?.deletedAt).toBe(at(40));
+      const r = await store.prune(at(30), { batchRows: 3 });
+      expect(r.pools).toBe(1);
+      expect(await store.currentPool(keys[0]!)).toBeNull();
+      expect(await store.poolAt(keys[0]!, at(10))).toBeNull();
+      expect(await store.timeline(keys[0]!, at(0), at(100))).toEqual([]);
+      expect((await store.currentSummaries()).map((p) => p.key).filter((k) => keys.includes(k)).sort()).toEqual([keys[1], keys[2]].sort());
+      const [rows] = await db(store).all<{ n: number }>('SELECT COUNT(*) AS n FROM pool_rows WHERE pool_key = ?', [keys[0]]);
+      expect(Number(rows?.n)).toBe(0);
+      // Deleted after the cutoff: kept, its deletion on its timeline; the pool never deleted is untouched.
+      expect((await store.currentPool(keys[1]!))?.summary.deletedAt).toBe(at(40));
+      expect((await store.timeline(keys[1]!, at(0), at(100))).filter((e) => e.field === 'pool')).toEqual([{ at: at(40), poolKey: keys[1], field: 'pool', from: 'present', to: 'deleted' }]);
+      expect((await store.currentPool(keys[2]!))?.summary.deletedAt).toBeUndefined();
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -74,11 +74,12 @@ export interface PruneOptions {
   signal?: AbortSignal;
 }
 
-/** What a prune deleted, by table, in how many transactions. */
+/** What a prune deleted, by table, in how many transactions; `pools`: deleted pools dropped whole. */
 export interface PruneResult {
   transitions: number;
   history: number;
   cycles: number;
+  pools: number;
   batches: number;
 }
 
@@ -189,6 +190,12 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
       "CREATE INDEX IF NOT EXISTS pool_history_keys ON pool_history (pool_key, at, seq) WHERE kind = 'key'",
       'CREATE INDEX IF NOT EXISTS cycles_at ON cycles (at, id)',
     ],
+  },
+  {
+    // When a pool's MachinePool was seen gone (its summary's deletedAt): retention drops the whole pool once that
+    // is older than the cutoff.
+    version: 8,
+    up: () => ['ALTER TABLE pools ADD COLUMN deleted_at TEXT'],
   },
 ];
 
@@ -525,13 +532,13 @@ export class TimelineStore {
     this.written.historyBytes += body.text.length;
     await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, at, body.kind, body.text]);
     if (prev) {
-      await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ?, rows_apart = ?, rows_instances = ?, rows_drift = ? WHERE pool_key = ?',
-        [seq, detail, at, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift, key]);
+      await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ?, rows_apart = ?, rows_instances = ?, rows_drift = ?, deleted_at = ? WHERE pool_key = ?',
+        [seq, detail, at, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift, summary.deletedAt ?? null, key]);
       await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(summary), at, key]);
     } else {
       const ref = (d as PoolDetail).summary.ref;
-      await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes, rows_apart, rows_instances, rows_drift) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [key, ref.context, ref.namespace, ref.name, at, at, seq, detail, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift]);
+      await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes, rows_apart, rows_instances, rows_drift, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [key, ref.context, ref.namespace, ref.name, at, at, seq, detail, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift, summary.deletedAt ?? null]);
       await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, at, JSON.stringify(summary)]);
     }
   }
@@ -634,7 +641,7 @@ export class TimelineStore {
 
   /**
    * Drops what is older than `before`, keeping for every pool the keyframe (and its patches) needed to show the
-   * state at `before` itself. It works pool by pool through the indexes, in transactions of at most `batchRows`
+   * state at `before` itself; and the pools deleted before `before`, whole. It works pool by pool through the indexes, in transactions of at most `batchRows`
    * rows, and lets the event loop run between them (`pause`): the collector's cycles and the API's reads go on
    * while a large backlog is pruned (on SQLite, a statement holds the process's only thread while it runs). An
    * error stops it where it is: what it deleted stays deleted, and the next prune goes on from there. A pool's
@@ -644,7 +651,7 @@ export class TimelineStore {
   async prune(before: string, options: PruneOptions = {}): Promise<PruneResult> {
     const batch = Math.max(1, Math.floor(options.batchRows ?? PRUNE_BATCH_ROWS));
     const pause = options.pause ?? yieldToEventLoop;
-    const out: PruneResult = { transitions: 0, history: 0, cycles: 0, batches: 0 };
+    const out: PruneResult = { transitions: 0, history: 0, cycles: 0, pools: 0, batches: 0 };
     // Deletes in transactions of at most `batch` rows until one deletes fewer; counts into `out[what]`.
     const drain = async (what: 'transitions' | 'history' | 'cycles', sql: string, params: unknown[]) => {
       for (;;) {
@@ -666,6 +673,21 @@ export class TimelineStore {
       await drain('transitions', 'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? AND at < ? ORDER BY at LIMIT ?)', [key, before]);
     }
     await drain('cycles', 'DELETE FROM cycles WHERE id IN (SELECT id FROM cycles WHERE at < ? ORDER BY at LIMIT ?)', [before]);
+    // Pools deleted before the cutoff go whole: the rest of their history and timeline, then (last, so that a prune
+    // stopped meanwhile finds them again) their current state.
+    for (const { pool_key: key } of await this.db.all<{ pool_key: string }>('SELECT pool_key FROM pools WHERE deleted_at < ? ORDER BY pool_key', [before])) {
+      await drain('history', 'DELETE FROM pool_history WHERE pool_key = ? AND seq IN (SELECT seq FROM pool_history WHERE pool_key = ? ORDER BY seq LIMIT ?)', [key, key]);
+      await drain('transitions', 'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? ORDER BY at LIMIT ?)', [key]);
+      await this.db.tx(async (t) => {
+        await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
+        await t.run('DELETE FROM pool_summaries WHERE pool_key = ?', [key]);
+        await t.run('DELETE FROM pools WHERE pool_key = ?', [key]);
+      });
+      out.pools++;
+      out.batches++;
+      await pause();
+      options.signal?.throwIfAborted();
+    }
     return out;
   }
 

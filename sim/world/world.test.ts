@@ -5,11 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AMPM_POOL_LABEL } from '../../lib/slim';
 import { startSimulation, type Simulation } from '../index';
 import { findByKind, type ResourceDef } from '../kube/resources';
+import { kubectl } from '../kube/testing';
 import { fleetScenario, parseFleetSpec } from './fleet';
 
 const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef;
 const AMPM = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef;
 const NODE = findByKind('v1', 'Node') as ResourceDef;
+const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
+const MACHINE = findByKind('cluster.x-k8s.io/v1beta2', 'Machine') as ResourceDef;
 
 let sim: Simulation | null = null;
 afterEach(async () => {
@@ -76,5 +79,31 @@ describe('cloud node lifecycle', () => {
     expect(workload.has(NODE, undefined, name)).toBe(false);
     expect(seen).toContain('Unknown');
     for (const other of others) expect(workload.has(NODE, undefined, String(other))).toBe(true);
+  });
+});
+
+describe('MachinePool deletion', () => {
+  it('`kubectl delete machinepool` takes the scale set, AMPMs, AzureMachinePool, Machines and Nodes with it, then the MachinePool; the other pool stays', async () => {
+    sim = await startSimulation(fleetScenario(parseFleetSpec('1x2x3')), { log: () => {} });
+    const store = sim.kube.cluster('mgmt-0').store;
+    const workload = sim.kube.cluster('wl-0').store;
+    const nodesOf = (pool: string) => (store.get(MP, 'default', pool).status?.nodeRefs as { name: string }[] | undefined ?? []).map((r) => r.name);
+    const deadline0 = Date.now() + 10_000;
+    while ((nodesOf('pool0').length < 3 || nodesOf('pool1').length < 3) && Date.now() < deadline0) await new Promise((r) => setTimeout(r, 20));
+    const [nodes0, nodes1] = [nodesOf('pool0'), nodesOf('pool1')];
+    expect(nodes0).toHaveLength(3);
+    const scaleSets = () => [...sim!.azure.state.scaleSets.values()].map((r) => String(r.body.name));
+    expect(scaleSets()).toHaveLength(2);
+    const r = await kubectl(sim.kubeconfigPath, ['--context', 'mgmt-0', 'delete', 'machinepool', 'pool0', '-n', 'default', '--wait=true', '--timeout=20s']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(store.has(MP, 'default', 'pool0')).toBe(false);
+    expect(store.has(AMP, 'default', 'pool0')).toBe(false);
+    expect(store.peek(AMPM).filter((a) => a.metadata?.labels?.[AMPM_POOL_LABEL] === 'pool0')).toEqual([]);
+    expect(store.peek(MACHINE).filter((m) => m.metadata?.labels?.['cluster.x-k8s.io/pool-name'] === 'pool0')).toEqual([]);
+    for (const n of nodes0) expect(workload.has(NODE, undefined, n)).toBe(false);
+    expect(scaleSets()).toHaveLength(1);
+    // The other pool is as it was.
+    expect(store.has(MP, 'default', 'pool1')).toBe(true);
+    for (const n of nodes1) expect(workload.has(NODE, undefined, n)).toBe(true);
   });
 });

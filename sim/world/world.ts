@@ -210,6 +210,11 @@ export class World {
         const mpName = String(listed.metadata?.name);
         const mp = store.peekOne(R.mp, ns, mpName);
         if (!mp) continue;
+        if (mp.metadata?.deletionTimestamp) {
+          this.deleteMachinePool(store, mp, ampmsByAmp);
+          yield;
+          continue;
+        }
         const pool = this.resolve(store, mp, ampmsByAmp);
         if (!pool) continue;
         this.nodes(pool);
@@ -564,6 +569,37 @@ export class World {
     const o = store.get(r, ns, name);
     if ((o.metadata?.finalizers ?? []).length) store.update(r, ns, name, { ...o, metadata: { ...o.metadata, finalizers: [] } }, { force: true });
     if (store.has(r, ns, name)) store.delete(r, ns, name);
+  }
+
+  /**
+   * A MachinePool being deleted (its finalizer holds it), over two passes. CAPI deletes its AzureMachinePool;
+   * CAPZ deletes the scale set (with its VMs) and the AMPMs, then lets the AzureMachinePool go. On the next pass
+   * CAPI deletes the pool's Machines and the Nodes in its nodeRefs, then removes its finalizer: the MachinePool is
+   * gone. Paused (Cluster or annotation), nothing moves.
+   */
+  private deleteMachinePool(store: ClusterStore, mp: KubeObject, ampmsByAmp: Map<string, KubeObject[]>): void {
+    const ns = String(mp.metadata?.namespace);
+    const mpName = String(mp.metadata?.name);
+    const clusterName = String(mp.spec?.clusterName ?? '');
+    const cluster = store.peekOne(R.cluster, ns, clusterName);
+    if (cluster?.spec?.paused === true || cluster?.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined || mp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined) return;
+    const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name;
+    const amp = ampName ? store.peekOne(R.amp, ns, ampName) : undefined;
+    if (amp && ampName) {
+      const m = /^azure:\/\/\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(String(amp.spec?.providerID ?? ''));
+      if (m) this.azure.state.deleteScaleSet(m[1] as string, m[2] as string, m[3] as string);
+      for (const a of current(store, R.ampm, ns, ampmsByAmp.get(`${ns}/${ampName}`) ?? [])) this.remove(store, R.ampm, ns, String(a.metadata?.name));
+      this.remove(store, R.amp, ns, ampName);
+      return;
+    }
+    for (const machine of store.peek(R.machine)) {
+      if (machine.metadata?.namespace === ns && machine.metadata?.labels?.['cluster.x-k8s.io/pool-name'] === mpName) this.remove(store, R.machine, ns, String(machine.metadata?.name));
+    }
+    const workload = this.unreachable.has(clusterName) ? null : this.kube.clusters.get(clusterName)?.store;
+    for (const ref of (mp.status?.nodeRefs as { name?: string }[] | undefined) ?? []) {
+      if (workload && ref.name && workload.has(R.node, undefined, ref.name)) workload.delete(R.node, undefined, ref.name);
+    }
+    this.remove(store, R.mp, ns, mpName);
   }
 
   // ---------------- CAPI ----------------

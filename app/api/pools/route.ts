@@ -10,6 +10,7 @@ export const GET = route({ query: fleetQuery }, async ({ query }) => {
   const filters: FleetFilters = {
     drifting: query.drifting ?? false,
     notReady: query.notReady ?? false,
+    deleted: query.deleted ?? false,
     sort: s.replace(/^-/, '') as FleetFilters['sort'],
     desc: s.startsWith('-'),
     ...(query.context ? { context: query.context } : {}),

@@ -49,6 +49,7 @@ describe('metrics', () => {
     expect(sample(text, 'poolscope_pool_ready', POOL)).toBe(0);
     expect(sample(text, 'poolscope_collector_leader', '')).toBe(1);
     expect(sample(text, 'poolscope_store_size_bytes', '')).toBeGreaterThan(0);
+    expect(sample(text, 'poolscope_store_free_bytes', '')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'poolscope_collector_cycle_duration_seconds_count', '')).toBeGreaterThan(0);
     expect(sample(text, 'poolscope_source_up', 'kind="management",name="mgmt-weu",context="mgmt-weu"')).toBe(1);
     expect(sample(text, 'poolscope_azure_calls_total', 'operation="vmss_get"')).toBeGreaterThan(0);
@@ -147,7 +148,7 @@ describe('deleted pools in metrics', () => {
     const now = Date.parse('2026-12-01T10:00:00Z');
     const [frozen, plain] = oddPools(now);
     const gone = { ...frozen!, deletedAt: new Date(now).toISOString() } as PoolSummary;
-    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096 }, collector: null }) as unknown as Runtime, summaries: async () => [gone, plain!] });
+    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null }, collector: null }) as unknown as Runtime, summaries: async () => [gone, plain!] });
     const text = await m.render();
     expect(sample(text, 'poolscope_pools', '')).toBe(1);
     expect(text).not.toContain('line\\nfeed');
@@ -193,7 +194,7 @@ describe('Grafana dashboard', () => {
 
 describe('retention metrics', () => {
   it('export what the replica that collects pruned, and nothing of retention elsewhere', async () => {
-    const store = { lastCycle: async () => null, sizeBytes: async () => 4096 };
+    const store = { lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null };
     const retention = { retentionDays: 30, lastPrunedAt: '2026-12-04T10:00:00.000Z', pruned: true, deleted: { transitions: 120, history: 30, cycles: 7, pools: 1 }, failures: 2, lastError: null, running: false };
     const rt = { store, collector: null, retention } as unknown as Runtime;
     const m = createMetrics(new Registry(), { runtime: async () => rt, summaries: async () => [] });
@@ -232,7 +233,7 @@ describe.skipIf(!PROMTOOL)('alert rules with promtool', () => {
 
   it('a scrape parses as Prometheus text (`promtool check metrics`), label values needing escapes included', async () => {
     const now = Date.now();
-    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096 }, collector: null }) as unknown as Runtime, summaries: async () => oddPools(now) });
+    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null }, collector: null }) as unknown as Runtime, summaries: async () => oddPools(now) });
     const text = await m.render();
     expect(text).toContain('poolscope_pool_paused{context="ctx \\"a\\"",namespace="back\\\\slash",pool="line\\nfeed"} 0');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-scrape-'));

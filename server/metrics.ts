@@ -71,6 +71,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const changeLag = new Histogram({ name: 'poolscope_collector_change_lag_seconds', help: "From a Kubernetes change to a pool (an object or an Event) reaching the collector to the pool's analysis stored.", buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry] });
   const waiting = new Gauge({ name: 'poolscope_collector_pools_waiting', help: 'Pools changed and waiting for a collector cycle, as the last cycle left them (a backlog after a burst of changes).', registers: [registry] });
   const storeSize = new Gauge({ name: 'poolscope_store_size_bytes', help: "The timeline store's size on disk (SQLite: the database file's pages, its WAL aside; PostgreSQL: poolscope's tables with their indexes).", registers: [registry] });
+  const storeFree = new Gauge({ name: 'poolscope_store_free_bytes', help: "SQLite: free pages inside the store's file (what pruning freed; new rows take it before the file grows). 0 on PostgreSQL.", registers: [registry] });
   const pruneFailures = new Counter({ name: 'poolscope_store_prune_failures_total', help: 'Prunes of the store (retention) that failed, on the replica that collects; each is tried again an hour later.', registers: [registry] });
   const pruned = new Counter({ name: 'poolscope_store_pruned_rows_total', help: 'What retention deleted from the store, on the replica that collects: rows by table (transitions, history, cycles), and deleted pools dropped whole (pools).', labelNames: ['table'], registers: [registry] });
   const lastPrune = new Gauge({ name: 'poolscope_store_last_prune_timestamp_seconds', help: 'When the last prune of the store (retention) completed; until one has, when this replica started pruning; 0 on a replica that does not collect (it does not prune).', registers: [registry] });
@@ -107,6 +108,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     pools.set(all.length);
     poolText = poolMetricsText(all, now);
     storeSize.set(await rt.store.sizeBytes());
+    storeFree.set((await rt.store.freeBytes()) ?? 0);
     const cycle = await rt.store.lastCycle();
     if (cycle) lastCycle.set(Date.parse(cycle.at) / 1000);
     const r = rt.retention;

@@ -703,6 +703,17 @@ export class TimelineStore {
    * The store's size on disk, in bytes: SQLite's database pages (free pages included; its WAL file, a few MB, aside);
    * on PostgreSQL, poolscope's tables with their indexes and TOAST (not the rest of the database).
    */
+  /**
+   * SQLite's free pages, in bytes: space inside the file that pruning freed and new rows take before the file grows
+   * again; null on PostgreSQL (autovacuum manages its free space).
+   */
+  async freeBytes(): Promise<number | null> {
+    if (this.db.dialect !== 'sqlite') return null;
+    const [free] = await this.db.all<{ freelist_count: number }>('PRAGMA freelist_count');
+    const [size] = await this.db.all<{ page_size: number }>('PRAGMA page_size');
+    return Number(free?.freelist_count ?? 0) * Number(size?.page_size ?? 0);
+  }
+
   async sizeBytes(): Promise<number> {
     if (this.db.dialect === 'sqlite') {
       const [count] = await this.db.all<{ page_count: number }>('PRAGMA page_count');

@@ -34,8 +34,9 @@ function apply(client: QueryClient, effect: LiveEffect): void {
     for (const [key, data] of client.getQueriesData<FleetResponse>({ queryKey: ['fleet'] })) {
       if (!data) continue;
       const filters = key[1] as FleetFilters;
-      const had = data.pools.some((p) => p.key === poolKey);
-      if (data.pools.find((p) => p.key === poolKey)?.deletedAt) {
+      const cached = data.pools.find((p) => p.key === poolKey);
+      const had = cached !== undefined;
+      if (cached?.deletedAt) {
         void client.invalidateQueries({ queryKey: key });
         continue;
       }

@@ -559,6 +559,13 @@ export class Collector {
     }
   }
 
+  /** The store failed the cycle (a read or its write): its pools and their Events wait for the next one. */
+  private storeFailed(taken: Taken[], e: Error): never {
+    this.requeue(taken);
+    this.writesRefused = { since: this.writesRefused?.since ?? new Date(this.now()).toISOString(), error: e.message };
+    throw e;
+  }
+
   private async analyseAndWrite(): Promise<number> {
     this.sweepGone();
     if (this.dirty.size === 0) {
@@ -596,8 +603,7 @@ export class Collector {
     try {
       gone = await this.goneStates(taken);
     } catch (e) {
-      this.requeue(taken);
-      throw e;
+      this.storeFailed(taken, e as Error);
     }
     const analyses = this.analysed(taken, at, written, analysing, gone);
     // The first write decides whether the cycle stores anything (pools found as they were store nothing). Held
@@ -618,9 +624,7 @@ export class Collector {
         })());
       } catch (e) {
         // Nothing of the cycle is stored (its write is atomic): its pools and their Events wait for the next one.
-        this.requeue(taken);
-        this.writesRefused = { since: this.writesRefused?.since ?? new Date(this.now()).toISOString(), error: (e as Error).message };
-        throw e;
+        this.storeFailed(taken, e as Error);
       } finally {
         this.cycleMs.writeMs = performance.now() - writing - (analysing.ms - analysedBefore);
         this.cycleMs.analyseMs = analysing.ms;

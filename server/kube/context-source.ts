@@ -308,19 +308,6 @@ export class ContextSource {
   private readonly workloads = new Map<string, WorkloadSource>();
   private readonly informers: Informer[] = [];
   private mpInformer: Informer | null = null;
-
-  /**
-   * Whether the MachinePools have been listed: from then on, a pool missing from the cache is gone from the
-   * cluster (before, it may just not have arrived yet).
-   */
-  machinePoolsListed(): boolean {
-    return (this.mpInformer?.lists ?? 0) > 0;
-  }
-
-  /** Whether the cluster has the MachinePool `namespace/name` (as the cache has it). */
-  hasPool(poolKey: string): boolean {
-    return this.caches.mp.has(poolKey);
-  }
   private readonly kindHealth = new Map<string, SourceHealth>();
   private secretTimer: NodeJS.Timeout | null = null;
   mpVersion = 'v1beta2';
@@ -687,6 +674,19 @@ export class ContextSource {
   /** Every pool of this context, as `namespace/name`. */
   poolKeys(): string[] {
     return [...this.caches.mp.keys()];
+  }
+
+  /**
+   * Whether the MachinePools have been listed: from then on, a pool missing from the cache is gone from the
+   * cluster (before, it may just not have arrived yet).
+   */
+  machinePoolsListed(): boolean {
+    return (this.mpInformer?.lists ?? 0) > 0;
+  }
+
+  /** Whether the cluster has the MachinePool `namespace/name` (as the cache has it). */
+  hasPool(poolKey: string): boolean {
+    return this.caches.mp.has(poolKey);
   }
 
   /** The objects that make up one pool, as the pool model takes them; null when the MachinePool is gone. */

@@ -601,6 +601,27 @@ describe.each(pruneDrivers)('retention of deleted pools on %s', (_name, availabl
       expect((await store.currentPool(keys[1]!))?.summary.deletedAt).toBe(at(40));
       expect((await store.timeline(keys[1]!, at(0), at(100))).filter((e) => e.field === 'pool')).toEqual([{ at: at(40), poolKey: keys[1], field: 'pool', from: 'present', to: 'deleted' }]);
       expect((await store.currentPool(keys[2]!))?.summary.deletedAt).toBeUndefined();
+
+      // Deleted before the next cutoff, but a MachinePool of its name comes back while it is being dropped (once its
+      // deletion's history row, which only dropping it deletes, is gone): kept.
+      let back = false;
+      const comeBack = async () => {
+        if (back) return;
+        const [left] = await db(store).all<{ n: number }>('SELECT COUNT(*) AS n FROM pool_history WHERE pool_key = ? AND at = ?', [keys[1], at(40)]);
+        if (Number(left?.n) > 0) return;
+        back = true;
+        const last = (await store.currentPool(keys[1]!))!;
+        const again: PoolDetail = { ...last, summary: { ...last.summary, deletedAt: undefined } };
+        delete again.summary.deletedAt;
+        await store.writeCycle({ id: 'back', at: at(60) }, [{ detail: again, transitions: diffDetails(last, again, at(60)) }]);
+      };
+      const r2 = await store.prune(at(50), { batchRows: 3, pause: comeBack });
+      expect(back).toBe(true);
+      expect(r2.pools).toBe(0);
+      const kept = await store.currentPool(keys[1]!);
+      expect(kept?.summary.deletedAt).toBeUndefined();
+      expect((await store.currentSummaries()).some((p) => p.key === keys[1] && !p.deletedAt)).toBe(true);
+      expect((await store.timeline(keys[1]!, at(0), at(100))).filter((e) => e.field === 'pool').map((e) => e.to)).toEqual(['present']);
     } finally {
       await store.close();
     }

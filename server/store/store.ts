@@ -641,8 +641,9 @@ export class TimelineStore {
 
   /**
    * Drops what is older than `before`, keeping for every pool the keyframe (and its patches) needed to show the
-   * state at `before` itself; and the pools deleted before `before`, whole. It works pool by pool through the indexes, in transactions of at most `batchRows`
-   * rows, and lets the event loop run between them (`pause`): the collector's cycles and the API's reads go on
+   * state at `before` itself; and the pools deleted before `before`, whole. It works pool by pool through the
+   * indexes, in transactions of at most `batchRows` rows, and lets the event loop run between them (`pause`): the
+   * collector's cycles and the API's reads go on
    * while a large backlog is pruned (on SQLite, a statement holds the process's only thread while it runs). An
    * error stops it where it is: what it deleted stays deleted, and the next prune goes on from there. A pool's
    * history goes oldest first, so what is left of it is always its newest rows, unbroken: an as-of read shows a
@@ -652,15 +653,17 @@ export class TimelineStore {
     const batch = Math.max(1, Math.floor(options.batchRows ?? PRUNE_BATCH_ROWS));
     const pause = options.pause ?? yieldToEventLoop;
     const out: PruneResult = { transitions: 0, history: 0, cycles: 0, pools: 0, batches: 0 };
-    // Deletes in transactions of at most `batch` rows until one deletes fewer; counts into `out[what]`.
-    const drain = async (what: 'transitions' | 'history' | 'cycles', sql: string, params: unknown[]) => {
+    // Deletes in transactions of at most `batch` rows until one deletes fewer; counts into `out[what]`. With
+    // `guard`, each transaction first checks it still holds, and stops (false) when it does not.
+    const drain = async (what: 'transitions' | 'history' | 'cycles', sql: string, params: unknown[], guard?: (t: SqlDb) => Promise<boolean>): Promise<boolean> => {
       for (;;) {
-        const n = await this.db.tx((t) => t.run(sql, [...params, batch]));
+        const n = await this.db.tx(async (t) => (guard && !(await guard(t)) ? -1 : t.run(sql, [...params, batch])));
+        if (n < 0) return false;
         out[what] += n;
         out.batches++;
         await pause();
         options.signal?.throwIfAborted();
-        if (n < batch) return;
+        if (n < batch) return true;
       }
     };
     for (let key = await this.nextPoolKey('pool_history', null); key !== null; key = await this.nextPoolKey('pool_history', key)) {
@@ -675,15 +678,24 @@ export class TimelineStore {
     await drain('cycles', 'DELETE FROM cycles WHERE id IN (SELECT id FROM cycles WHERE at < ? ORDER BY at LIMIT ?)', [before]);
     // Pools deleted before the cutoff go whole: the rest of their history and timeline, then (last, so that a prune
     // stopped meanwhile finds them again) their current state.
+    // Each transaction checks, holding the pool's row (PostgreSQL: locked against the collector's write), that the
+    // pool is still deleted: a MachinePool of its name that came back meanwhile keeps what it has.
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
     for (const { pool_key: key } of await this.db.all<{ pool_key: string }>('SELECT pool_key FROM pools WHERE deleted_at < ? ORDER BY pool_key', [before])) {
-      await drain('history', 'DELETE FROM pool_history WHERE pool_key = ? AND seq IN (SELECT seq FROM pool_history WHERE pool_key = ? ORDER BY seq LIMIT ?)', [key, key]);
-      await drain('transitions', 'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? ORDER BY at LIMIT ?)', [key]);
-      await this.db.tx(async (t) => {
+      const gone = async (t: SqlDb) => {
+        const [p] = await t.all<{ deleted_at: string | null }>(`SELECT deleted_at FROM pools WHERE pool_key = ?${lock}`, [key]);
+        return typeof p?.deleted_at === 'string' && p.deleted_at < before;
+      };
+      if (!(await drain('history', 'DELETE FROM pool_history WHERE pool_key = ? AND seq IN (SELECT seq FROM pool_history WHERE pool_key = ? ORDER BY seq LIMIT ?)', [key, key], gone))) continue;
+      if (!(await drain('transitions', 'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? ORDER BY at LIMIT ?)', [key], gone))) continue;
+      const dropped = await this.db.tx(async (t) => {
+        if (!(await gone(t))) return false;
         await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
         await t.run('DELETE FROM pool_summaries WHERE pool_key = ?', [key]);
         await t.run('DELETE FROM pools WHERE pool_key = ?', [key]);
+        return true;
       });
-      out.pools++;
+      if (dropped) out.pools++;
       out.batches++;
       await pause();
       options.signal?.throwIfAborted();
@@ -700,10 +712,6 @@ export class TimelineStore {
   }
 
   /**
-   * The store's size on disk, in bytes: SQLite's database pages (free pages included; its WAL file, a few MB, aside);
-   * on PostgreSQL, poolscope's tables with their indexes and TOAST (not the rest of the database).
-   */
-  /**
    * SQLite's free pages, in bytes: space inside the file that pruning freed and new rows take before the file grows
    * again; null on PostgreSQL (autovacuum manages its free space).
    */
@@ -714,6 +722,10 @@ export class TimelineStore {
     return Number(free?.freelist_count ?? 0) * Number(size?.page_size ?? 0);
   }
 
+  /**
+   * The store's size on disk, in bytes: SQLite's database pages (free pages included; its WAL file, a few MB, aside);
+   * on PostgreSQL, poolscope's tables with their indexes and TOAST (not the rest of the database).
+   */
   async sizeBytes(): Promise<number> {
     if (this.db.dialect === 'sqlite') {
       const [count] = await this.db.all<{ page_count: number }>('PRAGMA page_count');

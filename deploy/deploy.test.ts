@@ -111,6 +111,10 @@ describe.each(OVERLAYS)('deploy/%s', (dir) => {
     expect(c?.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
     const readOnly = c?.env.find((e) => e.name === 'POOLSCOPE_READ_ONLY')?.value;
     expect(readOnly).toBe(dir === 'base' || dir === 'overlays/readonly' ? 'true' : 'false');
+    // Its environment is a configuration poolscope starts with (values from Secrets and the downward API stand in).
+    const stand: Record<string, string> = { DATABASE_URL: 'postgres://poolscope@db:5432/poolscope', POD_NAME: 'poolscope-0', POOLSCOPE_TRUSTED_PROXY_SECRET: 'x'.repeat(32) };
+    const envOf = Object.fromEntries((c?.env ?? []).map((e: { name: string; value?: string }) => [e.name, e.value ?? stand[e.name] ?? 'set-from-a-reference']));
+    expect(() => parseEnv(envOf), dir).not.toThrow();
     // Write rights exist exactly where resync is on.
     const patches = objects.filter((o) => o.kind === 'ClusterRole' && o.metadata.name !== 'poolscope-resync-operator')
       .some((o) => (o.rules as { verbs: string[] }[]).some((r) => r.verbs.includes('patch')));

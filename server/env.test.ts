@@ -29,6 +29,16 @@ describe('configuration', () => {
     expect(call).toThrow(text);
   });
 
+  it('reads a size limit for the SQLite store as a Kubernetes quantity, and refuses it with PostgreSQL', () => {
+    expect(parseEnv({}).POOLSCOPE_RETENTION_MAX_SIZE).toBeUndefined();
+    expect(parseEnv({ POOLSCOPE_RETENTION_MAX_SIZE: '4Gi' }).POOLSCOPE_RETENTION_MAX_SIZE).toBe(4 * 2 ** 30);
+    expect(parseEnv({ POOLSCOPE_RETENTION_MAX_SIZE: '1.5G' }).POOLSCOPE_RETENTION_MAX_SIZE).toBe(1.5e9);
+    expect(parseEnv({ POOLSCOPE_RETENTION_MAX_SIZE: '2097152' }).POOLSCOPE_RETENTION_MAX_SIZE).toBe(2 ** 21);
+    expect(() => parseEnv({ POOLSCOPE_RETENTION_MAX_SIZE: '4 GB' })).toThrow(/POOLSCOPE_RETENTION_MAX_SIZE="4 GB": must be a size such as 4Gi/);
+    expect(() => parseEnv({ POOLSCOPE_RETENTION_MAX_SIZE: '100Ki' })).toThrow(/must be at least 1Mi/);
+    expect(() => parseEnv({ POOLSCOPE_RETENTION_MAX_SIZE: '4Gi', DATABASE_URL: 'postgres://u@h/db' })).toThrow(/POOLSCOPE_RETENTION_MAX_SIZE="4Gi": applies to the SQLite store only/);
+  });
+
   it('trusts proxy headers only with both the proxy name and a long enough secret', () => {
     const secret = 'x'.repeat(32);
     expect(parseEnv({ POOLSCOPE_TRUSTED_PROXY: 'oauth2-proxy', POOLSCOPE_TRUSTED_PROXY_SECRET: secret })).toMatchObject({ POOLSCOPE_TRUSTED_PROXY: 'oauth2-proxy', POOLSCOPE_TRUSTED_PROXY_SECRET: secret });

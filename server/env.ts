@@ -9,6 +9,19 @@ const bool = (dflt: boolean) =>
 
 const seconds = (dflt: number, min = 1) => z.coerce.number().int().min(min).optional().transform((v) => v ?? dflt);
 
+/** Bytes per unit of a size: Kubernetes quantities (Ki, Mi, Gi, Ti; k, M, G, T) and plain bytes. */
+const SIZE_UNITS: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
+
+/** A size like `4Gi`, `500M` or `1073741824` (bytes), or undefined when unset. */
+const size = () => z.string().trim().optional()
+  .refine((v) => !v || /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$/.test(v), { message: 'must be a size such as 4Gi, 500Mi, 2G or a number of bytes' })
+  .transform((v) => {
+    if (!v) return undefined;
+    const m = /^(\d+(?:\.\d+)?)(\D*)$/.exec(v) as RegExpExecArray;
+    return Math.round(Number(m[1]) * (SIZE_UNITS[m[2] as string] as number));
+  })
+  .refine((v) => v === undefined || v >= 2 ** 20, { message: 'must be at least 1Mi' });
+
 const schema = z.object({
   KUBECONFIG: z.string().optional(),
   POOLSCOPE_CONTEXTS: z.string().optional().transform((v) => {
@@ -27,6 +40,7 @@ const schema = z.object({
   POOLSCOPE_FAST_INTERVAL_SECONDS: seconds(15),
   POOLSCOPE_SLOW_INTERVAL_SECONDS: seconds(120),
   POOLSCOPE_RETENTION_DAYS: seconds(30),
+  POOLSCOPE_RETENTION_MAX_SIZE: size(),
   POOLSCOPE_COLLECTOR: bool(true),
   POOLSCOPE_LEADER_ELECTION: bool(false),
   POOLSCOPE_LEADER_NAMESPACE: z.string().min(1).default('poolscope'),
@@ -41,6 +55,10 @@ const schema = z.object({
   POOLSCOPE_SHUTDOWN_GRACE_SECONDS: seconds(25),
   POOLSCOPE_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { message: 'must be one of trace, debug, info, warn, error, fatal, silent' }).default('info'),
 }).superRefine((e, ctx) => {
+  // PostgreSQL keeps deleted rows' space until VACUUM: its size does not follow what pruning deletes.
+  if (e.POOLSCOPE_RETENTION_MAX_SIZE !== undefined && e.DATABASE_URL) {
+    ctx.addIssue({ code: 'custom', path: ['POOLSCOPE_RETENTION_MAX_SIZE'], message: 'applies to the SQLite store only; with DATABASE_URL, size the database and shorten POOLSCOPE_RETENTION_DAYS instead' });
+  }
   // Proxy headers name the user; only a proxy that proves itself with the shared secret may send them.
   if (e.POOLSCOPE_TRUSTED_PROXY && !e.POOLSCOPE_TRUSTED_PROXY_SECRET) {
     ctx.addIssue({ code: 'custom', path: ['POOLSCOPE_TRUSTED_PROXY_SECRET'], message: 'is required when POOLSCOPE_TRUSTED_PROXY is set: the proxy sends it in X-Poolscope-Proxy-Secret' });

@@ -195,12 +195,13 @@ describe('Grafana dashboard', () => {
 describe('retention metrics', () => {
   it('export what the replica that collects pruned, and nothing of retention elsewhere', async () => {
     const store = { lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null };
-    const retention = { retentionDays: 30, lastPrunedAt: '2026-12-04T10:00:00.000Z', pruned: true, deleted: { transitions: 120, history: 30, cycles: 7, pools: 1 }, failures: 2, lastError: null, running: false };
+    const retention = { retentionDays: 30, lastPrunedAt: '2026-12-04T10:00:00.000Z', cutoff: '2026-11-20T10:00:00.000Z', maxBytes: null, usedBytes: null, pruned: true, deleted: { transitions: 120, history: 30, cycles: 7, pools: 1 }, failures: 2, lastError: null, running: false };
     const rt = { store, collector: null, retention } as unknown as Runtime;
     const m = createMetrics(new Registry(), { runtime: async () => rt, summaries: async () => [] });
     let text = await m.render();
     expect(sample(text, 'poolscope_store_last_prune_timestamp_seconds', '')).toBe(Date.parse('2026-12-04T10:00:00.000Z') / 1000);
     expect(sample(text, 'poolscope_store_prune_failures_total', '')).toBe(2);
+    expect(sample(text, 'poolscope_store_retention_cutoff_timestamp_seconds', '')).toBe(Date.parse('2026-11-20T10:00:00.000Z') / 1000);
     expect(sample(text, 'poolscope_store_pruned_rows_total', 'table="transitions"')).toBe(120);
     expect(sample(text, 'poolscope_store_pruned_rows_total', 'table="history"')).toBe(30);
     expect(sample(text, 'poolscope_store_pruned_rows_total', 'table="cycles"')).toBe(7);

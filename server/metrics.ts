@@ -75,6 +75,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
   const pruneFailures = new Counter({ name: 'poolscope_store_prune_failures_total', help: 'Prunes of the store (retention) that failed, on the replica that collects; each is tried again an hour later.', registers: [registry] });
   const pruned = new Counter({ name: 'poolscope_store_pruned_rows_total', help: 'What retention deleted from the store, on the replica that collects: rows by table (transitions, history, cycles), and deleted pools dropped whole (pools).', labelNames: ['table'], registers: [registry] });
   const lastPrune = new Gauge({ name: 'poolscope_store_last_prune_timestamp_seconds', help: 'When the last prune of the store (retention) completed; until one has, when this replica started pruning; 0 on a replica that does not collect (it does not prune).', registers: [registry] });
+  const pruneCutoff = new Gauge({ name: 'poolscope_store_retention_cutoff_timestamp_seconds', help: 'Where retention last cut the history: POOLSCOPE_RETENTION_DAYS ago, or later when POOLSCOPE_RETENTION_MAX_SIZE made it prune more; 0 on a replica that does not collect.', registers: [registry] });
   const failingWrites = new Gauge({ name: 'poolscope_collector_store_failing_writes', help: 'Collector writes the store refused in a row (0 once one is stored).', registers: [registry] });
   const lastCycle = new Gauge({ name: 'poolscope_collector_last_cycle_timestamp_seconds', help: 'When the last collector cycle was stored (any replica).', registers: [registry] });
   const sourceUp = new Gauge({ name: 'poolscope_source_up', help: '1 when a source (management cluster, workload cluster, Azure subscription) is live.', labelNames: ['kind', 'name', 'context'], registers: [registry] });
@@ -113,8 +114,10 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     if (cycle) lastCycle.set(Date.parse(cycle.at) / 1000);
     const r = rt.retention;
     lastPrune.set(0);
+    pruneCutoff.set(0);
     if (r) {
       lastPrune.set(Date.parse(r.lastPrunedAt) / 1000);
+      if (r.cutoff) pruneCutoff.set(Date.parse(r.cutoff) / 1000);
       pruneFailures.inc(r.failures);
       for (const table of ['transitions', 'history', 'cycles', 'pools'] as const) pruned.inc({ table }, r.deleted[table]);
     }

@@ -99,7 +99,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       collector.bus.on('cycle', logCycle);
       log().info({ contexts }, 'collector started');
       // The writer owns retention: one pruner, even with several replicas on one database.
-      retention = new Retention({ store, retentionDays: e.POOLSCOPE_RETENTION_DAYS, log: log() });
+      retention = new Retention({ store, retentionDays: e.POOLSCOPE_RETENTION_DAYS, ...(e.POOLSCOPE_RETENTION_MAX_SIZE === undefined ? {} : { maxBytes: e.POOLSCOPE_RETENTION_MAX_SIZE }), log: log() });
       retention.start();
       await collector.start();
     };

@@ -31,6 +31,7 @@ function recorder() {
     lines,
     log: {
       info: (fields: object, msg: string) => void lines.push({ level: 'info', msg, fields: fields as Record<string, unknown> }),
+      warn: (fields: object, msg: string) => void lines.push({ level: 'warn', msg, fields: fields as Record<string, unknown> }),
       error: (fields: object, msg: string) => void lines.push({ level: 'error', msg, fields: fields as Record<string, unknown> }),
     } as never,
   };
@@ -119,5 +120,62 @@ describe('retention', () => {
     r.start();
     await r.pruneNow();
     expect((await cycles(store)).length).toBe(left);
+  });
+});
+
+describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
+  const HOUR = 3_600_000;
+  /** A store with an 8 KB timeline entry an hour for 20 days, the newest now, and `lastHourKB` more in the last hour. */
+  async function filled(lastHourKB = 0): Promise<TimelineStore> {
+    const s = await storeWithCycles(0);
+    const entries = Array.from({ length: 20 * 24 }, (_, i) => ({ at: new Date(now - (20 * 24 - 1 - i) * HOUR).toISOString(), poolKey: 'ctx/ns/pool', field: 'event.Big', from: null, to: `hour ${i}`, detail: 'x'.repeat(8192) }));
+    const recent = Array.from({ length: lastHourKB / 8 }, (_, i) => ({ at: new Date(now - 60_000).toISOString(), poolKey: 'ctx/ns/pool', field: 'event.Recent', from: null, to: `recent ${i}`, detail: 'y'.repeat(8192) }));
+    await s.appendEntries([...entries, ...recent]);
+    return s;
+  }
+  const used = async (s: TimelineStore) => (await s.sizeBytes()) - ((await s.freeBytes()) ?? 0);
+  const timeline = (s: TimelineStore) => s.timeline('ctx/ns/pool', '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
+
+  it('prunes the oldest history past the retention days until the store fits, and says so', async () => {
+    const store = await filled();
+    const { lines, log } = recorder();
+    const max = 2 * 2 ** 20;
+    expect(await used(store)).toBeGreaterThan(max);
+    const r = new Retention({ store, retentionDays: 30, maxBytes: max, log, now: () => now });
+    cleanups.push(async () => {
+      await r.stop();
+      await store.close();
+    });
+    await r.pruneNow();
+    const st = r.get();
+    expect(st.usedBytes).toBeLessThanOrEqual(max);
+    expect(await used(store)).toBe(st.usedBytes);
+    // The oldest went, the newest stayed; the cutoff says where history now starts.
+    const left = await timeline(store);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.length).toBeLessThan(20 * 24);
+    expect(left.at(-1)?.to).toBe(`hour ${20 * 24 - 1}`);
+    expect(left[0]!.at >= (st.cutoff as string)).toBe(true);
+    expect(Date.parse(st.cutoff as string)).toBeGreaterThan(now - 20 * 24 * HOUR);
+    expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual(['info store pruned', 'warn store pruned to its size limit: history before this is gone']);
+    // The next run finds it fits: nothing more goes.
+    await r.pruneNow();
+    expect(await timeline(store)).toHaveLength(left.length);
+  });
+
+  it('keeps the last hour even past the limit, and says the limit is too small', async () => {
+    const store = await filled(2048);
+    const { lines, log } = recorder();
+    const r = new Retention({ store, retentionDays: 30, maxBytes: 2 ** 20, log, now: () => now });
+    cleanups.push(async () => {
+      await r.stop();
+      await store.close();
+    });
+    await r.pruneNow();
+    const left = await timeline(store);
+    expect(left.filter((e) => e.field === 'event.Recent')).toHaveLength(256);
+    expect(left.every((e) => Date.parse(e.at) >= now - HOUR)).toBe(true);
+    expect(r.get()).toMatchObject({ pruned: true, failures: 0 });
+    expect(lines.some((l) => l.level === 'error' && /only its last hour left/.test(l.msg))).toBe(true);
   });
 });

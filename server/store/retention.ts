@@ -1,13 +1,18 @@
 import 'server-only';
 // Retention: history older than POOLSCOPE_RETENTION_DAYS is pruned in the background, at start and then hourly,
-// by the process that collects (on several replicas, the leader). One prune at a time; a prune that fails is
-// logged, counted and tried again at the next hour; stopping waits for the prune's current transaction only.
+// by the process that collects (on several replicas, the leader). With POOLSCOPE_RETENTION_MAX_SIZE (SQLite), a
+// store still larger than that is pruned further, oldest first, down to its last hour: the oldest history goes
+// before the volume fills and recording stops. One prune at a time; a prune that fails is logged, counted and
+// tried again at the next hour; stopping waits for the prune's current transaction only.
 
 import type { Logger } from 'pino';
 import type { PruneOptions, PruneResult } from './store';
 
 /** How often the store is pruned. */
 export const PRUNE_INTERVAL_MS = 3_600_000;
+
+/** What a size limit never prunes: the last hour. */
+const MIN_KEPT_MS = 3_600_000;
 
 /** What the metrics and the sources report read of retention. */
 export interface RetentionStatus {
@@ -18,6 +23,11 @@ export interface RetentionStatus {
   pruned: boolean;
   /** Rows deleted since start, by table; and deleted pools dropped whole. */
   deleted: Pick<PruneResult, 'transitions' | 'history' | 'cycles' | 'pools'>;
+  /** Where the last prune cut: POOLSCOPE_RETENTION_DAYS ago, or later when the size limit made it prune more. */
+  cutoff: string | null;
+  /** The size limit (bytes), and the store's bytes in use (its size less its free pages) after the last prune. */
+  maxBytes: number | null;
+  usedBytes: number | null;
   /** Prunes that failed since start, and the last one's reason (null once one completes). */
   failures: number;
   lastError: string | null;
@@ -25,9 +35,11 @@ export interface RetentionStatus {
 }
 
 export interface RetentionOptions {
-  store: { prune(before: string, options?: PruneOptions): Promise<PruneResult> };
+  store: { prune(before: string, options?: PruneOptions): Promise<PruneResult>; sizeBytes?(): Promise<number>; freeBytes?(): Promise<number | null> };
   retentionDays: number;
-  log: Pick<Logger, 'info' | 'error'>;
+  /** The store's size limit in bytes (SQLite), past which the oldest history is pruned too. */
+  maxBytes?: number;
+  log: Pick<Logger, 'info' | 'warn' | 'error'>;
   intervalMs?: number;
   now?: () => number;
   /** Passed to each prune (tests: small transactions). */
@@ -48,6 +60,9 @@ export class Retention {
       lastPrunedAt: new Date(this.now()).toISOString(),
       pruned: false,
       deleted: { transitions: 0, history: 0, cycles: 0, pools: 0 },
+      cutoff: null,
+      maxBytes: opts.maxBytes ?? null,
+      usedBytes: null,
       failures: 0,
       lastError: null,
       running: false,
@@ -77,12 +92,13 @@ export class Retention {
     const started = this.now();
     const before = new Date(started - this.opts.retentionDays * 86_400_000).toISOString();
     try {
-      const r = await this.opts.store.prune(before, { ...this.opts.prune, signal: this.abort.signal });
-      for (const t of ['transitions', 'history', 'cycles', 'pools'] as const) this.status.deleted[t] += r[t];
+      const r = await this.prune(before);
+      this.status.cutoff = before;
+      this.opts.log.info({ before, ...r, ms: this.now() - started }, 'store pruned');
+      if (this.opts.maxBytes !== undefined) await this.pruneToSize(before, started);
       this.status.lastPrunedAt = new Date(this.now()).toISOString();
       this.status.pruned = true;
       this.status.lastError = null;
-      this.opts.log.info({ before, ...r, ms: this.now() - started }, 'store pruned');
     } catch (e) {
       if (this.abort.signal.aborted) {
         this.opts.log.info({ before }, 'store prune stopped');
@@ -93,6 +109,48 @@ export class Retention {
       this.opts.log.error({ before, err: (e as Error).message }, 'store prune failed');
     }
   }
+
+  private async prune(before: string): Promise<PruneResult> {
+    const r = await this.opts.store.prune(before, { ...this.opts.prune, signal: this.abort.signal });
+    for (const t of ['transitions', 'history', 'cycles', 'pools'] as const) this.status.deleted[t] += r[t];
+    return r;
+  }
+
+  /** The store's bytes in use: its size less the free pages that new rows take first. */
+  private async usedBytes(): Promise<number> {
+    const { sizeBytes, freeBytes } = this.opts.store;
+    if (!sizeBytes || !freeBytes) throw new Error('this store cannot report its size: POOLSCOPE_RETENTION_MAX_SIZE needs SQLite');
+    const used = (await sizeBytes.call(this.opts.store)) - ((await freeBytes.call(this.opts.store)) ?? 0);
+    this.status.usedBytes = used;
+    return used;
+  }
+
+  /**
+   * While the store uses more than its limit, prunes further: the cutoff moves forward a quarter of the way to the
+   * last hour each time (at least an hour), from where the last limited prune stopped. The last hour stays.
+   */
+  private async pruneToSize(before: string, started: number): Promise<void> {
+    const max = this.opts.maxBytes as number;
+    const floor = started - MIN_KEPT_MS;
+    let cutoff = Math.max(Date.parse(before), this.sizeCutoff);
+    const from = cutoff;
+    while ((await this.usedBytes()) > max) {
+      if (cutoff >= floor) {
+        this.opts.log.error({ usedBytes: this.status.usedBytes, maxBytes: max }, 'store over its size limit with only its last hour left: raise POOLSCOPE_RETENTION_MAX_SIZE (and the volume)');
+        break;
+      }
+      cutoff = Math.min(floor, cutoff + Math.max(MIN_KEPT_MS, (floor - cutoff) / 4));
+      await this.prune(new Date(cutoff).toISOString());
+    }
+    if (cutoff > Date.parse(before)) {
+      this.sizeCutoff = cutoff;
+      this.status.cutoff = new Date(cutoff).toISOString();
+      if (cutoff > from) this.opts.log.warn({ before: this.status.cutoff, usedBytes: this.status.usedBytes, maxBytes: max }, 'store pruned to its size limit: history before this is gone');
+    }
+  }
+
+  /** Where the last prune the size limit forced cut (ms; 0: none yet). */
+  private sizeCutoff = 0;
 
   /** A copy of what retention did. */
   get(): RetentionStatus {

@@ -15,8 +15,8 @@ test('a deleted MachinePool leaves the fleet, and its page says when it went and
   await page.goto('/');
   await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toBeVisible();
   await expect(page.locator(`tr[data-pool="${SPOT}"]`)).toHaveCount(0);
-  await expect(page.getByText('(1 deleted not shown)')).toBeVisible();
-  await page.getByLabel('Show deleted (1)').check();
+  await expect(page.getByText('(1 deleted or not watched, not shown)')).toBeVisible();
+  await page.getByLabel('Show deleted or not watched (1)').check();
   await expect(page).toHaveURL(/[?&]deleted=1/);
   const row = page.locator(`tr[data-pool="${SPOT}"]`);
   await expect(row.getByText('deleted', { exact: true })).toBeVisible();

@@ -273,6 +273,21 @@ export interface PoolSummary {
    * pool keeps its last state (and its history, as of any earlier moment) until retention passes its deletion.
    */
   deletedAt?: string;
+  /**
+   * When poolscope stopped watching the pool's context (no longer in POOLSCOPE_CONTEXTS or the kubeconfig; RFC 3339);
+   * absent while it is watched. Kept, like a deleted pool, until retention passes that time.
+   */
+  unwatchedSince?: string;
+}
+
+/** Since when a pool is gone from poolscope's view: its MachinePool deleted, or its context no longer watched. */
+export function goneSince(s: Pick<PoolSummary, 'deletedAt' | 'unwatchedSince'>): string | undefined {
+  return s.deletedAt ?? s.unwatchedSince;
+}
+
+/** A pool's presence, as its `pool` timeline entries say it. */
+export function presence(s: Pick<PoolSummary, 'deletedAt' | 'unwatchedSince'>): 'present' | 'deleted' | 'unwatched' {
+  return s.deletedAt ? 'deleted' : s.unwatchedSince ? 'unwatched' : 'present';
 }
 
 /** A condition of the AzureMachinePool or (v1beta1-style) of the MachinePool, for the timeline lanes. */
@@ -363,9 +378,9 @@ export interface SourcesReport {
 /** `GET /api/pools`. */
 export interface FleetResponse {
   pools: PoolSummary[];
-  /** Pools before filtering (deleted pools counted only when the filters show them). */
+  /** Pools before filtering (deleted or unwatched pools counted only when the filters show them). */
   total: number;
-  /** Deleted pools the store still keeps (hidden unless asked for). */
+  /** Pools the store still keeps that left poolscope's view: deleted, or their context not watched (hidden unless asked for). */
   deleted: number;
   sources: SourcesReport;
   at: string;

@@ -48,6 +48,9 @@ describe('buildTimeline', () => {
       { at: T1, poolKey: 'k', field: 'event.FailedVMState', from: null, to: 'AzureMachinePoolMachine/p-3', detail: 'Warning: failed' },
       { at: T2, poolKey: 'k', field: 'resync', from: null, to: 'reconcile', detail: 'by alice' },
       { at: T2, poolKey: 'k', field: 'pool', from: 'present', to: 'deleted' },
+      { at: T2, poolKey: 'k', field: 'pool', from: 'deleted', to: 'present' },
+      { at: T2, poolKey: 'k', field: 'pool', from: 'present', to: 'unwatched' },
+      { at: T2, poolKey: 'k', field: 'pool', from: 'unwatched', to: 'present' },
       { at: '2026-11-29T12:00:00.000Z', poolKey: 'k', field: 'amp.provisioningState', from: 'Updating', to: 'Succeeded' },
     ];
     const view = buildTimeline(null, entries, T0, T2);
@@ -57,6 +60,9 @@ describe('buildTimeline', () => {
       { at: T1, kind: 'event', label: 'FailedVMState on AzureMachinePoolMachine/p-3', detail: 'Warning: failed' },
       { at: T2, kind: 'resync', label: 'Resync: reconcile', detail: 'by alice' },
       { at: T2, kind: 'event', label: 'MachinePool deleted' },
+      { at: T2, kind: 'event', label: 'MachinePool created again' },
+      { at: T2, kind: 'event', label: 'Context no longer watched' },
+      { at: T2, kind: 'event', label: 'Context watched again' },
     ]);
     expect(view.series.desired).toEqual([]);
   });

@@ -151,7 +151,8 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
       continue;
     }
     if (e.field === 'pool') {
-      markers.push({ at: e.at, kind: 'event', label: e.to === 'deleted' ? 'MachinePool deleted' : 'MachinePool created again' });
+      const label = e.to === 'deleted' ? 'MachinePool deleted' : e.to === 'unwatched' ? 'Context no longer watched' : e.from === 'unwatched' ? 'Context watched again' : 'MachinePool created again';
+      markers.push({ at: e.at, kind: 'event', label });
       continue;
     }
     if (e.field === 'resync' || e.field.startsWith('resync.')) {

@@ -22,6 +22,10 @@ describe('transitions', () => {
     const gone = { ...d, summary: { ...d.summary, deletedAt: NOW } };
     expect(diffDetails(d, gone, NOW)).toEqual([{ at: NOW, poolKey: d.summary.key, field: 'pool', from: 'present', to: 'deleted' }]);
     expect(diffDetails(gone, d, NOW)).toEqual([{ at: NOW, poolKey: d.summary.key, field: 'pool', from: 'deleted', to: 'present' }]);
+    const unwatched = { ...d, summary: { ...d.summary, unwatchedSince: NOW } };
+    expect(diffDetails(d, unwatched, NOW)).toEqual([{ at: NOW, poolKey: d.summary.key, field: 'pool', from: 'present', to: 'unwatched' }]);
+    expect(diffDetails(unwatched, d, NOW).map((e) => `${e.from}→${e.to}`)).toEqual(['unwatched→present']);
+    expect(diffDetails(unwatched, unwatched, NOW)).toEqual([]);
   });
 
   it('records nothing when nothing changed, even as time passes', () => {

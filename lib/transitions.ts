@@ -2,7 +2,7 @@
 // state, ready flags, phase, each condition, each replica counter, each list, drift items appearing and
 // clearing, findings starting and ending. Nothing when nothing changed.
 
-import type { PoolDetail, ReplicaCounts, TimelineEntry } from './api-types';
+import { presence, type PoolDetail, type ReplicaCounts, type TimelineEntry } from './api-types';
 
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
@@ -31,8 +31,9 @@ export function diffDetails(prev: PoolDetail | null, next: PoolDetail, at: strin
   add('mp.infrastructureReady', p?.mpInfrastructureReady, n.mpInfrastructureReady);
   add('mp.phase', p?.phase, n.phase);
   add('paused', p?.paused, n.paused);
-  // The MachinePool deleted (or back under the same name): only when either state says so.
-  if (p?.deletedAt !== n.deletedAt) add('pool', p?.deletedAt ? 'deleted' : 'present', n.deletedAt ? 'deleted' : 'present');
+  // The MachinePool deleted, or its context no longer watched (or back): only when either state says so.
+  if (p && presence(p) !== presence(n)) add('pool', presence(p), presence(n));
+  else if (!p && presence(n) !== 'present') add('pool', null, presence(n));
   for (const k of Object.keys(n.replicas) as (keyof ReplicaCounts)[]) add(`replicas.${k}`, p?.replicas[k], n.replicas[k]);
   add('list.mp', prev ? `${prev.lists.mp.count}:${prev.lists.mp.hash}` : null, `${next.lists.mp.count}:${next.lists.mp.hash}`);
   add('list.amp', prev?.lists.amp ? `${prev.lists.amp.count}:${prev.lists.amp.hash}` : null, next.lists.amp ? `${next.lists.amp.count}:${next.lists.amp.hash}` : null);

@@ -35,7 +35,9 @@ describe('fleet filters in the URL', () => {
   it('hides deleted pools unless asked for, in the link too', () => {
     const flex = analyzePool(buildScenario('s05-flexible').input, { now: '2026-11-29T10:00:00.000Z' }).summary;
     const gone = { ...flex, key: 'mgmt-weu/default/gone', ref: { ...flex.ref, name: 'gone' }, deletedAt: '2026-11-29T11:00:00.000Z' };
-    expect(selectPools([flex, gone], parseFleetParams({})).map((p) => p.ref.name)).toEqual(['pool0']);
+    const away = { ...flex, key: 'other/default/away', ref: { ...flex.ref, context: 'other', name: 'away' }, unwatchedSince: '2026-11-29T11:00:00.000Z' };
+    expect(selectPools([flex, gone, away], parseFleetParams({})).map((p) => p.ref.name)).toEqual(['pool0']);
+    expect(selectPools([flex, gone, away], parseFleetParams({ deleted: '1', sort: 'pool' })).map((p) => p.ref.name)).toEqual(['away', 'gone', 'pool0']);
     const shown = parseFleetParams({ deleted: '1', sort: 'pool' });
     expect(shown.deleted).toBe(true);
     expect(selectPools([flex, gone], shown).map((p) => p.ref.name)).toEqual(['gone', 'pool0']);

@@ -3,7 +3,7 @@
 // value would show the wrong moment (a malformed `at` or range is an error the page shows).
 
 import type { PoolSummary, Severity } from './api-types';
-import { SEVERITY_RANK } from './api-types';
+import { goneSince, SEVERITY_RANK } from './api-types';
 
 export type Params = Record<string, string | string[] | undefined> | URLSearchParams;
 
@@ -23,7 +23,7 @@ export interface FleetFilters {
   drifting: boolean;
   /** Only pools whose AzureMachinePool is not ready. */
   notReady: boolean;
-  /** Deleted pools too (kept until retention passes their deletion); hidden by default. */
+  /** Deleted and unwatched pools too (kept until retention passes that); hidden by default. */
   deleted: boolean;
   /** Free text matched against context, namespace, cluster and pool names and the worst finding. */
   q?: string;
@@ -86,7 +86,7 @@ export function selectPools(pools: readonly PoolSummary[], f: FleetFilters): Poo
     && (!f.namespace || p.ref.namespace === f.namespace)
     && (!f.drifting || driftTotal(p) > 0)
     && (!f.notReady || p.ampReady !== true)
-    && (f.deleted || !p.deletedAt)
+    && (f.deleted || !goneSince(p))
     && (!q || [p.ref.context, p.ref.namespace, p.ref.name, p.clusterName ?? '', p.worstFinding?.summary ?? ''].some((s) => s.toLowerCase().includes(q))));
   const cmp = SORTERS[f.sort];
   return out.sort((a, b) => (f.desc ? -cmp(a, b) : cmp(a, b)) || collator.compare(a.key, b.key));

@@ -148,10 +148,12 @@ describe('deleted pools in metrics', () => {
     const now = Date.parse('2026-12-01T10:00:00Z');
     const [frozen, plain] = oddPools(now);
     const gone = { ...frozen!, deletedAt: new Date(now).toISOString() } as PoolSummary;
-    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null }, collector: null }) as unknown as Runtime, summaries: async () => [gone, plain!] });
+    const away = { ...plain!, key: 'k3', ref: { ...plain!.ref, context: 'elsewhere' }, unwatchedSince: new Date(now).toISOString() } as PoolSummary;
+    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null }, collector: null }) as unknown as Runtime, summaries: async () => [gone, plain!, away] });
     const text = await m.render();
     expect(sample(text, 'poolscope_pools', '')).toBe(1);
     expect(text).not.toContain('line\\nfeed');
+    expect(text).not.toContain('context="elsewhere"');
     expect(sample(text, 'poolscope_pool_paused', 'context="mgmt",namespace="default",pool="plain"')).toBe(0);
   });
 });

@@ -4,7 +4,7 @@ import 'server-only';
 // Gauges are computed at scrape time; nothing here runs between scrapes.
 
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { DRIFT_KINDS, type PoolSummary } from '@/lib/api-types';
+import { DRIFT_KINDS, goneSince, type PoolSummary } from '@/lib/api-types';
 import { REPLICA_SERIES } from '@/lib/timeline';
 import type { CycleEvent } from './collector/collector';
 import { runtime, type Runtime } from './collector/start';
@@ -104,8 +104,8 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     const now = Date.now();
     for (const g of gauges) g.reset();
     for (const c of counters) c.reset();
-    // A deleted pool's last state is kept for its history, not exported: its alerts end with it.
-    const all = (await source.summaries(rt)).filter((p) => !p.deletedAt);
+    // A deleted (or no longer watched) pool's last state is kept for its history, not exported: its alerts end with it.
+    const all = (await source.summaries(rt)).filter((p) => !goneSince(p));
     pools.set(all.length);
     poolText = poolMetricsText(all, now);
     storeSize.set(await rt.store.sizeBytes());
@@ -170,7 +170,7 @@ export function createMetrics(registry: Registry, source: { runtime(): Promise<R
     }
   };
 
-  const pools = new Gauge({ name: 'poolscope_pools', help: 'Pools poolscope knows (deleted ones aside).', registers: [registry] });
+  const pools = new Gauge({ name: 'poolscope_pools', help: 'Pools poolscope knows (deleted or no longer watched ones aside).', registers: [registry] });
   // Scrapes of several replicas' worth of viewers: one fill at a time, the next scrape waits for it.
   let filling: Promise<void> = Promise.resolve();
 

@@ -2,7 +2,7 @@ import 'server-only';
 // What the API and the pages read: the fleet, one pool (now or at an instant), its timeline for a window, and
 // the state of every source. Reads come from the store, so a replica that does not collect answers the same.
 
-import { poolKey, type FleetResponse, type PoolResponse, type PoolSummary, type SourcesReport } from '@/lib/api-types';
+import { goneSince, poolKey, type FleetResponse, type PoolResponse, type PoolSummary, type SourcesReport } from '@/lib/api-types';
 import { ENTRY_LIMIT, buildTimeline, type TimelineResponse } from '@/lib/timeline';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import { runtime, type Runtime } from './collector/start';
@@ -34,7 +34,7 @@ export async function readFleet(filters: FleetFilters): Promise<FleetResponse> {
   const rt = await runtime();
   const sources = await sourcesReport(rt);
   const all = await currentSummaries(rt, sources.lastCycle?.id ?? null);
-  const deleted = all.reduce((n, p) => (p.deletedAt ? n + 1 : n), 0);
+  const deleted = all.reduce((n, p) => (goneSince(p) ? n + 1 : n), 0);
   return { pools: selectPools(all, filters), total: filters.deleted ? all.length : all.length - deleted, deleted, sources, at: new Date().toISOString() };
 }
 

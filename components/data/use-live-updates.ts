@@ -5,7 +5,7 @@
 
 import { useQueryClient, type Query, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import type { FleetResponse } from '@/lib/api-types';
+import { goneSince, type FleetResponse } from '@/lib/api-types';
 import { INITIAL_LIVE_STATE, applySummary, reduceLive, type ChangeMessage, type HelloMessage, type LiveEffect, type LiveState } from '@/lib/live';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import type { WindowKey } from './queries';
@@ -30,13 +30,13 @@ function apply(client: QueryClient, effect: LiveEffect): void {
   }
   const { poolKey, summary } = effect;
   // A pool deleted (or back from deletion) changes the fleet's counts of pools and of deleted ones: read it again.
-  if (summary && !summary.deletedAt) {
+  if (summary && !goneSince(summary)) {
     for (const [key, data] of client.getQueriesData<FleetResponse>({ queryKey: ['fleet'] })) {
       if (!data) continue;
       const filters = key[1] as FleetFilters;
       const cached = data.pools.find((p) => p.key === poolKey);
       const had = cached !== undefined;
-      if (cached?.deletedAt) {
+      if (cached && goneSince(cached)) {
         void client.invalidateQueries({ queryKey: key });
         continue;
       }

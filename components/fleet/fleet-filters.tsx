@@ -68,7 +68,7 @@ export function FleetFilters({ filters: fromUrl, contexts, namespaces, deleted }
       {deleted > 0 || filters.deleted ? (
         <label className="flex items-center gap-2">
           <input type="checkbox" checked={filters.deleted} onChange={(e) => go({ ...filters, deleted: e.target.checked })} />
-          Show deleted ({deleted})
+          Show deleted or not watched ({deleted})
         </label>
       ) : null}
       <label className="flex items-center gap-2">

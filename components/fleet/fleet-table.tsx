@@ -74,6 +74,7 @@ export function FleetTable({ pools, filters }: { pools: PoolSummary[]; filters: 
                 <Link href={poolPath(p.ref)} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">{p.ref.name}</Link>
                 {p.paused ? <> <Badge tone="warn">paused</Badge></> : null}
                 {p.deletedAt ? <> <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>deleted</Badge></> : null}
+                {p.unwatchedSince ? <> <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>not watched</Badge></> : null}
               </td>
               <td className="px-2 py-2">{p.orchestrationMode ?? '—'}</td>
               <td className="px-2 py-2"><Replicas r={p.replicas} /></td>

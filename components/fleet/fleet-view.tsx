@@ -27,7 +27,7 @@ export function FleetView() {
       <FleetFilters filters={filters} contexts={contexts} namespaces={namespaces} deleted={data.deleted} />
       <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
         {data.pools.length === data.total ? `${data.total} pools` : `${data.pools.length} of ${data.total} pools match`}
-        {data.deleted > 0 && !filters.deleted ? ` (${data.deleted} deleted not shown)` : null}
+        {data.deleted > 0 && !filters.deleted ? ` (${data.deleted} deleted or not watched, not shown)` : null}
       </p>
       {data.total === 0 ? (
         <p className="rounded border border-dashed border-slate-300 p-6 text-center dark:border-slate-700">

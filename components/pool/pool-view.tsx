@@ -45,7 +45,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           <StateBadge value={s.provisioningState} />
           <StateBadge value={s.ampReady} label={s.ampReady === null ? 'ready unknown' : s.ampReady ? 'AzureMachinePool ready' : 'AzureMachinePool not ready'} />
           {s.paused ? <Badge tone="warn">paused</Badge> : null}
-          {s.deletedAt ? <Badge tone="bad">deleted</Badge> : null}
+          {s.deletedAt ? <Badge tone="bad">deleted</Badge> : s.unwatchedSince ? <Badge tone="bad">not watched</Badge> : null}
         </p>
       </div>
       <StoreAlert store={sources.data?.store} />
@@ -56,7 +56,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
         </p>
       ) : null}
       <FindingsPanel findings={d.findings} at={d.at} />
-      <VerdictPanel verdict={d.verdict} action={<ResyncButton poolRef={s.ref} past={w.at !== null} deleted={Boolean(s.deletedAt)} />} />
+      <VerdictPanel verdict={d.verdict} action={<ResyncButton poolRef={s.ref} past={w.at !== null} gone={s.deletedAt ? 'deleted' : s.unwatchedSince ? 'unwatched' : null} />} />
       <section aria-labelledby="timeline-h" className="space-y-3">
         <h2 id="timeline-h" className="text-lg font-semibold">Timeline</h2>
         <TimeControls path={path} window={w} shownAt={d.at} />

@@ -488,6 +488,42 @@ describe('deleted pools', () => {
   }, 60_000);
 });
 
+describe('contexts no longer watched', () => {
+  it('records the pools of a context left out of the configuration, keeps them, and follows them again when it is back', async () => {
+    const h = await harness('demo.yaml', 1);
+    const both = ['mgmt-weu', 'mgmt-neu'];
+    const first = await h.start({ contexts: both });
+    const [weu, neu] = ['mgmt-weu/default/system', 'mgmt-neu/default/general'];
+    await until('pools of both contexts stored', async () => ((await h.store.currentPool(weu)) && (await h.store.currentPool(neu)) ? true : undefined));
+    await first.stop();
+
+    // Restarted watching mgmt-weu only: mgmt-neu's pools are recorded as no longer watched, its last state kept.
+    const h2 = await harness('', 1, h.dbFile, h.sim);
+    await h2.start({ contexts: ['mgmt-weu'] });
+    const away = await until('general recorded unwatched', async () => {
+      const p = await h2.store.currentPool(neu);
+      return p?.summary.unwatchedSince ? p : undefined;
+    });
+    expect(away.summary.deletedAt).toBeUndefined();
+    expect(away.instances.length).toBeGreaterThan(0);
+    expect(field(await h2.store.timeline(neu, ago, far), 'pool')).toEqual([{ at: away.summary.unwatchedSince, poolKey: neu, field: 'pool', from: 'present', to: 'unwatched' }]);
+    for (const p of await h2.store.currentPools()) {
+      expect(Boolean(p.summary.unwatchedSince), p.summary.key).toBe(p.summary.ref.context === 'mgmt-neu');
+      expect(p.summary.deletedAt, p.summary.key).toBeUndefined();
+    }
+    await h2.collector.stop();
+
+    // Watched again: followed again.
+    const h3 = await harness('', 1, h.dbFile, h.sim);
+    await h3.start({ contexts: both });
+    await until('general watched again', async () => {
+      const p = await h3.store.currentPool(neu);
+      return p && !p.summary.unwatchedSince ? p : undefined;
+    });
+    expect(field(await h3.store.timeline(neu, ago, far), 'pool').map((e) => `${e.from}→${e.to}`)).toEqual(['present→unwatched', 'unwatched→present']);
+  }, 60_000);
+});
+
 describe('cadence', () => {
   it('waits its cadence between cycles (DEFAULT_CYCLE_MS unless set), a few ms after a change someone made, none while pools wait beyond a cycle\'s share, and longer after refused writes', () => {
     const bare = (cycleMs?: number) => new Collector({ kubeconfig: new KubeConfig(), contexts: [], store: {} as never, azure: {} as never, scheduler: {} as never, ...(cycleMs ? { cycleMs } : {}) });

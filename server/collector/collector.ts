@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool, isUnsettled } from '@/lib/analyze';
-import type { AzureHealth, PoolDetail, PoolSummary, SourceState, StoreHealth } from '@/lib/api-types';
+import { goneSince, type AzureHealth, type PoolDetail, type PoolSummary, type SourceState, type StoreHealth } from '@/lib/api-types';
 import { normaliseAzure, type PoolInput } from '@/lib/pool-model';
 import { forgetGoneVms } from '@/lib/forget';
 import { diffDetails } from '@/lib/transitions';
@@ -59,6 +59,12 @@ const EVENT_SKEW_MS = 3_600_000;
 
 /** A pool's write as the collector makes it: with the shape of the state it stores (see StoredShape). */
 type CycleWrite = PoolWrite & { shape?: StoredShape };
+
+/** A stored pool that left poolscope's view: its last stored state, and why. */
+interface Gone {
+  state: PoolDetail;
+  reason: 'deleted' | 'unwatched';
+}
 
 /** A pool a cycle took: since when a change to it waited, and its Events. */
 interface Taken {
@@ -154,23 +160,33 @@ export class Collector {
       if (this.swept.has(ctx) || !src.machinePoolsListed()) continue;
       this.swept.add(ctx);
       for (const [key, d] of this.previous) {
-        if (!d.summary.deletedAt && d.summary.ref.context === ctx && !src.hasPool(`${d.summary.ref.namespace}/${d.summary.ref.name}`)) this.markChanged(key);
+        if (!goneSince(d.summary) && d.summary.ref.context === ctx && !src.hasPool(`${d.summary.ref.namespace}/${d.summary.ref.name}`)) this.markChanged(key);
       }
     }
   }
 
+  /** Why a stored pool left poolscope's view, or null while it is in it (or that is not known yet). */
+  private goneReason(d: PoolDetail): 'deleted' | 'unwatched' | null {
+    const { context, namespace, name } = d.summary.ref;
+    if (!this.opts.contexts.includes(context)) return 'unwatched';
+    const src = this.sources.get(context);
+    return src?.machinePoolsListed() && !src.hasPool(`${namespace}/${name}`) ? 'deleted' : null;
+  }
+
   /**
-   * The last stored state of each taken pool whose MachinePool is gone (its context listed) and not yet recorded as
-   * deleted: what the pool's deletion is written on (the analyses kept in memory have no instance table).
+   * The last stored state of each taken pool that left poolscope's view (its MachinePool gone, its context listed;
+   * or its context no longer watched) and is not yet recorded so: what that is written on (the analyses kept in
+   * memory have no instance table).
    */
-  private async goneStates(taken: readonly Taken[]): Promise<Map<string, PoolDetail>> {
-    const out = new Map<string, PoolDetail>();
+  private async goneStates(taken: readonly Taken[]): Promise<Map<string, Gone>> {
+    const out = new Map<string, Gone>();
     for (const { key } of taken) {
       const prev = this.previous.get(key);
-      const src = prev && !prev.summary.deletedAt ? this.sources.get(prev.summary.ref.context) : undefined;
-      if (!prev || !src?.machinePoolsListed() || src.hasPool(`${prev.summary.ref.namespace}/${prev.summary.ref.name}`)) continue;
+      if (!prev || goneSince(prev.summary)) continue;
+      const reason = this.goneReason(prev);
+      if (!reason) continue;
       const stored = await this.opts.store.currentPool(key);
-      if (stored && !stored.summary.deletedAt) out.set(key, stored);
+      if (stored && !goneSince(stored.summary)) out.set(key, { state: stored, reason });
     }
     return out;
   }
@@ -230,7 +246,11 @@ export class Collector {
 
   /** Loads the last stored state (so a restart continues without duplicates) and starts sources and cycles. */
   async start(): Promise<void> {
-    for (const d of await this.opts.store.currentPools()) this.remember(d);
+    for (const d of await this.opts.store.currentPools()) {
+      this.remember(d);
+      // A pool of a context this collector does not watch (any more): recorded so at the first cycle.
+      if (!goneSince(d.summary) && !this.opts.contexts.includes(d.summary.ref.context)) this.markChanged(d.summary.key);
+    }
     this.eventsSince = (await this.opts.store.lastCycle())?.at ?? new Date(this.now()).toISOString();
     for (const ctx of this.opts.contexts) {
       const src = new ContextSource(ctx, contextKubeConfig(this.opts.kubeconfig, ctx), (pools, urgent) => this.onKubeChange(ctx, pools, urgent), (pools, ev) => void this.onPoolEvent(ctx, pools, ev));
@@ -471,7 +491,7 @@ export class Collector {
   }
 
   /** A pool's analysis and what to write of it (null: nothing changed and no Event came). */
-  private analyse(key: string, at: string, pending: readonly PoolEvent[], gone?: PoolDetail): CycleWrite | null {
+  private analyse(key: string, at: string, pending: readonly PoolEvent[], gone?: Gone): CycleWrite | null {
     const [ctx, ns, name] = key.split('/') as [string, string, string];
     const src = this.sources.get(ctx);
     const input = src?.poolInput(`${ns}/${name}`);
@@ -486,8 +506,8 @@ export class Collector {
       detail = analyzePool({ ...input, azure }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
       if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
     } else if (gone) {
-      // The MachinePool is gone: its last state, marked deleted (its history stays, as of any earlier moment).
-      detail = { ...gone, at, summary: { ...gone.summary, deletedAt: at } };
+      // Gone from poolscope's view: its last state, marked (its history stays, as of any earlier moment).
+      detail = { ...gone.state, at, summary: { ...gone.state.summary, ...(gone.reason === 'deleted' ? { deletedAt: at } : { unwatchedSince: at }) } };
     } else {
       return null; // Gone and recorded already, or never stored; or not listed yet.
     }
@@ -537,7 +557,7 @@ export class Collector {
    * is in `written` as the cycle's end needs it (its state without the instance table, its shape); `time.ms` adds
    * up the time spent analysing.
    */
-  private *analysed(taken: Taken[], at: string, written: CycleWrite[], time: { ms: number }, gone: ReadonlyMap<string, PoolDetail>): Generator<CycleWrite> {
+  private *analysed(taken: Taken[], at: string, written: CycleWrite[], time: { ms: number }, gone: ReadonlyMap<string, Gone>): Generator<CycleWrite> {
     for (const t of taken) {
       const started = performance.now();
       let w: CycleWrite | null;
@@ -599,7 +619,7 @@ export class Collector {
     }
     const written: CycleWrite[] = [];
     const analysing = { ms: 0 };
-    let gone: Map<string, PoolDetail>;
+    let gone: Map<string, Gone>;
     try {
       gone = await this.goneStates(taken);
     } catch (e) {

@@ -32,7 +32,7 @@ export const fleetQuery = z.strictObject({
   namespace: z.string().min(1).optional().meta({ description: 'Only pools in this namespace.' }),
   drifting: flag.optional().meta({ description: 'Only pools with providerID drift.' }),
   notReady: flag.optional().meta({ description: 'Only pools whose AzureMachinePool is not ready.' }),
-  deleted: flag.optional().meta({ description: 'Deleted pools too (those whose MachinePool is gone; kept, with `summary.deletedAt`, until retention passes their deletion). Hidden by default.' }),
+  deleted: flag.optional().meta({ description: 'Pools that left poolscope\'s view too: their MachinePool deleted (`summary.deletedAt`) or their context no longer watched (`summary.unwatchedSince`); kept until retention passes that time. Hidden by default.' }),
   q: z.string().max(200).optional().meta({ description: 'Text to look for in the pool, namespace, context and cluster names.' }),
   sort: z.enum(SORTS as [string, ...string[]], { message: `must be one of ${SORT_KEYS.join(', ')}, optionally prefixed with - for descending` }).optional()
     .meta({ description: 'Sort key, `-` first for descending (default `finding`: worst first).' }),

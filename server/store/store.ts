@@ -7,7 +7,7 @@ import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { applyHistory, diffChangedRows, diffHistory, diffStoredRows, type HistoryPatch, type RowChange, type RowsText } from './history-patch';
 import { completeStored, deflateDoc, deflateIfShorter, inflateDoc, leavesOut, parseStored, ROW_TABLES, splitStored, storedState, storedText, unpackDetail, type RowTable, type StoredRows, type StoredState } from './pack';
-import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
+import { goneSince, type PoolDetail, type PoolSummary, type TimelineEntry } from '@/lib/api-types';
 import { inRowOrder, TABLE_ORDER } from '@/lib/row-order';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
@@ -192,8 +192,8 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
     ],
   },
   {
-    // When a pool's MachinePool was seen gone (its summary's deletedAt): retention drops the whole pool once that
-    // is older than the cutoff.
+    // When a pool left poolscope's view (its summary's deletedAt, or unwatchedSince): retention drops the whole pool
+    // once that is older than the cutoff.
     version: 8,
     up: () => ['ALTER TABLE pools ADD COLUMN deleted_at TEXT'],
   },
@@ -533,12 +533,12 @@ export class TimelineStore {
     await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, at, body.kind, body.text]);
     if (prev) {
       await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ?, rows_apart = ?, rows_instances = ?, rows_drift = ?, deleted_at = ? WHERE pool_key = ?',
-        [seq, detail, at, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift, summary.deletedAt ?? null, key]);
+        [seq, detail, at, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift, goneSince(summary) ?? null, key]);
       await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(summary), at, key]);
     } else {
       const ref = (d as PoolDetail).summary.ref;
       await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes, rows_apart, rows_instances, rows_drift, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [key, ref.context, ref.namespace, ref.name, at, at, seq, detail, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift, summary.deletedAt ?? null]);
+        [key, ref.context, ref.namespace, ref.name, at, at, seq, detail, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift, goneSince(summary) ?? null]);
       await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, at, JSON.stringify(summary)]);
     }
   }

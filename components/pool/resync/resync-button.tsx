@@ -7,8 +7,9 @@ import { resyncStatusOptions } from '@/components/data/queries';
 import { ResyncDialog } from './resync-dialog';
 
 /** Why the button is disabled for this caller, or null when they may resync. */
-function disabledReason(past: boolean, deleted: boolean, status: ReturnType<typeof useQuery<ResyncStatus>>): string | null {
-  if (deleted) return 'The MachinePool is deleted: there is nothing to resync.';
+function disabledReason(past: boolean, gone: 'deleted' | 'unwatched' | null, status: ReturnType<typeof useQuery<ResyncStatus>>): string | null {
+  if (gone === 'deleted') return 'The MachinePool is deleted: there is nothing to resync.';
+  if (gone === 'unwatched') return 'poolscope no longer watches this pool\'s context.';
   if (past) return 'Resync acts on the pool as it is now: go back to now to use it.';
   if (status.isPending) return 'Checking what you may do…';
   if (status.isError) return `poolscope could not check your rights: ${status.error.message}`;
@@ -20,11 +21,11 @@ function disabledReason(past: boolean, deleted: boolean, status: ReturnType<type
 }
 
 /** The Resync button, disabled with the reason when the caller may not; hidden when poolscope is read-only. */
-export function ResyncButton({ poolRef, past, deleted = false }: { poolRef: PoolRef; past: boolean; deleted?: boolean }) {
-  const status = useQuery({ ...resyncStatusOptions(poolRef), enabled: !past && !deleted });
+export function ResyncButton({ poolRef, past, gone = null }: { poolRef: PoolRef; past: boolean; gone?: 'deleted' | 'unwatched' | null }) {
+  const status = useQuery({ ...resyncStatusOptions(poolRef), enabled: !past && !gone });
   const [open, setOpen] = useState(false);
   if (status.data?.readOnly) return <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="resync-readonly">poolscope is read-only here: it makes no changes to clusters.</p>;
-  const why = disabledReason(past, deleted, status);
+  const why = disabledReason(past, gone, status);
   return (
     <div className="flex flex-wrap items-center gap-3">
       <button

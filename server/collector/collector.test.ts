@@ -470,6 +470,7 @@ describe('deleted pools', () => {
 
     // Stopped; meanwhile spot is deleted and system comes back under its name.
     await first.stop();
+    const spotMp = h.sim.kube.cluster('mgmt-weu').store.get(mpDef(), 'default', 'spot');
     deleteMp(h, 'spot');
     const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, ...meta } = systemMp.metadata ?? {};
     h.sim.runStep({ at: 0, line: 0, apply: { cluster: 'mgmt-weu', object: { ...systemMp, metadata: meta } as KubeObject } });
@@ -485,6 +486,17 @@ describe('deleted pools', () => {
     expect(back.summary.ref.name).toBe('system');
     // The other pools were never taken for deleted.
     for (const p of await h2.store.currentPools()) if (p.summary.key !== spot) expect(p.summary.deletedAt, p.summary.key).toBeUndefined();
+
+    // Retention drops spot whole and the collector forgets it: a MachinePool of its name is then a new pool.
+    const dropped: string[] = [];
+    await h2.store.prune(new Date(Date.parse(spotGone.summary.deletedAt as string) + 1).toISOString(), { onDropped: (k) => { dropped.push(k); h2.collector.forget(k); } });
+    expect(dropped).toEqual([spot]);
+    expect(await h2.store.currentPool(spot)).toBeNull();
+    const { resourceVersion: _rv2, uid: _uid2, creationTimestamp: _ct2, deletionTimestamp: _dt2, finalizers: _f2, ...spotMeta } = spotMp.metadata ?? {};
+    h2.sim.runStep({ at: 0, line: 0, apply: { cluster: 'mgmt-weu', object: { ...spotMp, metadata: spotMeta } as KubeObject } });
+    const anew = await until('spot stored anew', async () => (await h2.store.currentPool(spot)) ?? undefined);
+    expect(anew.summary.deletedAt).toBeUndefined();
+    expect(field(await h2.store.timeline(spot, ago, far), 'pool')).toEqual([]);
   }, 60_000);
 });
 

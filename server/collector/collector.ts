@@ -191,6 +191,16 @@ export class Collector {
     return out;
   }
 
+  /**
+   * Forgets a pool the store no longer has (retention dropped it whole, long gone): a MachinePool of its name that
+   * comes later is a new pool, as the store sees it.
+   */
+  forget(key: string): void {
+    this.previous.delete(key);
+    this.shapes.delete(key);
+    this.recordedEvents.delete(key);
+  }
+
   private remember(d: PoolDetail, shape = shapeOf(d)): void {
     this.shapes.set(d.summary.key, shape);
     this.previous.set(d.summary.key, { ...d, instances: [] });

@@ -99,7 +99,12 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       collector.bus.on('cycle', logCycle);
       log().info({ contexts }, 'collector started');
       // The writer owns retention: one pruner, even with several replicas on one database.
-      retention = new Retention({ store, retentionDays: e.POOLSCOPE_RETENTION_DAYS, ...(e.POOLSCOPE_RETENTION_MAX_SIZE === undefined ? {} : { maxBytes: e.POOLSCOPE_RETENTION_MAX_SIZE }), log: log() });
+      const collecting = collector;
+      retention = new Retention({
+        store, retentionDays: e.POOLSCOPE_RETENTION_DAYS, log: log(),
+        ...(e.POOLSCOPE_RETENTION_MAX_SIZE === undefined ? {} : { maxBytes: e.POOLSCOPE_RETENTION_MAX_SIZE }),
+        prune: { onDropped: (key) => collecting.forget(key) },
+      });
       retention.start();
       await collector.start();
     };

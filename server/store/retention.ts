@@ -42,7 +42,7 @@ export interface RetentionOptions {
   log: Pick<Logger, 'info' | 'warn' | 'error'>;
   intervalMs?: number;
   now?: () => number;
-  /** Passed to each prune (tests: small transactions). */
+  /** Passed to each prune (tests: small transactions; the collector, to forget the pools dropped whole). */
   prune?: Omit<PruneOptions, 'signal'>;
 }
 

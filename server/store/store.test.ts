@@ -589,8 +589,10 @@ describe.each(pruneDrivers)('retention of deleted pools on %s', (_name, availabl
       }
       expect((await store.currentPool(keys[0]!))?.summary.deletedAt).toBe(at(20));
       expect((await store.currentSummaries()).find((p) => p.key === keys[1])?.deletedAt).toBe(at(40));
-      const r = await store.prune(at(30), { batchRows: 3 });
+      const dropped: string[] = [];
+      const r = await store.prune(at(30), { batchRows: 3, onDropped: (k) => dropped.push(k) });
       expect(r.pools).toBe(1);
+      expect(dropped).toEqual([keys[0]]);
       expect(await store.currentPool(keys[0]!)).toBeNull();
       expect(await store.poolAt(keys[0]!, at(10))).toBeNull();
       expect(await store.timeline(keys[0]!, at(0), at(100))).toEqual([]);

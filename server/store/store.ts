@@ -72,6 +72,8 @@ export interface PruneOptions {
   pause?: () => Promise<void>;
   /** Stops the prune between two transactions (it then rejects with the signal's reason). */
   signal?: AbortSignal;
+  /** Told of each deleted (or unwatched) pool dropped whole, once its transaction committed. */
+  onDropped?: (poolKey: string) => void;
 }
 
 /** What a prune deleted, by table, in how many transactions; `pools`: deleted pools dropped whole. */
@@ -695,7 +697,10 @@ export class TimelineStore {
         await t.run('DELETE FROM pools WHERE pool_key = ?', [key]);
         return true;
       });
-      if (dropped) out.pools++;
+      if (dropped) {
+        out.pools++;
+        options.onDropped?.(key);
+      }
       out.batches++;
       await pause();
       options.signal?.throwIfAborted();

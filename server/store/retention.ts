@@ -52,6 +52,8 @@ export class Retention {
   private readonly abort = new AbortController();
   private readonly now: () => number;
   private readonly status: RetentionStatus;
+  /** Where the last prune the size limit forced cut (ms; 0: none yet). */
+  private sizeCutoff = 0;
 
   constructor(private readonly opts: RetentionOptions) {
     this.now = opts.now ?? Date.now;
@@ -110,10 +112,21 @@ export class Retention {
     }
   }
 
-  private async prune(before: string): Promise<PruneResult> {
-    const r = await this.opts.store.prune(before, { ...this.opts.prune, signal: this.abort.signal });
-    for (const t of ['transitions', 'history', 'cycles', 'pools'] as const) this.status.deleted[t] += r[t];
-    return r;
+  /** One prune; what it deletes counts as each of its transactions commits (a long prune's progress shows). */
+  private prune(before: string): Promise<PruneResult> {
+    const { onDropped, onDeleted } = this.opts.prune ?? {};
+    return this.opts.store.prune(before, {
+      ...this.opts.prune,
+      signal: this.abort.signal,
+      onDeleted: (table, rows) => {
+        this.status.deleted[table] += rows;
+        onDeleted?.(table, rows);
+      },
+      onDropped: (key) => {
+        this.status.deleted.pools++;
+        onDropped?.(key);
+      },
+    });
   }
 
   /** The store's bytes in use: its size less the free pages that new rows take first. */
@@ -148,9 +161,6 @@ export class Retention {
       if (cutoff > from) this.opts.log.warn({ before: this.status.cutoff, usedBytes: this.status.usedBytes, maxBytes: max }, 'store pruned to its size limit: history before this is gone');
     }
   }
-
-  /** Where the last prune the size limit forced cut (ms; 0: none yet). */
-  private sizeCutoff = 0;
 
   /** A copy of what retention did. */
   get(): RetentionStatus {

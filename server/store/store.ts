@@ -74,6 +74,8 @@ export interface PruneOptions {
   signal?: AbortSignal;
   /** Told of each deleted (or unwatched) pool dropped whole, once its transaction committed. */
   onDropped?: (poolKey: string) => void;
+  /** Told of the rows each transaction deleted, once it committed (a long prune's progress). */
+  onDeleted?: (table: 'transitions' | 'history' | 'cycles', rows: number) => void;
 }
 
 /** What a prune deleted, by table, in how many transactions; `pools`: deleted pools dropped whole. */
@@ -662,6 +664,7 @@ export class TimelineStore {
         const n = await this.db.tx(async (t) => (guard && !(await guard(t)) ? -1 : t.run(sql, [...params, batch])));
         if (n < 0) return false;
         out[what] += n;
+        if (n > 0) options.onDeleted?.(what, n);
         out.batches++;
         await pause();
         options.signal?.throwIfAborted();

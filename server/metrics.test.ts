@@ -21,6 +21,9 @@ afterEach(async () => {
 
 const POOL = 'context="mgmt-weu",namespace="default",pool="pool0"';
 
+/** A store that answers what a scrape reads of it, and holds nothing. */
+const bareStore = () => ({ lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null });
+
 /** One sample's value from Prometheus text, or undefined. */
 function sample(text: string, name: string, labels: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
@@ -149,7 +152,7 @@ describe('deleted pools in metrics', () => {
     const [frozen, plain] = oddPools(now);
     const gone = { ...frozen!, deletedAt: new Date(now).toISOString() } as PoolSummary;
     const away = { ...plain!, key: 'k3', ref: { ...plain!.ref, context: 'elsewhere' }, unwatchedSince: new Date(now).toISOString() } as PoolSummary;
-    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null }, collector: null }) as unknown as Runtime, summaries: async () => [gone, plain!, away] });
+    const m = createMetrics(new Registry(), { runtime: async () => ({ store: bareStore(), collector: null }) as unknown as Runtime, summaries: async () => [gone, plain!, away] });
     const text = await m.render();
     expect(sample(text, 'poolscope_pools', '')).toBe(1);
     expect(text).not.toContain('line\\nfeed');
@@ -196,7 +199,7 @@ describe('Grafana dashboard', () => {
 
 describe('retention metrics', () => {
   it('export what the replica that collects pruned, and nothing of retention elsewhere', async () => {
-    const store = { lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null };
+    const store = bareStore();
     const retention = { retentionDays: 30, lastPrunedAt: '2026-12-04T10:00:00.000Z', cutoff: '2026-11-20T10:00:00.000Z', maxBytes: null, usedBytes: null, pruned: true, deleted: { transitions: 120, history: 30, cycles: 7, pools: 1 }, failures: 2, lastError: null, running: false };
     const rt = { store, collector: null, retention } as unknown as Runtime;
     const m = createMetrics(new Registry(), { runtime: async () => rt, summaries: async () => [] });
@@ -236,7 +239,7 @@ describe.skipIf(!PROMTOOL)('alert rules with promtool', () => {
 
   it('a scrape parses as Prometheus text (`promtool check metrics`), label values needing escapes included', async () => {
     const now = Date.now();
-    const m = createMetrics(new Registry(), { runtime: async () => ({ store: { lastCycle: async () => null, sizeBytes: async () => 4096, freeBytes: async () => null }, collector: null }) as unknown as Runtime, summaries: async () => oddPools(now) });
+    const m = createMetrics(new Registry(), { runtime: async () => ({ store: bareStore(), collector: null }) as unknown as Runtime, summaries: async () => oddPools(now) });
     const text = await m.render();
     expect(text).toContain('poolscope_pool_paused{context="ctx \\"a\\"",namespace="back\\\\slash",pool="line\\nfeed"} 0');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-scrape-'));

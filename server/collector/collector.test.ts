@@ -442,6 +442,11 @@ describe('collector resilience', () => {
 
 describe('deleted pools', () => {
   const mpDef = () => findByPlural('cluster.x-k8s.io', 'v1beta2', 'machinepools')!;
+  /** Creates a MachinePool again from a copy of it taken before it was deleted (without what the server set). */
+  const createMpAgain = (h: Harness, mp: KubeObject) => {
+    const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, deletionTimestamp: _dt, finalizers: _f, ...metadata } = mp.metadata ?? {};
+    h.sim.runStep({ at: 0, line: 0, apply: { cluster: 'mgmt-weu', object: { ...mp, metadata } as KubeObject } });
+  };
   const deleteMp = (h: Harness, name: string) => h.sim.runStep({ at: 0, line: 0, delete: { cluster: 'mgmt-weu', apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', namespace: 'default', name } });
   const deletedState = (h: Harness, key: string) => until(`${key} recorded deleted`, async () => {
     const p = await h.store.currentPool(key);
@@ -472,8 +477,7 @@ describe('deleted pools', () => {
     await first.stop();
     const spotMp = h.sim.kube.cluster('mgmt-weu').store.get(mpDef(), 'default', 'spot');
     deleteMp(h, 'spot');
-    const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, ...meta } = systemMp.metadata ?? {};
-    h.sim.runStep({ at: 0, line: 0, apply: { cluster: 'mgmt-weu', object: { ...systemMp, metadata: meta } as KubeObject } });
+    createMpAgain(h, systemMp);
     const h2 = await harness('', 1, h.dbFile, h.sim);
     await h2.start();
     const spotGone = await deletedState(h2, spot);
@@ -492,8 +496,7 @@ describe('deleted pools', () => {
     await h2.store.prune(new Date(Date.parse(spotGone.summary.deletedAt as string) + 1).toISOString(), { onDropped: (k) => { dropped.push(k); h2.collector.forget(k); } });
     expect(dropped).toEqual([spot]);
     expect(await h2.store.currentPool(spot)).toBeNull();
-    const { resourceVersion: _rv2, uid: _uid2, creationTimestamp: _ct2, deletionTimestamp: _dt2, finalizers: _f2, ...spotMeta } = spotMp.metadata ?? {};
-    h2.sim.runStep({ at: 0, line: 0, apply: { cluster: 'mgmt-weu', object: { ...spotMp, metadata: spotMeta } as KubeObject } });
+    createMpAgain(h2, spotMp);
     const anew = await until('spot stored anew', async () => (await h2.store.currentPool(spot)) ?? undefined);
     expect(anew.summary.deletedAt).toBeUndefined();
     expect(field(await h2.store.timeline(spot, ago, far), 'pool')).toEqual([]);

@@ -160,7 +160,7 @@ export class Collector {
       if (this.swept.has(ctx) || !src.machinePoolsListed()) continue;
       this.swept.add(ctx);
       for (const [key, d] of this.previous) {
-        if (!goneSince(d.summary) && d.summary.ref.context === ctx && !src.hasPool(`${d.summary.ref.namespace}/${d.summary.ref.name}`)) this.markChanged(key);
+        if (d.summary.ref.context === ctx && !goneSince(d.summary) && this.goneReason(d) === 'deleted') this.markChanged(key);
       }
     }
   }

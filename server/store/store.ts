@@ -657,6 +657,12 @@ export class TimelineStore {
     const batch = Math.max(1, Math.floor(options.batchRows ?? PRUNE_BATCH_ROWS));
     const pause = options.pause ?? yieldToEventLoop;
     const out: PruneResult = { transitions: 0, history: 0, cycles: 0, pools: 0, batches: 0 };
+    // After each committed transaction: the event loop runs, and a stop takes effect.
+    const committed = async () => {
+      out.batches++;
+      await pause();
+      options.signal?.throwIfAborted();
+    };
     // Deletes in transactions of at most `batch` rows until one deletes fewer; counts into `out[what]`. With
     // `guard`, each transaction first checks it still holds, and stops (false) when it does not.
     const drain = async (what: 'transitions' | 'history' | 'cycles', sql: string, params: unknown[], guard?: (t: SqlDb) => Promise<boolean>): Promise<boolean> => {
@@ -665,9 +671,7 @@ export class TimelineStore {
         if (n < 0) return false;
         out[what] += n;
         if (n > 0) options.onDeleted?.(what, n);
-        out.batches++;
-        await pause();
-        options.signal?.throwIfAborted();
+        await committed();
         if (n < batch) return true;
       }
     };
@@ -681,10 +685,10 @@ export class TimelineStore {
       await drain('transitions', 'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? AND at < ? ORDER BY at LIMIT ?)', [key, before]);
     }
     await drain('cycles', 'DELETE FROM cycles WHERE id IN (SELECT id FROM cycles WHERE at < ? ORDER BY at LIMIT ?)', [before]);
-    // Pools deleted before the cutoff go whole: the rest of their history and timeline, then (last, so that a prune
-    // stopped meanwhile finds them again) their current state.
-    // Each transaction checks, holding the pool's row (PostgreSQL: locked against the collector's write), that the
-    // pool is still deleted: a MachinePool of its name that came back meanwhile keeps what it has.
+    // Pools deleted (or unwatched) before the cutoff go whole: the rest of their history and timeline, then (last, so
+    // that a prune stopped meanwhile finds them again) their current state. Each transaction checks, holding the
+    // pool's row (PostgreSQL: locked against the collector's write), that the pool is still gone: one that came back
+    // meanwhile keeps what it has.
     const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
     for (const { pool_key: key } of await this.db.all<{ pool_key: string }>('SELECT pool_key FROM pools WHERE deleted_at < ? ORDER BY pool_key', [before])) {
       const gone = async (t: SqlDb) => {
@@ -704,9 +708,7 @@ export class TimelineStore {
         out.pools++;
         options.onDropped?.(key);
       }
-      out.batches++;
-      await pause();
-      options.signal?.throwIfAborted();
+      await committed();
     }
     return out;
   }
@@ -724,10 +726,14 @@ export class TimelineStore {
    * again; null on PostgreSQL (autovacuum manages its free space).
    */
   async freeBytes(): Promise<number | null> {
-    if (this.db.dialect !== 'sqlite') return null;
-    const [free] = await this.db.all<{ freelist_count: number }>('PRAGMA freelist_count');
+    return this.db.dialect === 'sqlite' ? this.sqlitePagesBytes('freelist_count') : null;
+  }
+
+  /** SQLite: a count of pages (all of the file's, or its free ones) in bytes. */
+  private async sqlitePagesBytes(pragma: 'page_count' | 'freelist_count'): Promise<number> {
+    const [count] = await this.db.all<Record<string, number>>(`PRAGMA ${pragma}`);
     const [size] = await this.db.all<{ page_size: number }>('PRAGMA page_size');
-    return Number(free?.freelist_count ?? 0) * Number(size?.page_size ?? 0);
+    return Number(count?.[pragma] ?? 0) * Number(size?.page_size ?? 0);
   }
 
   /**
@@ -735,11 +741,7 @@ export class TimelineStore {
    * on PostgreSQL, poolscope's tables with their indexes and TOAST (not the rest of the database).
    */
   async sizeBytes(): Promise<number> {
-    if (this.db.dialect === 'sqlite') {
-      const [count] = await this.db.all<{ page_count: number }>('PRAGMA page_count');
-      const [size] = await this.db.all<{ page_size: number }>('PRAGMA page_size');
-      return Number(count?.page_count ?? 0) * Number(size?.page_size ?? 0);
-    }
+    if (this.db.dialect === 'sqlite') return this.sqlitePagesBytes('page_count');
     const [r] = await this.db.all<{ n: string | number }>(
       `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
        WHERE c.relkind = 'r' AND s.nspname = current_schema() AND c.relname IN (${STORE_TABLES.map((t) => `'${t}'`).join(', ')})`);

@@ -44,6 +44,21 @@ describe('finding codes', () => {
     expect(analyzePool(b.input, { now: NOW }).findings.map((f) => f.code)).toContain('readiness-gate-frozen');
   });
 
+  it('does not call a pre-v1.20 scale-up a model rollout: CAPZ marks the model out of date whenever the scale set is Updating', () => {
+    const found = codes({
+      replicas: 3, capacity: 3, instances: [...healthyInstances(2), { member: '2', node: 'none', createdMinutesAgo: 1 }],
+      amp: {
+        ready: false, provisioningState: 'Updating',
+        conditions: [
+          { type: 'ScaleSetModelUpdated', status: 'False', reason: 'ScaleSetModelOutOfDate' },
+          { type: 'ScaleSetDesiredReplicas', status: 'False', reason: 'ScaleSetScaleUp' },
+        ],
+      },
+    });
+    expect(found).toContain('scaling');
+    expect(found).not.toContain('model-rollout');
+  });
+
   it('waits 10 minutes before calling a Node not joined', () => {
     expect(codes({ replicas: 1, instances: [{ member: '0', node: 'none', createdMinutesAgo: 9 }] })).not.toContain('node-not-joined');
   });

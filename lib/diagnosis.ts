@@ -287,7 +287,9 @@ export function diagnose(
     ? model.azure.instances.filter((i) => i.latestModelApplied === false).length
     : model.ampms.filter((m) => m.latestModelApplied === false).length;
   const modelCondition = sinceOfCondition(model, 'ScaleSetModelUpdated', 'False');
-  const rollingOut = outdated > 0 || modelCondition !== undefined;
+  // Instances not on the latest model are the rollout. The condition alone is not: before v1.20 CAPZ sets it
+  // False whenever the scale set is Updating, a plain scale-up included (domain.md §2.3).
+  const rollingOut = outdated > 0;
   const surge = rollingOut && capacity !== null && mp.replicas !== null && capacity > mp.replicas;
   const desiredCondition = amp ? findCondition(amp.conditions, 'ScaleSetDesiredReplicas') : null;
   const scalingPhase = mp.phase === 'ScalingUp' || mp.phase === 'ScalingDown' || mp.phase === 'Scaling';

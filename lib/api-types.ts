@@ -51,6 +51,18 @@ export const DRIFT_KINDS: readonly DriftKind[] = [
   'order-only',
 ];
 
+/** Each drift kind in a few words, for badges (the kind's code stays in `data-drift-kind` and the title). */
+export const DRIFT_KIND_LABELS: Record<DriftKind, string> = {
+  'case-mismatch': 'case differs',
+  'missing-from-machinepool': 'missing from MP',
+  'ghost-in-machinepool': 'ghost in MP',
+  'missing-from-azuremachinepool': 'missing from AMP',
+  'ghost-in-azuremachinepool': 'ghost in AMP',
+  'instance-without-node': 'no Node',
+  'node-without-instance': 'Node without VM',
+  'order-only': 'list order only',
+};
+
 export interface DriftItem {
   /** Stable identity across analyses: `<kind>:<join key>` (or `order-only:` for the list-level item). */
   key: string;

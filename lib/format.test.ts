@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, listSome, plural } from './format';
+import { DRIFT_KIND_LABELS } from './api-types';
+import { driftKeyText, formatDuration, listSome, plural } from './format';
 
 describe('format', () => {
   it.each([
@@ -16,5 +17,19 @@ describe('format', () => {
   it('lists a few and counts the rest', () => {
     expect(listSome(['a', 'b'])).toBe('a, b');
     expect(listSome(['a', 'b', 'c', 'd', 'e'])).toBe('a, b, c and 2 more');
+  });
+
+  it('says a drift key in a few words', () => {
+    const id = '/subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachinescalesets/workers/virtualmachines/4';
+    expect(driftKeyText(`missing-from-machinepool:${id}`, DRIFT_KIND_LABELS)).toBe('missing from MP: virtualmachines/4');
+    expect(driftKeyText(`instance-without-node:${id}`)).toBe('instance-without-node: virtualmachines/4');
+    expect(driftKeyText('order-only:', DRIFT_KIND_LABELS)).toBe('list order only');
+    expect(driftKeyText('no colon')).toBe('no colon');
+  });
+
+  it('labels every drift kind, each differently', () => {
+    const labels = Object.values(DRIFT_KIND_LABELS);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels.every((l) => l.length > 0 && l.length <= 20)).toBe(true);
   });
 });

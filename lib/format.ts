@@ -21,3 +21,16 @@ export function listSome(items: readonly string[], max = 3): string {
   if (items.length <= max) return items.join(', ');
   return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
 }
+
+/**
+ * A drift item's key (`<kind>:<join key>`, as timeline entries name it) in a few words: its kind and the last two
+ * parts of the providerID (`virtualmachines/4`), enough to tell the instances of one pool apart.
+ */
+export function driftKeyText(key: string, labels: Readonly<Record<string, string>> = {}): string {
+  const colon = key.indexOf(':');
+  if (colon < 0) return key;
+  const kind = key.slice(0, colon);
+  const id = key.slice(colon + 1);
+  const instance = id.split('/').filter(Boolean).slice(-2).join('/');
+  return instance ? `${labels[kind] ?? kind}: ${instance}` : labels[kind] ?? kind;
+}

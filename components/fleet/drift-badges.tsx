@@ -1,9 +1,5 @@
-import type { DriftKind } from '@/lib/api-types';
+import { DRIFT_KIND_LABELS, type DriftKind } from '@/lib/api-types';
 import { Badge } from '@/components/ui/badge';
-
-const SHORT: Partial<Record<DriftKind, string>> = {
-  'missing-from-machinepool': 'missing from MP',
-};
 
 export function DriftBadges({ counts }: { counts: Partial<Record<DriftKind, number>> }) {
   const entries = Object.entries(counts).filter(([, n]) => (n ?? 0) > 0) as [DriftKind, number][];
@@ -12,7 +8,7 @@ export function DriftBadges({ counts }: { counts: Partial<Record<DriftKind, numb
     <span className="flex flex-wrap gap-1">
       {entries.map(([kind, n]) => (
         <Badge key={kind} tone={kind === 'case-mismatch' || kind === 'order-only' ? 'info' : 'warn'} title={kind}>
-          <span data-drift-kind={kind}>{SHORT[kind] ?? kind}: {n}</span>
+          <span data-drift-kind={kind}>{DRIFT_KIND_LABELS[kind] ?? kind}: {n}</span>
         </Badge>
       ))}
     </span>

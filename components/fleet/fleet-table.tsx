@@ -67,9 +67,9 @@ export function FleetTable({ pools, filters }: { pools: PoolSummary[]; filters: 
         <tbody>
           {pools.slice(0, limit).map((p) => (
             <tr key={p.key} data-pool={p.key} className="border-t border-slate-200 align-top hover:bg-slate-50 dark:border-slate-800 dark:hover:bg-slate-900">
-              <td className="px-2 py-2">{p.ref.context}</td>
-              <td className="px-2 py-2">{p.ref.namespace}</td>
-              <td className="px-2 py-2">{p.clusterName ?? '—'}</td>
+              <td className="whitespace-nowrap px-2 py-2">{p.ref.context}</td>
+              <td className="whitespace-nowrap px-2 py-2">{p.ref.namespace}</td>
+              <td className="whitespace-nowrap px-2 py-2">{p.clusterName ?? '—'}</td>
               <td className="px-2 py-2 font-medium">
                 <Link href={poolPath(p.ref)} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">{p.ref.name}</Link>
                 {p.paused ? <> <Badge tone="warn">paused</Badge></> : null}
@@ -77,7 +77,7 @@ export function FleetTable({ pools, filters }: { pools: PoolSummary[]; filters: 
                 {p.unwatchedSince ? <> <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>not watched</Badge></> : null}
               </td>
               <td className="px-2 py-2">{p.orchestrationMode ?? '—'}</td>
-              <td className="px-2 py-2"><Replicas r={p.replicas} /></td>
+              <td className="whitespace-nowrap px-2 py-2"><Replicas r={p.replicas} /></td>
               <td className="px-2 py-2"><StateBadge value={p.provisioningState} /></td>
               <td className="px-2 py-2"><StateBadge value={p.ampReady} label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'} /></td>
               <td className="px-2 py-2">{p.phase ?? '—'}</td>

@@ -1,7 +1,8 @@
 'use client';
 
 import { useState } from 'react';
-import type { TimelineEntry } from '@/lib/api-types';
+import { DRIFT_KIND_LABELS, type TimelineEntry } from '@/lib/api-types';
+import { driftKeyText } from '@/lib/format';
 import { LocalTime } from '@/components/ui/local-time';
 
 /** Every stored change in the window as text, newest first: the timeline for keyboards and screen readers. */
@@ -23,8 +24,8 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
                 <tr key={`${e.at}-${e.field}-${i}`} className="border-t border-slate-200 align-top dark:border-slate-800">
                   <td className="whitespace-nowrap px-2 py-1"><LocalTime iso={e.at} /></td>
                   <td className="px-2 py-1 font-mono text-xs">{e.field}</td>
-                  <td className="max-w-xs break-all px-2 py-1">{e.from ?? '—'}</td>
-                  <td className="max-w-xs break-all px-2 py-1">{e.to ?? '—'}</td>
+                  <Value entry={e} value={e.from} />
+                  <Value entry={e} value={e.to} />
                   <td className="max-w-md px-2 py-1 text-slate-700 dark:text-slate-300">{e.detail ?? ''}</td>
                 </tr>
               ))}
@@ -35,4 +36,11 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
       {newest.length > limit ? <button type="button" className="rounded border border-slate-300 px-3 py-1 text-sm dark:border-slate-700" onClick={() => setLimit(limit + 200)}>Show more</button> : null}
     </section>
   );
+}
+
+/** A value of a change; a drift item's key (a kind and a full providerID) in a few words, in full on hover. */
+function Value({ entry, value }: { entry: TimelineEntry; value: string | null }) {
+  if (value === null) return <td className="max-w-xs px-2 py-1">—</td>;
+  if (entry.field === 'drift') return <td className="max-w-xs break-all px-2 py-1" title={value} data-drift-key={value}>{driftKeyText(value, DRIFT_KIND_LABELS)}</td>;
+  return <td className="max-w-xs break-all px-2 py-1">{value}</td>;
 }

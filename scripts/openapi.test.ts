@@ -9,7 +9,10 @@ import { openApiText } from './openapi';
 
 const API = path.resolve(import.meta.dirname, '..', 'app', 'api');
 
-/** Every route handler under app/api as `METHOD /api/…` with `{param}` for `[param]`. */
+/**
+ * Every route handler under app/api as `METHOD /api/…` with `{param}` for `[param]`. The handlers that only answer
+ * 405 or 404 (`otherMethods`, `noSuchEndpoint`: exported as `export const { POST, … } =`) are not operations.
+ */
 function handlers(dir = API): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true })) {

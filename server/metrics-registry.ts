@@ -29,10 +29,18 @@ export function registry(): Registry {
 }
 
 /** A path's route pattern (pool segments replaced), so the label's values stay few. */
+/** The API's routes, as the `route` label names them. */
+const ROUTES = new Set(['/api/pools', '/api/sources', '/api/stream', '/api/healthz', '/api/readyz', '/api/metrics', '/api/openapi.json']);
+const POOL_ROUTES = new Set(['', 'timeline', 'resync']);
+
+/** A request's route label; any path no route serves is `/api/*`, so that scanners cannot add series without end. */
 export function routeLabel(pathname: string): string {
   const parts = pathname.split('/').filter(Boolean);
-  if (parts[0] === 'api' && parts[1] === 'pools' && parts.length >= 5) return ['/api/pools/:context/:namespace/:name', ...parts.slice(5)].join('/');
-  return `/${parts.join('/')}`;
+  if (parts[0] === 'api' && parts[1] === 'pools' && (parts.length === 5 || parts.length === 6) && POOL_ROUTES.has(parts[5] ?? '')) {
+    return ['/api/pools/:context/:namespace/:name', ...parts.slice(5)].join('/');
+  }
+  const path = `/${parts.join('/')}`;
+  return ROUTES.has(path) ? path : '/api/*';
 }
 
 export function observeRequest(pathname: string, method: string, status: number, seconds: number): void {

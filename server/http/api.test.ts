@@ -199,3 +199,48 @@ describe('request logs', () => {
     expect(lines.find((l) => l.requestId === 'trace-42')).toMatchObject({ level: 'info', msg: 'request', method: 'GET', route: '/api/pools/:context/:namespace/:name', status: 404, service: 'poolscope' });
   });
 });
+
+describe('methods and paths no route serves', () => {
+  it('answer 405 with Allow and the error body, for every route and method it does not serve', async () => {
+    const routes: [string, Record<string, unknown>, string][] = [
+      ['/api/pools', await import('@/app/api/pools/route'), 'GET, HEAD, OPTIONS'],
+      ['/api/pools/mgmt-weu/default/pool0', await import('@/app/api/pools/[context]/[namespace]/[name]/route'), 'GET, HEAD, OPTIONS'],
+      ['/api/pools/mgmt-weu/default/pool0/resync', await import('@/app/api/pools/[context]/[namespace]/[name]/resync/route'), 'GET, POST, HEAD, OPTIONS'],
+      ['/api/stream', await import('@/app/api/stream/route'), 'GET, HEAD, OPTIONS'],
+    ];
+    for (const [url, mod, allow] of routes) {
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        const served = allow.split(', ').includes(method);
+        expect(typeof mod[method], `${method} ${url}`).toBe('function');
+        if (served) continue;
+        const res = await (mod[method] as Handler)(new Request(`http://localhost${url}?x=1`, { method }), { params: Promise.resolve(poolParams) });
+        expect(res.status, `${method} ${url}`).toBe(405);
+        expect(res.headers.get('allow')).toBe(allow);
+        const body = (await res.json()) as ApiError;
+        expect(body.error.code).toBe('method-not-allowed');
+        expect(body.error.message).toContain(`${method} is not served at ${url}`);
+      }
+    }
+  });
+
+  it('answer 404 with the error body under /api, counted under one route label', async () => {
+    const mod = (await import('@/app/api/[...path]/route')) as unknown as Record<string, Handler>;
+    for (const method of ['GET', 'POST', 'DELETE']) {
+      const res = await (mod[method] as Handler)(new Request(`http://localhost/api/nope/${method}`, { method }), { params: Promise.resolve({}) });
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as ApiError).error).toEqual({ code: 'no-such-endpoint', message: `poolscope has no API endpoint at /api/nope/${method}; /api/openapi.json lists them all.` });
+    }
+    const text = await (await metricsRoute(new Request('http://localhost/api/metrics'), { params: Promise.resolve({}) })).text();
+    expect(text).toMatch(/^poolscope_http_request_duration_seconds_count\{route="\/api\/\*",method="GET",status="404"\} 1$/m);
+    expect(text).not.toMatch(/route="\/api\/nope/);
+  });
+
+  it('labels each route by its template, and any other path as /api/*', async () => {
+    const { routeLabel } = await import('../metrics-registry');
+    expect(routeLabel('/api/pools/a/b/c')).toBe('/api/pools/:context/:namespace/:name');
+    expect(routeLabel('/api/pools/a/b/c/timeline')).toBe('/api/pools/:context/:namespace/:name/timeline');
+    expect(routeLabel('/api/pools/a/b/c/resync')).toBe('/api/pools/:context/:namespace/:name/resync');
+    expect(routeLabel('/api/sources')).toBe('/api/sources');
+    expect(['/api/pools/a/b/c/x', '/api/pools/a/b', '/api/x', '/wp-login.php'].map(routeLabel)).toEqual(['/api/*', '/api/*', '/api/*', '/api/*']);
+  });
+});

@@ -88,3 +88,32 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, schema
   }
   return r.data as z.output<S>;
 }
+
+/** The methods a route can serve (HEAD and OPTIONS Next answers itself from the others). */
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type Method = (typeof METHODS)[number];
+type Handler = (request: Request, ctx: RouteContext) => Promise<Response>;
+
+/** Any query: a request answered with an error whatever it asks. */
+const anyQuery = z.record(z.string(), z.string());
+
+/**
+ * Handlers for the methods a route does not serve: 405 with `Allow` and the error body, logged and counted like
+ * any request (Next's own 405 has neither a body nor `Allow`). A route file exports them beside its own:
+ * `export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');`
+ */
+export function otherMethods<A extends Method>(...allowed: A[]): Record<Exclude<Method, A>, Handler> {
+  const allow = [...allowed, ...(allowed.includes('GET' as A) ? ['HEAD'] : []), 'OPTIONS'].join(', ');
+  const handler = route({ query: anyQuery }, async ({ request }) => {
+    throw new HttpError(405, 'method-not-allowed', `${request.method} is not served at ${new URL(request.url).pathname}; it answers ${allowed.join(' and ')}.`, { allow });
+  });
+  return Object.fromEntries(METHODS.filter((m) => !allowed.includes(m as A)).map((m) => [m, handler])) as Record<Exclude<Method, A>, Handler>;
+}
+
+/** Handlers for every method of a path under /api that no route serves: 404 with the error body, not the HTML page. */
+export function noSuchEndpoint(): Record<Method, Handler> {
+  const handler = route({ query: anyQuery }, async ({ request }) => {
+    throw new HttpError(404, 'no-such-endpoint', `poolscope has no API endpoint at ${new URL(request.url).pathname}; /api/openapi.json lists them all.`);
+  });
+  return Object.fromEntries(METHODS.map((m) => [m, handler])) as Record<Method, Handler>;
+}

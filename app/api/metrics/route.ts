@@ -1,4 +1,4 @@
-import { route } from '@/server/http/route';
+import { route, otherMethods } from '@/server/http/route';
 import { metrics } from '@/server/metrics';
 import { registry } from '@/server/metrics-registry';
 
@@ -6,3 +6,5 @@ export const dynamic = 'force-dynamic';
 
 /** Prometheus text format: pools, collector, Azure, HTTP and process metrics. */
 export const GET = route({}, async () => new Response(await metrics().render(), { headers: { 'content-type': registry().contentType, 'cache-control': 'no-store' } }));
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

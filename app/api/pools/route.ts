@@ -1,6 +1,6 @@
 import type { FleetFilters } from '@/lib/url-state';
 import { fleetQuery } from '@/server/http/api-schemas';
-import { route } from '@/server/http/route';
+import { route, otherMethods } from '@/server/http/route';
 import { readFleet } from '@/server/read-model';
 
 export const dynamic = 'force-dynamic';
@@ -19,3 +19,5 @@ export const GET = route({ query: fleetQuery }, async ({ query }) => {
   };
   return readFleet(filters);
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

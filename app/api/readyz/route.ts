@@ -1,4 +1,4 @@
-import { errorResponse, route } from '@/server/http/route';
+import { errorResponse, route, otherMethods } from '@/server/http/route';
 import { runtime } from '@/server/collector/start';
 
 export const dynamic = 'force-dynamic';
@@ -11,3 +11,5 @@ export const GET = route({}, async () => {
   if (!last) return errorResponse(503, 'not-ready', rt.collector ? 'The collector has not completed its first cycle yet.' : 'No collector has stored a cycle yet.');
   return { status: 'ready', lastCycle: last, collecting: rt.collector !== null };
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

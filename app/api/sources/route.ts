@@ -1,4 +1,4 @@
-import { route } from '@/server/http/route';
+import { route, otherMethods } from '@/server/http/route';
 import { runtime } from '@/server/collector/start';
 import { sourcesReport } from '@/server/read-model';
 
@@ -6,3 +6,5 @@ export const dynamic = 'force-dynamic';
 
 /** Every source's state, the last stored cycle, and whether the store takes the collector's writes. */
 export const GET = route({}, async () => sourcesReport(await runtime()));
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

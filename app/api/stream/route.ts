@@ -1,4 +1,4 @@
-import { route } from '@/server/http/route';
+import { route, otherMethods } from '@/server/http/route';
 import { sseResponse } from '@/server/http/sse';
 import { runtime } from '@/server/collector/start';
 
@@ -8,3 +8,5 @@ export const GET = route({}, async ({ request }) => {
   const rt = await runtime();
   return sseResponse(request, { bus: rt.bus, hello: rt.hello });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

@@ -1,6 +1,6 @@
 import { resyncService } from '@/server/actions';
 import { poolParams } from '@/server/http/api-schemas';
-import { route } from '@/server/http/route';
+import { route, otherMethods } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
@@ -9,3 +9,5 @@ export const GET = route({ params: poolParams }, async ({ params, request }) => 
 
 /** Runs (or with dryRun previews) a resync: body `{mode: "reconcile" | "sync-provider-ids", dryRun?}`. */
 export const POST = route({ params: poolParams }, async ({ params, request }) => (await resyncService()).run(params, request));
+
+export const { PUT, PATCH, DELETE } = otherMethods('GET', 'POST');

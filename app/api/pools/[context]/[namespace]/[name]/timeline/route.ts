@@ -1,6 +1,6 @@
 import { RANGES } from '@/lib/url-state';
 import { poolParams, timelineQuery } from '@/server/http/api-schemas';
-import { route } from '@/server/http/route';
+import { route, otherMethods } from '@/server/http/route';
 import { readPool, readTimeline } from '@/server/read-model';
 
 export const dynamic = 'force-dynamic';
@@ -11,3 +11,5 @@ export const GET = route({ params: poolParams, query: timelineQuery }, async ({ 
   const from = query.from ?? new Date(Date.parse(to) - RANGES['6h']).toISOString();
   return readTimeline(params, from, to);
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

@@ -127,6 +127,20 @@ test('an ?at= link reproduces a past state and says so', async ({ page, request 
   await expect(page.locator('[data-finding="paused"]')).toHaveCount(0);
 });
 
+test('a link to an instant before the pool\'s record says where the record starts, and leads there', async ({ page, request }) => {
+  const res = await request.get('/api/pools/mgmt-weu/default/system?at=2000-01-01T00:00:00Z');
+  expect(res.status()).toBe(404);
+  const start = /Its record starts at (\S+)\.$/.exec(((await res.json()) as { error: { message: string } }).error.message)?.[1];
+  expect(start).toBeDefined();
+  await page.goto('/pools/mgmt-weu/default/system?at=2000-01-01T00:00:00Z');
+  await expect(page.getByRole('main').getByRole('alert')).toContainText('No record of this pool at');
+  await expect(page.getByRole('main').getByRole('alert').locator('time').nth(1)).toHaveAttribute('datetime', start as string);
+  await page.getByRole('link', { name: 'Show it as its record starts' }).click();
+  await expect.poll(() => new URL(page.url()).searchParams.get('at')).toBe(start);
+  await expect(page.getByTestId('as-of')).toContainText('as it was at');
+  await expect(page.getByRole('heading', { level: 1, name: 'system' })).toBeVisible();
+});
+
 test('a malformed range or instant shows a message; an unknown pool a 404 page with a way back', async ({ page }) => {
   await page.goto('/pools/mgmt-weu/default/system?at=yesterday');
   await expect(page.getByRole('main').getByRole('alert')).toContainText('"at" must be an RFC 3339 instant');

@@ -38,16 +38,21 @@ export async function readFleet(filters: FleetFilters): Promise<FleetResponse> {
   return { pools: selectPools(all, filters), total: filters.deleted ? all.length : all.length - deleted, deleted, sources, at: new Date().toISOString() };
 }
 
-const notFound = (ref: { context: string; namespace: string; name: string }, at?: string | null) =>
+const notFound = (ref: { context: string; namespace: string; name: string }, at?: string | null, start?: string | null) =>
   new HttpError(404, 'pool-not-found', at
-    ? `MachinePool ${ref.namespace}/${ref.name} in context ${ref.context} was not known to poolscope at ${at}.`
+    ? `MachinePool ${ref.namespace}/${ref.name} in context ${ref.context} was not known to poolscope at ${at}.${start && start > at ? ` Its record starts at ${start}.` : ''}`
     : `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`);
 
 export async function readPool(ref: { context: string; namespace: string; name: string }, at: string | null): Promise<PoolResponse> {
   const rt = await runtime();
   const pool = at ? await rt.store.poolAt(poolKey(ref), at) : await rt.store.currentPool(poolKey(ref));
-  if (!pool) throw notFound(ref, at);
+  if (!pool) throw notFound(ref, at, at ? await rt.store.recordStart(poolKey(ref)) : null);
   return { pool, asOf: at };
+}
+
+/** The first instant poolscope has a pool's state for (null: it has none). */
+export async function recordStart(ref: { context: string; namespace: string; name: string }): Promise<string | null> {
+  return (await runtime()).store.recordStart(poolKey(ref));
 }
 
 export async function readTimeline(ref: { context: string; namespace: string; name: string }, from: string, to: string): Promise<TimelineResponse> {

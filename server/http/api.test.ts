@@ -118,7 +118,7 @@ describe('GET /api/pools/{context}/{namespace}/{name}', () => {
     const missing = await call(detail, '/api/pools/mgmt-weu/default/nope', { ...poolParams, name: 'nope' });
     expect(missing).toEqual({ status: 404, body: { error: { code: 'pool-not-found', message: 'poolscope knows no MachinePool default/nope in context mgmt-weu.' } } });
     const early = await call(detail, `/api/pools/mgmt-weu/default/pool0?at=${T(-5)}`, poolParams);
-    expect(early.status).toBe(404);
+    expect(early).toEqual({ status: 404, body: { error: { code: 'pool-not-found', message: `MachinePool default/pool0 in context mgmt-weu was not known to poolscope at ${T(-5)}. Its record starts at ${T(0)}.` } } });
   });
   it.each([
     [{ at: 'yesterday' }, poolParams, /"at": must be an RFC 3339 instant/],

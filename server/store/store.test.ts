@@ -92,6 +92,9 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
       expect(past?.at).toBe(at(m));
     }
     expect(await store.poolAt(key, at(-1))).toBeNull();
+    // The record starts at the first state: poolAt answers from there on, and not before.
+    expect(await store.recordStart(key)).toBe(at(0));
+    expect(await store.recordStart('other/default/nope')).toBeNull();
     expect(await store.lastCycle()).toEqual({ id: `c${ds.length - 1}`, at: at(ds.length - 1) });
   });
 

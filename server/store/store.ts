@@ -638,6 +638,15 @@ export class TimelineStore {
     return { ...d, summary: { ...d.summary, lastChange }, at };
   }
 
+  /**
+   * The first instant `poolAt` can answer for a pool: its oldest keyframe (the first state stored, or the one
+   * retention kept at its cutoff); null when the store has no history of it.
+   */
+  async recordStart(key: string): Promise<string | null> {
+    const [r] = await this.db.all<{ at: string | null }>("SELECT MIN(at) AS at FROM pool_history WHERE pool_key = ? AND kind = 'key'", [key]);
+    return r?.at ?? null;
+  }
+
   async lastCycle(): Promise<{ id: string; at: string } | null> {
     const rows = await this.db.all<{ id: string; at: string }>('SELECT id, at FROM cycles ORDER BY at DESC, id DESC LIMIT 1');
     return rows[0] ?? null;

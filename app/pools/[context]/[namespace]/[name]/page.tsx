@@ -3,12 +3,13 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { PoolView } from '@/components/pool/pool-view';
+import { LocalTime } from '@/components/ui/local-time';
 import { queryKeys, resolveWindow, windowKey } from '@/components/data/queries';
 import type { PoolRef } from '@/lib/api-types';
-import { parseWindow, poolPath, type Params } from '@/lib/url-state';
+import { parseWindow, poolPath, windowQuery, type Params } from '@/lib/url-state';
 import { HttpError } from '@/server/http/route';
 import { runtime } from '@/server/collector/start';
-import { readPool, readTimeline, sourcesReport } from '@/server/read-model';
+import { readPool, readTimeline, recordStart, sourcesReport } from '@/server/read-model';
 
 export const dynamic = 'force-dynamic';
 
@@ -49,8 +50,26 @@ export default async function PoolPage({ params, searchParams }: Props) {
     const pool = await readPool(ref, w.at);
     qc.setQueryData(queryKeys.pool(ref, w.at), pool);
   } catch (e) {
-    if (e instanceof HttpError && e.status === 404) notFound();
-    throw e;
+    if (!(e instanceof HttpError && e.status === 404)) throw e;
+    // A link to an instant before the pool's record starts: say so, and where it starts.
+    const start = w.at ? await recordStart(ref) : null;
+    if (!start || !w.at || start <= w.at) notFound();
+    return (
+      <main id="main" className="mx-auto max-w-3xl space-y-4 px-4 py-10">
+        <h1 className="text-2xl font-bold">{ref.name}</h1>
+        <div role="alert" className="rounded border border-amber-300 bg-amber-50 p-4 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+          <h2 className="font-semibold">No record of this pool at <LocalTime iso={w.at} /></h2>
+          <p className="mt-1">
+            poolscope&apos;s record of MachinePool {ref.namespace}/{ref.name} in context {ref.context} starts at <LocalTime iso={start} />:
+            it first saw the pool then, or retention has removed what came before.
+          </p>
+        </div>
+        <p className="flex flex-wrap gap-4">
+          <Link href={`${path}?${windowQuery({ range: '1h', from: '', to: '', at: start })}`} className="underline">Show it as its record starts</Link>
+          <Link href={path} className="underline">Show it now</Link>
+        </p>
+      </main>
+    );
   }
   // Whether the store takes writes, on the first paint too (the client polls it).
   qc.setQueryData(queryKeys.sources(), await sourcesReport(await runtime()));

@@ -70,6 +70,10 @@ test('the seed pool page explains the freeze and shows the instances the autosca
   // The drift line names its instance (the full providerID on hover).
   await expect(page.locator('[data-drift="missing-from-machinepool"] code')).toHaveAttribute('title', /^azure:\/\/\/subscriptions\/.*\/virtualMachines\/\d+$/);
   await expect(page.getByTestId('timeline-chart')).toBeVisible();
+  // The simulator's pools are minutes old: the hour's chart opens where poolscope first saw the pool.
+  await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-opens-at', /^\d{4}-/);
+  const opensAt = await page.getByTestId('timeline-chart').getAttribute('data-opens-at');
+  expect(Date.parse(opensAt ?? '')).toBeGreaterThan(Date.now() - 40 * 60_000);
   await expect(page.getByRole('region', { name: /^Resync$/ })).toContainText('Sync the MachinePool providerIDList');
   expect(errors).toEqual([]);
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import type { TimelineEntry } from './api-types';
 import { buildScenario } from './fixtures/scenarios';
-import { buildTimeline, coalescePeriods } from './timeline';
+import { buildTimeline, coalescePeriods, initialZoom, laneToneValue } from './timeline';
 import { diffDetails } from './transitions';
 
 const T0 = '2026-11-29T10:00:00.000Z';
@@ -65,6 +65,32 @@ describe('buildTimeline', () => {
       { at: T2, kind: 'event', label: 'Context watched again' },
     ]);
     expect(view.series.desired).toEqual([]);
+  });
+});
+
+describe('initialZoom', () => {
+  const at = (m: number) => new Date(Date.parse(T0) + m * 60_000).toISOString();
+  const seen = (m: number) => buildTimeline(null, [{ at: at(m), poolKey: 'k', field: 'amp.provisioningState', from: null, to: 'Succeeded' }], T0, at(60));
+
+  it('opens a little before the first thing recorded when the pool was first seen well inside the window', () => {
+    expect(initialZoom(seen(57))).toEqual({ startValue: Date.parse(at(57)) - 18_000, endValue: Date.parse(at(60)) });
+    expect(initialZoom(seen(30))).toEqual({ startValue: Date.parse(at(27)), endValue: Date.parse(at(60)) });
+    // Ten seconds at least.
+    expect(initialZoom(seen(59.9))?.startValue).toBe(Date.parse(at(59.9)) - 10_000);
+  });
+
+  it('opens on the whole window when the state at its start is known, nothing is recorded, or the record starts early in it', () => {
+    const { d1, entries } = freezeAndThaw();
+    expect(initialZoom(buildTimeline(d1, entries, T0, T2))).toBeNull();
+    expect(initialZoom(buildTimeline(null, [], T0, T2))).toBeNull();
+    expect(initialZoom(seen(5))).toBeNull();
+  });
+});
+
+describe('laneToneValue', () => {
+  it('reads a paused pool as the state to notice, and leaves other lanes\' values as they are', () => {
+    expect([laneToneValue('paused', 'true'), laneToneValue('paused', 'false')]).toEqual(['warning', 'ok']);
+    expect([laneToneValue('amp.ready', 'false'), laneToneValue('condition.amp.Ready', 'True')]).toEqual(['false', 'True']);
   });
 });
 

@@ -70,6 +70,36 @@ function laneOf(field: string): { label: string; group: LaneGroup } | null {
   return null;
 }
 
+/** Lanes whose `true` is the state to notice, not the healthy one (a paused pool). */
+const INVERTED_LANES = new Set(['paused']);
+
+/**
+ * A lane value as the chart colours it: the value itself, or for a lane whose `true` is the state to notice
+ * (`paused`), `true` read as a warning and `false` as fine.
+ */
+export function laneToneValue(field: string, value: string): string {
+  if (!INVERTED_LANES.has(field)) return value;
+  return value === 'true' ? 'warning' : value === 'false' ? 'ok' : value;
+}
+
+/**
+ * Where the chart opens when poolscope first saw the pool well inside the window: from a little before the first
+ * thing it recorded to the window's end (the zoom bar still spans the whole window). Null: open on the window.
+ */
+export function initialZoom(view: Pick<TimelineView, 'from' | 'to' | 'lanes' | 'series' | 'markers' | 'knownAtStart'>): { startValue: number; endValue: number } | null {
+  if (view.knownAtStart) return null;
+  const from = Date.parse(view.from);
+  const to = Date.parse(view.to);
+  let first = Infinity;
+  for (const l of view.lanes) for (const p of l.periods) first = Math.min(first, Date.parse(p.start));
+  for (const points of Object.values(view.series)) for (const [at] of points) first = Math.min(first, Date.parse(at));
+  for (const m of view.markers) first = Math.min(first, Date.parse(m.at));
+  // Nothing recorded, or the record starts in the window's first fifth: the whole window reads well enough.
+  if (!Number.isFinite(first) || first - from < (to - from) / 5) return null;
+  const margin = Math.max(10_000, (to - first) / 10);
+  return { startValue: Math.max(from, first - margin), endValue: to };
+}
+
 /** `GET /api/pools/{context}/{namespace}/{name}/timeline?from=&to=`: the view and the raw transitions behind it. */
 export interface TimelineResponse extends TimelineView {
   /** The newest transitions of the window (at most `ENTRY_LIMIT`), oldest first. */

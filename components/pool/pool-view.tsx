@@ -64,8 +64,8 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           <ErrorPanel title="The timeline could not be loaded" error={timeline.error} onRetry={() => void timeline.refetch()} />
         ) : (
           <>
-            {!timeline.data.knownAtStart ? <p className="text-sm text-slate-600 dark:text-slate-300">poolscope first saw this pool inside this window: lanes start where it was first seen.</p> : null}
-            <TimelineChart view={timeline.data} at={w.at} onPick={(iso) => router.push(`${path}?${windowQuery({ ...w, at: iso })}`, { scroll: false })} />
+            {!timeline.data.knownAtStart ? <p className="text-sm text-slate-600 dark:text-slate-300">poolscope first saw this pool inside this window: lanes start where it was first seen, and the chart opens there (the bar below it spans the whole window).</p> : null}
+            <TimelineChart view={timeline.data} at={w.at} windowKey={windowQuery(w)} onPick={(iso) => router.push(`${path}?${windowQuery({ ...w, at: iso })}`, { scroll: false })} />
           </>
         )}
       </section>

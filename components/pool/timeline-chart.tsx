@@ -7,7 +7,7 @@ import { DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, T
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef, useSyncExternalStore } from 'react';
-import { REPLICA_SERIES, type TimelineView } from '@/lib/timeline';
+import { REPLICA_SERIES, initialZoom, laneToneValue, type TimelineView } from '@/lib/timeline';
 import { toneOf, type Tone } from '@/components/ui/badge';
 import { formatInstant } from '@/components/ui/local-time';
 
@@ -46,7 +46,7 @@ export function buildOption(view: TimelineView, at: string | null, dark: boolean
   const to = Date.parse(view.to);
   const laneData: LaneDatum[] = view.lanes.flatMap((l, i) => l.periods.map((p) => ({
     value: [i, Date.parse(p.start), Date.parse(p.end), p.value, p.detail ?? '', l.label] as LaneDatum['value'],
-    itemStyle: { color: color(p.value) },
+    itemStyle: { color: color(laneToneValue(l.field, p.value)) },
   })));
   const markerLane = view.lanes.length;
   const top = 10;
@@ -113,9 +113,14 @@ export function chartHeight(view: TimelineView): number {
   return 10 + Math.max(1, view.lanes.length + (view.markers.length ? 1 : 0)) * LANE_HEIGHT + 40 + 180 + 50;
 }
 
-export function TimelineChart({ view, at, onPick }: { view: TimelineView; at: string | null; onPick?: (iso: string) => void }) {
+/**
+ * `windowKey` names the window shown (its range or bounds, and the instant): when it changes, the chart opens
+ * anew (see `initialZoom`); live updates within one window keep the viewer's zoom.
+ */
+export function TimelineChart({ view, at, windowKey, onPick }: { view: TimelineView; at: string | null; windowKey: string; onPick?: (iso: string) => void }) {
   const el = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
+  const zoomedFor = useRef<string | null>(null);
   const dark = useDark();
   const pick = useRef(onPick);
   useEffect(() => {
@@ -126,6 +131,8 @@ export function TimelineChart({ view, at, onPick }: { view: TimelineView; at: st
     if (!el.current) return;
     const c = echarts.init(el.current, dark ? 'dark' : undefined, { renderer: 'canvas' });
     chart.current = c;
+    // A new chart (the theme changed) opens as a new window would.
+    zoomedFor.current = null;
     const ro = new ResizeObserver(() => c.resize());
     ro.observe(el.current);
     c.getZr().on('click', (e: { offsetX: number; offsetY: number }) => {
@@ -141,8 +148,17 @@ export function TimelineChart({ view, at, onPick }: { view: TimelineView; at: st
   }, [dark]);
 
   useEffect(() => {
-    chart.current?.setOption(buildOption(view, at, dark), { replaceMerge: ['series'] });
-  }, [view, at, dark]);
+    const c = chart.current;
+    if (!c) return;
+    c.setOption(buildOption(view, at, dark), { replaceMerge: ['series'] });
+    if (zoomedFor.current !== windowKey) {
+      zoomedFor.current = windowKey;
+      const z = initialZoom(view);
+      c.dispatchAction(z ? { type: 'dataZoom', startValue: z.startValue, endValue: z.endValue } : { type: 'dataZoom', start: 0, end: 100 });
+      // Where it opened, for the browser tests (the canvas says it only in pixels).
+      if (el.current) el.current.dataset.opensAt = z ? new Date(z.startValue).toISOString() : 'window';
+    }
+  }, [view, at, dark, windowKey]);
 
   const summary = `Timeline from ${view.from} to ${view.to}: ${view.lanes.length} state lanes, ${view.markers.length} events and resyncs, and the replica counters. The same changes are listed as text below.`;
   return <div ref={el} role="img" aria-label={summary} data-testid="timeline-chart" style={{ height: chartHeight(view) }} className="w-full" />;

@@ -21,7 +21,7 @@ import { openStore } from '../store';
 import type { SqlDb } from '../store/store';
 import { harness as makeHarness, until, type Harness } from '../testing/sim-harness';
 import { Collector, DEFAULT_CYCLE_MS, type CycleEvent } from './collector';
-import { logCycle, startRuntime } from './start';
+import { CycleLog, startRuntime } from './start';
 
 const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
 const POOL = 'mgmt-weu/default/pool0';
@@ -320,15 +320,27 @@ describe('collector resilience', () => {
     const lines: Record<string, unknown>[] = [];
     useLogDestination(new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); cb(); } }));
     try {
-      logCycle(failed[1] as CycleEvent);
-      logCycle({ seconds: 0.01, pools: 2, cycle: 'c1', azureCalls: 0, changeLags: [], analyseMs: 1, writeMs: 1, waiting: 0 });
+      // At once for a failure; a cycle that stored something only at debug, and in the minute's summary at info.
+      const cycles = new CycleLog();
+      cycles.record({ ...(failed[1] as CycleEvent), azureCalls: 5 });
+      cycles.record({ seconds: 0.01, pools: 2, cycle: 'c1', azureCalls: 10, changeLags: [0.2], analyseMs: 1, writeMs: 2, waiting: 0 });
+      cycles.record({ seconds: 0.03, pools: 3, cycle: 'c2', azureCalls: 14, changeLags: [0.1, 0.4], analyseMs: 3, writeMs: 4, waiting: 1 });
+      cycles.record({ seconds: 0.001, pools: 0, cycle: null, azureCalls: 15, changeLags: [], analyseMs: 0, writeMs: 0, waiting: 0 });
+      expect(lines.map((l) => l.msg)).toEqual(['collector cycle failed']);
+      cycles.flush();
+      // Nothing since: no line.
+      cycles.flush();
     } finally {
       useLogDestination(process.stdout);
     }
     expect(lines).toMatchObject([
       { level: 'error', msg: 'collector cycle failed', err: 'database is locked', failingWrites: 2, pools: 0, cycle: null },
-      { level: 'info', msg: 'collector cycle', cycle: 'c1', pools: 2 },
+      {
+        level: 'info', msg: 'collector cycles', cycles: 2, failedCycles: 1, poolStates: 5, slowestCycleMs: 30, analyseMs: 4, writeMs: 6,
+        changeToStoredMaxMs: 400, azureCalls: 10, waiting: 0, firstCycle: 'c1', lastCycle: 'c2',
+      },
     ]);
+    expect(lines).toHaveLength(2);
     expect(field(tl, 'event.DiskFull').map((e) => e.to)).toEqual(['MachinePool/pool0']);
     await until('the scale stored', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined));
     expect(c.storeWritesFailing).toBe(0);

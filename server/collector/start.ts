@@ -38,13 +38,82 @@ export interface Runtime {
 }
 
 /**
- * Logs a collector cycle: one that stored something at info (traceable by its id, the store's cycles table), an idle
- * one at debug, and one that failed (its write refused: its pools wait for the next) as an error with the reason.
+ * Logs a collector cycle at debug (one that stored something is traceable by its id, the store's cycles table),
+ * and one that failed (its write refused: its pools wait for the next) at once as an error with the reason.
  */
 export function logCycle(c: CycleEvent): void {
   const fields = { cycle: c.cycle, pools: c.pools, ms: Math.round(c.seconds * 1000), azureCallsTotal: c.azureCalls };
   if (c.error !== undefined) log().error({ ...fields, err: c.error, failingWrites: c.failingWrites, waiting: c.waiting }, 'collector cycle failed');
-  else log()[c.pools > 0 ? 'info' : 'debug'](fields, 'collector cycle');
+  else log().debug(fields, 'collector cycle');
+}
+
+/**
+ * What the collector's cycles did, logged at info once a minute (when any stored something): a busy fleet stores
+ * several cycles a second, which at one info line each would be hundreds of thousands of lines a day. Each cycle
+ * is still logged at debug ({@link logCycle}).
+ */
+export class CycleLog {
+  private cycles = 0;
+  private poolStates = 0;
+  private slowestMs = 0;
+  private analyseMs = 0;
+  private writeMs = 0;
+  private lagMaxMs = 0;
+  private failed = 0;
+  private azureAtStart: number | null = null;
+  private azureNow = 0;
+  private waiting = 0;
+  private first: string | null = null;
+  private last: string | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly everyMs = 60_000) {}
+
+  readonly record = (c: CycleEvent): void => {
+    logCycle(c);
+    this.azureAtStart ??= c.azureCalls;
+    this.azureNow = c.azureCalls;
+    this.waiting = c.waiting;
+    if (c.error !== undefined) {
+      this.failed++;
+      return;
+    }
+    if (c.pools === 0) return;
+    this.cycles++;
+    this.poolStates += c.pools;
+    this.slowestMs = Math.max(this.slowestMs, c.seconds * 1000);
+    this.analyseMs += c.analyseMs;
+    this.writeMs += c.writeMs;
+    for (const lag of c.changeLags) this.lagMaxMs = Math.max(this.lagMaxMs, lag * 1000);
+    this.first ??= c.cycle;
+    this.last = c.cycle;
+  };
+
+  /** Logs what happened since the last flush, if anything was stored or failed. */
+  flush(): void {
+    if (this.cycles > 0 || this.failed > 0) {
+      log().info({
+        cycles: this.cycles, failedCycles: this.failed, poolStates: this.poolStates, slowestCycleMs: Math.round(this.slowestMs),
+        analyseMs: Math.round(this.analyseMs), writeMs: Math.round(this.writeMs), changeToStoredMaxMs: Math.round(this.lagMaxMs),
+        azureCalls: this.azureNow - (this.azureAtStart ?? this.azureNow), waiting: this.waiting, firstCycle: this.first, lastCycle: this.last,
+      }, 'collector cycles');
+    }
+    this.cycles = this.poolStates = this.failed = this.slowestMs = this.analyseMs = this.writeMs = this.lagMaxMs = 0;
+    this.azureAtStart = this.azureNow;
+    this.first = this.last = null;
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => this.flush(), this.everyMs);
+    this.timer.unref();
+  }
+
+  /** Stops the minute's timer and logs what is left. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.flush();
+  }
 }
 
 /** Loads the kubeconfig (KUBECONFIG, ~/.kube/config, or in-cluster) and resolves which contexts to watch. */
@@ -80,6 +149,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
   const stream = randomUUID();
   let collector: Collector | null = null;
   let retention: Retention | null = null;
+  let cycleLog: CycleLog | null = null;
   let elector: LeaderElector | null = null;
   let unlisten: (() => Promise<void>) | null = null;
   const forward = (ev: ChangeEvent) => bus.emit('change', { ...ev, seq: ++seq });
@@ -95,8 +165,11 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
     const startCollecting = async () => {
       collector = makeCollector();
       collector.bus.on('change', forward);
-      // Every cycle that stored something is traceable by its id (the store's cycles table); idle ones at debug.
-      collector.bus.on('cycle', logCycle);
+      // Each cycle at debug, a summary a minute at info, failures at once.
+      cycleLog?.stop();
+      cycleLog = new CycleLog();
+      collector.bus.on('cycle', cycleLog.record);
+      cycleLog.start();
       log().info({ contexts }, 'collector started');
       // The writer owns retention: one pruner, even with several replicas on one database.
       const collecting = collector;
@@ -120,6 +193,8 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
           retention = null;
           await collector?.stop();
           collector = null;
+          cycleLog?.stop();
+          cycleLog = null;
         },
       });
       elector.start();
@@ -156,6 +231,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
         await retention?.stop();
         await elector?.stop();
         await collector?.stop();
+        cycleLog?.stop();
         await unlisten?.();
         await store.close();
       })();

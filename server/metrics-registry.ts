@@ -28,12 +28,14 @@ export function registry(): Registry {
   return holder().registry;
 }
 
-/** A path's route pattern (pool segments replaced), so the label's values stay few. */
 /** The API's routes, as the `route` label names them. */
 const ROUTES = new Set(['/api/pools', '/api/sources', '/api/stream', '/api/healthz', '/api/readyz', '/api/metrics', '/api/openapi.json']);
 const POOL_ROUTES = new Set(['', 'timeline', 'resync']);
 
-/** A request's route label; any path no route serves is `/api/*`, so that scanners cannot add series without end. */
+/**
+ * A request's route label: its route's pattern (pool segments replaced), so the label's values stay few; any path
+ * no route serves is `/api/*`, so that scanners cannot add series without end.
+ */
 export function routeLabel(pathname: string): string {
   const parts = pathname.split('/').filter(Boolean);
   if (parts[0] === 'api' && parts[1] === 'pools' && (parts.length === 5 || parts.length === 6) && POOL_ROUTES.has(parts[5] ?? '')) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
-import { headline, idDiff, listDiff } from './diagnosis';
+import { headline, idDiff, listDiff, worstHeadline } from './diagnosis';
 import { buildPoolModel } from './pool-model';
 import type { FindingCode } from './api-types';
 import { DEFAULT_AZURE, NOW, minutesBefore } from './fixtures/objects';
@@ -104,6 +104,14 @@ describe('since and duration', () => {
     expect(f?.since).toBe(minutesBefore(NOW, 75));
     expect(f?.summary).toMatch(/^MachinePool providerIDList frozen: /);
     expect(headline(f!, NOW)).toMatch(/^MachinePool providerIDList frozen for 1 h 15 min: /);
+  });
+
+  it('says how long on the fleet too, from the summary\'s worst and active findings', () => {
+    const { summary } = analyse(frozen);
+    const worst = summary.worstFinding as NonNullable<typeof summary.worstFinding>;
+    expect(worst.summary).toMatch(/^MachinePool providerIDList frozen: /);
+    expect(worstHeadline(worst, summary.activeFindings, NOW)).toMatch(/^MachinePool providerIDList frozen for 1 h 15 min: /);
+    expect(worstHeadline(worst, [], NOW)).toBe(worst.summary);
   });
 
   it('keeps the first-seen time across analyses', () => {

@@ -46,6 +46,12 @@ export function headline(f: Pick<Finding, 'code' | 'summary' | 'since'>, now: st
   return f.summary.replace(/^MachinePool providerIDList frozen:/, `MachinePool providerIDList frozen for ${formatDuration(nowMs - since)}:`);
 }
 
+/** A pool summary's worst finding as {@link headline} says it, with its `since` from the summary's active findings. */
+export function worstHeadline(worst: Pick<Finding, 'code' | 'summary'>, active: readonly { code: string; since: string | null }[] | undefined, now: string): string {
+  const since = active?.find((f) => f.code === worst.code)?.since ?? undefined;
+  return headline({ ...worst, ...(since ? { since } : {}) }, now);
+}
+
 /** Whether CAPI's readiness gate is closed: `external.IsReady` reads only `status.ready` (domain.md §1.2). */
 export function gateClosed(model: PoolModel): boolean {
   return model.amp !== null && model.amp.ready !== true;

@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import type { PoolSummary } from '@/lib/api-types';
+import { worstHeadline } from '@/lib/diagnosis';
 import { fleetQuery, poolPath, type FleetFilters, type SortKey } from '@/lib/url-state';
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
@@ -54,7 +55,11 @@ function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: 
 /** Rows rendered at first: the worst pools come first, and a fleet of a thousand stays fast to open. */
 const FIRST_ROWS = 100;
 
-export function FleetTable({ pools, filters }: { pools: PoolSummary[]; filters: FleetFilters }) {
+/**
+ * `at` is when the fleet was read: a frozen list's finding says for how long as of then (the server's render and
+ * the browser's agree).
+ */
+export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filters: FleetFilters; at: string }) {
   const [limit, setLimit] = useState(FIRST_ROWS);
   return (
     <div className="space-y-2">
@@ -84,7 +89,7 @@ export function FleetTable({ pools, filters }: { pools: PoolSummary[]; filters: 
               <td className="px-2 py-2"><DriftBadges counts={p.driftCounts} /></td>
               <td className="max-w-md px-2 py-2">
                 {p.worstFinding ? (
-                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span>{p.worstFinding.summary}</span></span>
+                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span>{worstHeadline(p.worstFinding, p.activeFindings, at)}</span></span>
                 ) : '—'}
               </td>
               <td className="px-2 py-2"><LocalTime iso={p.lastChange} /></td>

@@ -33,7 +33,7 @@ export function FleetView() {
         <p className="rounded border border-dashed border-slate-300 p-6 text-center dark:border-slate-700">
           No MachinePools seen yet. poolscope lists the MachinePools of every configured kubeconfig context once it has read them.
         </p>
-      ) : <FleetTable pools={data.pools} filters={filters} />}
+      ) : <FleetTable pools={data.pools} filters={filters} at={data.at} />}
     </div>
   );
 }

@@ -32,7 +32,7 @@ function Replicas({ r }: { r: PoolSummary['replicas'] }) {
   const title = `desired ${n(r.desired)} · VMSS capacity ${n(r.vmssCapacity)} · Azure instances ${n(r.azureInstances)} · CAPZ ${n(r.capz)} · CAPI ${n(r.capi)} · Ready Nodes ${n(r.readyNodes)}`;
   return (
     <span title={title} className="font-mono text-xs tabular-nums" aria-label={title}>
-      {n(r.desired)} / {n(r.vmssCapacity)} / {n(r.azureInstances)} / {n(r.capz)} / {n(r.capi)} / {n(r.readyNodes)}
+      {[r.desired, r.vmssCapacity, r.azureInstances, r.capz, r.capi, r.readyNodes].map(n).join('/')}
     </span>
   );
 }
@@ -89,10 +89,10 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
               <td className="px-2 py-2"><DriftBadges counts={p.driftCounts} /></td>
               <td className="max-w-md px-2 py-2">
                 {p.worstFinding ? (
-                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span>{worstHeadline(p.worstFinding, p.activeFindings, at)}</span></span>
+                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span className="wrap-anywhere">{worstHeadline(p.worstFinding, p.activeFindings, at)}</span></span>
                 ) : '—'}
               </td>
-              <td className="px-2 py-2"><LocalTime iso={p.lastChange} /></td>
+              <td className="min-w-[7.5rem] px-2 py-2"><LocalTime iso={p.lastChange} /></td>
             </tr>
           ))}
         </tbody>

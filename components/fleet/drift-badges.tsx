@@ -1,5 +1,9 @@
 import { DRIFT_KIND_LABELS, type DriftKind } from '@/lib/api-types';
-import { Badge } from '@/components/ui/badge';
+import { DRIFT_SEVERITY } from '@/lib/drift';
+import { Badge, toneOf, type Tone } from '@/components/ui/badge';
+
+/** A drift kind's badge tone: its severity's (a case mismatch is critical, an order-only list informational). */
+export const driftTone = (kind: DriftKind): Tone => toneOf(DRIFT_SEVERITY[kind]);
 
 export function DriftBadges({ counts }: { counts: Partial<Record<DriftKind, number>> }) {
   const entries = Object.entries(counts).filter(([, n]) => (n ?? 0) > 0) as [DriftKind, number][];
@@ -7,7 +11,7 @@ export function DriftBadges({ counts }: { counts: Partial<Record<DriftKind, numb
   return (
     <span className="flex flex-wrap gap-1">
       {entries.map(([kind, n]) => (
-        <Badge key={kind} tone={kind === 'case-mismatch' || kind === 'order-only' ? 'info' : 'warn'} title={kind}>
+        <Badge key={kind} tone={driftTone(kind)} title={kind}>
           <span data-drift-kind={kind}>{DRIFT_KIND_LABELS[kind] ?? kind}: {n}</span>
         </Badge>
       ))}

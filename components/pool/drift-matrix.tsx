@@ -1,5 +1,6 @@
 import { DRIFT_KIND_LABELS, ID_SOURCES, ID_SOURCE_LABELS, type DriftItem, type InstanceRow } from '@/lib/api-types';
 import { Badge } from '@/components/ui/badge';
+import { driftTone } from '@/components/fleet/drift-badges';
 import { LocalTime } from '@/components/ui/local-time';
 
 const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
@@ -17,7 +18,7 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
         <ul className="space-y-1 text-sm">
           {drift.map((d) => (
             <li key={d.key} data-drift={d.kind} className="flex flex-wrap items-center gap-2">
-              <Badge tone={d.kind === 'case-mismatch' || d.kind === 'order-only' ? 'info' : 'warn'} title={d.kind}>{DRIFT_KIND_LABELS[d.kind] ?? d.kind}</Badge>
+              <Badge tone={driftTone(d.kind)} title={d.kind}>{DRIFT_KIND_LABELS[d.kind] ?? d.kind}</Badge>
               {d.providerID ? <code className="text-xs" title={d.providerID}>{short(d.providerID)}</code> : null}
               <span>{d.summary}</span>
               {d.since ? <span className="text-slate-500 dark:text-slate-400">since <LocalTime iso={d.since} /></span> : null}
@@ -52,7 +53,7 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
                   })}
                   <td className="px-2 py-1.5">
                     <span className="flex flex-wrap gap-1">
-                      {r.driftKinds.map((k) => <Badge key={k} tone={k === 'case-mismatch' ? 'info' : 'warn'} title={`${k}: ${since.get(r.providerID.toLowerCase())?.summary ?? ''}`}>{DRIFT_KIND_LABELS[k] ?? k}</Badge>)}
+                      {r.driftKinds.map((k) => <Badge key={k} tone={driftTone(k)} title={`${k}: ${since.get(r.providerID.toLowerCase())?.summary ?? ''}`}>{DRIFT_KIND_LABELS[k] ?? k}</Badge>)}
                     </span>
                   </td>
                 </tr>

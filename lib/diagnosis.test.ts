@@ -59,6 +59,22 @@ describe('finding codes', () => {
     expect(found).not.toContain('model-rollout');
   });
 
+  it('says in the scaling headline what still differs, never counts that are equal', () => {
+    const headline = (spec: PoolSpec) => analyse(spec).findings.find((f) => f.code === 'scaling')?.summary;
+    expect(headline({ replicas: 3, instances: healthyInstances(2), capacity: 3 })).toBe('Scaling from 2 to 3 replicas.');
+    expect(headline({ replicas: 3, instances: healthyInstances(3), capacity: 4 })).toBe('Scaling to 3 replicas: scale set capacity 4, 3 instances in Azure.');
+    // CAPZ before v1.20 keeps ScaleSetDesiredReplicas False until its next reconcile after the last instance is
+    // ready: every count is 3 (the demo's scale-up showed "capacity 5 and 5 instances differ from the 5 desired").
+    expect(headline({
+      replicas: 3, capacity: 3, instances: healthyInstances(3),
+      amp: { ready: false, provisioningState: 'Updating', conditions: [{ type: 'ScaleSetDesiredReplicas', status: 'False', reason: 'ScaleSetScalingUp' }] },
+    })).toBe("Finishing a scale to 3 replicas: the scale set has all 3, but the AzureMachinePool's ScaleSetDesiredReplicas is False (ScaleSetScalingUp).");
+    expect(headline({
+      replicas: 3, instances: healthyInstances(3), azure: { unknown: 'connection refused' },
+      amp: { conditions: [{ type: 'ScaleSetDesiredReplicas', status: 'False', reason: 'ScaleSetScalingUp' }] },
+    })).toBe("Scaling to 3 replicas: the AzureMachinePool's ScaleSetDesiredReplicas is False (ScaleSetScalingUp).");
+  });
+
   it('waits 10 minutes before calling a Node not joined', () => {
     expect(codes({ replicas: 1, instances: [{ member: '0', node: 'none', createdMinutesAgo: 9 }] })).not.toContain('node-not-joined');
   });

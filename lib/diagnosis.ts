@@ -7,7 +7,7 @@ import { SEVERITY_RANK } from './api-types';
 import { isRunning } from './drift';
 import { formatDuration, listSome, plural } from './format';
 import type { JoinedId } from './join';
-import { findCondition, isPaused, type PoolModel } from './pool-model';
+import { findCondition, isPaused, type Condition, type PoolModel } from './pool-model';
 import { toMs } from './unstructured';
 
 export const NODE_JOIN_GRACE_MS = 10 * 60 * 1000;
@@ -111,6 +111,29 @@ function failedInstances(model: PoolModel): FailedInstance[] {
 function describeFailures(failed: readonly FailedInstance[]): string {
   const codes = [...new Set(failed.map((f) => f.code).filter((c): c is string => c !== null))];
   return `${plural(failed.length, 'instance')} failed${codes.length ? `: ${codes.join(', ')}` : ''}`;
+}
+
+/**
+ * The scaling finding's headline says what still differs: the ready count on its way to the desired one; else
+ * Azure's counts; else (the counts match) the signals that still say it is scaling, e.g. CAPZ before v1.20 keeps
+ * ScaleSetDesiredReplicas False for a reconcile after the last instance is ready.
+ */
+function scalingSummary(
+  desired: number, current: number | null, capacity: number | null, active: number | null,
+  desiredCondition: Condition | null, phase: string | null,
+): string {
+  if (current !== null && current !== desired) return `Scaling from ${current} to ${desired} replicas.`;
+  if ((capacity !== null && capacity !== desired) || (active !== null && active !== desired)) {
+    return `Scaling to ${desired} replicas: scale set capacity ${capacity ?? 'unknown'}, ${active ?? 'unknown'} instances in Azure.`;
+  }
+  const signals = [
+    desiredCondition?.status === 'False' ? `the AzureMachinePool's ScaleSetDesiredReplicas is False${desiredCondition.reason ? ` (${desiredCondition.reason})` : ''}` : null,
+    phase ? `the MachinePool phase is ${phase}` : null,
+  ].filter((x): x is string => x !== null);
+  const still = signals.join(' and ');
+  return capacity !== null && active !== null
+    ? `Finishing a scale to ${desired} replicas: the scale set has all ${desired}, but ${still}.`
+    : `Scaling to ${desired} replicas: ${still}.`;
 }
 
 /** The reasons the AzureMachinePool gives for not being ready: state, failed instances, False conditions. */
@@ -304,16 +327,14 @@ export function diagnose(
     (activeInstances !== null && activeInstances !== mp.replicas) ||
     desiredCondition?.status === 'False' || scalingPhase
   );
-  if (scaling) {
+  if (scaling && mp.replicas !== null) {
     // Ready AMPMs is what the pool really has; Azure's count includes instances still booting.
     const current = amp?.replicas ?? activeInstances ?? mp.statusReplicas;
     const benign = amp?.ready === true && amp ? findCondition(amp.conditions, 'Ready')?.status === 'False' : false;
     drafts.push({
       code: 'scaling',
       severity: 'info',
-      summary: current !== null && current !== mp.replicas
-        ? `Scaling from ${current} to ${mp.replicas} replicas.`
-        : `Scale set capacity ${capacity ?? 'unknown'} and ${activeInstances ?? 'unknown'} instances differ from the ${mp.replicas} desired replicas.`,
+      summary: scalingSummary(mp.replicas, current, capacity, activeInstances, desiredCondition, scalingPhase ? mp.phase : null),
       detail: `Desired ${mp.replicas}, VMSS capacity ${capacity ?? 'unknown'}, Azure instances ${activeInstances ?? 'unknown'}, ready AMPMs ${amp?.replicas ?? 'unknown'}, MachinePool phase ${mp.phase ?? 'unset'}.${benign ? ' The AzureMachinePool Ready condition is False while status.ready is true: expected while scaling on CAPZ ≥ v1.20, and harmless (the gate reads status.ready).' : ''}`,
       suggestedAction: 'None while it converges. If it does not within a few minutes, look for failed instances or quota errors.',
       derivedSince: desiredCondition?.status === 'False' ? (desiredCondition.lastTransitionTime ?? undefined) : undefined,

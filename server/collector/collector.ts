@@ -686,9 +686,13 @@ export class Collector {
     return this.opts.scheduler.budgetsView(this.now());
   }
 
-  /** Source health for the source bar: management and workload clusters, and Azure subscriptions. */
+  /**
+   * Source health for the source bar: management and workload clusters (in the configuration's order), and Azure
+   * subscriptions by ID (not in the order their first reads came back, which changes from one start to the next).
+   */
   health(): { kube: SourceHealth[]; azure: AzureHealth[] } {
-    return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure: [...this.azureHealth.values()] };
+    const azure = [...this.azureHealth.values()].sort((a, b) => (a.subscription < b.subscription ? -1 : a.subscription > b.subscription ? 1 : 0));
+    return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure };
   }
 
   /** Cycle writes the store refused in a row: 0 once one is stored (the refused cycle's pools are tried again). */

@@ -80,13 +80,18 @@ test('the seed pool page explains the freeze and shows the instances the autosca
 
 test('the scale-up seed pool records the whole frozen period, start and end', async ({ page, request }) => {
   // mgmt-weu/workers scales 3 → 5 at 30 s simulated under CAPZ < 1.20: frozen until the new Nodes are ready.
+  // It scales again (5 → 6) at 180 s and freezes again: the page shows a window that ends just after a freeze
+  // ended, not the moving last hour, which may by then hold the next freeze's start.
+  const from = new Date(Date.now() - 3_600_000).toISOString();
+  let ended = '';
   await expect.poll(async () => {
-    const r = await request.get(`/api/pools/mgmt-weu/default/workers/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`);
-    const tl = (await r.json()) as { entries: { field: string; to: string | null }[] };
+    const r = await request.get(`/api/pools/mgmt-weu/default/workers/timeline?from=${from}`);
+    const tl = (await r.json()) as { entries: { at: string; field: string; to: string | null }[] };
     const frozen = tl.entries.filter((e) => e.field === 'finding.readiness-gate-frozen');
-    return frozen.length >= 2 && frozen.at(-1)?.to === null;
+    ended = frozen.at(-1)?.to === null ? (frozen.at(-1)?.at ?? '') : '';
+    return frozen.length >= 2 && ended !== '';
   }, { timeout: 60_000 }).toBe(true);
-  await page.goto('/pools/mgmt-weu/default/workers?range=1h');
+  await page.goto(`/pools/mgmt-weu/default/workers?from=${from}&to=${new Date(Date.parse(ended) + 1000).toISOString()}`);
   const changes = page.getByRole('region', { name: /Changes in this window/ });
   while (await changes.getByRole('button', { name: 'Show more' }).isVisible()) await changes.getByRole('button', { name: 'Show more' }).click();
   // Newest first: the freeze's end (critical → —) on top, its start (— → critical) at the bottom.
@@ -179,6 +184,26 @@ test('the main flow works from the keyboard alone', async ({ page }) => {
   }
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(/range=24h/);
+});
+
+test('the fleet table fits a laptop\'s width; on a phone it scrolls sideways with rows of sane height, and the pool page does not overflow', async ({ page }) => {
+  const tableOverflow = () => page.locator('table').first().evaluate((t) => (t.parentElement as HTMLElement).scrollWidth - (t.parentElement as HTMLElement).clientWidth);
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto('/');
+  await expect(page.locator('tbody tr')).toHaveCount(DEMO_POOLS.length);
+  expect(await tableOverflow()).toBe(0);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/');
+  await expect(page.locator('tbody tr')).toHaveCount(DEMO_POOLS.length);
+  // A column that may break anywhere shrank to one character in a narrow table: rows ~1,500 pixels tall.
+  const heights = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().height));
+  expect(Math.max(...heights)).toBeLessThan(400);
+  expect(await overflow()).toBe(0);
+  await page.goto('/pools/mgmt-neu/default/general?range=1h');
+  await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toBeVisible();
+  await expect(page.getByTestId('timeline-chart')).toBeVisible();
+  expect(await overflow()).toBe(0);
 });
 
 test('both pages have no serious or critical accessibility violations, in light and dark; screenshots saved', async ({ page }, testInfo) => {

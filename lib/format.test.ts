@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { DRIFT_KIND_LABELS } from './api-types';
-import { driftKeyText, formatDuration, listSome, plural } from './format';
+import { breakPieces, driftKeyText, formatDuration, listSome, plural } from './format';
 
 describe('format', () => {
+  it('cuts text after each / and = and nowhere else, losing nothing', () => {
+    const text = 'not ready (ScaleSetDesiredReplicas=False/ScaleSetScalingUp, 3 AMPMs)';
+    expect(breakPieces(text)).toEqual(['not ready (ScaleSetDesiredReplicas=', 'False/', 'ScaleSetScalingUp, 3 AMPMs)']);
+    expect(breakPieces(text).join('')).toBe(text);
+    expect(breakPieces('healthy')).toEqual(['healthy']);
+    expect(breakPieces('')).toEqual(['']);
+  });
+
   it.each([
     [0, '0 s'], [59_999, '59 s'], [60_000, '1 min'], [14 * 60_000 + 5_000, '14 min'], [3_600_000, '1 h'],
     [75 * 60_000, '1 h 15 min'], [24 * 3_600_000, '1 d'], [27 * 3_600_000, '1 d 3 h'], [-5, '0 s'],

@@ -34,3 +34,11 @@ export function driftKeyText(key: string, labels: Readonly<Record<string, string
   const instance = id.split('/').filter(Boolean).slice(-2).join('/');
   return instance ? `${labels[kind] ?? kind}: ${instance}` : labels[kind] ?? kind;
 }
+
+/**
+ * Text cut after each `/` and `=`, where a line may break in a long condition name
+ * ("ScaleSetDesiredReplicas=False/ScaleSetScalingUp") or path; the pieces joined are the text.
+ */
+export function breakPieces(text: string): string[] {
+  return text.split(/(?<=[/=])/);
+}

@@ -8,6 +8,7 @@ import type { PoolSummary } from '@/lib/api-types';
 import { worstHeadline } from '@/lib/diagnosis';
 import { fleetQuery, poolPath, type FleetFilters, type SortKey } from '@/lib/url-state';
 import { Badge, StateBadge } from '@/components/ui/badge';
+import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
 import { DriftBadges } from './drift-badges';
 
@@ -39,11 +40,11 @@ function Replicas({ r }: { r: PoolSummary['replicas'] }) {
 
 function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: FleetFilters }) {
   const router = useRouter();
-  if (!col.key) return <th scope="col" className="px-2 py-2 text-left font-medium">{col.label}</th>;
+  if (!col.key) return <th scope="col" className="px-1.5 py-2 text-left font-medium">{col.label}</th>;
   const active = filters.sort === col.key;
   const next: FleetFilters = { ...filters, sort: col.key, desc: active ? !filters.desc : false };
   return (
-    <th scope="col" aria-sort={active ? (filters.desc ? 'descending' : 'ascending') : 'none'} className="px-2 py-2 text-left font-medium">
+    <th scope="col" aria-sort={active ? (filters.desc ? 'descending' : 'ascending') : 'none'} className="px-1.5 py-2 text-left font-medium">
       <button type="button" className="inline-flex items-center gap-1 hover:underline" onClick={() => router.replace(`/?${fleetQuery(next)}`, { scroll: false })}>
         {col.label}
         <span aria-hidden="true" className="text-slate-400">{active ? (filters.desc ? '▼' : '▲') : '↕'}</span>
@@ -72,27 +73,27 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
         <tbody>
           {pools.slice(0, limit).map((p) => (
             <tr key={p.key} data-pool={p.key} className="border-t border-slate-200 align-top hover:bg-slate-50 dark:border-slate-800 dark:hover:bg-slate-900">
-              <td className="whitespace-nowrap px-2 py-2">{p.ref.context}</td>
-              <td className="whitespace-nowrap px-2 py-2">{p.ref.namespace}</td>
-              <td className="whitespace-nowrap px-2 py-2">{p.clusterName ?? '—'}</td>
-              <td className="px-2 py-2 font-medium">
+              <td className="whitespace-nowrap px-1.5 py-2">{p.ref.context}</td>
+              <td className="whitespace-nowrap px-1.5 py-2">{p.ref.namespace}</td>
+              <td className="whitespace-nowrap px-1.5 py-2">{p.clusterName ?? '—'}</td>
+              <td className="px-1.5 py-2 font-medium">
                 <Link href={poolPath(p.ref)} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">{p.ref.name}</Link>
                 {p.paused ? <> <Badge tone="warn">paused</Badge></> : null}
                 {p.deletedAt ? <> <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>deleted</Badge></> : null}
                 {p.unwatchedSince ? <> <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>not watched</Badge></> : null}
               </td>
-              <td className="px-2 py-2">{p.orchestrationMode ?? '—'}</td>
-              <td className="whitespace-nowrap px-2 py-2"><Replicas r={p.replicas} /></td>
-              <td className="px-2 py-2"><StateBadge value={p.provisioningState} /></td>
-              <td className="px-2 py-2"><StateBadge value={p.ampReady} label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'} /></td>
-              <td className="px-2 py-2">{p.phase ?? '—'}</td>
-              <td className="px-2 py-2"><DriftBadges counts={p.driftCounts} /></td>
-              <td className="max-w-md px-2 py-2">
+              <td className="px-1.5 py-2">{p.orchestrationMode ?? '—'}</td>
+              <td className="whitespace-nowrap px-1.5 py-2"><Replicas r={p.replicas} /></td>
+              <td className="px-1.5 py-2"><StateBadge value={p.provisioningState} /></td>
+              <td className="px-1.5 py-2"><StateBadge value={p.ampReady} label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'} /></td>
+              <td className="px-1.5 py-2">{p.phase ?? '—'}</td>
+              <td className="px-1.5 py-2"><DriftBadges counts={p.driftCounts} /></td>
+              <td className="min-w-[16rem] max-w-md px-1.5 py-2">
                 {p.worstFinding ? (
-                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span className="wrap-anywhere">{worstHeadline(p.worstFinding, p.activeFindings, at)}</span></span>
+                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span className="wrap-anywhere"><Breakable text={worstHeadline(p.worstFinding, p.activeFindings, at)} /></span></span>
                 ) : '—'}
               </td>
-              <td className="min-w-[7.5rem] px-2 py-2"><LocalTime iso={p.lastChange} /></td>
+              <td className="min-w-[7.5rem] px-1.5 py-2"><LocalTime iso={p.lastChange} /></td>
             </tr>
           ))}
         </tbody>

@@ -1,6 +1,7 @@
 import { headline } from '@/lib/diagnosis';
 import type { Finding } from '@/lib/api-types';
 import { StateBadge } from '@/components/ui/badge';
+import { Breakable } from '@/components/ui/breakable';
 
 /** The diagnosis in plain words, worst first; evidence and the suggested action one click away. */
 export function FindingsPanel({ findings, at }: { findings: Finding[]; at: string }) {
@@ -12,9 +13,9 @@ export function FindingsPanel({ findings, at }: { findings: Finding[]; at: strin
           <li key={f.code} data-finding={f.code} className="rounded border border-slate-200 p-3 dark:border-slate-800">
             <p className="flex items-start gap-2">
               <StateBadge value={f.severity} />
-              <span className="font-medium">{headline(f, at)}</span>
+              <span className="min-w-0 font-medium wrap-anywhere"><Breakable text={headline(f, at)} /></span>
             </p>
-            <details className="mt-1 text-sm text-slate-700 dark:text-slate-300">
+            <details className="mt-1 text-sm text-slate-700 wrap-anywhere dark:text-slate-300">
               <summary className="cursor-pointer select-none">Why, and what to do</summary>
               <p className="mt-1">{f.detail}</p>
               <p className="mt-1"><span className="font-medium">Suggested: </span>{f.suggestedAction}</p>

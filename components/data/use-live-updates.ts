@@ -52,7 +52,8 @@ function apply(client: QueryClient, effect: LiveEffect): void {
 /**
  * Set once a view of server-rendered data (the fleet table, a pool) has hydrated. A live update applied to its
  * query before then makes it hydrate with other data than the server rendered (React error #418 and a
- * client re-render): the stream waits for it, or a few seconds on a page without such a view.
+ * client re-render): the stream waits for it. A page without such a view says so (NoDataView); failing both, the
+ * stream waits a few seconds.
  */
 let markHydrated: () => void = () => {};
 const hydrated = new Promise<void>((resolve) => {

@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { NoDataView } from '@/components/data/no-data-view';
 
 export default function PoolNotFound() {
   return (
@@ -9,6 +10,7 @@ export default function PoolNotFound() {
         deleted, or the link may name another context or namespace.
       </p>
       <Link href="/" className="inline-block underline">Back to all pools</Link>
+      <NoDataView />
     </main>
   );
 }

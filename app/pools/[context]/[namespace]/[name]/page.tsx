@@ -2,6 +2,7 @@ import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
+import { NoDataView } from '@/components/data/no-data-view';
 import { PoolView } from '@/components/pool/pool-view';
 import { LocalTime } from '@/components/ui/local-time';
 import { queryKeys, resolveWindow, windowKey } from '@/components/data/queries';
@@ -41,6 +42,7 @@ export default async function PoolPage({ params, searchParams }: Props) {
           <p className="mt-1">{parsed.error}</p>
         </div>
         <Link href={path} className="underline">Show this pool now, for the last 6 hours</Link>
+        <NoDataView />
       </main>
     );
   }
@@ -68,6 +70,7 @@ export default async function PoolPage({ params, searchParams }: Props) {
           <Link href={`${path}?${windowQuery({ range: '1h', from: '', to: '', at: start })}`} className="underline">Show it as its record starts</Link>
           <Link href={path} className="underline">Show it now</Link>
         </p>
+        <NoDataView />
       </main>
     );
   }

@@ -120,6 +120,30 @@ test('a change in the simulator shows on the open page within 2 s, without a rel
   await expect(row.getByText('paused', { exact: true })).toHaveCount(0, { timeout: 2_000 });
 });
 
+test('a frozen list\'s "frozen for" counts on while the page is open, with no change and no reload', async ({ page }) => {
+  // mgmt-neu/general's list stays frozen (its failed VM). The browser's clock jumps 10 minutes: the durations
+  // shown must follow it, on the fleet and on the pool page; a view of a past instant must not.
+  const shown = async (where: string) => {
+    const m = /frozen for (\d+) (s|min):/.exec(await page.locator(where).innerText());
+    return m ? Number(m[1]) * (m[2] === 'min' ? 60 : 1) : NaN;
+  };
+  await page.clock.install();
+  for (const [url, where] of [['/', 'tr[data-pool="mgmt-neu/default/general"]'], ['/pools/mgmt-neu/default/general', '[data-finding="readiness-gate-frozen"]']] as const) {
+    await page.goto(url);
+    await expect(page.locator(where)).toContainText(/frozen for \d+ (s|min):/, { timeout: 30_000 });
+    const before = await shown(where);
+    await page.clock.fastForward('10:00');
+    await expect.poll(() => shown(where)).toBeGreaterThanOrEqual(before + 9 * 60);
+  }
+  const at = new Date(Date.now() - 5_000).toISOString();
+  await page.goto(`/pools/mgmt-neu/default/general?at=${at}`);
+  await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toContainText(/frozen for \d+ (s|min):/);
+  const past = await shown('[data-finding="readiness-gate-frozen"]');
+  await page.clock.fastForward('10:00');
+  await page.waitForTimeout(500);
+  expect(await shown('[data-finding="readiness-gate-frozen"]')).toBe(past);
+});
+
 test('an ?at= link reproduces a past state and says so', async ({ page, request }) => {
   // A moment while system was paused (the previous test paused it, then resumed it).
   const tl = (await (await request.get(`/api/pools/mgmt-weu/default/system/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)).json()) as { entries: { at: string; field: string; to: string | null }[] };
@@ -141,7 +165,10 @@ test('a link to an instant before the pool\'s record says where the record start
   expect(res.status()).toBe(404);
   const start = /Its record starts at (\S+)\.$/.exec(((await res.json()) as { error: { message: string } }).error.message)?.[1];
   expect(start).toBeDefined();
+  // The page has no pool data to hydrate: the live stream connects at once, not after its 5 s wait for one.
+  const stream = page.waitForRequest((r) => r.url().endsWith('/api/stream'), { timeout: 4_000 });
   await page.goto('/pools/mgmt-weu/default/system?at=2000-01-01T00:00:00Z');
+  await stream;
   await expect(page.getByRole('main').getByRole('alert')).toContainText('No record of this pool at');
   await expect(page.getByRole('main').getByRole('alert').locator('time').nth(1)).toHaveAttribute('datetime', start as string);
   await page.getByRole('link', { name: 'Show it as its record starts' }).click();

@@ -10,6 +10,7 @@ import { fleetQuery, poolPath, type FleetFilters, type SortKey } from '@/lib/url
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
+import { useLiveNow } from '@/components/ui/use-live-now';
 import { DriftBadges } from './drift-badges';
 
 const COLUMNS: { key: SortKey | null; label: string }[] = [
@@ -57,11 +58,12 @@ function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: 
 const FIRST_ROWS = 100;
 
 /**
- * `at` is when the fleet was read: a frozen list's finding says for how long as of then (the server's render and
- * the browser's agree).
+ * `at` is when the fleet was read: a frozen list's finding says for how long as of then on the first render (the
+ * server's and the browser's agree), then as of the browser's clock, counting on between changes (useLiveNow).
  */
 export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filters: FleetFilters; at: string }) {
   const [limit, setLimit] = useState(FIRST_ROWS);
+  const now = useLiveNow(at);
   return (
     <div className="space-y-2">
     <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
@@ -90,7 +92,7 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
               <td className="px-1.5 py-2"><DriftBadges counts={p.driftCounts} /></td>
               <td className="min-w-[16rem] max-w-md px-1.5 py-2">
                 {p.worstFinding ? (
-                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span className="wrap-anywhere"><Breakable text={worstHeadline(p.worstFinding, p.activeFindings, at)} /></span></span>
+                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span className="wrap-anywhere"><Breakable text={worstHeadline(p.worstFinding, p.activeFindings, now)} /></span></span>
                 ) : '—'}
               </td>
               <td className="min-w-[7.5rem] px-1.5 py-2"><LocalTime iso={p.lastChange} /></td>

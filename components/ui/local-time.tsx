@@ -24,13 +24,3 @@ export function LocalTime({ iso, withDate = true, className }: { iso: string | n
     </time>
   );
 }
-
-/** "3 min ago", for recent changes. */
-export function ago(iso: string | null, now: number): string {
-  if (!iso) return '—';
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s} s ago`;
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86_400)} d ago`;
-}

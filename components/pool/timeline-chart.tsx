@@ -30,6 +30,8 @@ function subscribeDark(cb: () => void) {
 const useDark = () => useSyncExternalStore(subscribeDark, () => document.documentElement.classList.contains('dark'), () => false);
 
 const LANE_HEIGHT = 26;
+/** The lanes' label column: wide enough for the longest condition lanes ("AzureMachinePool ScaleSetDesiredReplicas"). */
+const LABELS_PX = 260;
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
 const time = (ms: number) => formatInstant(new Date(ms).toISOString(), undefined);
 
@@ -59,15 +61,15 @@ export function buildOption(view: TimelineView, at: string | null, dark: boolean
     textStyle: { color: text },
     animation: false,
     tooltip: { trigger: 'item', confine: true, backgroundColor: dark ? '#0f172a' : '#ffffff', textStyle: { color: text }, borderColor: grid },
-    legend: { top: replicasTop - 28, left: 200, right: 24, textStyle: { color: text }, type: 'scroll', data: REPLICA_SERIES.map((s) => s.label) },
+    legend: { top: replicasTop - 28, left: 16, right: 24, textStyle: { color: text }, type: 'scroll', data: REPLICA_SERIES.map((s) => s.label) },
     grid: [
-      { left: 200, right: 24, top, height: lanesHeight },
-      { left: 200, right: 24, top: replicasTop, height: 180 },
+      { left: LABELS_PX, right: 24, top, height: lanesHeight },
+      { left: LABELS_PX, right: 24, top: replicasTop, height: 180 },
     ],
     xAxis: [xAxis(0, false), xAxis(1, true)],
     yAxis: [
-      { type: 'category', gridIndex: 0, data: labels, inverse: true, axisLabel: { color: text, width: 190, overflow: 'truncate' }, axisTick: { show: false }, axisLine: { lineStyle: { color: grid } } },
-      { type: 'value', gridIndex: 1, minInterval: 1, name: 'replicas', nameTextStyle: { color: text }, axisLabel: { color: text }, splitLine: { lineStyle: { color: grid } } },
+      { type: 'category', gridIndex: 0, data: labels, inverse: true, axisLabel: { color: text, width: LABELS_PX - 10, overflow: 'truncate' }, axisTick: { show: false }, axisLine: { lineStyle: { color: grid } } },
+      { type: 'value', gridIndex: 1, minInterval: 1, name: 'replicas', nameLocation: 'middle', nameRotate: 90, nameGap: 32, nameTextStyle: { color: text }, axisLabel: { color: text }, splitLine: { lineStyle: { color: grid } } },
     ],
     dataZoom: [
       { type: 'inside', xAxisIndex: [0, 1], filterMode: 'none' },

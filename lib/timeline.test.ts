@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import type { TimelineEntry } from './api-types';
 import { buildScenario } from './fixtures/scenarios';
-import { buildTimeline, coalescePeriods, initialZoom, laneToneValue } from './timeline';
+import { buildTimeline, coalescePeriods, initialZoom, laneToneValue, minPeriodMs } from './timeline';
 import { diffDetails } from './transitions';
 
 const T0 = '2026-11-29T10:00:00.000Z';
@@ -110,5 +110,25 @@ describe('coalescePeriods', () => {
       periods[4],
     ]);
     expect(coalescePeriods(periods, 30_000)).toEqual(periods);
+  });
+
+  it('merges at the scale the chart opens at: a pool first recorded inside the window keeps its first seconds apart', () => {
+    // The demo's failed VM: vmss-failed a warning for 9 s, then critical; read 12 s later in a 6-hour window.
+    const to = '2026-11-29T16:00:00.000Z';
+    const from = new Date(Date.parse(to) - 6 * 3_600_000).toISOString();
+    const first = new Date(Date.parse(to) - 120_000).toISOString();
+    const sec = (s: number) => new Date(Date.parse(to) - s * 1000).toISOString();
+    const entries: TimelineEntry[] = [
+      { at: first, poolKey: 'k', field: 'amp.ready', from: null, to: 'true' },
+      { at: sec(21), poolKey: 'k', field: 'finding.vmss-failed', from: null, to: 'warning' },
+      { at: sec(12), poolKey: 'k', field: 'finding.vmss-failed', from: 'warning', to: 'critical' },
+    ];
+    const values = (ms: number) => buildTimeline(null, entries, from, to, { minPeriodMs: ms }).lanes.find((l) => l.field === 'finding.vmss-failed')?.periods.map((p) => p.value);
+    // At the whole window's scale (14.4 s) both periods were merged: a grey "2 changes" on the zoomed chart.
+    expect(values(minPeriodMs(from, to, null))).toEqual(['2 changes']);
+    expect(minPeriodMs(from, to, first)).toBe(80);
+    expect(values(minPeriodMs(from, to, first))).toEqual(['warning', 'critical']);
+    // A record that starts before the window: the window's scale.
+    expect(minPeriodMs(from, to, '2026-11-29T01:00:00.000Z')).toBe(14_400);
   });
 });

@@ -112,6 +112,17 @@ export interface TimelineResponse extends TimelineView {
 export const ENTRY_LIMIT = 1000;
 
 /**
+ * The shortest period a lane keeps on its own (shorter runs are merged: {@link coalescePeriods}): about a pixel of
+ * a wide chart at the scale the chart opens at. That is the whole window, or, for a pool first recorded inside it,
+ * from there to the window's end, where the chart opens zoomed ({@link initialZoom}): a new pool's first minutes
+ * must not be merged at a 6-hour scale into "2 changes" that then fill a quarter of its zoomed chart.
+ */
+export function minPeriodMs(from: string, to: string, firstRecorded: string | null, pixels = 1500): number {
+  const start = firstRecorded !== null && firstRecorded > from ? firstRecorded : from;
+  return Math.max(0, Date.parse(to) - Date.parse(start)) / pixels;
+}
+
+/**
  * Merges runs of periods shorter than `minMs` (narrower than a pixel at the window's scale) into one period
  * that says how many states it holds, so a month of flapping stays a readable, small answer.
  */

@@ -3,7 +3,7 @@ import 'server-only';
 // the state of every source. Reads come from the store, so a replica that does not collect answers the same.
 
 import { goneSince, poolKey, type FleetResponse, type PoolResponse, type PoolSummary, type SourcesReport } from '@/lib/api-types';
-import { ENTRY_LIMIT, buildTimeline, type TimelineResponse } from '@/lib/timeline';
+import { ENTRY_LIMIT, buildTimeline, minPeriodMs, type TimelineResponse } from '@/lib/timeline';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import { runtime, type Runtime } from './collector/start';
 import { HttpError } from './http/route';
@@ -61,7 +61,7 @@ export async function readTimeline(ref: { context: string; namespace: string; na
   const k = poolKey(ref);
   const [initial, entries] = await Promise.all([rt.store.poolAt(k, from), rt.store.timeline(k, from, to)]);
   if (!initial && entries.length === 0 && !(await rt.store.currentPool(k))) throw notFound(ref);
-  // Periods narrower than about a pixel of a wide chart are merged; the raw list is capped to the newest.
-  const minPeriodMs = (Date.parse(to) - Date.parse(from)) / 1500;
-  return { ...buildTimeline(initial, entries, from, to, { minPeriodMs }), entries: entries.slice(-ENTRY_LIMIT), entriesTotal: entries.length };
+  // Periods narrower than about a pixel of the chart as it opens are merged; the raw list is capped to the newest.
+  const shortest = minPeriodMs(from, to, initial ? null : (entries[0]?.at ?? null));
+  return { ...buildTimeline(initial, entries, from, to, { minPeriodMs: shortest }), entries: entries.slice(-ENTRY_LIMIT), entriesTotal: entries.length };
 }

@@ -54,6 +54,12 @@ function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: 
   );
 }
 
+/** A pool's worst finding; a frozen list's says for how long, counting on (only those cells tick). */
+function WorstFinding({ finding, active, at }: { finding: NonNullable<PoolSummary['worstFinding']>; active: PoolSummary['activeFindings']; at: string }) {
+  const now = useLiveNow(at, finding.code === 'readiness-gate-frozen');
+  return <Breakable text={worstHeadline(finding, active, now)} />;
+}
+
 /** Rows rendered at first: the worst pools come first, and a fleet of a thousand stays fast to open. */
 const FIRST_ROWS = 100;
 
@@ -63,7 +69,6 @@ const FIRST_ROWS = 100;
  */
 export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filters: FleetFilters; at: string }) {
   const [limit, setLimit] = useState(FIRST_ROWS);
-  const now = useLiveNow(at);
   return (
     <div className="space-y-2">
     <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
@@ -92,7 +97,7 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
               <td className="px-1.5 py-2"><DriftBadges counts={p.driftCounts} /></td>
               <td className="min-w-[16rem] max-w-md px-1.5 py-2">
                 {p.worstFinding ? (
-                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span className="wrap-anywhere"><Breakable text={worstHeadline(p.worstFinding, p.activeFindings, now)} /></span></span>
+                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span className="wrap-anywhere"><WorstFinding finding={p.worstFinding} active={p.activeFindings} at={at} /></span></span>
                 ) : '—'}
               </td>
               <td className="min-w-[7.5rem] px-1.5 py-2"><LocalTime iso={p.lastChange} /></td>

@@ -30,9 +30,15 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
-/** The later of the read's time and the browser's clock (a clock behind the server's never turns time back). */
+const still = () => () => {};
+const zero = () => 0;
+
+/**
+ * The later of the read's time and the browser's clock (a clock behind the server's never turns time back). Not
+ * live, it neither ticks nor re-renders its component.
+ */
 export function useLiveNow(readAt: string, live = true): string {
-  const now = useSyncExternalStore(subscribe, () => clock, () => 0);
+  const now = useSyncExternalStore(live ? subscribe : still, live ? () => clock : zero, zero);
   if (!live || now === 0) return readAt;
   const iso = new Date(now).toISOString();
   return iso > readAt ? iso : readAt;

@@ -128,7 +128,9 @@ describe('coalescePeriods', () => {
     expect(values(minPeriodMs(from, to, null))).toEqual(['2 changes']);
     expect(minPeriodMs(from, to, first)).toBe(80);
     expect(values(minPeriodMs(from, to, first))).toEqual(['warning', 'critical']);
-    // A record that starts before the window: the window's scale.
+    // A record that starts before the window: the window's scale (whichever way the instants are written).
     expect(minPeriodMs(from, to, '2026-11-29T01:00:00.000Z')).toBe(14_400);
+    expect(minPeriodMs('2026-11-29T10:00:00Z', '2026-11-29T10:00:15.500Z', '2026-11-29T09:59:59.500Z')).toBeCloseTo(15_500 / 1500);
+    expect(minPeriodMs('2026-11-29T10:00:00Z', '2026-11-29T10:00:15.500Z', '2026-11-29T10:00:00.500Z')).toBe(10);
   });
 });

@@ -118,8 +118,9 @@ export const ENTRY_LIMIT = 1000;
  * must not be merged at a 6-hour scale into "2 changes" that then fill a quarter of its zoomed chart.
  */
 export function minPeriodMs(from: string, to: string, firstRecorded: string | null, pixels = 1500): number {
-  const start = firstRecorded !== null && firstRecorded > from ? firstRecorded : from;
-  return Math.max(0, Date.parse(to) - Date.parse(start)) / pixels;
+  // Instants compared as numbers: "…00Z" and "…00.000Z" are the same instant, and would not compare as strings.
+  const start = Math.max(Date.parse(from), firstRecorded === null ? -Infinity : Date.parse(firstRecorded));
+  return Math.max(0, Date.parse(to) - start) / pixels;
 }
 
 /**

@@ -39,7 +39,6 @@ const zero = () => 0;
  */
 export function useLiveNow(readAt: string, live = true): string {
   const now = useSyncExternalStore(live ? subscribe : still, live ? () => clock : zero, zero);
-  if (!live || now === 0) return readAt;
-  const iso = new Date(now).toISOString();
-  return iso > readAt ? iso : readAt;
+  if (!live || now === 0 || now <= Date.parse(readAt)) return readAt;
+  return new Date(now).toISOString();
 }

@@ -106,7 +106,7 @@ describe('coalescePeriods', () => {
     ];
     expect(coalescePeriods(periods, 5 * 60_000)).toEqual([
       periods[0],
-      { start: at(60), end: at(63), value: '3 changes', detail: '2 different values in this span; choose a shorter range to see each.' },
+      { start: at(60), end: at(63), value: '3 changes', detail: '2 different values in this span; choose a shorter range to see each.', merged: 3 },
       periods[4],
     ]);
     expect(coalescePeriods(periods, 30_000)).toEqual(periods);

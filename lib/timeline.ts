@@ -8,6 +8,8 @@ export interface LanePeriod {
   end: string;
   value: string;
   detail?: string;
+  /** How many shorter periods this one merges (narrower than a pixel of the chart); `value` then says "N changes". */
+  merged?: number;
 }
 
 export type LaneGroup = 'state' | 'condition' | 'finding';
@@ -133,7 +135,7 @@ export function coalescePeriods(periods: readonly LanePeriod[], minMs: number): 
   const flush = () => {
     if (run.length === 1) out.push(run[0] as LanePeriod);
     else if (run.length > 1) {
-      out.push({ start: (run[0] as LanePeriod).start, end: (run.at(-1) as LanePeriod).end, value: `${run.length} changes`, detail: `${new Set(run.map((p) => p.value)).size} different values in this span; choose a shorter range to see each.` });
+      out.push({ start: (run[0] as LanePeriod).start, end: (run.at(-1) as LanePeriod).end, value: `${run.length} changes`, detail: `${new Set(run.map((p) => p.value)).size} different values in this span; choose a shorter range to see each.`, merged: run.length });
     }
     run = [];
   };

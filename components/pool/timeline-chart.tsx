@@ -35,7 +35,8 @@ const LABELS_PX = 260;
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
 const time = (ms: number) => formatInstant(new Date(ms).toISOString(), undefined);
 
-type LaneDatum = { value: [number, number, number, string, string, string] };
+/** A lane period: lane index, start, end (ms), value, detail, lane label, how many periods it merges (0: none). */
+type LaneDatum = { value: [number, number, number, string, string, string, number] };
 
 export function buildOption(view: TimelineView, at: string | null, dark: boolean): echarts.EChartsCoreOption {
   const labels = view.lanes.map((l) => l.label);
@@ -47,7 +48,7 @@ export function buildOption(view: TimelineView, at: string | null, dark: boolean
   const from = Date.parse(view.from);
   const to = Date.parse(view.to);
   const laneData: LaneDatum[] = view.lanes.flatMap((l, i) => l.periods.map((p) => ({
-    value: [i, Date.parse(p.start), Date.parse(p.end), p.value, p.detail ?? '', l.label] as LaneDatum['value'],
+    value: [i, Date.parse(p.start), Date.parse(p.end), p.value, p.detail ?? '', l.label, p.merged ?? 0] as LaneDatum['value'],
     itemStyle: { color: color(laneToneValue(l.field, p.value)) },
   })));
   const markerLane = view.lanes.length;
@@ -87,7 +88,10 @@ export function buildOption(view: TimelineView, at: string | null, dark: boolean
             { x: start[0], y: start[1] - h / 2, width: Math.max(1, end[0] - start[0]), height: h },
             { x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height },
           );
-          return rect && { type: 'rect', transition: [], shape: rect, style: api.style() };
+          // Merged periods ("N changes": too short to draw apart at this scale): translucent, outlined with a dash,
+          // unlike any one state.
+          const merged = api.value(6) > 0;
+          return rect && { type: 'rect', transition: [], shape: rect, style: merged ? { ...api.style(), opacity: 0.45, stroke: dark ? '#cbd5e1' : '#334155', lineWidth: 1, lineDash: [3, 2] } : api.style() };
         },
         tooltip: {
           formatter: (p: { value: LaneDatum['value'] }) => {

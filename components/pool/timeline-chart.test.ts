@@ -1,0 +1,44 @@
+// The chart's option as ECharts gets it: a merged period ("N changes") is drawn unlike any one state.
+
+import { describe, expect, it } from 'vitest';
+import type { TimelineView } from '@/lib/timeline';
+import { buildOption } from './timeline-chart';
+
+type Datum = { value: (string | number)[]; itemStyle: { color: string } };
+type Lanes = { data: Datum[]; renderItem(params: unknown, api: unknown): { style: Record<string, unknown> } | null };
+
+const view: TimelineView = {
+  from: '2026-12-04T10:00:00.000Z', to: '2026-12-04T16:00:00.000Z', knownAtStart: true, markers: [],
+  series: { desired: [], vmssCapacity: [], azureInstances: [], azureSucceeded: [], azureFailed: [], capz: [], capi: [], readyNodes: [] },
+  lanes: [{
+    field: 'amp.provisioningState', label: 'AzureMachinePool provisioningState', group: 'state', periods: [
+      { start: '2026-12-04T10:00:00.000Z', end: '2026-12-04T12:00:00.000Z', value: 'Succeeded' },
+      { start: '2026-12-04T12:00:00.000Z', end: '2026-12-04T12:00:20.000Z', value: '4 changes', detail: '2 different values in this span; choose a shorter range to see each.', merged: 4 },
+      { start: '2026-12-04T12:00:20.000Z', end: '2026-12-04T16:00:00.000Z', value: 'Succeeded' },
+    ],
+  }],
+};
+
+/** Draws one lane datum through the series' renderItem, on a coordinate system that holds it. */
+function draw(lanes: Lanes, d: Datum) {
+  const api = {
+    value: (i: number) => d.value[i],
+    coord: ([x, y]: number[]) => [(x as number) / 1000, (y as number) * 10],
+    size: () => [0, 10],
+    style: () => ({ fill: d.itemStyle.color }),
+  };
+  return lanes.renderItem({ coordSys: { x: -1e13, y: -1e3, width: 2e13, height: 2e3 } }, api);
+}
+
+describe('buildOption', () => {
+  it('draws a merged period translucent with a dashed outline, and a state solid', () => {
+    const lanes = (buildOption(view, null, false) as { series: Lanes[] }).series[0] as Lanes;
+    const [state, merged] = lanes.data;
+    expect(merged?.value[6]).toBe(4);
+    expect(state?.value[6]).toBe(0);
+    const m = draw(lanes, merged as Datum);
+    expect(m?.style).toMatchObject({ opacity: 0.45, lineDash: [3, 2] });
+    const s = draw(lanes, state as Datum);
+    expect(s?.style).toEqual({ fill: state?.itemStyle.color });
+  });
+});

@@ -38,21 +38,26 @@ export async function readFleet(filters: FleetFilters): Promise<FleetResponse> {
   return { pools: selectPools(all, filters), total: filters.deleted ? all.length : all.length - deleted, deleted, sources, at: new Date().toISOString() };
 }
 
-const notFound = (ref: { context: string; namespace: string; name: string }, at?: string | null, start?: string | null) =>
-  new HttpError(404, 'pool-not-found', at
-    ? `MachinePool ${ref.namespace}/${ref.name} in context ${ref.context} was not known to poolscope at ${at}.${start && start > at ? ` Its record starts at ${start}.` : ''}`
-    : `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`);
+/**
+ * 404 for a pool poolscope does not know (at `at`, when given). `recordStart` is where its record starts when that
+ * is after `at` (a link to before poolscope first saw it, or before retention's cutoff); the message says so too.
+ */
+export class PoolNotFound extends HttpError {
+  constructor(ref: { context: string; namespace: string; name: string }, at?: string | null, readonly recordStart: string | null = null) {
+    super(404, 'pool-not-found', at
+      ? `MachinePool ${ref.namespace}/${ref.name} in context ${ref.context} was not known to poolscope at ${at}.${recordStart ? ` Its record starts at ${recordStart}.` : ''}`
+      : `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`);
+  }
+}
 
 export async function readPool(ref: { context: string; namespace: string; name: string }, at: string | null): Promise<PoolResponse> {
   const rt = await runtime();
   const pool = at ? await rt.store.poolAt(poolKey(ref), at) : await rt.store.currentPool(poolKey(ref));
-  if (!pool) throw notFound(ref, at, at ? await rt.store.recordStart(poolKey(ref)) : null);
+  if (!pool) {
+    const start = at ? await rt.store.recordStart(poolKey(ref)) : null;
+    throw new PoolNotFound(ref, at, start && at && start > at ? start : null);
+  }
   return { pool, asOf: at };
-}
-
-/** The first instant poolscope has a pool's state for (null: it has none). */
-export async function recordStart(ref: { context: string; namespace: string; name: string }): Promise<string | null> {
-  return (await runtime()).store.recordStart(poolKey(ref));
 }
 
 export async function readTimeline(ref: { context: string; namespace: string; name: string }, from: string, to: string): Promise<TimelineResponse> {
@@ -60,7 +65,7 @@ export async function readTimeline(ref: { context: string; namespace: string; na
   const rt = await runtime();
   const k = poolKey(ref);
   const [initial, entries] = await Promise.all([rt.store.poolAt(k, from), rt.store.timeline(k, from, to)]);
-  if (!initial && entries.length === 0 && !(await rt.store.currentPool(k))) throw notFound(ref);
+  if (!initial && entries.length === 0 && !(await rt.store.currentPool(k))) throw new PoolNotFound(ref);
   // Periods narrower than about a pixel of the chart as it opens are merged; the raw list is capped to the newest.
   const shortest = minPeriodMs(from, to, initial ? null : (entries[0]?.at ?? null));
   return { ...buildTimeline(initial, entries, from, to, { minPeriodMs: shortest }), entries: entries.slice(-ENTRY_LIMIT), entriesTotal: entries.length };

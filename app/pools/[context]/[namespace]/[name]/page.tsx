@@ -8,9 +8,8 @@ import { LocalTime } from '@/components/ui/local-time';
 import { queryKeys, resolveWindow, windowKey } from '@/components/data/queries';
 import type { PoolRef } from '@/lib/api-types';
 import { parseWindow, poolPath, windowQuery, type Params } from '@/lib/url-state';
-import { HttpError } from '@/server/http/route';
 import { runtime } from '@/server/collector/start';
-import { readPool, readTimeline, recordStart, sourcesReport } from '@/server/read-model';
+import { PoolNotFound, readPool, readTimeline, sourcesReport } from '@/server/read-model';
 
 export const dynamic = 'force-dynamic';
 
@@ -52,10 +51,10 @@ export default async function PoolPage({ params, searchParams }: Props) {
     const pool = await readPool(ref, w.at);
     qc.setQueryData(queryKeys.pool(ref, w.at), pool);
   } catch (e) {
-    if (!(e instanceof HttpError && e.status === 404)) throw e;
+    if (!(e instanceof PoolNotFound)) throw e;
     // A link to an instant before the pool's record starts: say so, and where it starts.
-    const start = w.at ? await recordStart(ref) : null;
-    if (!start || !w.at || start <= w.at) notFound();
+    const start = e.recordStart;
+    if (!start || !w.at) notFound();
     return (
       <main id="main" className="mx-auto max-w-3xl space-y-4 px-4 py-10">
         <h1 className="text-2xl font-bold">{ref.name}</h1>

@@ -104,16 +104,19 @@ const anyQuery = z.record(z.string(), z.string());
  */
 export function otherMethods<A extends Method>(...allowed: A[]): Record<Exclude<Method, A>, Handler> {
   const allow = [...allowed, ...(allowed.includes('GET' as A) ? ['HEAD'] : []), 'OPTIONS'].join(', ');
-  const handler = route({ query: anyQuery }, async ({ request }) => {
-    throw new HttpError(405, 'method-not-allowed', `${request.method} is not served at ${new URL(request.url).pathname}; it answers ${allowed.join(' and ')}.`, { allow });
-  });
-  return Object.fromEntries(METHODS.filter((m) => !allowed.includes(m as A)).map((m) => [m, handler])) as Record<Exclude<Method, A>, Handler>;
+  return refusing(METHODS.filter((m): m is Exclude<Method, A> => !allowed.includes(m as A)), (method, path) =>
+    new HttpError(405, 'method-not-allowed', `${method} is not served at ${path}; it answers ${allowed.join(' and ')}.`, { allow }));
 }
 
 /** Handlers for every method of a path under /api that no route serves: 404 with the error body, not the HTML page. */
 export function noSuchEndpoint(): Record<Method, Handler> {
+  return refusing(METHODS, (_method, path) => new HttpError(404, 'no-such-endpoint', `poolscope has no API endpoint at ${path}; /api/openapi.json lists them all.`));
+}
+
+/** One handler, for each of `methods`, answering every request with `error`'s response (logged and counted by route). */
+function refusing<M extends Method>(methods: readonly M[], error: (method: string, path: string) => HttpError): Record<M, Handler> {
   const handler = route({ query: anyQuery }, async ({ request }) => {
-    throw new HttpError(404, 'no-such-endpoint', `poolscope has no API endpoint at ${new URL(request.url).pathname}; /api/openapi.json lists them all.`);
+    throw error(request.method, new URL(request.url).pathname);
   });
-  return Object.fromEntries(METHODS.map((m) => [m, handler])) as Record<Method, Handler>;
+  return Object.fromEntries(methods.map((m) => [m, handler])) as Record<M, Handler>;
 }

@@ -1,9 +1,5 @@
 import { DRIFT_KIND_LABELS, type DriftKind } from '@/lib/api-types';
-import { DRIFT_SEVERITY } from '@/lib/drift';
-import { Badge, toneOf, type Tone } from '@/components/ui/badge';
-
-/** A drift kind's badge tone: its severity's (a case mismatch is critical, an order-only list informational). */
-export const driftTone = (kind: DriftKind): Tone => toneOf(DRIFT_SEVERITY[kind]);
+import { Badge, driftTone } from '@/components/ui/badge';
 
 export function DriftBadges({ counts }: { counts: Partial<Record<DriftKind, number>> }) {
   const entries = Object.entries(counts).filter(([, n]) => (n ?? 0) > 0) as [DriftKind, number][];

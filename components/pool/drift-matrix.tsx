@@ -1,6 +1,5 @@
 import { DRIFT_KIND_LABELS, ID_SOURCES, ID_SOURCE_LABELS, type DriftItem, type InstanceRow } from '@/lib/api-types';
-import { Badge } from '@/components/ui/badge';
-import { driftTone } from '@/components/fleet/drift-badges';
+import { Badge, driftTone } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 
 const short = (id: string) => id.split('/').slice(-1)[0] ?? id;

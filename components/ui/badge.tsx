@@ -2,6 +2,8 @@
 // always says the value.
 
 import type { ReactNode } from 'react';
+import type { DriftKind } from '@/lib/api-types';
+import { DRIFT_SEVERITY } from '@/lib/drift';
 
 export type Tone = 'good' | 'bad' | 'warn' | 'info' | 'neutral';
 
@@ -27,6 +29,9 @@ export function toneOf(value: string | boolean | null | undefined): Tone {
   if (v === 'info') return 'info';
   return 'neutral';
 }
+
+/** A drift kind's badge tone: its severity's (a case mismatch is critical, an order-only list informational). */
+export const driftTone = (kind: DriftKind): Tone => toneOf(DRIFT_SEVERITY[kind]);
 
 export function StateBadge({ value, label }: { value: string | boolean | null | undefined; label?: string }) {
   return <Badge tone={toneOf(value)}>{label ?? (value === null || value === undefined ? 'unknown' : String(value))}</Badge>;

@@ -4,7 +4,8 @@
 // each; a cycle every 250 ms), for a few hours and for four times as long; then the oldest hour is pruned as the
 // hourly job does, while a writer commits a small transaction every 250 ms as the collector's cycles would. The
 // prune's cost should follow what it deletes, not how much the store holds; the event loop's longest stall and
-// the writer's longest wait show that a prune does not stop the collector or the API.
+// the writer's longest wait show that a prune does not stop the collector or the API. Then the file gives back
+// what the prune freed, down to a tenth of it free, as retention does after a prune that freed over a fifth.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -61,14 +62,23 @@ async function once(pools: number, hours: number): Promise<Record<string, unknow
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
-  const loop = monitorEventLoopDelay({ resolution: 5 });
-  loop.enable();
-  const cpu0 = process.cpuUsage();
-  const w0 = performance.now();
-  const r = await store.prune(new Date(t0 + HOUR).toISOString());
-  const ms = performance.now() - w0;
-  const cpu = process.cpuUsage(cpu0);
-  loop.disable();
+  // A phase's time, CPU, the event loop's longest stall and the writer's longest wait meanwhile.
+  const measured = async <T>(fn: () => Promise<T>) => {
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
+    writerMax = 0;
+    const cpu0 = process.cpuUsage();
+    const w0 = performance.now();
+    const result = await fn();
+    const ms = performance.now() - w0;
+    const cpu = process.cpuUsage(cpu0);
+    loop.disable();
+    return { result, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), longestEventLoopStallMs: Math.round(loop.max / 1e6), writerLongestWaitMs: Math.round(writerMax * 10) / 10 };
+  };
+  const pruned = await measured(() => store.prune(new Date(t0 + HOUR).toISOString()));
+  const freeMB = Math.round(((await store.freeBytes()) ?? 0) / 1e5) / 10;
+  const used = (await store.sizeBytes()) - ((await store.freeBytes()) ?? 0);
+  const shrunk = await measured(() => store.shrink(Math.round(used / 9)));
   stop = true;
   await writer;
   const l0 = performance.now();
@@ -81,11 +91,19 @@ async function once(pools: number, hours: number): Promise<Record<string, unknow
     historyRows: stats.historyRows,
     transitions: stats.transitions,
     sizeMB,
-    deleted: r,
-    pruneMs: Math.round(ms),
-    pruneCpuMs: Math.round((cpu.user + cpu.system) / 1000),
-    longestEventLoopStallMs: Math.round(loop.max / 1e6),
-    writerLongestWaitMs: Math.round(writerMax * 10) / 10,
+    deleted: pruned.result,
+    pruneMs: pruned.ms,
+    pruneCpuMs: pruned.cpuMs,
+    longestEventLoopStallMs: pruned.longestEventLoopStallMs,
+    writerLongestWaitMs: pruned.writerLongestWaitMs,
+    freeAfterPruneMB: freeMB,
+    shrink: {
+      givenBackMB: Math.round((shrunk.result ?? 0) / 1e5) / 10,
+      ms: shrunk.ms,
+      cpuMs: shrunk.cpuMs,
+      longestEventLoopStallMs: shrunk.longestEventLoopStallMs,
+      writerLongestWaitMs: shrunk.writerLongestWaitMs,
+    },
     writerCommits: writes,
     lastCycleReadMs: Math.round(lastCycleMs * 100) / 100,
   };

@@ -1,9 +1,10 @@
 // Retention's job: prunes at start and on its interval, one prune at a time, logs and counts a failure (and
 // tries again), and stops between two transactions of a running prune.
 
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Retention } from './retention';
 import { openSqlite } from './sqlite';
@@ -17,9 +18,17 @@ afterEach(async () => {
 const DAY = 86_400_000;
 const now = Date.parse('2026-12-04T12:00:00.000Z');
 
-/** A SQLite store with `n` cycles a day apart, the newest now. */
-async function storeWithCycles(n: number): Promise<TimelineStore> {
-  const s = new TimelineStore(openSqlite(path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-retention-')), 'r.db')));
+/**
+ * A SQLite store with `n` cycles a day apart, the newest now; `legacy`: its file created before poolscope turned
+ * incremental vacuum on (by another program: a table is there already).
+ */
+async function storeWithCycles(n: number, file = path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-retention-')), 'r.db'), legacy = false): Promise<TimelineStore> {
+  if (legacy) {
+    const d = new Database(file);
+    d.exec('CREATE TABLE before_poolscope (x INTEGER)');
+    d.close();
+  }
+  const s = new TimelineStore(openSqlite(file));
   await s.migrate();
   for (let i = 0; i < n; i++) await s.writeCycle({ id: `c${i}`, at: new Date(now - (n - 1 - i) * DAY).toISOString() }, []);
   return s;
@@ -132,8 +141,8 @@ describe('retention', () => {
 describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
   const HOUR = 3_600_000;
   /** A store with an 8 KB timeline entry an hour for 20 days, the newest now, and `lastHourKB` more in the last hour. */
-  async function filled(lastHourKB = 0): Promise<TimelineStore> {
-    const s = await storeWithCycles(0);
+  async function filled(lastHourKB = 0, file?: string, legacy = false): Promise<TimelineStore> {
+    const s = await storeWithCycles(0, file, legacy);
     const entries = Array.from({ length: 20 * 24 }, (_, i) => ({ at: new Date(now - (20 * 24 - 1 - i) * HOUR).toISOString(), poolKey: 'ctx/ns/pool', field: 'event.Big', from: null, to: `hour ${i}`, detail: 'x'.repeat(8192) }));
     const recent = Array.from({ length: lastHourKB / 8 }, (_, i) => ({ at: new Date(now - 60_000).toISOString(), poolKey: 'ctx/ns/pool', field: 'event.Recent', from: null, to: `recent ${i}`, detail: 'y'.repeat(8192) }));
     await s.appendEntries([...entries, ...recent]);
@@ -183,5 +192,110 @@ describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
     expect(left.every((e) => Date.parse(e.at) >= now - HOUR)).toBe(true);
     expect(r.get()).toMatchObject({ pruned: true, failures: 0 });
     expect(lines.some((l) => l.level === 'error' && /only its last hour left/.test(l.msg))).toBe(true);
+  });
+
+  describe('giving free room back to the file system', () => {
+    const keep = { fraction: 0.1, minBytes: 0 };
+    /** A pragma's first value. */
+    const pragma = async (s: TimelineStore, name: string) => Object.values((await (s as unknown as { db: { all(q: string): Promise<Record<string, unknown>[]> } }).db.all(`PRAGMA ${name}`))[0] ?? {})[0];
+
+    it('shrinks the file to a tenth free once a prune left more than a fifth free, and keeps the history left whole', async () => {
+      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-retention-')), 'r.db');
+      const store = await filled(0, file);
+      const { lines, log } = recorder();
+      // Five days of the twenty stay: three quarters of the file is freed.
+      const r = new Retention({ store, retentionDays: 5, log, now: () => now, shrinkKeep: keep });
+      cleanups.push(async () => {
+        await r.stop();
+        await store.close();
+      });
+      const sizeBefore = await store.sizeBytes();
+      await r.pruneNow();
+      const size = await store.sizeBytes();
+      const free = (await store.freeBytes()) as number;
+      expect(size).toBeLessThan(sizeBefore / 2);
+      // A tenth of the file as it is now, give or take a page.
+      expect(free).toBeLessThanOrEqual(size * keep.fraction + 4096);
+      expect(free).toBeGreaterThanOrEqual(size * keep.fraction - 8192);
+      expect(r.get().shrunkBytes).toBe(sizeBefore - size);
+      expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual(['info store pruned', 'info store file shrunk']);
+      // The file on disk too, once the WAL is written back into it.
+      await pragma(store, 'wal_checkpoint(TRUNCATE)');
+      expect(statSync(file).size).toBe(size);
+      expect(await pragma(store, 'integrity_check')).toBe('ok');
+      const left = await timeline(store);
+      expect(left).toHaveLength(5 * 24 + 1);
+      expect(left.map((e) => e.to)).toEqual(Array.from({ length: 5 * 24 + 1 }, (_, i) => `hour ${15 * 24 - 1 + i}`));
+      // Nothing more to give back: the next prune leaves the file as it is.
+      await r.pruneNow();
+      expect(await store.sizeBytes()).toBe(size);
+      expect(lines.filter((l) => l.msg === 'store file shrunk')).toHaveLength(1);
+    });
+
+    it('shrinks in small transactions, letting others run between them, and stops when asked', async () => {
+      const store = await filled();
+      cleanups.push(() => store.close());
+      await store.prune(new Date(now - 5 * DAY).toISOString());
+      const [size, free] = [await store.sizeBytes(), (await store.freeBytes()) as number];
+      const stop = new AbortController();
+      let pauses = 0;
+      let written = 0;
+      const pause = async () => {
+        // Another writer (the collector) between two transactions.
+        await store.appendEntries([{ at: new Date(now).toISOString(), poolKey: 'ctx/ns/pool', field: 'event.Between', from: null, to: `between ${written++}` }]);
+        if (++pauses === 3) stop.abort(new Error('stopped by the test'));
+      };
+      await expect(store.shrink(0, { batchPages: 10, pause, signal: stop.signal })).rejects.toThrow('stopped by the test');
+      expect(await store.sizeBytes()).toBeLessThanOrEqual(size - 3 * 10 * 4096);
+      expect(await store.sizeBytes()).toBeGreaterThan(size - free);
+      // Run again, it finishes; what was written between its transactions is there, and so is the history.
+      const shrunk = (await store.shrink(0, { batchPages: 10, pause: async () => void pauses++ })) as number;
+      expect(pauses).toBeGreaterThan(free / 4096 / 10 - 1);
+      expect(shrunk).toBeGreaterThan(0);
+      expect(await store.freeBytes()).toBe(0);
+      const left = await timeline(store);
+      expect(left.filter((e) => e.field === 'event.Between').map((e) => e.to).sort()).toEqual(['between 0', 'between 1', 'between 2']);
+      expect(left.filter((e) => e.field === 'event.Big')).toHaveLength(5 * 24 + 1);
+    });
+
+    it('keeps the free room it is told to keep', async () => {
+      const store = await filled();
+      const r = new Retention({ store, retentionDays: 5, log: recorder().log, now: () => now, shrinkKeep: { fraction: 0.1, minBytes: 2 ** 20 } });
+      cleanups.push(async () => {
+        await r.stop();
+        await store.close();
+      });
+      await r.pruneNow();
+      const free = (await store.freeBytes()) as number;
+      expect(free).toBeGreaterThanOrEqual(2 ** 20 - 4096);
+      expect(free).toBeLessThanOrEqual(2 ** 20);
+      expect(r.get().shrunkBytes).toBeGreaterThan(0);
+    });
+
+    it('says once how to shrink a file created before incremental vacuum, and prunes it as before', async () => {
+      const store = await filled(0, undefined, true);
+      expect(await pragma(store, 'auto_vacuum')).toBe(0);
+      const { lines, log } = recorder();
+      const r = new Retention({ store, retentionDays: 5, log, now: () => now, shrinkKeep: keep });
+      cleanups.push(async () => {
+        await r.stop();
+        await store.close();
+      });
+      const sizeBefore = await store.sizeBytes();
+      await r.pruneNow();
+      await r.pruneNow();
+      expect(await store.sizeBytes()).toBe(sizeBefore);
+      expect(await timeline(store)).toHaveLength(5 * 24 + 1);
+      expect(r.get()).toMatchObject({ pruned: true, failures: 0, shrunkBytes: 0 });
+      const told = lines.filter((l) => l.level === 'warn');
+      expect(told).toHaveLength(1);
+      expect(told[0]!.msg).toMatch(/PRAGMA auto_vacuum = INCREMENTAL; VACUUM/);
+    });
+  });
+
+  it('a new SQLite store is created with incremental auto-vacuum', async () => {
+    const store = await storeWithCycles(0);
+    cleanups.push(() => store.close());
+    expect(await (store as unknown as { db: { all(q: string): Promise<unknown[]> } }).db.all('PRAGMA auto_vacuum')).toEqual([{ auto_vacuum: 2 }]);
   });
 });

@@ -3,7 +3,8 @@ import 'server-only';
 // by the process that collects (on several replicas, the leader). With POOLSCOPE_RETENTION_MAX_SIZE (SQLite), a
 // store still larger than that is pruned further, oldest first, down to its last hour: the oldest history goes
 // before the volume fills and recording stops. One prune at a time; a prune that fails is logged, counted and
-// tried again at the next hour; stopping waits for the prune's current transaction only.
+// tried again at the next hour; stopping waits for the prune's current transaction only. After a prune that left
+// much of a SQLite file free (a shorter retention, pools gone, the size limit), the file gives that room back.
 
 import type { Logger } from 'pino';
 import type { PruneOptions, PruneResult } from './store';
@@ -13,6 +14,14 @@ export const PRUNE_INTERVAL_MS = 3_600_000;
 
 /** What a size limit never prunes: the last hour. */
 const MIN_KEPT_MS = 3_600_000;
+
+/**
+ * How much free room a SQLite file keeps when it shrinks: a tenth of the file, and 64 MiB at least. It shrinks after
+ * a prune that left twice that free. In steady state an hourly prune frees about what the next hour's rows take
+ * (1/720 of a 30-day store), which stays inside; what a shorter retention, pools gone or the size limit freed is
+ * given back.
+ */
+export const SHRINK_KEEP = { fraction: 0.1, minBytes: 64 * 2 ** 20 };
 
 /** What the metrics and the sources report read of retention. */
 export interface RetentionStatus {
@@ -28,6 +37,8 @@ export interface RetentionStatus {
   /** The size limit (bytes), and the store's bytes in use (its size less its free pages) after the last prune. */
   maxBytes: number | null;
   usedBytes: number | null;
+  /** Bytes the SQLite file gave back to the file system since start (free room past {@link SHRINK_KEEP}). */
+  shrunkBytes: number;
   /** Prunes that failed since start, and the last one's reason (null once one completes). */
   failures: number;
   lastError: string | null;
@@ -35,7 +46,12 @@ export interface RetentionStatus {
 }
 
 export interface RetentionOptions {
-  store: { prune(before: string, options?: PruneOptions): Promise<PruneResult>; sizeBytes?(): Promise<number>; freeBytes?(): Promise<number | null> };
+  store: {
+    prune(before: string, options?: PruneOptions): Promise<PruneResult>;
+    sizeBytes?(): Promise<number>;
+    freeBytes?(): Promise<number | null>;
+    shrink?(keepBytes: number, options?: Pick<PruneOptions, 'pause' | 'signal'>): Promise<number | null>;
+  };
   retentionDays: number;
   /** The store's size limit in bytes (SQLite), past which the oldest history is pruned too. */
   maxBytes?: number;
@@ -44,6 +60,8 @@ export interface RetentionOptions {
   now?: () => number;
   /** Passed to each prune (tests: small transactions; the collector, to forget the pools dropped whole). */
   prune?: Omit<PruneOptions, 'signal'>;
+  /** How much free room the file keeps after a prune (default {@link SHRINK_KEEP}). */
+  shrinkKeep?: { fraction: number; minBytes: number };
 }
 
 export class Retention {
@@ -54,6 +72,8 @@ export class Retention {
   private readonly status: RetentionStatus;
   /** Where the last prune the size limit forced cut (ms; 0: none yet). */
   private sizeCutoff = 0;
+  /** Whether the log has said that the file cannot give its free room back (once a process). */
+  private toldNoShrink = false;
 
   constructor(private readonly opts: RetentionOptions) {
     this.now = opts.now ?? Date.now;
@@ -65,6 +85,7 @@ export class Retention {
       cutoff: null,
       maxBytes: opts.maxBytes ?? null,
       usedBytes: null,
+      shrunkBytes: 0,
       failures: 0,
       lastError: null,
       running: false,
@@ -98,6 +119,7 @@ export class Retention {
       this.status.cutoff = before;
       this.opts.log.info({ before, ...r, ms: this.now() - started }, 'store pruned');
       if (this.opts.maxBytes !== undefined) await this.pruneToSize(before, started);
+      await this.shrink();
       this.status.lastPrunedAt = new Date(this.now()).toISOString();
       this.status.pruned = true;
       this.status.lastError = null;
@@ -160,6 +182,34 @@ export class Retention {
       this.status.cutoff = new Date(cutoff).toISOString();
       if (cutoff > from) this.opts.log.warn({ before: this.status.cutoff, usedBytes: this.status.usedBytes, maxBytes: max }, 'store pruned to its size limit: history before this is gone');
     }
+  }
+
+  /**
+   * Gives the free room past {@link SHRINK_KEEP} back to the file system, once twice that is free. A file that cannot (created before
+   * poolscope turned incremental vacuum on) is logged once, with how to turn it on.
+   */
+  private async shrink(): Promise<void> {
+    const { sizeBytes, freeBytes, shrink } = this.opts.store;
+    if (!sizeBytes || !freeBytes || !shrink) return;
+    const free = await freeBytes.call(this.opts.store);
+    if (free === null) return;
+    const size = await sizeBytes.call(this.opts.store);
+    const keep = this.opts.shrinkKeep ?? SHRINK_KEEP;
+    // A tenth of the file as it will be: of what is used and what stays free.
+    const keepBytes = Math.max(keep.minBytes, Math.round(((size - free) * keep.fraction) / (1 - keep.fraction)));
+    if (free <= 2 * keepBytes) return;
+    const started = this.now();
+    const shrunk = await shrink.call(this.opts.store, keepBytes, { signal: this.abort.signal });
+    if (shrunk === null) {
+      if (!this.toldNoShrink) {
+        this.toldNoShrink = true;
+        this.opts.log.warn({ freeBytes: free, sizeBytes: size },
+          "the store's file has free room it cannot give back: it was created before poolscope turned SQLite's incremental vacuum on. To shrink it, stop poolscope and run: sqlite3 <POOLSCOPE_DB_PATH> 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM'");
+      }
+      return;
+    }
+    this.status.shrunkBytes += shrunk;
+    if (shrunk > 0) this.opts.log.info({ shrunkBytes: shrunk, sizeBytes: size - shrunk, ms: this.now() - started }, 'store file shrunk');
   }
 
   /** A copy of what retention did. */

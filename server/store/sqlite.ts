@@ -9,6 +9,10 @@ import type { SqlDb } from './store';
 export function openSqlite(file: string): SqlDb {
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
+  // A new file keeps a map of its pages, so that retention can give the pages that pruning freed back to the file
+  // system (incremental vacuum: TimelineStore.shrink). The mode can only be chosen before the first table: a file
+  // created without it keeps it off until a VACUUM (see the README's Sizing).
+  if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
@@ -32,7 +36,9 @@ export function openSqlite(file: string): SqlDb {
       return stmt(sql).all(...params) as T[];
     },
     async run(sql: string, params: unknown[] = []) {
-      if (!params.length && /^\s*CREATE/i.test(sql)) {
+      // Stepped to the end, which a prepared statement's run() does not do: schema statements, and pragmas run for
+      // their effect (incremental_vacuum gives back one page a step).
+      if (!params.length && /^\s*(CREATE|PRAGMA)\b/i.test(sql)) {
         db.exec(sql);
         return 0;
       }

@@ -65,6 +65,9 @@ const noWrites = (): WriteStats => ({ states: 0, changedRows: 0, wholeTables: 0,
 /** Rows a prune deletes in one transaction at most (a few milliseconds of the event loop's time each). */
 export const PRUNE_BATCH_ROWS = 1000;
 
+/** SQLite: free pages given back to the file system in one transaction at most when the store shrinks (4 MB of 4 KB pages: ~30 ms). */
+export const SHRINK_BATCH_PAGES = 1024;
+
 export interface PruneOptions {
   /** Rows deleted in one transaction at most (default {@link PRUNE_BATCH_ROWS}). */
   batchRows?: number;
@@ -736,6 +739,39 @@ export class TimelineStore {
    */
   async freeBytes(): Promise<number | null> {
     return this.db.dialect === 'sqlite' ? this.sqlitePagesBytes('freelist_count') : null;
+  }
+
+  /**
+   * SQLite: gives the file's free pages beyond `keepBytes` back to the file system (incremental vacuum: pages from
+   * the end of the file move into free ones, and the file is cut), in transactions of {@link SHRINK_BATCH_PAGES}
+   * pages, the collector's writes going on between them. Returns the bytes given back; null when this store cannot:
+   * PostgreSQL (autovacuum keeps its free space for new rows), or a SQLite file created without incremental
+   * auto-vacuum (before poolscope set it; a VACUUM turns it on, see the README's Sizing).
+   */
+  async shrink(keepBytes: number, options: Pick<PruneOptions, 'pause' | 'signal'> & { batchPages?: number } = {}): Promise<number | null> {
+    if (this.db.dialect !== 'sqlite') return null;
+    const [mode] = await this.db.all<{ auto_vacuum: number }>('PRAGMA auto_vacuum');
+    if (Number(mode?.auto_vacuum) !== 2) return null;
+    const [size] = await this.db.all<{ page_size: number }>('PRAGMA page_size');
+    const pageSize = Number(size?.page_size);
+    const pause = options.pause ?? yieldToEventLoop;
+    const batch = Math.max(1, Math.floor(options.batchPages ?? SHRINK_BATCH_PAGES));
+    let shrunk = 0;
+    for (;;) {
+      // Each step reads the free pages anew: the collector's writes meanwhile take some.
+      const pages = Math.min(batch, Math.floor(((await this.freeBytes()) ?? 0) / pageSize - keepBytes / pageSize));
+      if (pages <= 0) return shrunk;
+      // What the file gave back: its free pages, and pointer-map pages it no longer needs.
+      const freed = await this.db.tx(async (t) => {
+        const before = await this.sizeBytes();
+        await t.run(`PRAGMA incremental_vacuum(${pages})`);
+        return before - (await this.sizeBytes());
+      });
+      shrunk += freed;
+      if (freed < pages * pageSize) return shrunk;
+      await pause();
+      options.signal?.throwIfAborted();
+    }
   }
 
   /** SQLite: a count of pages (all of the file's, or its free ones) in bytes. */

@@ -25,7 +25,7 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
                   <td className="whitespace-nowrap px-2 py-1"><LocalTime iso={e.at} /></td>
                   <td className="px-2 py-1 font-mono text-xs">{e.field}</td>
                   <Value entry={e} value={e.from} />
-                  <Value entry={e} value={e.to} />
+                  <Value entry={e} value={e.to} same={e.from !== null && e.from === e.to} />
                   <td className="max-w-md px-2 py-1 text-slate-700 dark:text-slate-300">{e.detail ?? ''}</td>
                 </tr>
               ))}
@@ -38,9 +38,19 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
   );
 }
 
-/** A value of a change; a drift item's key (a kind and a full providerID) in a few words, in full on hover. */
-function Value({ entry, value }: { entry: TimelineEntry; value: string | null }) {
+/**
+ * A value of a change; a drift item's key (a kind and a full providerID) in a few words, in full on hover. `same`:
+ * the value is the one it replaces, and only what it says changed (a condition's message, a finding's summary).
+ */
+function Value({ entry, value, same = false }: { entry: TimelineEntry; value: string | null; same?: boolean }) {
   if (value === null) return <td className="max-w-xs px-2 py-1">—</td>;
   if (entry.field === 'drift') return <td className="max-w-xs break-all px-2 py-1" title={value} data-drift-key={value}>{driftKeyText(value, DRIFT_KIND_LABELS)}</td>;
-  return <td className="max-w-xs break-all px-2 py-1">{value}</td>;
+  return <td className="max-w-xs break-all px-2 py-1">{value}{same ? <span className="ml-1 text-slate-600 dark:text-slate-300">({sameValueNote(entry.field)})</span> : null}</td>;
+}
+
+/** What changed when a change's value did not: what its detail is. */
+function sameValueNote(field: string): string {
+  if (field.startsWith('condition.')) return 'new message';
+  if (field.startsWith('finding.')) return 'new summary';
+  return 'new detail';
 }

@@ -1,0 +1,30 @@
+// The list of changes as the server renders it: a change whose value stayed says what changed instead.
+
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import type { TimelineEntry } from '@/lib/api-types';
+import { ChangesList } from './changes-list';
+
+const at = '2026-12-04T15:46:30.562Z';
+const entry = (field: string, from: string | null, to: string | null, detail?: string): TimelineEntry => ({ at, poolKey: 'ctx/ns/pool', field, from, to, ...(detail === undefined ? {} : { detail }) });
+/** Each row's cells' text, tags dropped. */
+const rows = (html: string) => [...html.matchAll(/<tr[^>]*>(.*?)<\/tr>/g)].slice(1).map((m) => [...(m[1] as string).matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => (c[1] as string).replace(/<[^>]+>/g, '')));
+
+describe('ChangesList', () => {
+  it('says what changed when a value stayed the same: a finding\'s summary, a condition\'s message', () => {
+    const entries = [
+      entry('finding.readiness-gate-frozen', null, 'critical', 'frozen: 3 AMPMs ready'),
+      entry('finding.readiness-gate-frozen', 'critical', 'critical', 'frozen: 1 instance failed'),
+      entry('condition.amp.Ready', 'False/Creating', 'False/Creating', 'still creating'),
+      entry('replicas.capz', '3', '4'),
+    ];
+    const r = rows(renderToStaticMarkup(<ChangesList entries={entries} total={entries.length} />));
+    // Newest first: time, field, from, to, detail.
+    expect(r.map((c) => c.slice(1))).toEqual([
+      ['replicas.capz', '3', '4', ''],
+      ['condition.amp.Ready', 'False/Creating', 'False/Creating(new message)', 'still creating'],
+      ['finding.readiness-gate-frozen', 'critical', 'critical(new summary)', 'frozen: 1 instance failed'],
+      ['finding.readiness-gate-frozen', '—', 'critical', 'frozen: 3 AMPMs ready'],
+    ]);
+  });
+});

@@ -185,8 +185,8 @@ export class Retention {
   }
 
   /**
-   * Gives the free room past {@link SHRINK_KEEP} back to the file system, once twice that is free. A file that cannot (created before
-   * poolscope turned incremental vacuum on) is logged once, with how to turn it on.
+   * Gives the free room past {@link SHRINK_KEEP} back to the file system, once twice that is free. A file that
+   * cannot (created before poolscope turned incremental vacuum on) is logged once, with how to turn it on.
    */
   private async shrink(): Promise<void> {
     const { sizeBytes, freeBytes, shrink } = this.opts.store;

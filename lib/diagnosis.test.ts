@@ -148,6 +148,17 @@ describe('since and duration', () => {
     expect(again.findings[0]).toMatchObject({ code: 'replicas-unknown', since: later });
   });
 
+  it('dates a freeze whose condition time is ahead of poolscope\'s clock (an API server\'s clock ahead) to when it was seen', () => {
+    const ahead: PoolSpec = { ...frozen, amp: { ready: false, conditions: [{ type: 'Ready', status: 'False', reason: 'ScaleSetScalingUp', lastTransitionTime: minutesBefore(NOW, -2) }] } };
+    const first = analyse(ahead);
+    expect(first.findings[0]).toMatchObject({ code: 'readiness-gate-frozen', since: NOW });
+    // Carried forward from there: it counts up from when it was seen.
+    const later = minutesBefore(NOW, -5);
+    const again = analyse(ahead, later, first);
+    expect(again.findings[0]?.since).toBe(NOW);
+    expect(headline(again.findings[0]!, later)).toMatch(/^MachinePool providerIDList frozen for 5 min: /);
+  });
+
   it('says nothing about duration when the start is unknown', () => {
     const [f] = analyse({ ...frozen, amp: { ready: false, conditions: [] } }).findings;
     expect(f?.since).toBeUndefined();

@@ -365,7 +365,10 @@ export function diagnose(
   }
 
   const prev = opts.previous ? new Map(opts.previous.map((f) => [f.code, f.since])) : null;
-  const findings = drafts.map(({ derivedSince, ...f }): Finding => {
+  const findings = drafts.map(({ derivedSince: told, ...f }): Finding => {
+    // A condition's time comes from the API server's clock: one ahead of poolscope's would date the finding in the
+    // future ("frozen for 0 s" while it counts up to it); it started no later than now, when it was seen.
+    const derivedSince = told !== undefined && (toMs(told) ?? -Infinity) > nowMs ? opts.now : told;
     let since: string | undefined;
     if (prev?.has(f.code)) since = prev.get(f.code) ?? derivedSince;
     else since = derivedSince ?? (prev ? opts.now : undefined);

@@ -204,7 +204,7 @@ export class Retention {
       if (!this.toldNoShrink) {
         this.toldNoShrink = true;
         this.opts.log.warn({ freeBytes: free, sizeBytes: size },
-          "the store's file has free room it cannot give back: it was created before poolscope turned SQLite's incremental vacuum on. To shrink it, stop poolscope and run: sqlite3 <POOLSCOPE_DB_PATH> 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM'");
+          "the store's file has free room it cannot give back: it was created before poolscope turned SQLite's incremental vacuum on. To shrink it, stop poolscope and run: sqlite3 <POOLSCOPE_DB_PATH> 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM' (the README's Sizing says how with poolscope's image)");
       }
       return;
     }

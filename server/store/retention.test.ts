@@ -198,17 +198,21 @@ describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
     const keep = { fraction: 0.1, minBytes: 0 };
     /** A pragma's first value. */
     const pragma = async (s: TimelineStore, name: string) => Object.values((await (s as unknown as { db: { all(q: string): Promise<Record<string, unknown>[]> } }).db.all(`PRAGMA ${name}`))[0] ?? {})[0];
-
-    it('shrinks the file to a tenth free once a prune left more than a fifth free, and keeps the history left whole', async () => {
-      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-retention-')), 'r.db');
-      const store = await filled(0, file);
+    /** Five days of the store's twenty kept (three quarters of the file freed), with `shrinkKeep`; its log. */
+    const retained = (store: TimelineStore, shrinkKeep = keep) => {
       const { lines, log } = recorder();
-      // Five days of the twenty stay: three quarters of the file is freed.
-      const r = new Retention({ store, retentionDays: 5, log, now: () => now, shrinkKeep: keep });
+      const r = new Retention({ store, retentionDays: 5, log, now: () => now, shrinkKeep });
       cleanups.push(async () => {
         await r.stop();
         await store.close();
       });
+      return { r, lines };
+    };
+
+    it('shrinks the file to a tenth free once a prune left more than a fifth free, and keeps the history left whole', async () => {
+      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-retention-')), 'r.db');
+      const store = await filled(0, file);
+      const { r, lines } = retained(store);
       const sizeBefore = await store.sizeBytes();
       await r.pruneNow();
       const size = await store.sizeBytes();
@@ -260,11 +264,7 @@ describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
 
     it('keeps the free room it is told to keep', async () => {
       const store = await filled();
-      const r = new Retention({ store, retentionDays: 5, log: recorder().log, now: () => now, shrinkKeep: { fraction: 0.1, minBytes: 2 ** 20 } });
-      cleanups.push(async () => {
-        await r.stop();
-        await store.close();
-      });
+      const { r } = retained(store, { fraction: 0.1, minBytes: 2 ** 20 });
       await r.pruneNow();
       const free = (await store.freeBytes()) as number;
       expect(free).toBeGreaterThanOrEqual(2 ** 20 - 4096);
@@ -275,12 +275,7 @@ describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
     it('says once how to shrink a file created before incremental vacuum, and prunes it as before', async () => {
       const store = await filled(0, undefined, true);
       expect(await pragma(store, 'auto_vacuum')).toBe(0);
-      const { lines, log } = recorder();
-      const r = new Retention({ store, retentionDays: 5, log, now: () => now, shrinkKeep: keep });
-      cleanups.push(async () => {
-        await r.stop();
-        await store.close();
-      });
+      const { r, lines } = retained(store);
       const sizeBefore = await store.sizeBytes();
       await r.pruneNow();
       await r.pruneNow();

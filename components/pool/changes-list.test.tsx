@@ -27,4 +27,20 @@ describe('ChangesList', () => {
       ['finding.readiness-gate-frozen', '—', 'critical', 'frozen: 3 AMPMs ready'],
     ]);
   });
+
+  it('breaks long IDs after their slashes, not mid-word, and keeps their text', () => {
+    const id = 'azure:///subscriptions/6f0a/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/spot/virtualMachines/1';
+    const entries = [
+      entry('event.UnexpectedVMDeletion', null, 'AzureMachinePool/spot', `Warning: VM 1 (${id}) was deleted outside of CAPZ`),
+      entry('condition.amp.Ready', 'True', 'False/ScaleSetModelOutOfDate'),
+    ];
+    const html = renderToStaticMarkup(<ChangesList entries={entries} total={entries.length} />);
+    expect(html).not.toContain('break-all');
+    const r = rows(html);
+    expect(r[0]?.[3]).toBe('False/ScaleSetModelOutOfDate');
+    expect(r[1]?.[4]).toBe(`Warning: VM 1 (${id}) was deleted outside of CAPZ`);
+    // A break opportunity after each slash of the ID, none inside its words.
+    expect(html).toContain('virtualMachineScaleSets/<wbr/>spot/<wbr/>virtualMachines/<wbr/>1');
+    expect(html).toContain('False/<wbr/>ScaleSetModelOutOfDate');
+  });
 });

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { DRIFT_KIND_LABELS, type TimelineEntry } from '@/lib/api-types';
 import { driftKeyText } from '@/lib/format';
+import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
 
 /** Every stored change in the window as text, newest first: the timeline for keyboards and screen readers. */
@@ -26,7 +27,7 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
                   <td className="px-2 py-1 font-mono text-xs">{e.field}</td>
                   <Value entry={e} value={e.from} />
                   <Value entry={e} value={e.to} same={e.from !== null && e.from === e.to} />
-                  <td className="max-w-md px-2 py-1 text-slate-700 dark:text-slate-300">{e.detail ?? ''}</td>
+                  <td className="max-w-md px-2 py-1 wrap-break-word text-slate-700 dark:text-slate-300"><Breakable text={e.detail ?? ''} /></td>
                 </tr>
               ))}
             </tbody>
@@ -39,13 +40,13 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
 }
 
 /**
- * A value of a change; a drift item's key (a kind and a full providerID) in a few words, in full on hover. `same`:
+ * A value of a change, breaking after `/` and `=` rather than mid-word; a drift item's key (a kind and a full providerID) in a few words, in full on hover. `same`:
  * the value is the one it replaces, and only what it says changed (a condition's message, a finding's summary).
  */
 function Value({ entry, value, same = false }: { entry: TimelineEntry; value: string | null; same?: boolean }) {
   if (value === null) return <td className="max-w-xs px-2 py-1">—</td>;
-  if (entry.field === 'drift') return <td className="max-w-xs break-all px-2 py-1" title={value} data-drift-key={value}>{driftKeyText(value, DRIFT_KIND_LABELS)}</td>;
-  return <td className="max-w-xs break-all px-2 py-1">{value}{same ? <span className="ml-1 text-slate-600 dark:text-slate-300">({sameValueNote(entry.field)})</span> : null}</td>;
+  if (entry.field === 'drift') return <td className="max-w-xs px-2 py-1 wrap-break-word" title={value} data-drift-key={value}><Breakable text={driftKeyText(value, DRIFT_KIND_LABELS)} /></td>;
+  return <td className="max-w-xs px-2 py-1 wrap-break-word"><Breakable text={value} />{same ? <span className="ml-1 text-slate-600 dark:text-slate-300">({sameValueNote(entry.field)})</span> : null}</td>;
 }
 
 /** What changed when a change's value did not: what its detail is. */

@@ -40,8 +40,9 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
 }
 
 /**
- * A value of a change, breaking after `/` and `=` rather than mid-word; a drift item's key (a kind and a full providerID) in a few words, in full on hover. `same`:
- * the value is the one it replaces, and only what it says changed (a condition's message, a finding's summary).
+ * A value of a change, breaking after `/` and `=` rather than mid-word; a drift item's key (a kind and a full
+ * providerID) in a few words, in full on hover. `same`: the value is the one it replaces, and only what it says
+ * changed (a condition's message, a finding's summary).
  */
 function Value({ entry, value, same = false }: { entry: TimelineEntry; value: string | null; same?: boolean }) {
   if (value === null) return <td className="max-w-xs px-2 py-1">—</td>;

@@ -213,7 +213,7 @@ test('the main flow works from the keyboard alone', async ({ page }) => {
   await expect(page).toHaveURL(/range=24h/);
 });
 
-test('the fleet table fits a laptop\'s width; on a phone it scrolls sideways with rows of sane height, and the pool page does not overflow', async ({ page }) => {
+test('the fleet table fits a laptop\'s width; on a phone it scrolls sideways with rows of sane height, and the pool page does not overflow, its changes one block each', async ({ page }) => {
   const tableOverflow = () => page.locator('table').first().evaluate((t) => (t.parentElement as HTMLElement).scrollWidth - (t.parentElement as HTMLElement).clientWidth);
   const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -231,6 +231,16 @@ test('the fleet table fits a laptop\'s width; on a phone it scrolls sideways wit
   await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toBeVisible();
   await expect(page.getByTestId('timeline-chart')).toBeVisible();
   expect(await overflow()).toBe(0);
+  // The changes list: no sideways scrolling, no column headers, each change a block naming its values.
+  const changes = page.locator('section[aria-labelledby="changes-h"]');
+  const list = changes.locator('table');
+  await expect(list.locator('tbody tr').first()).toBeVisible();
+  await expect(list.locator('thead')).toBeHidden();
+  expect(await list.evaluate((t) => (t.parentElement as HTMLElement).scrollWidth - (t.parentElement as HTMLElement).clientWidth)).toBe(0);
+  const blocks = await list.locator('tbody tr').evaluateAll((rows) => rows.map((r) => ({ display: getComputedStyle(r).display, height: r.getBoundingClientRect().height, label: getComputedStyle(r.querySelector('td') as Element, '::before').content })));
+  expect(blocks.every((b) => b.display === 'block')).toBe(true);
+  expect(Math.max(...blocks.map((b) => b.height))).toBeLessThan(400);
+  expect(blocks[0]?.label).toBe('"Time"');
 });
 
 test('both pages have no serious or critical accessibility violations, in light and dark; screenshots saved', async ({ page }, testInfo) => {

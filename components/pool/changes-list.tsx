@@ -6,7 +6,16 @@ import { driftKeyText } from '@/lib/format';
 import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
 
-/** Every stored change in the window as text, newest first: the timeline for keyboards and screen readers. */
+/**
+ * A cell: a table cell, and on a phone's width a line of its change's block, named by its `data-label` (a table
+ * there scrolled sideways with rows hundreds of pixels tall).
+ */
+const CELL = 'px-2 py-1 max-sm:block max-sm:max-w-none max-sm:py-0.5 max-sm:before:mr-2 max-sm:before:inline-block max-sm:before:w-12 max-sm:before:text-xs max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] max-sm:before:font-sans dark:max-sm:before:text-slate-300';
+
+/**
+ * Every stored change in the window as text, newest first: the timeline for keyboards and screen readers. A table;
+ * below the `sm` breakpoint one block per change, each value on its own line after its column's name.
+ */
 export function ChangesList({ entries, total }: { entries: TimelineEntry[]; total: number }) {
   const [limit, setLimit] = useState(50);
   const newest = [...entries].reverse();
@@ -16,18 +25,18 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
       {total > entries.length ? <p className="text-sm text-slate-600 dark:text-slate-300">The newest {entries.length} are listed; choose a shorter range to list the others.</p> : null}
       {entries.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">Nothing changed in this window.</p> : (
         <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
-          <table className="w-full text-sm">
-            <thead className="bg-slate-50 dark:bg-slate-900">
+          <table className="w-full text-sm max-sm:block">
+            <thead className="bg-slate-50 max-sm:hidden dark:bg-slate-900">
               <tr>{['Time', 'What', 'From', 'To', 'Detail'].map((h) => <th key={h} scope="col" className="px-2 py-2 text-left font-medium">{h}</th>)}</tr>
             </thead>
-            <tbody>
+            <tbody className="max-sm:block">
               {newest.slice(0, limit).map((e, i) => (
-                <tr key={`${e.at}-${e.field}-${i}`} className="border-t border-slate-200 align-top dark:border-slate-800">
-                  <td className="whitespace-nowrap px-2 py-1"><LocalTime iso={e.at} /></td>
-                  <td className="px-2 py-1 font-mono text-xs">{e.field}</td>
-                  <Value entry={e} value={e.from} />
-                  <Value entry={e} value={e.to} same={e.from !== null && e.from === e.to} />
-                  <td className="max-w-md px-2 py-1 wrap-break-word text-slate-700 dark:text-slate-300"><Breakable text={e.detail ?? ''} /></td>
+                <tr key={`${e.at}-${e.field}-${i}`} className="border-t border-slate-200 align-top max-sm:block max-sm:py-1 max-sm:first:border-t-0 dark:border-slate-800">
+                  <td data-label="Time" className={`${CELL} whitespace-nowrap`}><LocalTime iso={e.at} /></td>
+                  <td data-label="What" className={`${CELL} font-mono text-xs max-sm:wrap-anywhere`}>{e.field}</td>
+                  <Value entry={e} value={e.from} label="From" />
+                  <Value entry={e} value={e.to} label="To" same={e.from !== null && e.from === e.to} />
+                  <td data-label="Detail" className={`${CELL} max-w-md wrap-break-word text-slate-700 dark:text-slate-300 ${e.detail ? '' : 'max-sm:hidden'}`}>{e.detail ? <Breakable text={e.detail} /> : null}</td>
                 </tr>
               ))}
             </tbody>
@@ -44,10 +53,10 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
  * providerID) in a few words, in full on hover. `same`: the value is the one it replaces, and only what it says
  * changed (a condition's message, a finding's summary).
  */
-function Value({ entry, value, same = false }: { entry: TimelineEntry; value: string | null; same?: boolean }) {
-  if (value === null) return <td className="max-w-xs px-2 py-1">—</td>;
-  if (entry.field === 'drift') return <td className="max-w-xs px-2 py-1 wrap-break-word" title={value} data-drift-key={value}><Breakable text={driftKeyText(value, DRIFT_KIND_LABELS)} /></td>;
-  return <td className="max-w-xs px-2 py-1 wrap-break-word"><Breakable text={value} />{same ? <span className="ml-1 text-slate-600 dark:text-slate-300">({sameValueNote(entry.field)})</span> : null}</td>;
+function Value({ entry, value, label, same = false }: { entry: TimelineEntry; value: string | null; label: string; same?: boolean }) {
+  if (value === null) return <td data-label={label} className={`${CELL} max-w-xs`}>—</td>;
+  if (entry.field === 'drift') return <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`} title={value} data-drift-key={value}><Breakable text={driftKeyText(value, DRIFT_KIND_LABELS)} /></td>;
+  return <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`}><Breakable text={value} />{same ? <span className="ml-1 text-slate-600 dark:text-slate-300">({sameValueNote(entry.field)})</span> : null}</td>;
 }
 
 /** What changed when a change's value did not: what its detail is. */

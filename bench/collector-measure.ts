@@ -279,6 +279,9 @@ export async function measureInChild(): Promise<void> {
     // CPU ms of a fixed piece of JavaScript run just before and just after the window, beside the simulator as the
     // collector runs: the machine's speed then (it varied twofold on these shared machines), to compare runs by.
     calibrationCpuMs: { before: speed0, after: NaN },
+    // The CPU share per millisecond of the calibration's mean: the code's cost with the machine's speed taken out
+    // (runs on machines of one kind gave 0.38–0.41 for the same code), to compare runs on different machines by.
+    cpuPercentPerCalibrationMs: NaN,
     // What the Kubernetes watches did in the window, by kind: events per second, lists (after a 410), 410s, and
     // informer restarts after errors (all kinds together).
     kubeInWindow: { ...kubeDelta(kube0, kube1, wallMs), restarts: restarts1 - restarts0 },
@@ -317,6 +320,7 @@ export async function measureInChild(): Promise<void> {
   };
   // After every figure of the window is read (they would count its second of work).
   out.calibrationCpuMs.after = calibrate();
+  out.cpuPercentPerCalibrationMs = Math.round((out.steadyCpuPercentOfOneCore / ((out.calibrationCpuMs.before + out.calibrationCpuMs.after) / 2)) * 1000) / 1000;
   await rt.stop();
   console.log(JSON.stringify(out));
 }

@@ -76,8 +76,9 @@ async function once(pools: number, hours: number): Promise<Record<string, unknow
     return { result, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), longestEventLoopStallMs: Math.round(loop.max / 1e6), writerLongestWaitMs: Math.round(writerMax * 10) / 10 };
   };
   const pruned = await measured(() => store.prune(new Date(t0 + HOUR).toISOString()));
-  const freeMB = Math.round(((await store.freeBytes()) ?? 0) / 1e5) / 10;
-  const used = (await store.sizeBytes()) - ((await store.freeBytes()) ?? 0);
+  const free = (await store.freeBytes()) ?? 0;
+  const freeMB = Math.round(free / 1e5) / 10;
+  const used = (await store.sizeBytes()) - free;
   const shrunk = await measured(() => store.shrink(Math.round(used / 9)));
   stop = true;
   await writer;

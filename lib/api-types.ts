@@ -80,17 +80,21 @@ export interface DriftItem {
 
 export type FindingCode =
   | 'readiness-gate-frozen'
+  | 'case-mismatch'
   | 'workload-cluster-unreachable'
   | 'paused'
   | 'vmss-failed'
   | 'instance-failed'
   | 'node-not-joined'
+  | 'azure-unread'
   | 'scaling'
   | 'model-rollout'
+  | 'order-only'
   | 'empty-infra-list'
   | 'externally-managed-replicas'
   | 'vmss-not-found'
   | 'replicas-unknown'
+  | 'sources-disagree'
   | 'healthy';
 
 export interface Finding {

@@ -20,6 +20,15 @@ export function capzReadiness(tag: string | null | undefined): CapzReadiness | n
   return 'main';
 }
 
+/** Whether a CAPZ build sorts the AzureMachinePool's spec.providerIDList (v1.23.0 and later, #6011); null when the tag says nothing. */
+export function capzSortsList(tag: string | null | undefined): boolean | null {
+  if (!tag) return null;
+  if (/^main\b/i.test(tag)) return true;
+  const m = /^v?(\d+)\.(\d+)/.exec(tag);
+  if (!m) return null;
+  return Number(m[1]) > 1 || (Number(m[1]) === 1 && Number(m[2]) >= 23);
+}
+
 export const CAPZ_READINESS_TEXT: Record<CapzReadiness, string> = {
   'pre-1.20':
     'CAPZ before v1.20 marks the AzureMachinePool not ready whenever ready AMPMs differ from spec.replicas, and while the scale set is Updating, Creating, Deleting or Failed.',

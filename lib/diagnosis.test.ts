@@ -29,6 +29,10 @@ describe('finding codes', () => {
     ['externally-managed-replicas', { replicas: 1, instances: healthyInstances(1), mp: { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'karpenter' } } }],
     ['vmss-not-found', { replicas: 1, instances: healthyInstances(1), azure: 'not-found' }],
     ['replicas-unknown', { replicas: null, instances: healthyInstances(1) }],
+    ['case-mismatch', { replicas: 1, instances: [{ member: '0', nodeProviderID: id('0').replace('resourceGroups/prod-weu', 'resourceGroups/Prod-WEU') }] }],
+    ['azure-unread', { replicas: 1, instances: healthyInstances(1), azure: { throttled: 'Too many requests (429)', retryAfterSeconds: 20 } }],
+    ['order-only', { replicas: 2, instances: healthyInstances(2), amp: { providerIDList: [id('1'), id('0')] }, mp: { providerIDList: [id('0'), id('1')] } }],
+    ['sources-disagree', { replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0'), id('1'), id('7')] } }],
   ])('%s', (code, spec) => {
     expect(codes(spec)).toContain(code);
   });
@@ -79,6 +83,23 @@ describe('finding codes', () => {
     expect(codes({ replicas: 1, instances: [{ member: '0', node: 'none', createdMinutesAgo: 9 }] })).not.toContain('node-not-joined');
   });
 
+  it('does not call a Node gone from a leaving or once-joined instance "not joined"', () => {
+    // A scale-down from 4 to 2: CAPZ deleted the two Machines, whose drain removed their Nodes before the VMs go.
+    const b = buildPool({ replicas: 2, instances: [...healthyInstances(2), { member: '2', node: 'none' }, { member: '3', node: 'none' }] });
+    for (const m of b.input.machines ?? []) {
+      if (/-[23]$/.test(m.metadata?.name ?? '')) (m.metadata as Record<string, unknown>).deletionTimestamp = minutesBefore(NOW, 1);
+    }
+    const leaving = analyzePool(b.input, { now: NOW }).findings.map((f) => f.code);
+    expect(leaving).toContain('scaling');
+    expect(leaving).not.toContain('node-not-joined');
+    // The Node of a joined instance deleted out of band (its AMPM keeps the nodeRef): a disagreement, not a join failure.
+    const c = buildPool({ replicas: 1, instances: [{ member: '0', node: 'none' }] });
+    ((c.input.azureMachinePoolMachines ?? [])[0]?.status as Record<string, unknown>).nodeRef = { kind: 'Node', name: 'pool0-0' };
+    const gone = analyzePool(c.input, { now: NOW }).findings;
+    expect(gone.map((f) => f.code)).toEqual(['sources-disagree']);
+    expect(gone[0]?.summary).toBe('Sources disagree on 1 instance: 1 instance running without a Node.');
+  });
+
   it('ignores replicas-managed-by "false"', () => {
     expect(codes({ replicas: 1, instances: healthyInstances(1), mp: { annotations: { 'cluster.x-k8s.io/replicas-managed-by': 'false' } } })).toEqual(['healthy']);
   });
@@ -87,8 +108,77 @@ describe('finding codes', () => {
     expect(codes({ replicas: 1, instances: healthyInstances(1), azure: { unknown: 'not read yet' } })).toEqual([]);
   });
 
-  it('is not healthy when there is drift but no finding', () => {
-    expect(codes({ replicas: 2, instances: healthyInstances(2), amp: { providerIDList: [id('1'), id('0')] }, mp: { providerIDList: [id('0'), id('1')] } })).toEqual([]);
+  it('is not healthy when the lists differ in order only, and says what the reorders cost', () => {
+    const f = analyse({ replicas: 2, instances: healthyInstances(2), amp: { providerIDList: [id('1'), id('0')] }, mp: { providerIDList: [id('0'), id('1')] }, capzVersion: 'v1.22.3' }).findings;
+    expect(f.map((x) => x.code)).toEqual(['order-only']);
+    expect(f[0]?.suggestedAction).toBe('Upgrade CAPZ to v1.23 or later. No resync is needed.');
+    // CAPZ v1.23 and later sort the list: then something else reorders it.
+    const sorted = analyse({ replicas: 2, instances: healthyInstances(2), amp: { providerIDList: [id('1'), id('0')] }, mp: { providerIDList: [id('0'), id('1')] }, capzVersion: 'v1.25.0' }).findings[0];
+    expect(sorted?.detail).toContain("This pool's CAPZ (v1.25.0) sorts it already");
+  });
+
+  it('always says something when sources disagree: drift no other finding explains, counted by kind, as severe as its worst item', () => {
+    // The AzureMachinePool is ready and every count agrees, yet the MachinePool list holds a gone instance and a Node
+    // points at another: no cause poolscope knows of.
+    const b = buildPool({ replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0'), id('1'), id('7')] } });
+    const ghostNode = structuredClone((b.input.workload as { nodes: unknown[] }).nodes[0]) as { metadata: { name: string; uid: string }; spec: { providerID: string } };
+    ghostNode.metadata.name = 'pool0-8';
+    ghostNode.metadata.uid = 'uid-ghost-node';
+    ghostNode.spec.providerID = id('8');
+    (b.input.workload as { nodes: unknown[] }).nodes.push(ghostNode);
+    const d = analyzePool(b.input, { now: NOW });
+    expect(d.findings.map((f) => [f.code, f.severity])).toEqual([['sources-disagree', 'warning']]);
+    expect(d.findings[0]?.summary).toBe('Sources disagree on 2 instances: 1 ID in the MachinePool list of instances gone from Azure; 1 Node without an instance in Azure.');
+    // Explained drift gets no second sentence.
+    expect(codes({ replicas: 2, instances: healthyInstances(2), amp: { ready: false }, mp: { providerIDList: [id('0')] } })).not.toContain('sources-disagree');
+  });
+
+  it('names the spellings of case drift and what each disagreement breaks', () => {
+    const upper = (s: string) => s.replace('resourceGroups/prod-weu', 'resourceGroups/Prod-WEU');
+    // The Nodes spell it otherwise than CAPZ: AMPMs never Ready, no nodeRefs.
+    const nodes = analyse({ replicas: 2, instances: healthyInstances(2).map((i) => ({ ...i, nodeProviderID: upper(id(i.member)) })), capzVersion: 'v1.19.1' }).findings[0];
+    expect(nodes?.code).toBe('case-mismatch');
+    expect(nodes?.summary).toBe('providerIDs of 2 instances differ only in case between sources: resourceGroups/prod-weu in Azure, the AzureMachinePool list, the MachinePool list, the AMPMs and the Machines; resourceGroups/Prod-WEU in the Nodes.');
+    expect(nodes?.detail).toContain('the AMPM never becomes Ready');
+    expect(nodes?.detail).toContain('which keeps the AzureMachinePool not ready on this CAPZ');
+    expect(nodes?.detail).toContain('CAPI sets no nodeRef');
+    expect(nodes?.detail).not.toContain('deleteRetiredNodes deletes');
+    // The two lists spell it differently: CAPI's deleteRetiredNodes may delete Nodes.
+    const lists = analyse({ replicas: 1, instances: healthyInstances(1), mp: { providerIDList: [upper(id('0'))] } }).findings;
+    expect(lists.map((f) => f.code)).toEqual(['case-mismatch']);
+    expect(lists[0]?.detail).toContain('deleteRetiredNodes deletes Nodes');
+    expect(lists[0]?.detail).not.toContain('the AMPM never becomes Ready');
+  });
+
+  it('says why Azure is not known when it throttles or cannot be reached, but not before its first read', () => {
+    const throttled = analyse({ replicas: 1, instances: healthyInstances(1), azure: { throttled: 'Too many requests (429).', retryAfterSeconds: 20 } }).findings;
+    expect(throttled.map((f) => f.code)).toEqual(['azure-unread']);
+    expect(throttled[0]?.summary).toBe('Azure is throttling reads of scale set pool0 (it asked to wait 20 s): its instances and capacity are not known now.');
+    expect(throttled[0]?.detail).toMatch(/^Azure answered: Too many requests \(429\)\. Without/);
+    const b = buildPool({ replicas: 1, instances: healthyInstances(1) });
+    b.input.azure = { state: 'unreachable', error: 'connect ECONNREFUSED 10.0.0.1:443' };
+    const unreachable = analyzePool(b.input, { now: NOW }).findings;
+    expect(unreachable.map((f) => f.summary)).toEqual(['Scale set pool0 could not be read from Azure: its instances and capacity are not known now.']);
+    expect(unreachable[0]?.detail).toMatch(/^Azure answered: connect ECONNREFUSED 10\.0\.0\.1:443\. Without/);
+  });
+
+  it('calls new instances on their way into the lists scaling, though every count and condition already agrees (CAPZ before v1.20)', () => {
+    // The demo's scale-up from 3 to 5, a moment after the scale set's update: capacity and Azure already at 5,
+    // ScaleSetDesiredReplicas still True, the MachinePool phase Provisioned; CAPZ has no AMPMs for the two yet.
+    const spec: PoolSpec = {
+      replicas: 5,
+      instances: [...healthyInstances(3), { member: '3', ampm: false, node: 'none', createdMinutesAgo: 1 }, { member: '4', ampm: false, node: 'none', createdMinutesAgo: 1 }],
+      amp: { ready: false, provisioningState: 'Updating', conditions: [{ type: 'ScaleSetDesiredReplicas', status: 'True' }, { type: 'ScaleSetModelUpdated', status: 'False', reason: 'ScaleSetModelOutOfDate' }] },
+      mp: { phase: 'Provisioned' },
+    };
+    const f = analyse(spec).findings;
+    expect(f.map((x) => x.code)).toEqual(['scaling']);
+    expect(f[0]?.summary).toBe('Scaling from 3 to 5 replicas.');
+    expect(f[0]?.detail).toContain('2 new instances not yet a ready AMPM in the AzureMachinePool list');
+    // Past the Node's grace they are not on their way any more: node-not-joined says what is wrong instead.
+    const stale = analyse({ ...spec, instances: spec.instances.map((i) => (i.ampm === false ? { ...i, createdMinutesAgo: 30 } : i)) }).findings.map((x) => x.code);
+    expect(stale).toContain('node-not-joined');
+    expect(stale).not.toContain('scaling');
   });
 
   it('rates vmss-failed critical when it closes the gate and warning when the pool stays ready', () => {

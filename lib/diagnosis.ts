@@ -1,31 +1,38 @@
 // The diagnosis: ordered findings in plain words for one pool, from its model and drift (domain.md §7).
 // Each finding says what is wrong, the evidence, since when (when known) and what an operator can do.
 
-import { CAPZ_READINESS_TEXT, capzReadiness } from './capz-version';
-import type { DriftItem, Finding, FindingCode } from './api-types';
+import { CAPZ_READINESS_TEXT, capzReadiness, capzSortsList } from './capz-version';
+import type { DriftItem, DriftKind, Finding, FindingCode, IdSource } from './api-types';
 import { SEVERITY_RANK } from './api-types';
 import { isRunning } from './drift';
 import { formatDuration, listSome, plural } from './format';
-import type { JoinedId } from './join';
+import { spellings, type JoinedId } from './join';
 import { findCondition, isPaused, type Condition, type PoolModel } from './pool-model';
 import { toMs } from './unstructured';
 
 export const NODE_JOIN_GRACE_MS = 10 * 60 * 1000;
+
+/** Azure provisioning states of an instance on its way into the pool (not failed, not leaving). */
+const ARRIVING_STATES: ReadonlySet<string> = new Set(['Creating', 'Updating', 'Succeeded']);
 
 /** Tie-break order among findings of equal severity. */
 export const FINDING_ORDER: readonly FindingCode[] = [
   'vmss-not-found',
   'workload-cluster-unreachable',
   'readiness-gate-frozen',
+  'case-mismatch',
   'paused',
   'vmss-failed',
   'instance-failed',
   'node-not-joined',
+  'azure-unread',
   'empty-infra-list',
   'replicas-unknown',
+  'sources-disagree',
   'externally-managed-replicas',
   'scaling',
   'model-rollout',
+  'order-only',
   'healthy',
 ];
 
@@ -120,7 +127,7 @@ function describeFailures(failed: readonly FailedInstance[]): string {
  */
 function scalingSummary(
   desired: number, current: number | null, capacity: number | null, active: number | null,
-  desiredCondition: Condition | null, phase: string | null,
+  desiredCondition: Condition | null, phase: string | null, joining: number,
 ): string {
   if (current !== null && current !== desired) return `Scaling from ${current} to ${desired} replicas.`;
   if ((capacity !== null && capacity !== desired) || (active !== null && active !== desired)) {
@@ -129,6 +136,7 @@ function scalingSummary(
   const signals = [
     desiredCondition?.status === 'False' ? `the AzureMachinePool's ScaleSetDesiredReplicas is False${desiredCondition.reason ? ` (${desiredCondition.reason})` : ''}` : null,
     phase ? `the MachinePool phase is ${phase}` : null,
+    joining ? `${plural(joining, 'new instance')} ${joining === 1 ? 'is' : 'are'} not yet a ready AMPM in the AzureMachinePool list` : null,
   ].filter((x): x is string => x !== null);
   const still = signals.join(' and ');
   return capacity !== null && active !== null
@@ -156,6 +164,61 @@ function sinceOfCondition(model: PoolModel, type: string, status: 'True' | 'Fals
   return c && c.status === status && c.lastTransitionTime ? c.lastTransitionTime : undefined;
 }
 
+const SOURCE_WORDS: Record<IdSource, string> = {
+  azure: 'Azure', amp: 'the AzureMachinePool list', mp: 'the MachinePool list', ampm: 'the AMPMs', machine: 'the Machines', node: 'the Nodes',
+};
+
+/** An error message as a sentence: with one full stop at its end, however it came. */
+function asSentence(text: string): string {
+  return /[.!?]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`;
+}
+
+/** "a", "a and b", "a, b and c". */
+function joinWords(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
+/** Where two spellings of one ID part: the first path segment that differs, with the one before it (`resourceGroups/MyRG`). */
+function differingPart(a: string, b: string): string {
+  const sa = a.split('/');
+  const sb = b.split('/');
+  for (let i = 0; i < sa.length; i++) {
+    if (sa[i] !== sb[i]) return i > 0 ? `${sa[i - 1]}/${sa[i]}` : (sa[i] ?? a);
+  }
+  return a;
+}
+
+/**
+ * How the sources spell one case-drifting ID: each spelling's differing part, with the sources that hold it
+ * ("resourceGroups/MyRG in Azure and the AMPMs; resourceGroups/myrg in the Nodes"), and which sources disagree.
+ */
+function caseSpellings(j: JoinedId): { text: string; differ: (a: IdSource, b: IdSource) => boolean } {
+  const all = spellings(j);
+  const text = all.map((sp, i) => {
+    const sources = (Object.keys(j.raw) as IdSource[]).filter((src) => j.raw[src] === sp).map((src) => SOURCE_WORDS[src]);
+    return `${differingPart(sp, all[i === 0 ? 1 : 0] ?? sp)} in ${joinWords(sources)}`;
+  }).join('; ');
+  return { text, differ: (a, b) => j.raw[a] !== null && j.raw[b] !== null && j.raw[a] !== j.raw[b] };
+}
+
+/** What the fallback finding says of each drift kind, counting instances (case and order drift have findings of their own). */
+type CountedKind = Exclude<DriftKind, 'case-mismatch' | 'order-only'>;
+const counted = (kind: DriftKind): kind is CountedKind => kind !== 'case-mismatch' && kind !== 'order-only';
+const DRIFT_WORDS: Record<CountedKind, (n: number) => string> = {
+  'missing-from-machinepool': (n) => `${plural(n, 'instance')} not in the MachinePool list (the autoscaler cannot see ${n === 1 ? 'it' : 'them'})`,
+  'ghost-in-machinepool': (n) => `${plural(n, 'ID')} in the MachinePool list of instances gone from Azure`,
+  'missing-from-azuremachinepool': (n) => `${plural(n, 'instance')} in Azure not in the AzureMachinePool list`,
+  'ghost-in-azuremachinepool': (n) => `${plural(n, 'ID')} in the AzureMachinePool list of instances gone from Azure`,
+  'instance-without-node': (n) => `${plural(n, 'instance')} running without a Node`,
+  'node-without-instance': (n) => `${plural(n, 'Node')} without an instance in Azure`,
+};
+
+/** Findings that explain drift; the others (configuration, the list's order, healthy) do not. */
+const EXPLAINS_DRIFT: ReadonlySet<FindingCode> = new Set<FindingCode>([
+  'vmss-not-found', 'workload-cluster-unreachable', 'readiness-gate-frozen', 'paused', 'vmss-failed', 'instance-failed',
+  'node-not-joined', 'azure-unread', 'empty-infra-list', 'scaling', 'model-rollout',
+]);
+
 type Draft = Omit<Finding, 'since'> & { derivedSince?: string };
 
 export function diagnose(
@@ -178,7 +241,7 @@ export function diagnose(
       code: 'vmss-not-found',
       severity: 'critical',
       summary: `Scale set ${vmssName} does not exist in Azure.`,
-      detail: `Azure answered: ${model.azure.error}. Every ID in the lists points at an instance that is gone. CAPZ recreates a missing scale set from the AzureMachinePool spec on its next reconcile, after which the old AMPMs' Machines are deleted.`,
+      detail: `Azure answered: ${asSentence(model.azure.error)} Every ID in the lists points at an instance that is gone. CAPZ recreates a missing scale set from the AzureMachinePool spec on its next reconcile, after which the old AMPMs' Machines are deleted.`,
       suggestedAction: 'Find out who deleted the scale set (Azure activity log). If CAPZ does not recreate it within a few minutes, check the CAPZ controller logs and escalate.',
     });
   }
@@ -189,7 +252,7 @@ export function diagnose(
       code: 'workload-cluster-unreachable',
       severity: 'critical',
       summary: `Workload cluster ${mp.clusterName ?? ''} is unreachable: CAPI cannot update this pool.`.replace('  ', ' '),
-      detail: `Reading Nodes failed: ${model.workload.error}. Since CAPI v1.8 the MachinePool controller lists the workload cluster's Nodes before its readiness gate, so it stops there: spec.providerIDList, status.replicas and nodeRefs are not updated, even with the AzureMachinePool ready.${frozen}`,
+      detail: `Reading Nodes failed: ${asSentence(model.workload.error)} Since CAPI v1.8 the MachinePool controller lists the workload cluster's Nodes before its readiness gate, so it stops there: spec.providerIDList, status.replicas and nodeRefs are not updated, even with the AzureMachinePool ready.${frozen}`,
       suggestedAction: `Check the ${mp.clusterName ?? '<cluster>'}-kubeconfig Secret (key "value") in namespace ${mp.namespace} and whether the workload API server answers.`,
     });
   }
@@ -230,6 +293,31 @@ export function diagnose(
     });
   }
 
+  const caseDrift = joined.filter((j) => j.caseVariants);
+  const first = caseDrift[0];
+  if (first) {
+    const { text, differ } = caseSpellings(first);
+    const effects: string[] = [];
+    if (caseDrift.some((j) => caseSpellings(j).differ('ampm', 'node'))) {
+      effects.push(`CAPZ finds no Node for an AMPM whose providerID the Node spells otherwise, so the AMPM never becomes Ready and the AzureMachinePool's status.replicas stays short${readiness === 'pre-1.20' ? ', which keeps the AzureMachinePool not ready on this CAPZ and the MachinePool list frozen' : ' (before CAPZ v1.20 that keeps it not ready and the MachinePool list frozen)'}.`);
+    }
+    if (caseDrift.some((j) => caseSpellings(j).differ('mp', 'node'))) {
+      effects.push('CAPI sets no nodeRef for a Node whose providerID the MachinePool list spells otherwise, and cluster-autoscaler, which compares scale set IDs in full, cannot map that Node to this pool.');
+    }
+    if (caseDrift.some((j) => caseSpellings(j).differ('amp', 'mp'))) {
+      effects.push("The two lists spell it differently: when CAPI copies the list, its deleteRetiredNodes deletes Nodes whose providerID is not exactly in the new one, so it may delete Nodes it takes for retired (kubelet re-registers them).");
+    }
+    if (effects.length === 0) effects.push('Any component that matches these IDs exactly (CAPI, CAPZ, cluster-autoscaler) treats them as different instances.');
+    const more = caseDrift.length > 1 ? ` (the first of ${caseDrift.length}: ${first.instance?.name ?? first.key})` : '';
+    drafts.push({
+      code: 'case-mismatch',
+      severity: 'critical',
+      summary: `providerIDs of ${plural(caseDrift.length, 'instance')} differ only in case between sources: ${text}.`,
+      detail: `CAPI and CAPZ compare providerIDs exactly, so these do not match${more}. ${effects.join(' ')} cloud-provider-azure lower-cases the resource group in the IDs it gives Nodes (kubernetes #74882); CAPZ does the same since v1.7 (#2817).${differ('azure', 'ampm') ? ' Here the AMPMs differ from what current CAPZ derives from Azure (the Azure column).' : ''}`,
+      suggestedAction: "Make the spellings agree at the source: upgrade CAPZ to v1.7 or later, or find what writes the other spelling. Do not rewrite the lists by hand (CAPI overwrites them, and deleteRetiredNodes acts on them meanwhile); poolscope's resync refuses to.",
+    });
+  }
+
   const vmssFailed = model.azure.state === 'ok'
     ? model.azure.vmss.provisioningState === 'Failed'
     : amp?.provisioningState === 'Failed';
@@ -260,6 +348,9 @@ export function diagnose(
   if (model.workload.state === 'ok') {
     const stuck = joined.flatMap((j) => {
       if (!isRunning(j) || j.raw.node !== null || j.instance?.provisioningState === 'Failed') return [];
+      // Leaving (its Machine deleted, drained before the VM goes) or once joined (its AMPM has had a nodeRef): not
+      // a Node that never came.
+      if (j.machine?.deleting || (j.ampm?.nodeRef ?? null) !== null) return [];
       const created = j.instance?.createdAt ?? j.ampm?.createdAt ?? null;
       return created !== null && nowMs - created > NODE_JOIN_GRACE_MS ? [{ j, created }] : [];
     });
@@ -274,6 +365,22 @@ export function diagnose(
         derivedSince: new Date(oldest + NODE_JOIN_GRACE_MS).toISOString(),
       });
     }
+  }
+
+  if (model.azure.state === 'throttled' || model.azure.state === 'unreachable') {
+    const throttled = model.azure.state === 'throttled';
+    const retry = model.azure.state === 'throttled' && model.azure.retryAfterSeconds !== null ? ` (it asked to wait ${model.azure.retryAfterSeconds} s)` : '';
+    drafts.push({
+      code: 'azure-unread',
+      severity: 'warning',
+      summary: throttled
+        ? `Azure is throttling reads of scale set ${vmssName}${retry}: its instances and capacity are not known now.`
+        : `Scale set ${vmssName} could not be read from Azure: its instances and capacity are not known now.`,
+      detail: `Azure answered: ${asSentence(model.azure.error)} Without the scale set poolscope cannot see failed instances, ghosts or the capacity, so the drift shown compares the Kubernetes sources only.${throttled ? " Compute's limits count per subscription and region, shared with CAPZ and cluster-autoscaler: CAPZ's own reconciles fail meanwhile too, which delays the lists." : ''}`,
+      suggestedAction: throttled
+        ? 'poolscope waits out Retry-After for the whole subscription and region, and keeps to its share of the budget (POOLSCOPE_AZURE_BUDGET_SHARE). If it lasts, look for other heavy callers of the subscription.'
+        : "Check poolscope's Azure credentials, its role on the subscription and its network reach; the fleet page's source bar has the subscription's error.",
+    });
   }
 
   if (amp && amp.providerIDList.length === 0 && (mp.replicas ?? 0) > 0) {
@@ -322,10 +429,20 @@ export function diagnose(
   const surge = rollingOut && capacity !== null && mp.replicas !== null && capacity > mp.replicas;
   const desiredCondition = amp ? findCondition(amp.conditions, 'ScaleSetDesiredReplicas') : null;
   const scalingPhase = mp.phase === 'ScalingUp' || mp.phase === 'ScalingDown' || mp.phase === 'Scaling';
+  // New instances on their way in: in Azure, not failed, younger than the Node's grace (or still Creating), and not
+  // yet a ready AMPM in the AzureMachinePool list. CAPZ pre-v1.20 has the counts equal and the conditions True for a
+  // while after the scale set's update, before it lists them.
+  const joining = joined.filter((j) => {
+    const inst = j.instance;
+    if (!inst || j.caseVariants || j.machine?.deleting || !ARRIVING_STATES.has(inst.provisioningState ?? '')) return false;
+    if (j.raw.amp !== null && j.ampm?.ready === true) return false;
+    const created = inst.createdAt ?? j.ampm?.createdAt ?? null;
+    return inst.provisioningState === 'Creating' || (created !== null && nowMs - created <= NODE_JOIN_GRACE_MS);
+  }).length;
   const scaling = mp.replicas !== null && !surge && (
     (capacity !== null && capacity !== mp.replicas) ||
     (activeInstances !== null && activeInstances !== mp.replicas) ||
-    desiredCondition?.status === 'False' || scalingPhase
+    desiredCondition?.status === 'False' || scalingPhase || joining > 0
   );
   if (scaling && mp.replicas !== null) {
     // Ready AMPMs is what the pool really has; Azure's count includes instances still booting.
@@ -334,8 +451,8 @@ export function diagnose(
     drafts.push({
       code: 'scaling',
       severity: 'info',
-      summary: scalingSummary(mp.replicas, current, capacity, activeInstances, desiredCondition, scalingPhase ? mp.phase : null),
-      detail: `Desired ${mp.replicas}, VMSS capacity ${capacity ?? 'unknown'}, Azure instances ${activeInstances ?? 'unknown'}, ready AMPMs ${amp?.replicas ?? 'unknown'}, MachinePool phase ${mp.phase ?? 'unset'}.${benign ? ' The AzureMachinePool Ready condition is False while status.ready is true: expected while scaling on CAPZ ≥ v1.20, and harmless (the gate reads status.ready).' : ''}`,
+      summary: scalingSummary(mp.replicas, current, capacity, activeInstances, desiredCondition, scalingPhase ? mp.phase : null, joining),
+      detail: `Desired ${mp.replicas}, VMSS capacity ${capacity ?? 'unknown'}, Azure instances ${activeInstances ?? 'unknown'}, ready AMPMs ${amp?.replicas ?? 'unknown'}, MachinePool phase ${mp.phase ?? 'unset'}${joining ? `, ${plural(joining, 'new instance')} not yet a ready AMPM in the AzureMachinePool list` : ''}.${benign ? ' The AzureMachinePool Ready condition is False while status.ready is true: expected while scaling on CAPZ ≥ v1.20, and harmless (the gate reads status.ready).' : ''}`,
       suggestedAction: 'None while it converges. If it does not within a few minutes, look for failed instances or quota errors.',
       derivedSince: desiredCondition?.status === 'False' ? (desiredCondition.lastTransitionTime ?? undefined) : undefined,
     });
@@ -351,6 +468,37 @@ export function diagnose(
       suggestedAction: 'None while it progresses.',
       derivedSince: modelCondition,
     });
+  }
+
+  if (drift.some((d) => d.kind === 'order-only')) {
+    const sorts = capzSortsList(model.capzVersion) === true;
+    drafts.push({
+      code: 'order-only',
+      severity: 'info',
+      summary: 'The AzureMachinePool list holds the MachinePool list\'s IDs in another order: CAPI rewrites its list and resets its counts on every reorder.',
+      detail: `CAPI compares the two lists in order, so it copies a reordered list as a change and sets the MachinePool's v1beta1 ready and available replicas to 0 until its next reconcile: the phase and the replica metrics flap. No instance is missing. CAPZ sorts the list since v1.23.0 (#6011); before, its order followed the controller's cache.${sorts ? ` This pool's CAPZ (${model.capzVersion}) sorts it already, so something else reorders the list.` : ''}`,
+      suggestedAction: sorts ? 'Find what rewrites the AzureMachinePool spec.providerIDList (kubectl get azuremachinepool --show-managed-fields). No resync is needed.' : 'Upgrade CAPZ to v1.23 or later. No resync is needed.',
+    });
+  }
+
+  // Drift that no other finding explains still gets a sentence: an empty diagnosis would rank the pool below healthy ones.
+  if (!drafts.some((d) => EXPLAINS_DRIFT.has(d.code))) {
+    const unexplained = drift.filter((d) => counted(d.kind));
+    if (unexplained.length) {
+      const byKind = new Map<CountedKind, number>();
+      for (const { kind } of unexplained) if (counted(kind)) byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+      const ids = new Set(unexplained.map((d) => d.providerID)).size;
+      const parts = [...byKind].map(([kind, n]) => DRIFT_WORDS[kind](n));
+      const worst = unexplained.reduce((w, d) => (SEVERITY_RANK[d.severity] > SEVERITY_RANK[w] ? d.severity : w), unexplained[0]?.severity ?? 'info');
+      drafts.push({
+        code: 'sources-disagree',
+        severity: worst,
+        summary: `Sources disagree on ${plural(ids, 'instance')}: ${parts.join('; ')}.`,
+        detail: `poolscope found no cause it knows of for this: the AzureMachinePool is ${amp?.ready === true ? 'ready' : amp ? 'not ready' : 'missing'}, nothing failed, the pool is not scaling, paused or rolling out. Differences like these normally close within a reconcile (CAPZ requeues every 30 s; CAPI copies the list while the AzureMachinePool is ready). The ProviderID drift table shows each instance.`,
+        suggestedAction: 'Wait a few minutes. If it does not clear, look at the CAPZ and CAPI controller logs for this pool; a reconcile trigger is safe while the AzureMachinePool is ready.',
+        derivedSince: unexplained.reduce<string | undefined>((min, d) => (d.since !== null && (min === undefined || d.since < min) ? d.since : min), undefined),
+      });
+    }
   }
 
   const allRead = model.azure.state === 'ok' && model.workload.state === 'ok';

@@ -64,7 +64,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   's06-case-mismatch': {
     drift: [['case-mismatch', '0'], ['case-mismatch', '1'], ['case-mismatch', '2']],
-    findings: [],
+    findings: [['case-mismatch', 'critical']],
     recommended: null,
     reconcile: [true, false],
     sync: [false, false, [], []],
@@ -121,7 +121,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   's12-order-churn': {
     drift: [['order-only', null]],
-    findings: [],
+    findings: [['order-only', 'info']],
     recommended: null,
     reconcile: [true, false],
     sync: [false, false, [], []],
@@ -170,7 +170,7 @@ const EXPECTED: Record<string, Expected> = {
   },
   's18-arm-throttled': {
     drift: [],
-    findings: [],
+    findings: [['azure-unread', 'warning']],
     recommended: null,
     reconcile: [true, false],
     sync: [false, false, [], []],

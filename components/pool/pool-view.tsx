@@ -55,7 +55,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           You are looking at this pool as it was at <LocalTime iso={w.at} />. <Link href={w.range || w.from ? `${path}?${windowQuery({ ...w, at: null })}` : path} className="underline">Back to now</Link>
         </p>
       ) : null}
-      <FindingsPanel findings={d.findings} at={d.at} live={w.at === null} />
+      <FindingsPanel findings={d.findings} sources={d.sources} at={d.at} live={w.at === null} />
       <VerdictPanel verdict={d.verdict} action={<ResyncButton poolRef={s.ref} past={w.at !== null} gone={s.deletedAt ? 'deleted' : s.unwatchedSince ? 'unwatched' : null} />} />
       <section aria-labelledby="timeline-h" className="space-y-3">
         <h2 id="timeline-h" className="text-lg font-semibold">Timeline</h2>

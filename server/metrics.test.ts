@@ -233,7 +233,7 @@ describe.skipIf(!PROMTOOL)('alert rules with promtool', () => {
         throw new Error(`promtool ${args.join(' ')} failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
       }
     };
-    expect(run(['check', 'rules', 'rules.prom.yaml'])).toMatch(/SUCCESS: 8 rules found/);
+    expect(run(['check', 'rules', 'rules.prom.yaml'])).toMatch(/SUCCESS: 10 rules found/);
     expect(run(['test', 'rules', 'rules.test.yaml'])).toMatch(/SUCCESS/);
   });
 

@@ -95,6 +95,7 @@ export type FindingCode =
   | 'vmss-not-found'
   | 'replicas-unknown'
   | 'sources-disagree'
+  | 'gate-closed'
   | 'healthy';
 
 export interface Finding {

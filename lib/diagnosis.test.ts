@@ -33,6 +33,7 @@ describe('finding codes', () => {
     ['azure-unread', { replicas: 1, instances: healthyInstances(1), azure: { throttled: 'Too many requests (429)', retryAfterSeconds: 20 } }],
     ['order-only', { replicas: 2, instances: healthyInstances(2), amp: { providerIDList: [id('1'), id('0')] }, mp: { providerIDList: [id('0'), id('1')] } }],
     ['sources-disagree', { replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0'), id('1'), id('7')] } }],
+    ['gate-closed', { replicas: 2, instances: healthyInstances(2), amp: { ready: false, provisioningState: 'Creating' } }],
   ])('%s', (code, spec) => {
     expect(codes(spec)).toContain(code);
   });
@@ -98,6 +99,17 @@ describe('finding codes', () => {
     const gone = analyzePool(c.input, { now: NOW }).findings;
     expect(gone.map((f) => f.code)).toEqual(['sources-disagree']);
     expect(gone[0]?.summary).toBe('Sources disagree on 1 instance: 1 instance running without a Node.');
+  });
+
+  it('is not healthy while the AzureMachinePool is not ready, though the lists agree: says why and that nothing waits', () => {
+    const f = analyse({
+      replicas: 2, instances: healthyInstances(2), capzVersion: 'v1.26.0',
+      amp: { ready: false, provisioningState: 'Creating', conditions: [{ type: 'ScaleSetRunning', status: 'False', reason: 'Creating' }] },
+    }).findings;
+    expect(f.map((x) => [x.code, x.severity])).toEqual([['gate-closed', 'info']]);
+    expect(f[0]?.summary).toBe('AzureMachinePool not ready (provisioningState Creating, ScaleSetRunning=False/Creating): CAPI copies no list until it is; the lists agree, so nothing waits yet.');
+    // Once the lists differ, the freeze says it instead.
+    expect(codes({ replicas: 2, instances: healthyInstances(2), amp: { ready: false }, mp: { providerIDList: [id('0')] } })).not.toContain('gate-closed');
   });
 
   it('ignores replicas-managed-by "false"', () => {

@@ -33,6 +33,7 @@ export const FINDING_ORDER: readonly FindingCode[] = [
   'scaling',
   'model-rollout',
   'order-only',
+  'gate-closed',
   'healthy',
 ];
 
@@ -499,6 +500,19 @@ export function diagnose(
         derivedSince: unexplained.reduce<string | undefined>((min, d) => (d.since !== null && (min === undefined || d.since < min) ? d.since : min), undefined),
       });
     }
+  }
+
+  // CAPI's gate closed while the lists still agree: nothing waits behind it yet, but the badge says "not ready" and
+  // the diagnosis should say why, not "healthy".
+  if (amp && gateClosed(model) && !drafts.some((d) => EXPLAINS_DRIFT.has(d.code) || d.code === 'case-mismatch' || d.code === 'sources-disagree')) {
+    drafts.push({
+      code: 'gate-closed',
+      severity: 'info',
+      summary: `AzureMachinePool not ready (${notReadyCause(model, failed)}): CAPI copies no list until it is; the lists agree, so nothing waits yet.`,
+      detail: `CAPI copies the AzureMachinePool's spec.providerIDList into the MachinePool only while its status.ready is true; it is ${amp.ready === null ? 'unset' : 'false'}. Both lists hold the same IDs now. An instance that comes or goes meanwhile stays out of (or in) the MachinePool list until the AzureMachinePool is ready again.${versionText}`,
+      suggestedAction: 'None while nothing waits. If it stays not ready, look at the AzureMachinePool conditions and the CAPZ controller logs.',
+      derivedSince: sinceOfCondition(model, 'Ready', 'False'),
+    });
   }
 
   const allRead = model.azure.state === 'ok' && model.workload.state === 'ok';

@@ -298,14 +298,16 @@ export function diagnose(
   const first = caseDrift[0];
   if (first) {
     const { text, differ } = caseSpellings(first);
+    const spelt = caseDrift.map(caseSpellings);
+    const anyDiffer = (a: IdSource, b: IdSource) => spelt.some((c) => c.differ(a, b));
     const effects: string[] = [];
-    if (caseDrift.some((j) => caseSpellings(j).differ('ampm', 'node'))) {
+    if (anyDiffer('ampm', 'node')) {
       effects.push(`CAPZ finds no Node for an AMPM whose providerID the Node spells otherwise, so the AMPM never becomes Ready and the AzureMachinePool's status.replicas stays short${readiness === 'pre-1.20' ? ', which keeps the AzureMachinePool not ready on this CAPZ and the MachinePool list frozen' : ' (before CAPZ v1.20 that keeps it not ready and the MachinePool list frozen)'}.`);
     }
-    if (caseDrift.some((j) => caseSpellings(j).differ('mp', 'node'))) {
+    if (anyDiffer('mp', 'node')) {
       effects.push('CAPI sets no nodeRef for a Node whose providerID the MachinePool list spells otherwise, and cluster-autoscaler, which compares scale set IDs in full, cannot map that Node to this pool.');
     }
-    if (caseDrift.some((j) => caseSpellings(j).differ('amp', 'mp'))) {
+    if (anyDiffer('amp', 'mp')) {
       effects.push("The two lists spell it differently: when CAPI copies the list, its deleteRetiredNodes deletes Nodes whose providerID is not exactly in the new one, so it may delete Nodes it takes for retired (kubelet re-registers them).");
     }
     if (effects.length === 0) effects.push('Any component that matches these IDs exactly (CAPI, CAPZ, cluster-autoscaler) treats them as different instances.');

@@ -351,9 +351,10 @@ export function diagnose(
   if (model.workload.state === 'ok') {
     const stuck = joined.flatMap((j) => {
       if (!isRunning(j) || j.raw.node !== null || j.instance?.provisioningState === 'Failed') return [];
-      // Leaving (its Machine deleted, drained before the VM goes) or once joined (its AMPM has had a nodeRef): not
-      // a Node that never came.
-      if (j.machine?.deleting || (j.ampm?.nodeRef ?? null) !== null) return [];
+      // A Node that never came has an AMPM waiting for it (NodeProvisioning). Not one leaving (its Machine deleted,
+      // drained before the VM goes; or its AMPM already gone while Azure's last read still lists the VM), nor one
+      // that joined once (its AMPM has had a nodeRef).
+      if (!j.ampm || j.machine?.deleting || j.ampm.nodeRef !== null) return [];
       const created = j.instance?.createdAt ?? j.ampm?.createdAt ?? null;
       return created !== null && nowMs - created > NODE_JOIN_GRACE_MS ? [{ j, created }] : [];
     });
@@ -491,7 +492,11 @@ export function diagnose(
       const byKind = new Map<CountedKind, number>();
       for (const { kind } of unexplained) if (counted(kind)) byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
       const ids = new Set(unexplained.map((d) => d.providerID)).size;
-      const parts = [...byKind].map(([kind, n]) => DRIFT_WORDS[kind](n));
+      // In DRIFT_WORDS' order: what the autoscaler sees first.
+      const parts = (Object.keys(DRIFT_WORDS) as CountedKind[]).flatMap((kind) => {
+        const n = byKind.get(kind);
+        return n ? [DRIFT_WORDS[kind](n)] : [];
+      });
       const worst = unexplained.reduce((w, d) => (SEVERITY_RANK[d.severity] > SEVERITY_RANK[w] ? d.severity : w), unexplained[0]?.severity ?? 'info');
       drafts.push({
         code: 'sources-disagree',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capzReadiness } from './capz-version';
+import { capzReadiness, capzSortsList } from './capz-version';
 
 describe('capzReadiness (domain.md §2.3, §2.5)', () => {
   it.each([
@@ -17,5 +17,19 @@ describe('capzReadiness (domain.md §2.3, §2.5)', () => {
     [null, null],
   ] as const)('%j → %j', (tag, expected) => {
     expect(capzReadiness(tag)).toBe(expected);
+  });
+});
+
+describe('capzSortsList (CAPZ #6011, v1.23.0)', () => {
+  it.each([
+    ['v1.22.9', false],
+    ['v1.23.0', true],
+    ['1.26.1', true],
+    ['main', true],
+    ['v2.0.0', true],
+    ['latest', null],
+    [null, null],
+  ] as const)('%j → %j', (tag, expected) => {
+    expect(capzSortsList(tag)).toBe(expected);
   });
 });

@@ -3,30 +3,30 @@
 
 export type CapzReadiness = 'pre-1.20' | '1.20-1.26' | 'main';
 
+/** A controller image tag's release as a number to compare (1.19 → 119), Infinity for "main", null when it says nothing. */
+function release(tag: string | null | undefined): number | null {
+  if (!tag) return null;
+  if (/^main\b/i.test(tag)) return Infinity;
+  const m = /^v?(\d+)\.(\d+)/.exec(tag);
+  return m ? Number(m[1]) * 100 + Number(m[2]) : null;
+}
+
 /**
  * Maps a controller image tag ("v1.19.1", "1.26.0", "v1.27.0-beta.0", "main") to its semantics, or null
  * when the tag says nothing (a digest, "latest"). Releases after 1.26 are assumed to carry #6488.
  */
 export function capzReadiness(tag: string | null | undefined): CapzReadiness | null {
-  if (!tag) return null;
-  if (/^main\b/i.test(tag)) return 'main';
-  const m = /^v?(\d+)\.(\d+)/.exec(tag);
-  if (!m) return null;
-  const major = Number(m[1]);
-  const minor = Number(m[2]);
-  if (major !== 1) return major > 1 ? 'main' : 'pre-1.20';
-  if (minor < 20) return 'pre-1.20';
-  if (minor <= 26) return '1.20-1.26';
+  const r = release(tag);
+  if (r === null) return null;
+  if (r < 120) return 'pre-1.20';
+  if (r <= 126) return '1.20-1.26';
   return 'main';
 }
 
 /** Whether a CAPZ build sorts the AzureMachinePool's spec.providerIDList (v1.23.0 and later, #6011); null when the tag says nothing. */
 export function capzSortsList(tag: string | null | undefined): boolean | null {
-  if (!tag) return null;
-  if (/^main\b/i.test(tag)) return true;
-  const m = /^v?(\d+)\.(\d+)/.exec(tag);
-  if (!m) return null;
-  return Number(m[1]) > 1 || (Number(m[1]) === 1 && Number(m[2]) >= 23);
+  const r = release(tag);
+  return r === null ? null : r >= 123;
 }
 
 export const CAPZ_READINESS_TEXT: Record<CapzReadiness, string> = {

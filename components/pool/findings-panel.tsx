@@ -36,7 +36,7 @@ export function FindingsPanel({ findings, sources, at, live }: { findings: Findi
 const SOURCE_NAMES: Record<keyof PoolDetail['sources'], string> = { kube: 'the management cluster', workload: 'the workload cluster', azure: 'Azure' };
 
 /** Why a pool has no finding: the diagnosis finds every disagreement it can see, so some source is not read yet. */
-export function nothingFound(sources: PoolDetail['sources']): string {
+function nothingFound(sources: PoolDetail['sources']): string {
   const unread = (Object.keys(SOURCE_NAMES) as (keyof PoolDetail['sources'])[])
     .flatMap((k) => (sources[k].state === 'ok' ? [] : [`${SOURCE_NAMES[k]} (${why(sources[k])})`]));
   return unread.length

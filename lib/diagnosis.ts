@@ -355,7 +355,7 @@ export function diagnose(
       // drained before the VM goes; or its AMPM already gone while Azure's last read still lists the VM), nor one
       // that joined once (its AMPM has had a nodeRef).
       if (!j.ampm || j.machine?.deleting || j.ampm.nodeRef !== null) return [];
-      const created = j.instance?.createdAt ?? j.ampm?.createdAt ?? null;
+      const created = j.instance?.createdAt ?? j.ampm.createdAt;
       return created !== null && nowMs - created > NODE_JOIN_GRACE_MS ? [{ j, created }] : [];
     });
     if (stuck.length) {
@@ -489,12 +489,10 @@ export function diagnose(
   if (!drafts.some((d) => EXPLAINS_DRIFT.has(d.code))) {
     const unexplained = drift.filter((d) => counted(d.kind));
     if (unexplained.length) {
-      const byKind = new Map<CountedKind, number>();
-      for (const { kind } of unexplained) if (counted(kind)) byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
       const ids = new Set(unexplained.map((d) => d.providerID)).size;
       // In DRIFT_WORDS' order: what the autoscaler sees first.
       const parts = (Object.keys(DRIFT_WORDS) as CountedKind[]).flatMap((kind) => {
-        const n = byKind.get(kind);
+        const n = unexplained.filter((d) => d.kind === kind).length;
         return n ? [DRIFT_WORDS[kind](n)] : [];
       });
       const worst = unexplained.reduce((w, d) => (SEVERITY_RANK[d.severity] > SEVERITY_RANK[w] ? d.severity : w), unexplained[0]?.severity ?? 'info');

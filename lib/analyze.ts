@@ -4,7 +4,7 @@
 import type { DriftKind, InstanceRow, ListDigest, PoolDetail, PoolSummary, ReplicaCounts, SourceState } from './api-types';
 import { poolKey } from './api-types';
 import { diagnose } from './diagnosis';
-import { computeDrift, countDrift, driftKindsFor } from './drift';
+import { awaitsAzureRead, computeDrift, countDrift, driftKindsFor } from './drift';
 import { displayId, joinSources, type JoinedId } from './join';
 import { buildPoolModel, isPaused, type PoolInput, type PoolModel } from './pool-model';
 import { autoscalerKey } from './provider-id';
@@ -51,7 +51,7 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
     const seen = j.raw.node ?? j.raw.azure ?? displayId(j);
     const key = autoscalerKey(seen);
     const i = j.instance;
-    return {
+    const row: InstanceRow = {
       providerID: displayId(j),
       sources: { ...j.raw },
       azure: i && {
@@ -70,6 +70,8 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
       autoscaler: { key, visible: !paused && visible.has(key) },
       driftKinds: kinds[idx] ?? [],
     };
+    if (!i && awaitsAzureRead(j, model)) row.awaitingAzureRead = true;
+    return row;
   });
   return sortByRowKey(rows, (r) => r.providerID);
 }

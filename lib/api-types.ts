@@ -243,6 +243,11 @@ export interface InstanceRow {
   /** The string cluster-autoscaler keys this instance by, and whether the MachinePool list lets it see it. */
   autoscaler: { key: string; visible: boolean };
   driftKinds: DriftKind[];
+  /**
+   * Set (true) when Azure's last read does not list this instance but its AzureMachinePoolMachine is as new as
+   * that read: the VM may have been created since, so it is not taken for gone (no ghost drift) until the next read.
+   */
+  awaitingAzureRead?: boolean;
 }
 
 /** Replica counters from every source; null = unknown (source not read or field absent). */

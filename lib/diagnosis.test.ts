@@ -199,6 +199,26 @@ describe('finding codes', () => {
     expect(stale[0]?.summary).toBe('Sources disagree on 2 instances: 2 instances not in the MachinePool list (the autoscaler cannot see them); 2 instances in Azure not in the AzureMachinePool list; 2 instances running without a Node.');
   });
 
+  it('takes an instance newer than Azure\'s last read for one on its way in, not for a ghost', () => {
+    // Azure listed the scale set a minute ago; CAPZ has since listed a new VM (its AMPM 30 s old, not ready yet).
+    const d = analyse({
+      replicas: 4, capacity: 4, azureReadMinutesAgo: 1,
+      instances: [...healthyInstances(3), { member: '3', inAzure: false, node: 'none', createdMinutesAgo: 0.5 }],
+      amp: { ready: true }, mp: { phase: 'ScalingUp' },
+    });
+    expect(d.drift).toEqual([]);
+    expect(d.findings.map((f) => f.code)).toEqual(['scaling']);
+    expect(d.findings[0]?.detail).toContain('1 new instance not yet a ready AMPM in the AzureMachinePool list');
+    expect(d.instances.map((r) => [r.providerID.split('/').pop(), r.awaitingAzureRead])).toEqual([['0', undefined], ['1', undefined], ['2', undefined], ['3', true]]);
+    // Once its AMPM is ready and listed, it is no longer counted as joining (nor drift) until Azure is read again.
+    const joined = analyse({
+      replicas: 4, capacity: 4, azureReadMinutesAgo: 1,
+      instances: [...healthyInstances(3), { member: '3', inAzure: false, createdMinutesAgo: 0.5 }],
+    });
+    expect(joined.drift).toEqual([]);
+    expect(joined.findings.find((f) => f.code === 'scaling')?.detail ?? '').not.toContain('new instance');
+  });
+
   it('rates vmss-failed critical when it closes the gate and warning when the pool stays ready', () => {
     const sev = (ready: boolean) => analyse({ replicas: 1, instances: healthyInstances(1), vmssState: 'Failed', amp: { ready } }).findings.find((f) => f.code === 'vmss-failed')?.severity;
     expect(sev(false)).toBe('critical');

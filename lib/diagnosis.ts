@@ -4,7 +4,7 @@
 import { CAPZ_READINESS_TEXT, capzReadiness, capzSortsList } from './capz-version';
 import type { DriftItem, DriftKind, Finding, FindingCode, IdSource } from './api-types';
 import { SEVERITY_RANK } from './api-types';
-import { isRunning } from './drift';
+import { awaitsAzureRead, isRunning } from './drift';
 import { formatDuration, listSome, plural } from './format';
 import { spellings, type JoinedId } from './join';
 import { findCondition, isPaused, type Condition, type PoolModel } from './pool-model';
@@ -433,13 +433,15 @@ export function diagnose(
   const surge = rollingOut && capacity !== null && mp.replicas !== null && capacity > mp.replicas;
   const desiredCondition = amp ? findCondition(amp.conditions, 'ScaleSetDesiredReplicas') : null;
   const scalingPhase = mp.phase === 'ScalingUp' || mp.phase === 'ScalingDown' || mp.phase === 'Scaling';
-  // New instances on their way in: in Azure, not failed, younger than the Node's grace (or still Creating), and not
-  // yet a ready AMPM in the AzureMachinePool list. CAPZ pre-v1.20 has the counts equal and the conditions True for a
-  // while after the scale set's update, before it lists them.
+  // New instances on their way in, not yet a ready AMPM in the AzureMachinePool list: in Azure, not failed, younger
+  // than the Node's grace (or still Creating); or newer than Azure's last read (lib/drift's awaitsAzureRead). CAPZ
+  // pre-v1.20 has the counts equal and the conditions True for a while after the scale set's update, before it
+  // lists them.
   const joining = joined.filter((j) => {
+    if (j.caseVariants || j.machine?.deleting || (j.raw.amp !== null && j.ampm?.ready === true)) return false;
     const inst = j.instance;
-    if (!inst || j.caseVariants || j.machine?.deleting || !ARRIVING_STATES.has(inst.provisioningState ?? '')) return false;
-    if (j.raw.amp !== null && j.ampm?.ready === true) return false;
+    if (!inst) return awaitsAzureRead(j, model);
+    if (!ARRIVING_STATES.has(inst.provisioningState ?? '')) return false;
     const created = inst.createdAt ?? j.ampm?.createdAt ?? null;
     return inst.provisioningState === 'Creating' || (created !== null && nowMs - created <= NODE_JOIN_GRACE_MS);
   }).length;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DriftKind } from './api-types';
 import { computeDrift, countDrift } from './drift';
 import { DEFAULT_AZURE, NOW, minutesBefore } from './fixtures/objects';
-import { buildPool, healthyInstances, instanceProviderId, type PoolSpec } from './fixtures/pool';
+import { buildPool, healthyInstances, instanceProviderId, type InstanceSpec, type PoolSpec } from './fixtures/pool';
 import { joinSources } from './join';
 import { buildPoolModel } from './pool-model';
 
@@ -56,6 +56,35 @@ describe('drift kinds', () => {
 
   it('does not call anything a ghost when Azure could not be read', () => {
     expect(kinds({ replicas: 1, instances: [{ member: '0' }, { member: '1', inAzure: false }], azure: { unknown: 'timeout' } })).toEqual([]);
+  });
+
+  describe('with an Azure read older than some Kubernetes objects', () => {
+    // Azure listed the VMs 2 min ago (its Date header). Instance 1's AMPM is a minute old: its VM may have been
+    // created since the read. Instance 2's AMPM is 5 min old: its VM existed when Azure listed the scale set.
+    const spec = (two: Partial<InstanceSpec> = {}): PoolSpec => ({
+      replicas: 3, azureReadMinutesAgo: 2,
+      instances: [{ member: '0' }, { member: '1', inAzure: false, createdMinutesAgo: 1 }, { member: '2', inAzure: false, createdMinutesAgo: 5, ...two }],
+    });
+
+    it('takes an ID whose AMPM is newer than the read for not read yet, and one whose AMPM is older for gone', () => {
+      expect(kinds(spec())).toEqual(['ghost-in-azuremachinepool@2', 'ghost-in-machinepool@2', 'node-without-instance@2']);
+    });
+
+    it('counts an AMPM made in the second of the read as newer (both are whole seconds)', () => {
+      expect(kinds(spec({ createdMinutesAgo: 2 }))).toEqual([]);
+      expect(kinds(spec({ createdMinutesAgo: 2 + 1 / 60 }))).toEqual(['ghost-in-azuremachinepool@2', 'ghost-in-machinepool@2', 'node-without-instance@2']);
+    });
+
+    it('still reports what the Kubernetes objects alone show for a new ID (in the AMP list, not in the MP list)', () => {
+      expect(kinds({ ...spec(), mp: { providerIDList: [id('0'), id('2')] } })).toEqual(
+        ['ghost-in-azuremachinepool@2', 'ghost-in-machinepool@2', 'missing-from-machinepool@1', 'node-without-instance@2']);
+    });
+
+    it('does not excuse an ID without an AMPM (nothing tells when it appeared), nor one when the read time is unknown', () => {
+      expect(kinds({ ...spec(), instances: [{ member: '0' }, { member: '1', inAzure: false, ampm: false }], mp: { providerIDList: [id('0')] } })).toEqual(['node-without-instance@1']);
+      expect(kinds({ ...spec(), azureReadMinutesAgo: undefined })).toEqual(
+        ['ghost-in-azuremachinepool@1', 'ghost-in-azuremachinepool@2', 'ghost-in-machinepool@1', 'ghost-in-machinepool@2', 'node-without-instance@1', 'node-without-instance@2']);
+    });
   });
 
   it('does not report Node drift when the workload cluster is unreachable', () => {

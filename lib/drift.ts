@@ -52,9 +52,24 @@ export function isRunning(j: JoinedId): boolean {
   return inst.provisioningState === 'Succeeded';
 }
 
+/**
+ * Whether Azure's last read may simply predate this ID: the read does not list it, and its AMPM was created in the
+ * second of the read or later. CAPZ makes an AMPM only for a VM it has listed, so an AMPM older than the read means
+ * its VM existed when Azure listed the scale set, and missing from that list it is gone. A newer AMPM may be for a
+ * VM created since: until the next read (within a fast-lane period, as the pool is in motion) it is not known to
+ * be gone, and is not drift. Timestamps are whole seconds (creationTimestamp, the Date header), so the same second
+ * counts as newer.
+ */
+export function awaitsAzureRead(j: JoinedId, model: PoolModel): boolean {
+  if (model.azure.state !== 'ok' || model.azure.readAt === null || j.raw.azure !== null) return false;
+  const created = j.ampm?.createdAt ?? null;
+  return created !== null && created >= Math.floor(model.azure.readAt / 1000) * 1000;
+}
+
 export function driftKindsFor(j: JoinedId, model: PoolModel): DriftKind[] {
   if (j.caseVariants) return ['case-mismatch'];
-  const azureKnown = model.azure.state === 'ok' || model.azure.state === 'not-found';
+  // An ID newer than Azure's last read is not gone from Azure (yet): not a ghost, nor a Node without an instance.
+  const azureKnown = (model.azure.state === 'ok' && !awaitsAzureRead(j, model)) || model.azure.state === 'not-found';
   const inAzure = j.raw.azure !== null;
   const activeInAzure = inAzure && !isLeaving(j);
   const inAmp = j.raw.amp !== null;

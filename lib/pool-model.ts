@@ -165,7 +165,16 @@ export interface InstanceModel {
 }
 
 export type AzureData =
-  | { state: 'ok'; vmss: VmssModel; instances: InstanceModel[] }
+  | {
+    state: 'ok';
+    vmss: VmssModel;
+    instances: InstanceModel[];
+    /**
+     * When Azure listed the VMs (its response's Date header), milliseconds since the epoch; null when unknown. An ID
+     * the read lacks but whose AMPM is as new as the read is not known to be gone (lib/drift's `awaitsAzureRead`).
+     */
+    readAt: number | null;
+  }
   | Exclude<SourceState, { state: 'ok' }>;
 
 export type WorkloadData = { state: 'ok'; nodes: NodeModel[] } | Exclude<SourceState, { state: 'ok' }>;
@@ -200,7 +209,7 @@ export interface PoolInput {
    * The VMSS and its VMs as the ARM REST API returns them (or already normalised by {@link normaliseAzure},
    * for a caller that analyses the same read many times), or why they could not be read.
    */
-  azure?: { state: 'ok'; vmss: unknown; vms: unknown[] } | NormalisedAzure | Exclude<SourceState, { state: 'ok' }>;
+  azure?: { state: 'ok'; vmss: unknown; vms: unknown[]; readAt?: string | null } | NormalisedAzure | Exclude<SourceState, { state: 'ok' }>;
   capzVersion?: string | null;
 }
 
@@ -498,7 +507,7 @@ export interface NormalisedAzure {
  * Normalises a VMSS and its VMs as the ARM REST API returns them. A collector analyses the same read many
  * times (every Kubernetes change of the pool until the next read): it normalises it once and keeps only this.
  */
-export function normaliseAzure(vmssRaw: unknown, vms: readonly unknown[]): NormalisedAzure {
+export function normaliseAzure(vmssRaw: unknown, vms: readonly unknown[], readAt?: string | null): NormalisedAzure {
   const notes: string[] = [];
   const vmss = normaliseVmss(vmssRaw);
   if (!vmss) return { state: 'normalised', azure: { state: 'unknown', reason: 'Azure returned a scale set without an id.' }, notes };
@@ -508,7 +517,7 @@ export function normaliseAzure(vmssRaw: unknown, vms: readonly unknown[]): Norma
     if (inst) instances.push(inst);
     else notes.push('Azure returned a VM without an id; it was skipped.');
   }
-  return { state: 'normalised', azure: { state: 'ok', vmss, instances }, notes };
+  return { state: 'normalised', azure: { state: 'ok', vmss, instances, readAt: toMs(readAt ?? undefined) }, notes };
 }
 
 /**
@@ -543,7 +552,7 @@ export function buildPoolModel(input: PoolInput): PoolModel {
   const a = input.azure ?? { state: 'unknown' as const, reason: 'Azure not read' };
   let azure: AzureData;
   if (a.state === 'ok' || a.state === 'normalised') {
-    const n = a.state === 'ok' ? normaliseAzure(a.vmss, a.vms) : a;
+    const n = a.state === 'ok' ? normaliseAzure(a.vmss, a.vms, a.readAt) : a;
     azure = n.azure;
     notes.push(...n.notes);
   } else {

@@ -1,6 +1,8 @@
 import { DRIFT_KIND_LABELS, ID_SOURCES, ID_SOURCE_LABELS, type DriftItem, type InstanceRow } from '@/lib/api-types';
 import { Badge, driftTone } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
+import { plural } from '@/lib/format';
+import { AWAITING_TITLE } from './instance-table';
 
 const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
 
@@ -10,10 +12,12 @@ const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
  */
 export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: DriftItem[] }) {
   const since = new Map(drift.filter((d) => d.providerID).map((d) => [d.providerID?.toLowerCase(), d]));
+  const awaiting = rows.filter((r) => r.awaitingAzureRead).length;
+  const awaitingText = awaiting ? `${plural(awaiting, 'instance')} newer than Azure's last read ${awaiting === 1 ? 'waits' : 'wait'} for the next one.` : null;
   return (
     <section aria-labelledby="drift-h" className="space-y-2">
       <h2 id="drift-h" className="text-lg font-semibold">ProviderID drift</h2>
-      {drift.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">Every source agrees on every instance.</p> : (
+      {drift.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">{awaitingText ? `Every source agrees on every instance Azure has been asked about. ${awaitingText}` : 'Every source agrees on every instance.'}</p> : (
         <ul className="space-y-1 text-sm">
           {drift.map((d) => (
             <li key={d.key} data-drift={d.kind} className="flex flex-wrap items-center gap-2">
@@ -23,6 +27,7 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
               {d.since ? <span className="text-slate-500 dark:text-slate-400">since <LocalTime iso={d.since} /></span> : null}
             </li>
           ))}
+          {awaitingText ? <li className="text-slate-600 dark:text-slate-300" data-awaiting-azure>{awaitingText}</li> : null}
         </ul>
       )}
       <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
@@ -44,9 +49,10 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
                   {ID_SOURCES.map((s) => {
                     const v = r.sources[s];
                     const caseDiff = v !== null && v !== ref && v.toLowerCase() === ref.toLowerCase();
+                    const unread = v === null && s === 'azure' && r.awaitingAzureRead === true;
                     return (
-                      <td key={s} className={`px-2 py-1.5 ${caseDiff ? 'bg-sky-100 dark:bg-sky-950' : ''}`} title={v ?? `not in ${ID_SOURCE_LABELS[s]}`}>
-                        {v === null ? <span className="text-red-700 dark:text-red-300">✗ absent</span> : caseDiff ? <span>✓ other case</span> : <span className="text-emerald-700 dark:text-emerald-300">✓</span>}
+                      <td key={s} className={`px-2 py-1.5 ${caseDiff ? 'bg-sky-100 dark:bg-sky-950' : ''}`} title={unread ? AWAITING_TITLE : (v ?? `not in ${ID_SOURCE_LABELS[s]}`)}>
+                        {unread ? <span className="text-slate-600 dark:text-slate-300">… not read yet</span> : v === null ? <span className="text-red-700 dark:text-red-300">✗ absent</span> : caseDiff ? <span>✓ other case</span> : <span className="text-emerald-700 dark:text-emerald-300">✓</span>}
                       </td>
                     );
                   })}

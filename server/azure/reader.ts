@@ -23,7 +23,14 @@ export interface AzureOps {
 }
 
 export type AzureRead = (
-  | { state: 'ok'; vmss: Record<string, unknown>; vms: Record<string, unknown>[]; remaining: Record<string, number> }
+  | {
+    state: 'ok';
+    vmss: Record<string, unknown>;
+    vms: Record<string, unknown>[];
+    /** When Azure listed the VMs (RFC 3339): the Date header of the list's first page, else the time it was asked. */
+    readAt: string;
+    remaining: Record<string, number>;
+  }
   | { state: 'not-found'; error: string }
   | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
   | { state: 'unreachable'; error: string }
@@ -37,7 +44,7 @@ export function scaleSetRefOf(providerID: string | null | undefined): ScaleSetRe
 
 /** A read as the pool model takes it (`PoolInput.azure`). */
 export function azureInput(r: AzureRead): NonNullable<PoolInput['azure']> {
-  if (r.state === 'ok') return { state: 'ok', vmss: r.vmss, vms: r.vms };
+  if (r.state === 'ok') return { state: 'ok', vmss: r.vmss, vms: r.vms, readAt: r.readAt };
   if (r.state === 'not-found') return { state: 'not-found', error: r.error };
   if (r.state === 'throttled') return { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds };
   return { state: 'unreachable', error: r.error };
@@ -53,6 +60,12 @@ export function parseRateLimitHeaders(get: (name: string) => string | undefined)
   const reads = get('x-ms-ratelimit-remaining-subscription-reads');
   if (reads && /^\d+$/.test(reads)) out.SubscriptionReads = Number(reads);
   return out;
+}
+
+/** An HTTP Date header (`Fri, 04 Dec 2026 21:34:52 GMT`) as RFC 3339, or null. */
+export function httpDate(v: string | undefined): string | null {
+  const ms = v ? Date.parse(v) : NaN;
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
 const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : d);
@@ -113,21 +126,28 @@ export class AzureReader {
     let remaining: Record<string, number> = {};
     const ops: AzureOps = { vmssGet: 0, vmList: 0, instanceView: 0 };
     const calls = () => ops.vmssGet + ops.vmList + ops.instanceView;
+    // The list's first page: Azure's own clock, as the API servers' creationTimestamps are (both NTP-synced), and
+    // not the time it took to read the rest.
+    let listing = false;
+    let listedAt: string | null = null;
     const onResponse = (r: { headers: { get(name: string): string | undefined } }) => {
       remaining = { ...remaining, ...parseRateLimitHeaders((n) => r.headers.get(n)) };
+      if (listing && listedAt === null) listedAt = httpDate(r.headers.get('date'));
     };
     try {
       ops.vmssGet++;
       const vmss = (await c.virtualMachineScaleSets.get(ref.resourceGroup, ref.name, { onResponse })) as unknown as Sdk;
       const vms: Sdk[] = [];
       ops.vmList++;
+      listing = true;
+      const asked = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
       for await (const vm of c.virtualMachineScaleSetVMs.list(ref.resourceGroup, ref.name, { onResponse })) vms.push(vm as unknown as Sdk);
       const failed = vms.filter((v) => v.provisioningState === 'Failed').slice(0, this.opts.maxInstanceViews ?? 10);
       for (const v of failed) {
         ops.instanceView++;
         v.instanceView = await c.virtualMachineScaleSetVMs.getInstanceView(ref.resourceGroup, ref.name, String(v.instanceId), { onResponse });
       }
-      return { state: 'ok', vmss: restVmss(vmss), vms: vms.map(restVm), remaining, calls: calls(), ops };
+      return { state: 'ok', vmss: restVmss(vmss), vms: vms.map(restVm), readAt: listedAt ?? asked, remaining, calls: calls(), ops };
     } catch (e) {
       const err = e as { statusCode?: number; code?: string; message?: string; response?: { headers: { get(n: string): string | undefined } } };
       const message = `${err.code ?? 'Error'}: ${(err.message ?? String(e)).split('\n')[0]}`;

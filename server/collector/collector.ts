@@ -462,7 +462,7 @@ export class Collector {
           if (read.state === 'not-found') this.azureCalls.notFound++;
           if (read.state === 'unreachable') this.azureCalls.unreachable++;
           this.setAzureHealth(sub, read.state === 'unreachable' ? 'unreachable' : 'live', read.state === 'unreachable' ? read.error : undefined);
-          const input = read.state === 'ok' ? normaliseAzure(read.vmss, read.vms) : azureInput(read);
+          const input = read.state === 'ok' ? normaliseAzure(read.vmss, read.vms, read.readAt) : azureInput(read);
           // VMs gone from the scale set (or with it): their IDs leave lib/'s shared tables.
           if (read.state === 'ok' || read.state === 'not-found') forgetGoneVms(this.azureData.get(id)?.input, input);
           this.azureData.set(id, { input, ok: read.state === 'ok' });

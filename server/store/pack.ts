@@ -246,7 +246,7 @@ export function rowHash(row: { providerID: string | null }): number {
  */
 type Fields<T> = Record<keyof NonNullable<T>, true>;
 export const INSTANCE_ROW_PARTS = {
-  fields: { providerID: true, sources: true, azure: true, ampm: true, machine: true, node: true, autoscaler: true, driftKinds: true } satisfies Fields<InstanceRow>,
+  fields: { providerID: true, sources: true, azure: true, ampm: true, machine: true, node: true, autoscaler: true, driftKinds: true, awaitingAzureRead: true } satisfies Fields<InstanceRow>,
   sources: { azure: true, amp: true, mp: true, ampm: true, machine: true, node: true } satisfies Fields<InstanceRow['sources']>,
   azure: { name: true, instanceId: true, provisioningState: true, powerState: true, latestModelApplied: true, errorCode: true, errorMessage: true, computerName: true } satisfies Fields<InstanceRow['azure']>,
   ampm: { name: true, ready: true, provisioningState: true, nodeRef: true } satisfies Fields<InstanceRow['ampm']>,
@@ -299,6 +299,11 @@ function instanceRowHash(r: InstanceRow): void {
   const kinds = r.driftKinds;
   mix(-217 - kinds.length);
   for (let i = 0; i < kinds.length; i++) leaf(kinds[i], id);
+  // Only when set: a row without it hashes as rows did before the field existed.
+  if (r.awaitingAzureRead !== undefined) {
+    mix(-301);
+    leaf(r.awaitingAzureRead, id);
+  }
 }
 
 /** A value of a known field (a field that is missing has a mark of its own; an object or array is walked). */

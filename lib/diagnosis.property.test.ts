@@ -43,6 +43,7 @@ function generator(seed: number) {
       ...(chance(0.05) ? { workload: { unreachable: 'connection refused' } } : {}),
       ...(chance(0.1) ? { azure: pick<PoolSpec['azure']>(['not-found', { unknown: 'not read yet' }, { throttled: 'Too many requests.', retryAfterSeconds: 30 }]) } : {}),
       ...(chance(0.8) ? { capzVersion: pick(['v1.19.4', 'v1.22.0', 'v1.26.0', 'main']) } : {}),
+      ...(chance(0.3) ? { azureReadMinutesAgo: pick([0.5, 3, 60]) } : {}),
     };
   };
 }
@@ -52,6 +53,7 @@ describe('the diagnosis of any pool', () => {
   const pools = Array.from({ length: 1000 }, (_, i) => [i, next()] as const);
 
   it('never leaves drift without a finding, calls nothing off "healthy", and orders findings worst first', () => {
+    let awaiting = 0;
     for (const [i, spec] of pools) {
       const d = analyzePool(buildPool(spec).input, { now: NOW });
       const codes = d.findings.map((f) => f.code);
@@ -64,6 +66,12 @@ describe('the diagnosis of any pool', () => {
         expect([d.sources.azure.state, d.sources.workload.state], where).toEqual(['ok', 'ok']);
       }
       expect(new Set(codes).size, where).toBe(codes.length);
+      // An instance newer than Azure's last read: no Azure data, and not called gone from Azure.
+      for (const r of d.instances.filter((x) => x.awaitingAzureRead)) {
+        awaiting++;
+        expect(r.azure, where).toBeNull();
+        expect(r.driftKinds.filter((k) => k.startsWith('ghost-') || k === 'node-without-instance'), where).toEqual([]);
+      }
       const ranks = d.findings.map((f) => SEVERITY_RANK[f.severity]);
       expect(ranks, where).toEqual([...ranks].sort((a, b) => b - a));
       for (const f of d.findings) {
@@ -73,5 +81,7 @@ describe('the diagnosis of any pool', () => {
         }
       }
     }
+    // The generated pools do hold such instances (an instance not in Azure whose AMPM is newer than the read).
+    expect(awaiting).toBeGreaterThan(10);
   });
 });

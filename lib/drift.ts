@@ -56,9 +56,10 @@ export function isRunning(j: JoinedId): boolean {
  * Whether Azure's last read may simply predate this ID: the read does not list it, and its AMPM was created in the
  * second of the read or later. CAPZ makes an AMPM only for a VM it has listed, so an AMPM older than the read means
  * its VM existed when Azure listed the scale set, and missing from that list it is gone. A newer AMPM may be for a
- * VM created since: until the next read (within a fast-lane period, as the pool is in motion) it is not known to
- * be gone, and is not drift. Timestamps are whole seconds (creationTimestamp, the Date header), so the same second
- * counts as newer.
+ * VM created since: until the next read it is not known to be gone, and is not drift. The pool being in motion,
+ * that read comes in the fast lane, as soon as the Compute budget allows (a minute or more when many pools of a
+ * region move at once). Timestamps are whole seconds (creationTimestamp, the Date header), so the same second counts
+ * as newer.
  */
 export function awaitsAzureRead(j: JoinedId, model: PoolModel): boolean {
   if (model.azure.state !== 'ok' || model.azure.readAt === null || j.raw.azure !== null) return false;

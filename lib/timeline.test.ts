@@ -35,6 +35,20 @@ describe('buildTimeline', () => {
     expect(view.knownAtStart).toBe(true);
   });
 
+  it('counts how often a finding began inside the range when it began more than once (the order flips of S12)', () => {
+    const { d1, entries } = freezeAndThaw();
+    const at = (m: number) => new Date(Date.parse(T1) + m * 60_000).toISOString();
+    const flip = (m: number): TimelineEntry[] => [
+      { at: at(m), poolKey: 'k', field: 'finding.order-only', from: null, to: 'info', detail: 'reordered' },
+      { at: at(m + 1), poolKey: 'k', field: 'finding.order-only', from: 'info', to: null },
+    ];
+    const label = (es: TimelineEntry[], from = T0) => buildTimeline(d1, [...entries, ...es], from, T2).lanes.find((l) => l.field === 'finding.order-only')?.label;
+    expect(label([...flip(1), ...flip(5), ...flip(9)])).toBe('Finding: order-only (3×)');
+    // Once is what the lane shows anyway; a start before the range is not counted in it.
+    expect(label(flip(1))).toBe('Finding: order-only');
+    expect(label([...flip(1), ...flip(5)], at(3))).toBe('Finding: order-only');
+  });
+
   it('turns replica transitions into steps that run to the end of the range', () => {
     const { d1, entries } = freezeAndThaw();
     const view = buildTimeline(d1, [...entries, { at: T1, poolKey: 'k', field: 'replicas.capi', from: '3', to: '5' }], T0, T2);

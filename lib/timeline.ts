@@ -17,6 +17,7 @@ export type LaneGroup = 'state' | 'condition' | 'finding';
 export interface Lane {
   /** The transition field it follows, e.g. `amp.provisioningState`, `condition.amp.Ready`, `finding.vmss-failed`. */
   field: string;
+  /** Its name in the chart; a finding begun more than once in the range says how often: `(3×)` (S12's flips). */
   label: string;
   group: LaneGroup;
   periods: LanePeriod[];
@@ -182,8 +183,12 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
     for (const s of REPLICA_SERIES) series[s.key].push([from, initial.summary.replicas[s.key]]);
   }
   const markers: TimelineMarker[] = [];
+  // How often each finding began inside the range: a flapping one (the lists' order flipping, S12, each flip a
+  // rewrite of the MachinePool list that resets its counts) is counted, not only drawn.
+  const began = new Map<string, number>();
   for (const e of entries) {
     if (e.at < from || e.at > to) continue;
+    if (e.field.startsWith('finding.') && e.from === null && e.to !== null) began.set(e.field, (began.get(e.field) ?? 0) + 1);
     const r = /^replicas\.(.+)$/.exec(e.field);
     if (r) {
       const points = series[r[1] as keyof ReplicaCounts];
@@ -215,6 +220,7 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
   return {
     from, to,
     lanes: [...lanes.values()].filter((l) => l.periods.length > 0)
+      .map((l) => ((began.get(l.field) ?? 0) > 1 ? { ...l, label: `${l.label} (${began.get(l.field)}×)` } : l))
       .map((l) => (opts.minPeriodMs ? { ...l, periods: coalescePeriods(l.periods, opts.minPeriodMs) } : l)).sort((a, b) => order(a) - order(b) || a.label.localeCompare(b.label)),
     series,
     markers,

@@ -70,7 +70,7 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
       autoscaler: { key, visible: !paused && visible.has(key) },
       driftKinds: kinds[idx] ?? [],
     };
-    if (!i && awaitsAzureRead(j, model)) row.awaitingAzureRead = true;
+    if (awaitsAzureRead(j, model)) row.awaitingAzureRead = true;
     return row;
   });
   return sortByRowKey(rows, (r) => r.providerID);

@@ -244,8 +244,11 @@ export interface InstanceRow {
   autoscaler: { key: string; visible: boolean };
   driftKinds: DriftKind[];
   /**
-   * Set (true) when Azure's last read does not list this instance but its AzureMachinePoolMachine is as new as
-   * that read: the VM may have been created since, so it is not taken for gone (no ghost drift) until the next read.
+   * Set (true) when Azure's last read predates what Kubernetes shows of this instance, so it is not compared with
+   * Azure (no drift on Azure's account) until the next read: either the read does not list it and its
+   * AzureMachinePoolMachine is as new as the read (the VM may have been created since: `azure` is null), or the
+   * read lists it and its AzureMachinePoolMachine was deleted after the read (the VM most likely went since:
+   * `azure` holds what the read said).
    */
   awaitingAzureRead?: boolean;
 }

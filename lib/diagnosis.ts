@@ -440,7 +440,9 @@ export function diagnose(
   const joining = joined.filter((j) => {
     if (j.caseVariants || j.machine?.deleting || (j.raw.amp !== null && j.ampm?.ready === true)) return false;
     const inst = j.instance;
-    if (!inst) return awaitsAzureRead(j, model);
+    const awaiting = awaitsAzureRead(j, model);
+    // Not in the read and newer than it: arriving. In the read but its AMPM deleted since: leaving.
+    if (!inst || awaiting) return !inst && awaiting;
     if (!ARRIVING_STATES.has(inst.provisioningState ?? '')) return false;
     const created = inst.createdAt ?? j.ampm?.createdAt ?? null;
     return inst.provisioningState === 'Creating' || (created !== null && nowMs - created <= NODE_JOIN_GRACE_MS);

@@ -80,6 +80,25 @@ describe('drift kinds', () => {
         ['ghost-in-azuremachinepool@2', 'ghost-in-machinepool@2', 'missing-from-machinepool@1', 'node-without-instance@2']);
     });
 
+    it('takes an instance the read lists whose AMPM was deleted after the read for gone since, not for drift', () => {
+      // Instance 3 is in the read, running, with no AMPM, Machine or Node left and in neither list any more.
+      const gone = (minutesAgo: number | null, extra: Partial<PoolSpec> = {}): string[] => kinds({
+        replicas: 1, azureReadMinutesAgo: 2,
+        instances: [{ member: '0' }, { member: '3', ampm: false, node: 'none' }],
+        mp: { providerIDList: [id('0')] },
+        ...(minutesAgo === null ? {} : { departedAmpms: [{ member: '3', minutesAgo }] }),
+        ...extra,
+      });
+      expect(gone(1)).toEqual([]);
+      expect(gone(2)).toEqual([]);
+      // Deleted before the read (the read should not have listed it), or no deletion seen: what the read says counts.
+      expect(gone(3)).toEqual(['instance-without-node@3', 'missing-from-azuremachinepool@3', 'missing-from-machinepool@3']);
+      expect(gone(null)).toEqual(['instance-without-node@3', 'missing-from-azuremachinepool@3', 'missing-from-machinepool@3']);
+      expect(gone(1, { azureReadMinutesAgo: undefined })).toEqual(['instance-without-node@3', 'missing-from-azuremachinepool@3', 'missing-from-machinepool@3']);
+      // Still in the MachinePool list (frozen), it is no ghost either until Azure says it is gone.
+      expect(gone(1, { mp: { providerIDList: [id('0'), id('3')] } })).toEqual([]);
+    });
+
     it('does not excuse an ID without an AMPM (nothing tells when it appeared), nor one when the read time is unknown', () => {
       expect(kinds({ ...spec(), instances: [{ member: '0' }, { member: '1', inAzure: false, ampm: false }], mp: { providerIDList: [id('0')] } })).toEqual(['node-without-instance@1']);
       expect(kinds({ ...spec(), azureReadMinutesAgo: undefined })).toEqual(

@@ -5,6 +5,7 @@
 import type { DriftItem, DriftKind, Severity } from './api-types';
 import { displayId, spellings, type JoinedId } from './join';
 import type { PoolModel } from './pool-model';
+import { joinKey } from './provider-id';
 import { compareDriftKeys } from './row-order';
 
 export const DRIFT_SEVERITY: Record<DriftKind, Severity> = {
@@ -53,26 +54,39 @@ export function isRunning(j: JoinedId): boolean {
 }
 
 /**
- * Whether Azure's last read may simply predate this ID: the read does not list it, and its AMPM was created in the
- * second of the read or later. CAPZ makes an AMPM only for a VM it has listed, so an AMPM older than the read means
- * its VM existed when Azure listed the scale set, and missing from that list it is gone. A newer AMPM may be for a
- * VM created since: until the next read it is not known to be gone, and is not drift. The pool being in motion,
- * that read comes in the fast lane, as soon as the Compute budget allows (a minute or more when many pools of a
- * region move at once). Timestamps are whole seconds (creationTimestamp, the Date header), so the same second counts
- * as newer.
+ * Whether Azure's last read may simply predate what Kubernetes shows of this ID, so that it tells nothing about it
+ * until the next read. Two ways:
+ * - the read does not list it, and its AMPM was created in the second of the read or later. CAPZ makes an AMPM
+ *   only for a VM it has listed, so an AMPM older than the read means its VM existed when Azure listed the scale
+ *   set, and missing from that list it is gone; a newer one may be for a VM created since;
+ * - the read lists it (not as deleting), and its AMPM is gone, deleted after the read (PoolInput.departedAmpms).
+ *   CAPZ removes an AMPM once its VM is deleted or gone, so the VM most likely went since.
+ * Such an ID is not drift on Azure's account: not a ghost, nor missing from the lists, nor without a Node. The pool
+ * being in motion, the next read comes in the fast lane, as soon as the Compute budget allows (a minute or more when
+ * many pools of a region move at once). Timestamps are whole seconds (creationTimestamp, the Date header), so the
+ * same second counts as after the read.
  */
 export function awaitsAzureRead(j: JoinedId, model: PoolModel): boolean {
-  if (model.azure.state !== 'ok' || model.azure.readAt === null || j.raw.azure !== null) return false;
-  const created = j.ampm?.createdAt ?? null;
-  return created !== null && created >= Math.floor(model.azure.readAt / 1000) * 1000;
+  if (model.azure.state !== 'ok' || model.azure.readAt === null) return false;
+  const readAt = Math.floor(model.azure.readAt / 1000) * 1000;
+  if (j.raw.azure === null) {
+    const created = j.ampm?.createdAt ?? null;
+    return created !== null && created >= readAt;
+  }
+  if (j.ampm !== null || isLeaving(j)) return false;
+  for (const d of model.departedAmpms) {
+    if (d.at >= readAt && (d.providerID === j.raw.azure || joinKey(d.providerID) === j.key)) return true;
+  }
+  return false;
 }
 
 export function driftKindsFor(j: JoinedId, model: PoolModel): DriftKind[] {
   if (j.caseVariants) return ['case-mismatch'];
-  // An ID newer than Azure's last read is not gone from Azure (yet): not a ghost, nor a Node without an instance.
-  const azureKnown = (model.azure.state === 'ok' && !awaitsAzureRead(j, model)) || model.azure.state === 'not-found';
+  // What Azure's last read says of an ID it predates counts for nothing (see awaitsAzureRead).
+  const awaiting = awaitsAzureRead(j, model);
+  const azureKnown = (model.azure.state === 'ok' && !awaiting) || model.azure.state === 'not-found';
   const inAzure = j.raw.azure !== null;
-  const activeInAzure = inAzure && !isLeaving(j);
+  const activeInAzure = inAzure && !isLeaving(j) && !awaiting;
   const inAmp = j.raw.amp !== null;
   const inMp = j.raw.mp !== null;
   const kinds: DriftKind[] = [];
@@ -80,7 +94,7 @@ export function driftKindsFor(j: JoinedId, model: PoolModel): DriftKind[] {
   if (inMp && azureKnown && !inAzure) kinds.push('ghost-in-machinepool');
   if (model.amp && activeInAzure && !inAmp) kinds.push('missing-from-azuremachinepool');
   if (inAmp && azureKnown && !inAzure) kinds.push('ghost-in-azuremachinepool');
-  if (model.workload.state === 'ok' && isRunning(j) && j.raw.node === null) kinds.push('instance-without-node');
+  if (model.workload.state === 'ok' && activeInAzure && isRunning(j) && j.raw.node === null) kinds.push('instance-without-node');
   if (j.raw.node !== null && azureKnown && !inAzure) kinds.push('node-without-instance');
   return kinds;
 }

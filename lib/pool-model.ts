@@ -192,6 +192,8 @@ export interface PoolModel {
   scaleSet: ParsedProviderId | null;
   /** CAPZ version (controller image tag) when known, e.g. "v1.19.1". */
   capzVersion: string | null;
+  /** PoolInput.departedAmpms (none when not given). */
+  departedAmpms: readonly DepartedAmpm[];
   notes: string[];
 }
 
@@ -211,6 +213,17 @@ export interface PoolInput {
    */
   azure?: { state: 'ok'; vmss: unknown; vms: unknown[]; readAt?: string | null } | NormalisedAzure | Exclude<SourceState, { state: 'ok' }>;
   capzVersion?: string | null;
+  /**
+   * The pool's AMPMs deleted lately: their providerID, and when the collector saw them go (ms since the epoch). CAPZ
+   * removes an AMPM once its VM is deleted or gone, so an instance Azure's last read still lists, whose AMPM went
+   * after that read, is most likely gone too (lib/drift's `awaitsAzureRead`).
+   */
+  departedAmpms?: readonly DepartedAmpm[];
+}
+
+export interface DepartedAmpm {
+  providerID: string;
+  at: number;
 }
 
 /**
@@ -583,6 +596,7 @@ export function buildPoolModel(input: PoolInput): PoolModel {
     azure,
     scaleSet: parsed && parsed.ok ? parsed : null,
     capzVersion: input.capzVersion ?? null,
+    departedAmpms: input.departedAmpms ?? [],
     notes,
   };
 }

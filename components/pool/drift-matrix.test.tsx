@@ -1,10 +1,10 @@
-// An instance newer than Azure's last read is shown as not read yet, not as absent from Azure, in both tables.
+// Instances come or gone since Azure's last read: shown as not read yet, or as going, not as drift, in both tables.
 
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import { buildPool, healthyInstances } from '@/lib/fixtures/pool';
-import { DriftMatrix } from './drift-matrix';
+import { DriftMatrix, awaitingSentence } from './drift-matrix';
 import { InstanceTable } from './instance-table';
 
 const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&#x27;/g, "'").replace(/\s+/g, ' ').trim();
@@ -30,9 +30,29 @@ describe('an instance newer than Azure\'s last read', () => {
     expect(text(html)).toContain('Every source agrees on every instance Azure has been asked about. 1 instance newer than Azure\'s last read waits for the next one.');
   });
 
+  it('shows an instance the read lists, whose AMPM went after it, as going, and says so', () => {
+    // Instance 5 is in Azure's read, but its AMPM (and Machine and Node) went 30 s ago, after the read.
+    const g = analyzePool(buildPool({
+      replicas: 3, azureReadMinutesAgo: 1, departedAmpms: [{ member: '5', minutesAgo: 0.5 }],
+      instances: [...healthyInstances(3), { member: '5', ampm: false, node: 'none' }], mp: { providerIDList: [] },
+    }).input, { now: '2026-11-29T12:00:00Z' });
+    const html = renderToStaticMarkup(<DriftMatrix rows={g.instances} drift={g.drift} />);
+    expect(row(html, '5')).toBe('5 ✓ at last read ✗ absent ✗ absent ✗ absent ✗ absent ✗ absent');
+    expect(text(html)).toContain('1 instance whose AMPM went after Azure\'s last read is taken for gone until the next one.');
+    expect(text(renderToStaticMarkup(<InstanceTable rows={g.instances} />))).toContain('pool0_5 (pool0000005) · going');
+  });
+
   it('reads "not read yet" in the instance table, and "not in Azure" for a VM that is gone', () => {
     const html = text(renderToStaticMarkup(<InstanceTable rows={d.instances} />));
     expect(html.match(/not read yet/g)).toHaveLength(1);
     expect(html.match(/not in Azure/g)).toHaveLength(1);
+  });
+});
+
+describe('awaitingSentence', () => {
+  it('says nothing when nothing waits, and counts instances coming and going apart', () => {
+    const r = (azure: boolean) => ({ awaitingAzureRead: true, azure: azure ? {} : null }) as unknown as Parameters<typeof awaitingSentence>[0][number];
+    expect(awaitingSentence([])).toBeNull();
+    expect(awaitingSentence([r(false), r(false), r(true)])).toBe('2 instances newer than Azure\'s last read wait for the next one. 1 instance whose AMPM went after Azure\'s last read is taken for gone until the next one.');
   });
 });

@@ -2,9 +2,20 @@ import { DRIFT_KIND_LABELS, ID_SOURCES, ID_SOURCE_LABELS, type DriftItem, type I
 import { Badge, driftTone } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import { plural } from '@/lib/format';
-import { AWAITING_TITLE } from './instance-table';
+import { AWAITING_TITLE, LEAVING_TITLE } from './instance-table';
 
 const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
+
+/** What waits for Azure's next read (InstanceRow.awaitingAzureRead): instances come or gone since the last one. */
+export function awaitingSentence(rows: readonly InstanceRow[]): string | null {
+  const coming = rows.filter((r) => r.awaitingAzureRead && !r.azure).length;
+  const going = rows.filter((r) => r.awaitingAzureRead && r.azure).length;
+  const parts = [
+    coming ? `${plural(coming, 'instance')} newer than Azure's last read ${coming === 1 ? 'waits' : 'wait'} for the next one.` : null,
+    going ? `${plural(going, 'instance')} whose AMPM went after Azure's last read ${going === 1 ? 'is' : 'are'} taken for gone until the next one.` : null,
+  ].filter(Boolean);
+  return parts.length ? parts.join(' ') : null;
+}
 
 /**
  * Presence matrix: one row per instance (providerID), one column per source. A cell shows whether the source
@@ -12,8 +23,7 @@ const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
  */
 export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: DriftItem[] }) {
   const since = new Map(drift.filter((d) => d.providerID).map((d) => [d.providerID?.toLowerCase(), d]));
-  const awaiting = rows.filter((r) => r.awaitingAzureRead).length;
-  const awaitingText = awaiting ? `${plural(awaiting, 'instance')} newer than Azure's last read ${awaiting === 1 ? 'waits' : 'wait'} for the next one.` : null;
+  const awaitingText = awaitingSentence(rows);
   return (
     <section aria-labelledby="drift-h" className="space-y-2">
       <h2 id="drift-h" className="text-lg font-semibold">ProviderID drift</h2>
@@ -49,10 +59,10 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
                   {ID_SOURCES.map((s) => {
                     const v = r.sources[s];
                     const caseDiff = v !== null && v !== ref && v.toLowerCase() === ref.toLowerCase();
-                    const unread = v === null && s === 'azure' && r.awaitingAzureRead === true;
+                    const awaiting = s === 'azure' && r.awaitingAzureRead === true;
                     return (
-                      <td key={s} className={`px-2 py-1.5 ${caseDiff ? 'bg-sky-100 dark:bg-sky-950' : ''}`} title={unread ? AWAITING_TITLE : (v ?? `not in ${ID_SOURCE_LABELS[s]}`)}>
-                        {unread ? <span className="text-slate-600 dark:text-slate-300">… not read yet</span> : v === null ? <span className="text-red-700 dark:text-red-300">✗ absent</span> : caseDiff ? <span>✓ other case</span> : <span className="text-emerald-700 dark:text-emerald-300">✓</span>}
+                      <td key={s} className={`px-2 py-1.5 ${caseDiff ? 'bg-sky-100 dark:bg-sky-950' : ''}`} title={awaiting ? (v === null ? AWAITING_TITLE : LEAVING_TITLE) : (v ?? `not in ${ID_SOURCE_LABELS[s]}`)}>
+                        {awaiting ? <span className="text-slate-600 dark:text-slate-300">{v === null ? '… not read yet' : '✓ at last read'}</span> : v === null ? <span className="text-red-700 dark:text-red-300">✗ absent</span> : caseDiff ? <span>✓ other case</span> : <span className="text-emerald-700 dark:text-emerald-300">✓</span>}
                       </td>
                     );
                   })}

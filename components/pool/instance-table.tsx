@@ -5,6 +5,8 @@ const dash = (v: string | null | undefined) => v ?? '—';
 
 /** Why an instance without Azure data is not taken for gone (InstanceRow.awaitingAzureRead). */
 export const AWAITING_TITLE = 'Azure\'s last read is older than this instance\'s AzureMachinePoolMachine: the VM may have been created since. It is not counted as drift; the next read shows it.';
+/** Why an instance Azure's last read lists is taken for gone (InstanceRow.awaitingAzureRead). */
+export const LEAVING_TITLE = 'CAPZ deleted this instance\'s AzureMachinePoolMachine after Azure\'s last read, which still lists the VM: it most likely went since. It is not counted as drift; the next read tells.';
 
 /** One row per instance, joining Azure, the AzureMachinePoolMachine, the Machine, the Node and the autoscaler's view. */
 export function InstanceTable({ rows }: { rows: InstanceRow[] }) {
@@ -23,7 +25,7 @@ export function InstanceTable({ rows }: { rows: InstanceRow[] }) {
           <tbody>
             {rows.map((r) => (
               <tr key={r.providerID} className="border-t border-slate-200 dark:border-slate-800">
-                <th scope="row" className="px-2 py-1.5 text-left font-mono text-xs font-normal" title={r.providerID}>{r.azure ? `${r.azure.name}${r.azure.computerName ? ` (${r.azure.computerName})` : ''}` : r.awaitingAzureRead ? <span className="text-slate-600 dark:text-slate-300" title={AWAITING_TITLE}>not read yet</span> : <span className="text-red-700 dark:text-red-300">not in Azure</span>}</th>
+                <th scope="row" className="px-2 py-1.5 text-left font-mono text-xs font-normal" title={r.providerID}>{r.azure ? <>{`${r.azure.name}${r.azure.computerName ? ` (${r.azure.computerName})` : ''}`}{r.awaitingAzureRead ? <span className="text-slate-600 dark:text-slate-300" title={LEAVING_TITLE}> · going</span> : null}</> : r.awaitingAzureRead ? <span className="text-slate-600 dark:text-slate-300" title={AWAITING_TITLE}>not read yet</span> : <span className="text-red-700 dark:text-red-300">not in Azure</span>}</th>
                 <td className="px-2 py-1.5">{r.azure ? <StateBadge value={r.azure.provisioningState} /> : '—'}</td>
                 <td className="px-2 py-1.5">{dash(r.azure?.powerState)}</td>
                 <td className="px-2 py-1.5">{r.azure?.latestModelApplied === null || !r.azure ? '—' : r.azure.latestModelApplied ? 'yes' : 'no'}</td>

@@ -131,6 +131,24 @@ describe('ContextSource workload clusters', () => {
     expect(names()).toEqual(before.slice(1));
   });
 
+  it('remembers the providerID of a pool\'s AMPM deleted, and when, for the pool\'s input', async () => {
+    const src = await restart(() => {});
+    const input = () => src.poolInput('default/pool0');
+    const ampms = await until('the pool\'s AMPMs', () => ((input()?.azureMachinePoolMachines?.length ?? 0) > 1 ? input()?.azureMachinePoolMachines : undefined));
+    expect(input()?.departedAmpms).toBeUndefined();
+    const gone = ampms[0]!;
+    const AMPM = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef;
+    const t0 = Date.now();
+    const server = sim.cluster('mgmt-weu');
+    const cur = server.store.get(AMPM, 'default', String(gone.metadata?.name));
+    server.store.update(AMPM, 'default', String(gone.metadata?.name), { ...cur, metadata: { ...cur.metadata, finalizers: [] } });
+    server.store.delete(AMPM, 'default', String(gone.metadata?.name));
+    const departed = await until('the deletion seen', () => input()?.departedAmpms);
+    expect(departed.map((d) => d.providerID)).toEqual([gone.spec?.providerID ?? (gone as unknown as { providerID: string }).providerID]);
+    expect(departed[0]!.at).toBeGreaterThanOrEqual(t0);
+    expect(departed[0]!.at).toBeLessThanOrEqual(Date.now());
+  });
+
   it('holds an Event about an object not seen yet until the object arrives (the two informers race)', async () => {
     const events: { pools: string[]; reason: string; object: string }[] = [];
     const src = await restart(() => {}, (pools, ev) => events.push({ pools, reason: ev.reason, object: ev.object }));

@@ -32,6 +32,12 @@ export function imageTag(image: string | undefined): string | null {
   return i >= 0 ? last.slice(i + 1) || null : null;
 }
 
+/**
+ * How long a deleted AMPM is remembered (PoolInput.departedAmpms): well beyond the longest wait for a pool's next
+ * Azure read (its 2-minute slow lane, or a budget shared by many moving pools).
+ */
+export const DEPARTED_MS = 15 * 60_000;
+
 const key = (o: { metadata?: { name?: string; namespace?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
 
@@ -301,6 +307,8 @@ export class ContextSource {
   readonly caches: Record<Kind['name'], Map<string, KubeObject>> = { mp: new Map(), amp: new Map(), ampm: new Map(), machine: new Map(), cluster: new Map() };
   /** AMPM keys by `${namespace}/${amp name}`; Machine keys by `${namespace}/${pool name}`. */
   private readonly ampmsByAmp = new Map<string, Set<string>>();
+  /** AMPMs deleted lately, by AzureMachinePool (`namespace/name`), oldest first: see PoolInput.departedAmpms. */
+  private readonly departed = new Map<string, { providerID: string; at: number }[]>();
   private readonly machinesByPool = new Map<string, Set<string>>();
   /** MachinePool keys by `namespace/cluster` and by `namespace/AzureMachinePool name` (see indexMp). */
   private readonly mpsByCluster = new Map<string, Set<string>>();
@@ -607,9 +615,19 @@ export class ContextSource {
   /** After the informer dropped `o`. */
   private removed(kind: Kind['name'], o: KubeObject, k: string): void {
     const ns = namespaceOf(o) ?? '';
-    if (kind === 'ampm') removeFrom(this.ampmsByAmp, `${ns}/${labelOf(o, AMPM_POOL_LABEL)}`, k);
+    if (kind === 'ampm') {
+      const amp = `${ns}/${labelOf(o, AMPM_POOL_LABEL)}`;
+      removeFrom(this.ampmsByAmp, amp, k);
+      const pid = providerIdOf(o);
+      if (typeof pid === 'string' && pid) {
+        const list = this.departedOf(amp) ?? [];
+        list.push({ providerID: pid, at: Date.now() });
+        this.departed.set(amp, list);
+      }
+    }
     if (kind === 'machine') removeFrom(this.machinesByPool, `${ns}/${labelOf(o, POOL_LABEL)}`, k);
     if (kind === 'mp') this.indexMp(o, false);
+    if (kind === 'amp') this.departed.delete(`${ns}/${nameOf(o)}`);
     if (kind === 'cluster') {
       const w = this.workloads.get(k);
       w?.stop();
@@ -689,6 +707,19 @@ export class ContextSource {
     return this.caches.mp.has(poolKey);
   }
 
+  /** An AzureMachinePool's AMPMs deleted within DEPARTED_MS (those before are forgotten), or undefined. */
+  private departedOf(amp: string): { providerID: string; at: number }[] | undefined {
+    const list = this.departed.get(amp);
+    if (!list) return undefined;
+    const cutoff = Date.now() - DEPARTED_MS;
+    let old = 0;
+    while (old < list.length && (list[old] as { at: number }).at < cutoff) old++;
+    if (old) list.splice(0, old);
+    if (list.length) return list;
+    this.departed.delete(amp);
+    return undefined;
+  }
+
   /** The objects that make up one pool, as the pool model takes them; null when the MachinePool is gone. */
   poolInput(poolKey: string): PoolInput | null {
     const mp = this.caches.mp.get(poolKey);
@@ -701,7 +732,9 @@ export class ContextSource {
     const clusterName = String(mp.spec?.clusterName ?? '');
     const cluster = this.caches.cluster.get(`${ns}/${clusterName}`) ?? null;
     const w = this.workloads.get(`${ns}/${clusterName}`);
+    const departedAmpms = this.departedOf(`${ns}/${ampName}`);
     return {
+      ...(departedAmpms ? { departedAmpms } : {}),
       context: this.context,
       capzVersion: this.capzVersion,
       machinePool: mp,

@@ -7,7 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL, labelOf, nameOf, namespaceOf, providerIdOf } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
-import type { PoolInput } from '@/lib/pool-model';
+import type { DepartedAmpm, PoolInput } from '@/lib/pool-model';
 import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
 import { PooledKubeConfig, servedMachinePoolVersion } from './calls';
@@ -308,7 +308,7 @@ export class ContextSource {
   /** AMPM keys by `${namespace}/${amp name}`; Machine keys by `${namespace}/${pool name}`. */
   private readonly ampmsByAmp = new Map<string, Set<string>>();
   /** AMPMs deleted lately, by AzureMachinePool (`namespace/name`), oldest first: see PoolInput.departedAmpms. */
-  private readonly departed = new Map<string, { providerID: string; at: number }[]>();
+  private readonly departed = new Map<string, DepartedAmpm[]>();
   private readonly machinesByPool = new Map<string, Set<string>>();
   /** MachinePool keys by `namespace/cluster` and by `namespace/AzureMachinePool name` (see indexMp). */
   private readonly mpsByCluster = new Map<string, Set<string>>();
@@ -708,12 +708,12 @@ export class ContextSource {
   }
 
   /** An AzureMachinePool's AMPMs deleted within DEPARTED_MS (those before are forgotten), or undefined. */
-  private departedOf(amp: string): { providerID: string; at: number }[] | undefined {
+  private departedOf(amp: string): DepartedAmpm[] | undefined {
     const list = this.departed.get(amp);
     if (!list) return undefined;
     const cutoff = Date.now() - DEPARTED_MS;
     let old = 0;
-    while (old < list.length && (list[old] as { at: number }).at < cutoff) old++;
+    while (old < list.length && (list[old] as DepartedAmpm).at < cutoff) old++;
     if (old) list.splice(0, old);
     if (list.length) return list;
     this.departed.delete(amp);

@@ -280,7 +280,8 @@ export async function measureInChild(): Promise<void> {
     // collector runs: the machine's speed then (it varied twofold on these shared machines), to compare runs by.
     calibrationCpuMs: { before: speed0, after: NaN },
     // The CPU share per millisecond of the calibration's mean: the code's cost with the machine's speed taken out
-    // (runs on machines of one kind gave 0.36–0.41 for the same code), to compare runs on different machines by.
+    // (runs on machines of one kind gave 0.36–0.41 for the same code, 0.27–0.31 since the analysis stopped judging
+    // instances by an Azure read older than them), to compare runs on different machines by.
     cpuPercentPerCalibrationMs: NaN,
     // What the Kubernetes watches did in the window, by kind: events per second, lists (after a 410), 410s, and
     // informer restarts after errors (all kinds together).

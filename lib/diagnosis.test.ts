@@ -217,6 +217,15 @@ describe('finding codes', () => {
     });
     expect(joined.drift).toEqual([]);
     expect(joined.findings.find((f) => f.code === 'scaling')?.detail ?? '').not.toContain('new instance');
+    // A spot eviction, replaced: Azure's read lists 0–2 and 4 (4 for 4 replicas); since then, 4's AMPM went and 3
+    // (its replacement) joined and is ready. Healthy, saying what the next read has to confirm.
+    const settled = analyse({
+      replicas: 4, capacity: 4, azureReadMinutesAgo: 1, departedAmpms: [{ member: '4', minutesAgo: 0.5 }],
+      instances: [...healthyInstances(3), { member: '3', inAzure: false, createdMinutesAgo: 0.5 }, { member: '4', ampm: false, node: 'none' }],
+    });
+    expect(settled.drift).toEqual([]);
+    expect(settled.findings.map((f) => [f.code, f.summary])).toEqual([['healthy', 'Healthy: every source agrees, Azure up to its last read; 2 instances came or went since.']]);
+    expect(settled.findings[0]?.detail).toContain('Azure\'s last read predates the AMPMs of 2 instances, made or deleted since; its next read confirms them.');
   });
 
   it('rates vmss-failed critical when it closes the gate and warning when the pool stays ready', () => {

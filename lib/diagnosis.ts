@@ -526,11 +526,15 @@ export function diagnose(
 
   const allRead = model.azure.state === 'ok' && model.workload.state === 'ok';
   if (drafts.length === 0 && drift.length === 0 && allRead) {
+    // Instances that came or went since Azure's last read agree with it only once it is read again.
+    const unconfirmed = joined.filter((j) => awaitsAzureRead(j, model)).length;
     drafts.push({
       code: 'healthy',
       severity: 'info',
-      summary: 'Healthy: every source agrees.',
-      detail: 'Azure, the AzureMachinePool, the MachinePool, the AMPMs, the Machines and the Nodes list the same instances.',
+      summary: unconfirmed
+        ? `Healthy: every source agrees, Azure up to its last read; ${plural(unconfirmed, 'instance')} came or went since.`
+        : 'Healthy: every source agrees.',
+      detail: `Azure, the AzureMachinePool, the MachinePool, the AMPMs, the Machines and the Nodes list the same instances.${unconfirmed ? ` Azure's last read predates ${unconfirmed === 1 ? 'the AMPM of 1 instance, made or deleted' : `the AMPMs of ${unconfirmed} instances, made or deleted`} since; its next read confirms ${unconfirmed === 1 ? 'it' : 'them'}.` : ''}`,
       suggestedAction: 'None.',
     });
   }

@@ -170,8 +170,8 @@ export type AzureData =
     vmss: VmssModel;
     instances: InstanceModel[];
     /**
-     * When Azure listed the VMs (its response's Date header), milliseconds since the epoch; null when unknown. An ID
-     * the read lacks but whose AMPM is as new as the read is not known to be gone (lib/drift's `awaitsAzureRead`).
+     * When Azure listed the VMs (its response's Date header), milliseconds since the epoch; null when unknown. An
+     * instance whose AMPM was made or deleted after it waits for the next read (lib/drift's `awaitsAzureRead`).
      */
     readAt: number | null;
   }

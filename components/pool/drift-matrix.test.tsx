@@ -38,7 +38,7 @@ describe('an instance newer than Azure\'s last read', () => {
     }).input, { now: '2026-11-29T12:00:00Z' });
     const html = renderToStaticMarkup(<DriftMatrix rows={g.instances} drift={g.drift} />);
     expect(row(html, '5')).toBe('5 ✓ at last read ✗ absent ✗ absent ✗ absent ✗ absent ✗ absent');
-    expect(text(html)).toContain('1 instance whose AMPM went after Azure\'s last read is taken for gone until the next one.');
+    expect(text(html)).toContain('1 instance whose AMPM went after Azure\'s last read, most likely gone, waits for the next one.');
     expect(text(renderToStaticMarkup(<InstanceTable rows={g.instances} />))).toContain('pool0_5 (pool0000005) · going');
   });
 
@@ -53,6 +53,6 @@ describe('awaitingSentence', () => {
   it('says nothing when nothing waits, and counts instances coming and going apart', () => {
     const r = (azure: boolean) => ({ awaitingAzureRead: true, azure: azure ? {} : null }) as unknown as Parameters<typeof awaitingSentence>[0][number];
     expect(awaitingSentence([])).toBeNull();
-    expect(awaitingSentence([r(false), r(false), r(true)])).toBe('2 instances newer than Azure\'s last read wait for the next one. 1 instance whose AMPM went after Azure\'s last read is taken for gone until the next one.');
+    expect(awaitingSentence([r(false), r(false), r(true)])).toBe('2 instances newer than Azure\'s last read wait for the next one. 1 instance whose AMPM went after Azure\'s last read, most likely gone, waits for the next one.');
   });
 });

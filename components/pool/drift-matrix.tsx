@@ -12,7 +12,7 @@ export function awaitingSentence(rows: readonly InstanceRow[]): string | null {
   const going = rows.filter((r) => r.awaitingAzureRead && r.azure).length;
   const parts = [
     coming ? `${plural(coming, 'instance')} newer than Azure's last read ${coming === 1 ? 'waits' : 'wait'} for the next one.` : null,
-    going ? `${plural(going, 'instance')} whose AMPM went after Azure's last read ${going === 1 ? 'is' : 'are'} taken for gone until the next one.` : null,
+    going ? `${plural(going, 'instance')} whose AMPM went after Azure's last read, most likely gone, ${going === 1 ? 'waits' : 'wait'} for the next one.` : null,
   ].filter(Boolean);
   return parts.length ? parts.join(' ') : null;
 }

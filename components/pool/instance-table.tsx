@@ -5,7 +5,7 @@ const dash = (v: string | null | undefined) => v ?? '—';
 
 /** Why an instance without Azure data is not taken for gone (InstanceRow.awaitingAzureRead). */
 export const AWAITING_TITLE = 'Azure\'s last read is older than this instance\'s AzureMachinePoolMachine: the VM may have been created since. It is not counted as drift; the next read shows it.';
-/** Why an instance Azure's last read lists is taken for gone (InstanceRow.awaitingAzureRead). */
+/** Why an instance Azure's last read lists is most likely gone, and not drift (InstanceRow.awaitingAzureRead). */
 export const LEAVING_TITLE = 'CAPZ deleted this instance\'s AzureMachinePoolMachine after Azure\'s last read, which still lists the VM: it most likely went since. It is not counted as drift; the next read tells.';
 
 /** One row per instance, joining Azure, the AzureMachinePoolMachine, the Machine, the Node and the autoscaler's view. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
+import type { FindingCode, PoolSummary } from './api-types';
 import { buildScenario } from './fixtures/scenarios';
 import { fleetQuery, parseFleetParams, parseWindow, poolPath, selectPools, windowQuery } from './url-state';
 
@@ -30,6 +31,20 @@ describe('fleet filters in the URL', () => {
     expect(selectPools(pools, parseFleetParams({})).map((p) => p.key)[0]).toBe(frozen.key);
     expect(selectPools(pools, parseFleetParams({ sort: 'pool' })).map((p) => p.ref.name)).toEqual(['calm', 'pool0']);
     expect(selectPools(pools, parseFleetParams({ sort: '-pool' })).map((p) => p.ref.name)).toEqual(['pool0', 'calm']);
+  });
+
+  it('puts, within a severity, the pools that need a look first: a finding but healthy, not ready, then the most drift', () => {
+    const flex = analyzePool(buildScenario('s05-flexible').input, { now: '2026-11-29T10:00:00.000Z' }).summary;
+    const info = (code: FindingCode) => ({ code, severity: 'info' as const, summary: code });
+    const pool = (name: string, over: Partial<PoolSummary>): PoolSummary => ({ ...flex, key: `mgmt-weu/default/${name}`, ref: { ...flex.ref, name }, ...over });
+    const healthy = pool('a-healthy', { worstFinding: info('healthy'), ampReady: true, driftCounts: {} });
+    const scaling = pool('b-scaling', { worstFinding: info('scaling'), ampReady: true, driftCounts: { 'missing-from-machinepool': 1 } });
+    const scalingMore = pool('c-scaling', { worstFinding: info('scaling'), ampReady: true, driftCounts: { 'missing-from-machinepool': 2, 'instance-without-node': 1 } });
+    const notReady = pool('d-not-ready', { worstFinding: info('scaling'), ampReady: false, driftCounts: {} });
+    const warning = pool('e-warning', { worstFinding: { code: 'instance-failed' as const, severity: 'warning' as const, summary: 'x' }, ampReady: true, driftCounts: {} });
+    const all = [healthy, scaling, scalingMore, notReady, warning];
+    expect(selectPools(all, parseFleetParams({})).map((p) => p.ref.name)).toEqual(['e-warning', 'd-not-ready', 'c-scaling', 'b-scaling', 'a-healthy']);
+    expect(selectPools(all, parseFleetParams({ sort: '-finding' })).map((p) => p.ref.name)).toEqual(['a-healthy', 'b-scaling', 'c-scaling', 'd-not-ready', 'e-warning']);
   });
 
   it('hides deleted pools unless asked for, in the link too', () => {

@@ -64,6 +64,9 @@ export function fleetQuery(f: FleetFilters): string {
 export const driftTotal = (p: PoolSummary): number => Object.values(p.driftCounts).reduce((a, b) => a + (b ?? 0), 0);
 const severity = (p: PoolSummary): number => (p.worstFinding ? SEVERITY_RANK[p.worstFinding.severity as Severity] + 1 : 0);
 
+/** 2 when a pool shows a finding but `healthy`, plus 1 when its AzureMachinePool is not ready (unknown is not). */
+const attention = (p: PoolSummary): number => (p.worstFinding && p.worstFinding.code !== 'healthy' ? 2 : 0) + (p.ampReady === false ? 1 : 0);
+
 const collator = new Intl.Collator('en', { numeric: true });
 const SORTERS: Record<SortKey, (a: PoolSummary, b: PoolSummary) => number> = {
   pool: (a, b) => collator.compare(a.ref.name, b.ref.name),
@@ -72,8 +75,11 @@ const SORTERS: Record<SortKey, (a: PoolSummary, b: PoolSummary) => number> = {
   cluster: (a, b) => collator.compare(a.clusterName ?? '', b.clusterName ?? ''),
   state: (a, b) => collator.compare(a.provisioningState ?? '', b.provisioningState ?? ''),
   drift: (a, b) => driftTotal(a) - driftTotal(b),
-  // Worst first is what an operator wants by default: "finding" ascending means most severe on top.
-  finding: (a, b) => severity(b) - severity(a),
+  // Worst first is what an operator wants by default: "finding" ascending means most severe on top. Within a
+  // severity, a pool that needs a look (a finding but `healthy`, its AzureMachinePool not ready, the most drift)
+  // before one that does not: a not-ready pool drifting in six places is no healthy pool's equal because both
+  // findings say `info`.
+  finding: (a, b) => severity(b) - severity(a) || attention(b) - attention(a) || driftTotal(b) - driftTotal(a),
   desired: (a, b) => (a.replicas.desired ?? -1) - (b.replicas.desired ?? -1),
   lastChange: (a, b) => collator.compare(a.lastChange ?? '', b.lastChange ?? ''),
 };

@@ -1,9 +1,12 @@
 'use client';
-// The fleet table: one row per pool, sortable by column (the sort is in the URL), each pool a link.
+// The fleet table: one row per pool, sortable by column (the sort is in the URL), each pool a link. Below the `sm`
+// breakpoint (a phone) each pool is a block instead, its pool name first and each value on a line after its
+// column's name, with a select for the sort (a 1,200-pixel table there scrolled sideways: the pool's name on one
+// screen, what is wrong with it on another).
 
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import type { PoolSummary } from '@/lib/api-types';
 import { worstHeadline } from '@/lib/diagnosis';
 import { fleetQuery, poolPath, type FleetFilters, type SortKey } from '@/lib/url-state';
@@ -28,13 +31,22 @@ const COLUMNS: { key: SortKey | null; label: string }[] = [
   { key: 'lastChange', label: 'Last change' },
 ];
 
+/**
+ * A cell: a table cell, and on a phone's width a line of its pool's block, named by its `data-label`, as the
+ * changes list does it (components/pool/changes-list).
+ */
+const CELL = 'px-1.5 py-2 max-sm:flex max-sm:items-start max-sm:gap-2 max-sm:px-0 max-sm:py-0.5 max-sm:before:w-24 max-sm:before:shrink-0 max-sm:before:text-xs max-sm:before:leading-5 max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] dark:max-sm:before:text-slate-300';
+
 const n = (v: number | null) => (v === null ? '?' : String(v));
 
 function Replicas({ r }: { r: PoolSummary['replicas'] }) {
   const title = `desired ${n(r.desired)} · VMSS capacity ${n(r.vmssCapacity)} · Azure instances ${n(r.azureInstances)} · CAPZ ${n(r.capz)} · CAPI ${n(r.capi)} · Ready Nodes ${n(r.readyNodes)}`;
+  // On a phone (no hover for the title) each count is named.
   return (
-    <span title={title} className="font-mono text-xs tabular-nums" aria-label={title}>
-      {[r.desired, r.vmssCapacity, r.azureInstances, r.capz, r.capi, r.readyNodes].map(n).join('/')}
+    <span title={title}>
+      <span className="sr-only">{title}</span>
+      <span aria-hidden="true" className="font-mono text-xs tabular-nums max-sm:hidden">{[r.desired, r.vmssCapacity, r.azureInstances, r.capz, r.capi, r.readyNodes].map(n).join('/')}</span>
+      <span aria-hidden="true" className="sm:hidden">desired {n(r.desired)} · VMSS {n(r.vmssCapacity)} · Azure {n(r.azureInstances)} · CAPZ {n(r.capz)} · CAPI {n(r.capi)} · Ready {n(r.readyNodes)}</span>
     </span>
   );
 }
@@ -51,6 +63,45 @@ function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: 
         <span aria-hidden="true" className="text-slate-400">{active ? (filters.desc ? '▼' : '▲') : '↕'}</span>
       </button>
     </th>
+  );
+}
+
+/** The sort as a select, for a phone's width, where the table's headers are not shown. */
+function SortSelect({ filters: fromUrl }: { filters: FleetFilters }) {
+  const router = useRouter();
+  const id = useId();
+  // As the filters do it (fleet-filters): the controls answer at once, the URL follows, and a URL that changes by
+  // itself (a header's sort, back, a link) sets them.
+  const urlQuery = fleetQuery(fromUrl);
+  const [seen, setSeen] = useState(urlQuery);
+  const [filters, setFilters] = useState(fromUrl);
+  if (urlQuery !== seen) {
+    setSeen(urlQuery);
+    setFilters(fromUrl);
+  }
+  const go = (next: FleetFilters) => {
+    setFilters(next);
+    router.replace(`/?${fleetQuery(next)}`, { scroll: false });
+  };
+  return (
+    <div className="flex items-center gap-4 text-sm sm:hidden">
+      <span className="flex items-center gap-2">
+        {/* Named by its own label only: a label around it would take its options' text into its name. */}
+        <label htmlFor={id}>Sort by</label>
+        <select
+          id={id}
+          className="rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
+          value={filters.sort}
+          onChange={(e) => go({ ...filters, sort: e.target.value as SortKey, desc: false })}
+        >
+          {COLUMNS.flatMap((c) => (c.key ? [<option key={c.key} value={c.key}>{c.label}</option>] : []))}
+        </select>
+      </span>
+      <label className="flex items-center gap-2">
+        <input type="checkbox" checked={filters.desc} onChange={(e) => go({ ...filters, desc: e.target.checked })} />
+        Reversed
+      </label>
+    </div>
   );
 }
 
@@ -71,36 +122,41 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
   const [limit, setLimit] = useState(FIRST_ROWS);
   return (
     <div className="space-y-2">
+    <SortSelect filters={filters} />
     <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
-      <table className="w-full text-sm">
+      <table className="w-full text-sm max-sm:block">
         <caption className="sr-only">MachinePools. Replicas are desired / VMSS capacity / Azure instances / CAPZ / CAPI / Ready Nodes.</caption>
-        <thead className="bg-slate-50 dark:bg-slate-900">
+        <thead className="bg-slate-50 max-sm:hidden dark:bg-slate-900">
           <tr>{COLUMNS.map((c) => <SortHeader key={c.label} col={c} filters={filters} />)}</tr>
         </thead>
-        <tbody>
+        <tbody className="max-sm:block">
           {pools.slice(0, limit).map((p) => (
-            <tr key={p.key} data-pool={p.key} className="border-t border-slate-200 align-top hover:bg-slate-50 dark:border-slate-800 dark:hover:bg-slate-900">
-              <td className="whitespace-nowrap px-1.5 py-2">{p.ref.context}</td>
-              <td className="whitespace-nowrap px-1.5 py-2">{p.ref.namespace}</td>
-              <td className="whitespace-nowrap px-1.5 py-2">{p.clusterName ?? '—'}</td>
-              <td className="px-1.5 py-2 font-medium">
-                <Link href={poolPath(p.ref)} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">{p.ref.name}</Link>
-                {p.paused ? <> <Badge tone="warn">paused</Badge></> : null}
-                {p.deletedAt ? <> <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>deleted</Badge></> : null}
-                {p.unwatchedSince ? <> <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>not watched</Badge></> : null}
+            <tr key={p.key} data-pool={p.key} className="border-t border-slate-200 align-top hover:bg-slate-50 max-sm:flex max-sm:flex-col max-sm:px-3 max-sm:py-2 max-sm:first:border-t-0 dark:border-slate-800 dark:hover:bg-slate-900">
+              <td data-label="Context" className={`${CELL} whitespace-nowrap max-sm:hidden`}>{p.ref.context}</td>
+              <td data-label="Namespace" className={`${CELL} whitespace-nowrap max-sm:hidden`}>{p.ref.namespace}</td>
+              <td data-label="Cluster" className={`${CELL} whitespace-nowrap max-sm:hidden`}>{p.clusterName ?? '—'}</td>
+              <td className="px-1.5 py-2 font-medium max-sm:order-first max-sm:px-0 max-sm:pb-1 max-sm:pt-0 max-sm:text-base">
+                {/* A block of its own: the line below is text beside the link, which then must be told apart by more than its colour. */}
+                <div>
+                  <Link href={poolPath(p.ref)} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">{p.ref.name}</Link>
+                  {p.paused ? <> <Badge tone="warn">paused</Badge></> : null}
+                  {p.deletedAt ? <> <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>deleted</Badge></> : null}
+                  {p.unwatchedSince ? <> <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>not watched</Badge></> : null}
+                </div>
+                <div className="text-xs font-normal text-slate-600 sm:hidden dark:text-slate-300">{p.ref.context} / {p.ref.namespace} · cluster {p.clusterName ?? '—'}</div>
               </td>
-              <td className="px-1.5 py-2">{p.orchestrationMode ?? '—'}</td>
-              <td className="whitespace-nowrap px-1.5 py-2"><Replicas r={p.replicas} /></td>
-              <td className="px-1.5 py-2"><StateBadge value={p.provisioningState} /></td>
-              <td className="px-1.5 py-2"><StateBadge value={p.ampReady} label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'} /></td>
-              <td className="px-1.5 py-2">{p.phase ?? '—'}</td>
-              <td className="px-1.5 py-2"><DriftBadges counts={p.driftCounts} /></td>
-              <td className="min-w-[16rem] max-w-md px-1.5 py-2">
+              <td data-label="Mode" className={`${CELL} max-sm:hidden`}>{p.orchestrationMode ?? '—'}</td>
+              <td data-label="Replicas" className={`${CELL} whitespace-nowrap max-sm:whitespace-normal`}><Replicas r={p.replicas} /></td>
+              <td data-label="Provisioning" className={CELL}><StateBadge value={p.provisioningState} /></td>
+              <td data-label="Ready" className={CELL}><StateBadge value={p.ampReady} label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'} /></td>
+              <td data-label="Phase" className={CELL}>{p.phase ?? '—'}</td>
+              <td data-label="Drift" className={CELL}><DriftBadges counts={p.driftCounts} /></td>
+              <td data-label="Finding" className={`${CELL} min-w-[16rem] max-w-md max-sm:min-w-0 max-sm:max-w-none`}>
                 {p.worstFinding ? (
                   <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span className="wrap-anywhere"><WorstFinding finding={p.worstFinding} active={p.activeFindings} at={at} /></span></span>
                 ) : '—'}
               </td>
-              <td className="min-w-[7.5rem] px-1.5 py-2"><LocalTime iso={p.lastChange} /></td>
+              <td data-label="Last change" className={`${CELL} min-w-[7.5rem] max-sm:min-w-0`}><LocalTime iso={p.lastChange} /></td>
             </tr>
           ))}
         </tbody>

@@ -261,6 +261,22 @@ test('the fleet table fits a laptop\'s width; on a phone each pool is a block, s
   await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toBeVisible();
   await expect(page.getByTestId('timeline-chart')).toBeVisible();
   expect(await overflow()).toBe(0);
+  // The drift matrix and the instance table scroll sideways, each row's instance staying in view.
+  for (const section of ['drift-h', 'instances-h']) {
+    const table = page.locator(`section[aria-labelledby="${section}"] table`);
+    await expect(table.locator('tbody th').first()).toBeVisible();
+    const moved = await table.evaluate((t) => {
+      const box = t.parentElement as HTMLElement;
+      const cell = t.querySelector('tbody th') as HTMLElement;
+      const other = t.querySelector('tbody td') as HTMLElement;
+      const before = [cell.getBoundingClientRect().left, other.getBoundingClientRect().left];
+      box.scrollLeft = box.scrollWidth;
+      return { scrolled: box.scrollLeft, cell: cell.getBoundingClientRect().left - (before[0] as number), other: other.getBoundingClientRect().left - (before[1] as number) };
+    });
+    expect(moved.scrolled, section).toBeGreaterThan(0);
+    expect(moved.cell, section).toBe(0);
+    expect(moved.other, section).toBeLessThan(0);
+  }
   // The changes list: no sideways scrolling, no column headers, each change a block naming its values.
   const changes = page.locator('section[aria-labelledby="changes-h"]');
   const list = changes.locator('table');

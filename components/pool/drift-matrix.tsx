@@ -3,6 +3,7 @@ import { Badge, driftTone } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import { plural } from '@/lib/format';
 import { AWAITING_TITLE, LEAVING_TITLE } from './instance-table';
+import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column';
 
 const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
 
@@ -45,7 +46,7 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
           <caption className="sr-only">Which source holds which providerID</caption>
           <thead className="bg-slate-50 dark:bg-slate-900">
             <tr>
-              <th scope="col" className="px-2 py-2 text-left font-medium">Instance</th>
+              <th scope="col" className={`${STICKY_HEAD_CELL} px-2 py-2 text-left font-medium`}>Instance</th>
               {ID_SOURCES.map((s) => <th key={s} scope="col" className="px-2 py-2 text-left font-medium">{ID_SOURCE_LABELS[s]}</th>)}
               <th scope="col" className="px-2 py-2 text-left font-medium">Drift</th>
             </tr>
@@ -55,7 +56,7 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
               const ref = r.sources.azure ?? r.providerID;
               return (
                 <tr key={r.providerID} data-instance={short(r.providerID)} className="border-t border-slate-200 dark:border-slate-800">
-                  <th scope="row" className="px-2 py-1.5 text-left font-mono text-xs font-normal" title={r.providerID}>{short(r.providerID)}</th>
+                  <th scope="row" className={`${STICKY_ROW_CELL} px-2 py-1.5 text-left font-mono text-xs font-normal`} title={r.providerID}>{short(r.providerID)}</th>
                   {ID_SOURCES.map((s) => {
                     const v = r.sources[s];
                     const caseDiff = v !== null && v !== ref && v.toLowerCase() === ref.toLowerCase();

@@ -1,5 +1,6 @@
 import type { InstanceRow } from '@/lib/api-types';
 import { Badge, StateBadge } from '@/components/ui/badge';
+import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column';
 
 const dash = (v: string | null | undefined) => v ?? '—';
 
@@ -17,15 +18,15 @@ export function InstanceTable({ rows }: { rows: InstanceRow[] }) {
         <table className="w-full text-sm">
           <thead className="bg-slate-50 dark:bg-slate-900">
             <tr>
-              {['Azure VM', 'Provisioning', 'Power', 'Latest model', 'Error', 'AMPM', 'Machine', 'Node', 'Autoscaler sees it'].map((h) => (
-                <th key={h} scope="col" className="px-2 py-2 text-left font-medium">{h}</th>
+              {['Azure VM', 'Provisioning', 'Power', 'Latest model', 'Error', 'AMPM', 'Machine', 'Node', 'Autoscaler sees it'].map((h, i) => (
+                <th key={h} scope="col" className={`${i === 0 ? `${STICKY_HEAD_CELL} ` : ''}px-2 py-2 text-left font-medium`}>{h}</th>
               ))}
             </tr>
           </thead>
           <tbody>
             {rows.map((r) => (
               <tr key={r.providerID} className="border-t border-slate-200 dark:border-slate-800">
-                <th scope="row" className="px-2 py-1.5 text-left font-mono text-xs font-normal" title={r.providerID}>{r.azure ? <>{`${r.azure.name}${r.azure.computerName ? ` (${r.azure.computerName})` : ''}`}{r.awaitingAzureRead ? <span className="text-slate-600 dark:text-slate-300" title={LEAVING_TITLE}> · going</span> : null}</> : r.awaitingAzureRead ? <span className="text-slate-600 dark:text-slate-300" title={AWAITING_TITLE}>not read yet</span> : <span className="text-red-700 dark:text-red-300">not in Azure</span>}</th>
+                <th scope="row" className={`${STICKY_ROW_CELL} px-2 py-1.5 text-left font-mono text-xs font-normal`} title={r.providerID}>{r.azure ? <>{`${r.azure.name}${r.azure.computerName ? ` (${r.azure.computerName})` : ''}`}{r.awaitingAzureRead ? <span className="text-slate-600 dark:text-slate-300" title={LEAVING_TITLE}> · going</span> : null}</> : r.awaitingAzureRead ? <span className="text-slate-600 dark:text-slate-300" title={AWAITING_TITLE}>not read yet</span> : <span className="text-red-700 dark:text-red-300">not in Azure</span>}</th>
                 <td className="px-2 py-1.5">{r.azure ? <StateBadge value={r.azure.provisioningState} /> : '—'}</td>
                 <td className="px-2 py-1.5">{dash(r.azure?.powerState)}</td>
                 <td className="px-2 py-1.5">{r.azure?.latestModelApplied === null || !r.azure ? '—' : r.azure.latestModelApplied ? 'yes' : 'no'}</td>

@@ -72,6 +72,7 @@ test('the seed pool page explains the freeze and shows the instances the autosca
   await expect(page.getByTestId('timeline-chart')).toBeVisible();
   // The simulator's pools are minutes old: the hour's chart opens where poolscope first saw the pool.
   await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-opens-at', /^\d{4}-/);
+  await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-lane-labels', 'full');
   const opensAt = await page.getByTestId('timeline-chart').getAttribute('data-opens-at');
   expect(Date.parse(opensAt ?? '')).toBeGreaterThan(Date.now() - 40 * 60_000);
   await expect(page.getByRole('region', { name: /^Resync$/ })).toContainText('Sync the MachinePool providerIDList');
@@ -213,7 +214,7 @@ test('the main flow works from the keyboard alone', async ({ page }) => {
   await expect(page).toHaveURL(/range=24h/);
 });
 
-test('the fleet table fits a laptop\'s width; on a phone each pool is a block, sorted by a select, and the pool page does not overflow, its changes one block each', async ({ page }) => {
+test('the fleet table fits a laptop\'s width; on a phone each pool is a block, sorted by a select, and the pool page does not overflow: lanes labelled in short, wide tables keeping their first column, its changes one block each', async ({ page }) => {
   const tableOverflow = () => page.locator('table').first().evaluate((t) => (t.parentElement as HTMLElement).scrollWidth - (t.parentElement as HTMLElement).clientWidth);
   const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -260,6 +261,8 @@ test('the fleet table fits a laptop\'s width; on a phone each pool is a block, s
   await page.goto('/pools/mgmt-neu/default/general?range=1h');
   await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toBeVisible();
   await expect(page.getByTestId('timeline-chart')).toBeVisible();
+  // The lanes' labels in short (AMP, MP), leaving the lanes room.
+  await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-lane-labels', 'short');
   expect(await overflow()).toBe(0);
   // The drift matrix and the instance table scroll sideways, each row's instance staying in view.
   for (const section of ['drift-h', 'instances-h']) {

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { TimelineView } from '@/lib/timeline';
-import { buildOption } from './timeline-chart';
+import { buildOption, shortLabel } from './timeline-chart';
 
 type Datum = { value: (string | number)[]; itemStyle: { color: string } };
 type Lanes = { data: Datum[]; renderItem(params: unknown, api: unknown): { style: Record<string, unknown> } | null };
@@ -40,5 +40,26 @@ describe('buildOption', () => {
     expect(m?.style).toMatchObject({ opacity: 0.45, lineDash: [3, 2] });
     const s = draw(lanes, state as Datum);
     expect(s?.style).toEqual({ fill: state?.itemStyle.color });
+  });
+
+  it('names the lanes in short and gives them less room on a phone\'s width, the tooltip keeping the full name', () => {
+    type Shape = { yAxis: { data?: string[]; axisLabel: { width: number } }[]; grid: { left: number }[]; series: Lanes[] };
+    const wide = buildOption(view, null, false) as Shape;
+    const narrow = buildOption(view, null, false, true) as Shape;
+    expect(wide.yAxis[0]?.data).toEqual(['AzureMachinePool provisioningState']);
+    expect(narrow.yAxis[0]?.data).toEqual(['AMP provisioningState']);
+    expect(narrow.grid.map((g) => g.left)).toEqual([150, 150]);
+    expect(wide.grid.map((g) => g.left)).toEqual([260, 260]);
+    expect(narrow.yAxis[0]?.axisLabel.width).toBeLessThan(wide.yAxis[0]?.axisLabel.width as number);
+    expect(narrow.series[0]?.data[0]?.value[5]).toBe('AzureMachinePool provisioningState');
+  });
+});
+
+describe('shortLabel', () => {
+  it('shortens the kind that starts a lane\'s label, and nothing else', () => {
+    expect(shortLabel('AzureMachinePool ScaleSetDesiredReplicas')).toBe('AMP ScaleSetDesiredReplicas');
+    expect(shortLabel('MachinePool infrastructure ready')).toBe('MP infrastructure ready');
+    expect(shortLabel('Finding: readiness-gate-frozen')).toBe('Finding: readiness-gate-frozen');
+    expect(shortLabel('MachinePoolish')).toBe('MachinePoolish');
   });
 });

@@ -6,7 +6,7 @@ import { CustomChart, LineChart, ScatterChart } from 'echarts/charts';
 import { DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
-import { useEffect, useRef, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { REPLICA_SERIES, initialZoom, laneToneValue, type TimelineView } from '@/lib/timeline';
 import { toneOf, type Tone } from '@/components/ui/badge';
 import { formatInstant } from '@/components/ui/local-time';
@@ -32,15 +32,27 @@ const useDark = () => useSyncExternalStore(subscribeDark, () => document.documen
 const LANE_HEIGHT = 26;
 /** The lanes' label column: wide enough for the longest condition lanes ("AzureMachinePool ScaleSetDesiredReplicas"). */
 const LABELS_PX = 260;
+/**
+ * Below this width (a phone) the label column is narrower and names the kinds as the drift badges do ("AMP",
+ * "MP"): with 260 pixels of labels, a 390-pixel screen had 70 left for the lanes.
+ */
+export const NARROW_PX = 640;
+const NARROW_LABELS_PX = 150;
+
+/** A lane's label as the narrow chart shows it (the tooltip names it in full). */
+export function shortLabel(label: string): string {
+  return label.replace(/^AzureMachinePool\b/, 'AMP').replace(/^MachinePool\b/, 'MP');
+}
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
 const time = (ms: number) => formatInstant(new Date(ms).toISOString(), undefined);
 
 /** A lane period: lane index, start, end (ms), value, detail, lane label, how many periods it merges (0: none). */
 type LaneDatum = { value: [number, number, number, string, string, string, number] };
 
-export function buildOption(view: TimelineView, at: string | null, dark: boolean): echarts.EChartsCoreOption {
-  const labels = view.lanes.map((l) => l.label);
-  if (view.markers.length) labels.push('Events and resyncs');
+export function buildOption(view: TimelineView, at: string | null, dark: boolean, narrow = false): echarts.EChartsCoreOption {
+  const labels = view.lanes.map((l) => (narrow ? shortLabel(l.label) : l.label));
+  if (view.markers.length) labels.push(narrow ? 'Events, resyncs' : 'Events and resyncs');
+  const labelsPx = narrow ? NARROW_LABELS_PX : LABELS_PX;
   const lanesHeight = Math.max(1, labels.length) * LANE_HEIGHT;
   const text = dark ? '#e2e8f0' : '#0f172a';
   const grid = dark ? '#334155' : '#e2e8f0';
@@ -64,12 +76,12 @@ export function buildOption(view: TimelineView, at: string | null, dark: boolean
     tooltip: { trigger: 'item', confine: true, backgroundColor: dark ? '#0f172a' : '#ffffff', textStyle: { color: text }, borderColor: grid },
     legend: { top: replicasTop - 28, left: 16, right: 24, textStyle: { color: text }, type: 'scroll', data: REPLICA_SERIES.map((s) => s.label) },
     grid: [
-      { left: LABELS_PX, right: 24, top, height: lanesHeight },
-      { left: LABELS_PX, right: 24, top: replicasTop, height: 180 },
+      { left: labelsPx, right: narrow ? 12 : 24, top, height: lanesHeight },
+      { left: labelsPx, right: narrow ? 12 : 24, top: replicasTop, height: 180 },
     ],
     xAxis: [xAxis(0, false), xAxis(1, true)],
     yAxis: [
-      { type: 'category', gridIndex: 0, data: labels, inverse: true, axisLabel: { color: text, width: LABELS_PX - 10, overflow: 'truncate' }, axisTick: { show: false }, axisLine: { lineStyle: { color: grid } } },
+      { type: 'category', gridIndex: 0, data: labels, inverse: true, axisLabel: { color: text, width: labelsPx - 10, overflow: 'truncate' }, axisTick: { show: false }, axisLine: { lineStyle: { color: grid } } },
       { type: 'value', gridIndex: 1, minInterval: 1, name: 'replicas', nameLocation: 'middle', nameRotate: 90, nameGap: 32, nameTextStyle: { color: text }, axisLabel: { color: text }, splitLine: { lineStyle: { color: grid } } },
     ],
     dataZoom: [
@@ -128,6 +140,7 @@ export function TimelineChart({ view, at, windowKey, onPick }: { view: TimelineV
   const chart = useRef<echarts.ECharts | null>(null);
   const zoomedFor = useRef<string | null>(null);
   const dark = useDark();
+  const [narrow, setNarrow] = useState(false);
   const pick = useRef(onPick);
   useEffect(() => {
     pick.current = onPick;
@@ -139,7 +152,10 @@ export function TimelineChart({ view, at, windowKey, onPick }: { view: TimelineV
     chart.current = c;
     // A new chart (the theme changed) opens as a new window would.
     zoomedFor.current = null;
-    const ro = new ResizeObserver(() => c.resize());
+    const ro = new ResizeObserver(() => {
+      c.resize();
+      setNarrow(c.getWidth() < NARROW_PX);
+    });
     ro.observe(el.current);
     c.getZr().on('click', (e: { offsetX: number; offsetY: number }) => {
       if (!c.containPixel({ gridIndex: [0, 1] }, [e.offsetX, e.offsetY])) return;
@@ -156,7 +172,7 @@ export function TimelineChart({ view, at, windowKey, onPick }: { view: TimelineV
   useEffect(() => {
     const c = chart.current;
     if (!c) return;
-    c.setOption(buildOption(view, at, dark), { replaceMerge: ['series'] });
+    c.setOption(buildOption(view, at, dark, narrow), { replaceMerge: ['series'] });
     if (zoomedFor.current !== windowKey) {
       zoomedFor.current = windowKey;
       const z = initialZoom(view);
@@ -164,8 +180,9 @@ export function TimelineChart({ view, at, windowKey, onPick }: { view: TimelineV
       // Where it opened, for the browser tests (the canvas says it only in pixels).
       if (el.current) el.current.dataset.opensAt = z ? new Date(z.startValue).toISOString() : 'window';
     }
-  }, [view, at, dark, windowKey]);
+  }, [view, at, dark, narrow, windowKey]);
 
   const summary = `Timeline from ${view.from} to ${view.to}: ${view.lanes.length} state lanes, ${view.markers.length} events and resyncs, and the replica counters. The same changes are listed as text below.`;
-  return <div ref={el} role="img" aria-label={summary} data-testid="timeline-chart" style={{ height: chartHeight(view) }} className="w-full" />;
+  // data-lane-labels: which labels it shows, for the browser tests (the canvas says it only in pixels).
+  return <div ref={el} role="img" aria-label={summary} data-testid="timeline-chart" data-lane-labels={narrow ? 'short' : 'full'} style={{ height: chartHeight(view) }} className="w-full" />;
 }

@@ -1,9 +1,9 @@
 import { DRIFT_KIND_LABELS, ID_SOURCES, ID_SOURCE_LABELS, type DriftItem, type InstanceRow } from '@/lib/api-types';
 import { Badge, driftTone } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
+import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column';
 import { plural } from '@/lib/format';
 import { AWAITING_TITLE, LEAVING_TITLE } from './instance-table';
-import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column';
 
 const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
 

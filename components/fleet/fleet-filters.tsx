@@ -1,30 +1,17 @@
 'use client';
 // Filters that live in the URL: every change replaces the query string, so the view is a shareable link.
 
-import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
-import { fleetQuery, type FleetFilters as Filters } from '@/lib/url-state';
+import type { FleetFilters as Filters } from '@/lib/url-state';
+import { useUrlFilters } from './use-url-filters';
 
 const input = 'rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900';
 
 export function FleetFilters({ filters: fromUrl, contexts, namespaces, deleted }: { filters: Filters; contexts: string[]; namespaces: string[]; deleted: number }) {
-  const router = useRouter();
-  // The controls answer at once; the URL follows. When the URL changes by itself (back, forward, a link), the
-  // controls take its values.
-  const urlQuery = fleetQuery(fromUrl);
-  const [seen, setSeen] = useState(urlQuery);
-  const [filters, setFilters] = useState(fromUrl);
   const [text, setText] = useState(fromUrl.q ?? '');
-  if (urlQuery !== seen) {
-    setSeen(urlQuery);
-    setFilters(fromUrl);
-    if ((fromUrl.q ?? '') !== text.trim()) setText(fromUrl.q ?? '');
-  }
-  const go = (next: Filters) => {
-    setFilters(next);
-    const q = fleetQuery(next);
-    router.replace(q ? `/?${q}` : '/', { scroll: false });
-  };
+  const [filters, go] = useUrlFilters(fromUrl, (f) => {
+    if ((f.q ?? '') !== text.trim()) setText(f.q ?? '');
+  });
   // Typing updates the URL after a pause, not on every key.
   useEffect(() => {
     if (text.trim() === (filters.q ?? '')) return;

@@ -15,6 +15,7 @@ import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
 import { useLiveNow } from '@/components/ui/use-live-now';
 import { DriftBadges } from './drift-badges';
+import { useUrlFilters } from './use-url-filters';
 
 const COLUMNS: { key: SortKey | null; label: string }[] = [
   { key: 'context', label: 'Context' },
@@ -68,21 +69,8 @@ function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: 
 
 /** The sort as a select, for a phone's width, where the table's headers are not shown. */
 function SortSelect({ filters: fromUrl }: { filters: FleetFilters }) {
-  const router = useRouter();
   const id = useId();
-  // As the filters do it (fleet-filters): the controls answer at once, the URL follows, and a URL that changes by
-  // itself (a header's sort, back, a link) sets them.
-  const urlQuery = fleetQuery(fromUrl);
-  const [seen, setSeen] = useState(urlQuery);
-  const [filters, setFilters] = useState(fromUrl);
-  if (urlQuery !== seen) {
-    setSeen(urlQuery);
-    setFilters(fromUrl);
-  }
-  const go = (next: FleetFilters) => {
-    setFilters(next);
-    router.replace(`/?${fleetQuery(next)}`, { scroll: false });
-  };
+  const [filters, go] = useUrlFilters(fromUrl);
   return (
     <div className="flex items-center gap-4 text-sm sm:hidden">
       <span className="flex items-center gap-2">

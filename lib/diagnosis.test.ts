@@ -228,6 +228,22 @@ describe('finding codes', () => {
     expect(settled.findings[0]?.detail).toContain('Azure\'s last read predates the AMPMs of 2 instances, made or deleted since; its next read confirms them.');
   });
 
+  it('does not report a failed instance whose AMPM went after Azure\'s last read (CAPZ is deleting it)', () => {
+    // Azure's read, a minute old, lists 3 as Failed. The operator deleted its Machine since: its AMPM is gone.
+    const spec = (departed: boolean): PoolSpec => ({
+      replicas: 3, capacity: 3, azureReadMinutesAgo: 1, vmssState: 'Failed', amp: { ready: true },
+      ...(departed ? { departedAmpms: [{ member: '3', minutesAgo: 0.5 }] } : {}),
+      instances: [...healthyInstances(3), { member: '3', state: 'Failed', errorCode: 'AllocationFailed', ampm: !departed, node: 'none' }],
+    });
+    const before = analyse(spec(false)).findings;
+    expect(before.map((f) => f.code)).toContain('instance-failed');
+    expect(before.find((f) => f.code === 'vmss-failed')?.summary).toContain('(1 instance failed: AllocationFailed)');
+    const after = analyse(spec(true)).findings;
+    expect(after.map((f) => f.code)).not.toContain('instance-failed');
+    // The scale set's own state is as read: still Failed until the next read, with no failed instance to name.
+    expect(after.find((f) => f.code === 'vmss-failed')?.summary).toMatch(/provisioningState Failed\.$/);
+  });
+
   it('rates vmss-failed critical when it closes the gate and warning when the pool stays ready', () => {
     const sev = (ready: boolean) => analyse({ replicas: 1, instances: healthyInstances(1), vmssState: 'Failed', amp: { ready } }).findings.find((f) => f.code === 'vmss-failed')?.severity;
     expect(sev(false)).toBe('critical');

@@ -106,10 +106,15 @@ interface FailedInstance {
   code: string | null;
 }
 
-function failedInstances(model: PoolModel): FailedInstance[] {
+/**
+ * The failed instances of the pool. Not one whose AMPM went after Azure's last read (the read lists it as Failed,
+ * but CAPZ has been deleting it since: see awaitsAzureRead): it is on its way out, as the next read will show.
+ */
+function failedInstances(model: PoolModel, joined: readonly JoinedId[]): FailedInstance[] {
   if (model.azure.state === 'ok') {
+    const leaving = new Set(joined.filter((j) => j.instance?.provisioningState === 'Failed' && awaitsAzureRead(j, model)).map((j) => j.instance));
     return model.azure.instances
-      .filter((i) => i.provisioningState === 'Failed')
+      .filter((i) => i.provisioningState === 'Failed' && !leaving.has(i))
       .map((i) => ({ name: i.name, code: i.errorCode }));
   }
   // Without Azure, the AMPMs mirror the VM state.
@@ -231,7 +236,7 @@ export function diagnose(
   const nowMs = toMs(opts.now) ?? 0;
   const readiness = capzReadiness(model.capzVersion);
   const versionText = readiness ? ` ${CAPZ_READINESS_TEXT[readiness]}` : '';
-  const failed = failedInstances(model);
+  const failed = failedInstances(model, joined);
   const invisible = drift.filter((d) => d.kind === 'missing-from-machinepool').length;
   const drafts: Draft[] = [];
   const { mp, amp } = model;

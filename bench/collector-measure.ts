@@ -266,7 +266,7 @@ export async function measureInChild(): Promise<void> {
     // Pools whose scale set was first read during the window: their first instance rows are in the store bytes.
     poolsFirstReadFromAzureInWindow: readAtEnd - readAtStart,
     rssMaxFromStartMB: Math.round(rssMax / 2 ** 20),
-    steadyRssMB: { p50: Math.round(pct(rssWindow, 50) / 2 ** 20), max: Math.round(Math.max(...rssWindow) / 2 ** 20) },
+    steadyRssMB: { p50: Math.round(pct(rssWindow, 50) / 2 ** 20), max: Math.round(Math.max(...rssWindow) / 2 ** 20), atMax: atMax(rssWindow, heapWindow) },
     // What of the RSS is V8's heap (reserved, and in use between collections) and memory outside it (buffers).
     steadyHeapMB: { totalP50: Math.round(pct(heapWindow.map((h) => h.total), 50) / 2 ** 20), usedP50: Math.round(pct(heapWindow.map((h) => h.used), 50) / 2 ** 20), externalP50: Math.round(pct(heapWindow.map((h) => h.external), 50) / 2 ** 20) },
     // Pool analyses in the window, and the share that found the pool unchanged (nothing written).
@@ -350,6 +350,24 @@ function writesDelta(a: WriteStats, b: WriteStats, stageMs: { analyse: number; w
  * The CPU ms of a fixed piece of work like the collector's (building, serialising, parsing and sorting 20,000
  * objects shaped like instance rows): the median of seven runs after one that compiles it.
  */
+/**
+ * What the window's highest RSS sample was made of: V8's heap (reserved and in use) and memory outside it, beside
+ * the same at the median sample. A heap reserved well above the median says the peak is V8 growing before a full
+ * GC; the rest growing says buffers or malloc.
+ */
+function atMax(rss: readonly number[], heap: readonly { total: number; used: number; external: number }[]): Record<string, number> {
+  const mb = (x: number) => Math.round(x / 2 ** 20);
+  let i = 0;
+  for (let k = 1; k < rss.length; k++) if ((rss[k] as number) > (rss[i] as number)) i = k;
+  const h = heap[i];
+  if (!h) return {};
+  const median = (xs: number[]) => mb(pct(xs, 50));
+  return {
+    heapTotal: mb(h.total), heapUsed: mb(h.used), outsideHeap: mb((rss[i] as number) - h.total),
+    heapTotalP50: median(heap.map((x) => x.total)), outsideHeapP50: median(rss.map((r, k) => r - (heap[k]?.total ?? 0))),
+  };
+}
+
 function calibrate(): number {
   const runs: number[] = [];
   // The first run compiles the code; the runs after it are timed.

@@ -3,7 +3,7 @@
 // steady window and prints one JSON line. Kept apart from the parent's module so the measuring process does not
 // load the simulator.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CycleEvent } from '../server/collector/collector';
@@ -71,6 +71,10 @@ export async function measureInChild(): Promise<void> {
   // window's CPU, garbage collections, event-loop delays and change lags).
   const { informerActivity } = await import('../server/kube/informer');
   const speed0 = calibrate();
+  // The checkpoint and the calibration leave their own memory behind (malloc'd pages jemalloc keeps for a second,
+  // the watch data buffered while they held the event loop): +20–30 MB of RSS outside V8's heap for the first
+  // second, the window's highest sample when it opened on them. It opens once that has gone.
+  await new Promise((r) => setTimeout(r, 3000));
   const profile = process.env.POOLSCOPE_BENCH_CPU_PROFILE ? await startProfile() : null;
   const allocations = process.env.POOLSCOPE_BENCH_ALLOC_PROFILE ? await startAllocationProfile() : null;
   const analyses0 = { ...col.analyses };
@@ -92,6 +96,7 @@ export async function measureInChild(): Promise<void> {
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const gcKinds: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
+  const trace = memoryTrace(process.env.POOLSCOPE_BENCH_MEMORY_TRACE);
   const gcStats: Record<string, { count: number; ms: number }> = {};
   const gcObserver = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
@@ -100,6 +105,7 @@ export async function measureInChild(): Promise<void> {
       g.count++;
       g.ms += e.duration;
       if (e.duration >= 5) recent.push({ end: e.startTime + e.duration, what: `gc ${kind} ${Math.round(e.duration)} ms` });
+      trace?.gc(kind, e.startTime, e.duration);
     }
   });
   gcObserver.observe({ entryTypes: ['gc'] });
@@ -165,6 +171,7 @@ export async function measureInChild(): Promise<void> {
     onKubeChange(ctx, changed, urgent);
   };
   const end = wall0 + seconds * 1000;
+  trace?.start();
   const rssWindow: number[] = [];
   const heapWindow: { total: number; used: number; external: number }[] = [];
   for (let i = 0; Date.now() < end; i++) {
@@ -242,6 +249,7 @@ export async function measureInChild(): Promise<void> {
   loopDelay.disable();
   col.bus.off('cycle', onCycle);
   clearInterval(rssTimer);
+  trace?.stop();
   const hot = profile ? await profile.stop(process.env.POOLSCOPE_BENCH_CPU_PROFILE as string) : undefined;
   const allocated = allocations ? await allocations.stop(process.env.POOLSCOPE_BENCH_ALLOC_PROFILE as string, wallMs) : undefined;
   const hours = wallMs / 3_600_000;
@@ -350,6 +358,37 @@ function writesDelta(a: WriteStats, b: WriteStats, stageMs: { analyse: number; w
  * The CPU ms of a fixed piece of work like the collector's (building, serialising, parsing and sorting 20,000
  * objects shaped like instance rows): the median of seven runs after one that compiles it.
  */
+/**
+ * POOLSCOPE_BENCH_MEMORY_TRACE=<file>: through the window, a JSON line every 250 ms with the RSS and the kernel's
+ * split of it (anonymous, file), V8's heap (reserved, used) and what V8 counts outside it, in MB, and a line per
+ * garbage collection of 5 ms or more: to line a peak up with what made it.
+ */
+function memoryTrace(file: string | undefined): { start(): void; stop(): void; gc(kind: string, startMs: number, ms: number): void } | null {
+  if (!file) return null;
+  const lines: string[] = [];
+  const mb = (n: number) => Math.round((n / 2 ** 20) * 10) / 10;
+  const t0 = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const sample = () => {
+    const m = process.memoryUsage();
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+    lines.push(JSON.stringify({ t: Math.round(performance.now() - t0), rss: mb(m.rss), anon: Math.round(kb('RssAnon') * 10) / 10, file: Math.round(kb('RssFile') * 10) / 10, heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external) }));
+  };
+  return {
+    start: () => {
+      timer = setInterval(sample, 250);
+    },
+    stop: () => {
+      clearInterval(timer);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+    },
+    gc: (kind, startMs, ms) => {
+      if (timer && ms >= 5) lines.push(JSON.stringify({ t: Math.round(startMs - t0), gc: kind, ms: Math.round(ms) }));
+    },
+  };
+}
+
 /**
  * What the window's highest RSS sample was made of: V8's heap (reserved and in use) and memory outside it, beside
  * the same at the median sample. A heap reserved well above the median says the peak is V8 growing before a full
@@ -550,7 +589,6 @@ async function heapBreakdown(col: object, tables: ReturnType<typeof sharedTables
  */
 async function startProfile(): Promise<{ stop(file: string): Promise<{ file: string; topSelfMs: { fn: string; ms: number }[] }> }> {
   const { Session } = await import('node:inspector/promises');
-  const { writeFileSync } = await import('node:fs');
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -587,7 +625,6 @@ function frameName(f: { functionName: string; url: string; lineNumber: number })
  */
 async function startAllocationProfile(): Promise<{ stop(file: string, wallMs: number): Promise<{ file: string; totalMBPerSecond: number; topMBPerSecond: { fn: string; mbPerSecond: number }[] }> }> {
   const { Session } = await import('node:inspector/promises');
-  const { writeFileSync } = await import('node:fs');
   const session = new Session();
   session.connect();
   await session.post('HeapProfiler.enable');

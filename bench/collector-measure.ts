@@ -355,10 +355,6 @@ function writesDelta(a: WriteStats, b: WriteStats, stageMs: { analyse: number; w
 }
 
 /**
- * The CPU ms of a fixed piece of work like the collector's (building, serialising, parsing and sorting 20,000
- * objects shaped like instance rows): the median of seven runs after one that compiles it.
- */
-/**
  * POOLSCOPE_BENCH_MEMORY_TRACE=<file>: through the window, a JSON line every 250 ms with the RSS and the kernel's
  * split of it (anonymous, file), V8's heap (reserved, used) and what V8 counts outside it, in MB, and a line per
  * garbage collection of 5 ms or more: to line a peak up with what made it.
@@ -407,6 +403,10 @@ function atMax(rss: readonly number[], heap: readonly { total: number; used: num
   };
 }
 
+/**
+ * The CPU ms of a fixed piece of work like the collector's (building, serialising, parsing and sorting 20,000
+ * objects shaped like instance rows): the median of seven runs after one that compiles it.
+ */
 function calibrate(): number {
   const runs: number[] = [];
   // The first run compiles the code; the runs after it are timed.

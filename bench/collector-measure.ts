@@ -71,10 +71,10 @@ export async function measureInChild(): Promise<void> {
   // window's CPU, garbage collections, event-loop delays and change lags).
   const { informerActivity } = await import('../server/kube/informer');
   const speed0 = calibrate();
-  // The checkpoint and the calibration leave their own memory behind (malloc'd pages jemalloc keeps for a second,
-  // the watch data buffered while they held the event loop): +20–30 MB of RSS outside V8's heap for the first
-  // second, the window's highest sample when it opened on them. It opens once that has gone.
-  await new Promise((r) => setTimeout(r, 3000));
+  // The calibration's garbage (~30 MB of V8's heap) would stay until the collector's next full GC, up to half a
+  // minute into the window: collected now, and the window opens once V8 has given its pages back (within 250 ms).
+  collectGarbage();
+  await new Promise((r) => setTimeout(r, 1000));
   const profile = process.env.POOLSCOPE_BENCH_CPU_PROFILE ? await startProfile() : null;
   const allocations = process.env.POOLSCOPE_BENCH_ALLOC_PROFILE ? await startAllocationProfile() : null;
   const analyses0 = { ...col.analyses };
@@ -401,6 +401,13 @@ function atMax(rss: readonly number[], heap: readonly { total: number; used: num
     heapTotal: mb(h.total), heapUsed: mb(h.used), outsideHeap: mb((rss[i] as number) - h.total),
     heapTotalP50: median(heap.map((x) => x.total)), outsideHeapP50: median(rss.map((r, k) => r - (heap[k]?.total ?? 0))),
   };
+}
+
+/** A full GC now (the bench starts this process with --expose-gc). */
+function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('the collector bench needs node --expose-gc');
+  gc();
 }
 
 /**

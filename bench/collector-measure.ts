@@ -71,9 +71,9 @@ export async function measureInChild(): Promise<void> {
   // window's CPU, garbage collections, event-loop delays and change lags).
   const { informerActivity } = await import('../server/kube/informer');
   const speed0 = calibrate();
-  // The calibration's garbage (~30 MB of V8's heap) would stay until the collector's next full GC, up to half a
-  // minute into the window: collected now, and the window opens once V8 has given its pages back (within 250 ms
-  // on a small fleet; at 100k VMs they were still held 1 s later).
+  // The calibration's garbage (~30 MB of V8's heap) is collected before the window, and the window opens 3 s later.
+  // At 100k VMs its first 0.3–4 s still hold 20–37 MB more outside V8's heap, given back at one GC, for a cause not
+  // found (docs/performance.md, "The window's memory"): a memory trace shows it apart from the steady state.
   collectGarbage();
   await new Promise((r) => setTimeout(r, 3000));
   const profile = process.env.POOLSCOPE_BENCH_CPU_PROFILE ? await startProfile() : null;

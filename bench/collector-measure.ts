@@ -368,9 +368,8 @@ function memoryTrace(file: string | undefined): { start(): void; stop(): void; g
   let timer: NodeJS.Timeout | undefined;
   const sample = () => {
     const m = process.memoryUsage();
-    const status = readFileSync('/proc/self/status', 'utf8');
-    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
-    lines.push(JSON.stringify({ t: Math.round(performance.now() - t0), rss: mb(m.rss), anon: Math.round(kb('RssAnon') * 10) / 10, file: Math.round(kb('RssFile') * 10) / 10, heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external) }));
+    const kernel = kernelMemory(['RssAnon', 'RssFile']);
+    lines.push(JSON.stringify({ t: Math.round(performance.now() - t0), rss: mb(m.rss), anon: mb(kernel?.RssAnon ?? NaN), file: mb(kernel?.RssFile ?? NaN), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external) }));
   };
   return {
     start: () => {
@@ -442,6 +441,22 @@ function kubeDelta(a: Map<string, InformerActivity>, b: Map<string, InformerActi
   return out;
 }
 
+/** The kernel's memory figures of this process (bytes, from /proc/self/status), or undefined where there is none. */
+function kernelMemory(keys: readonly string[]): Record<string, number> | undefined {
+  let status: string;
+  try {
+    status = readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const out: Record<string, number> = {};
+  for (const k of keys) {
+    const m = new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status);
+    if (m) out[k] = Number(m[1]) * 1024;
+  }
+  return out;
+}
+
 /**
  * Where the resident memory is at the end of the window (before any breakdown): V8's heap spaces (committed
  * and used), memory V8 accounts outside its heap (buffers), and the kernel's split of the RSS into anonymous
@@ -451,17 +466,8 @@ function memoryBySpace(): Record<string, unknown> {
   const mb = (n: number) => Math.round(n / 2 ** 20);
   const mem = process.memoryUsage();
   const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, { committed: mb(s.physical_space_size), used: mb(s.space_used_size) }]));
-  let kernel: Record<string, number> | undefined;
-  try {
-    const status = readFileSync('/proc/self/status', 'utf8');
-    kernel = {};
-    for (const k of ['VmRSS', 'RssAnon', 'RssFile', 'RssShmem', 'VmData']) {
-      const m = new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status);
-      if (m) kernel[k] = Math.round(Number(m[1]) / 1024);
-    }
-  } catch {
-    kernel = undefined;
-  }
+  const bytes = kernelMemory(['VmRSS', 'RssAnon', 'RssFile', 'RssShmem', 'VmData']);
+  const kernel = bytes && Object.fromEntries(Object.entries(bytes).map(([k, v]) => [k, mb(v)]));
   // Open connections hold native memory V8 does not count (TLS state and buffers, about 100 KB each).
   const handles: Record<string, number> = {};
   for (const r of process.getActiveResourcesInfo()) handles[r] = (handles[r] ?? 0) + 1;

@@ -10,7 +10,7 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['{lib,server,sim,components,app,scripts,deploy}/**/*.test.{ts,tsx}'],
+    include: ['{lib,server,sim,components,app,scripts,deploy,bench}/**/*.test.{ts,tsx}'],
     environment: 'node',
     // Forked workers inherit NODE_EXTRA_CA_CERTS set by the global setup (threads would not read it).
     pool: 'forks',

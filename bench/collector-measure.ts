@@ -4,6 +4,7 @@
 // load the simulator.
 
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CycleEvent } from '../server/collector/collector';
@@ -13,6 +14,14 @@ import { parseCache } from '../lib/provider-id';
 import { rowPlaces } from '../lib/row-order';
 import { internTable } from '../lib/slim';
 import { pct } from './pct';
+import { reportLine } from './report-line';
+
+const GC_KINDS: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
+
+/** A garbage collection's kind: a scavenge of the young generation (minor), a full mark-compact (major), … */
+function gcKind(e: PerformanceEntry): string {
+  return GC_KINDS[(e as unknown as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'other';
+}
 
 /** The process-wide bounded tables of lib/: shared strings, parsed providerIDs, the instance table's places. */
 function sharedTables() {
@@ -64,17 +73,100 @@ export async function measureInChild(): Promise<void> {
     }
     return statSync(dbFile).size;
   };
+  // The memory trace starts before the bench's own steps ahead of the window (a first probe, the store's
+  // checkpoint, the calibration, a full GC), and marks each, so that what they leave in memory shows apart from the window.
+  const trace = memoryTrace(process.env.POOLSCOPE_BENCH_MEMORY_TRACE);
+  trace?.start();
+  // Latency: pause a pool through the API and wait for the collector's change event (see probe below).
+  // When the watch event of the pool being patched reached the collector (its sources call onKubeChange): splits
+  // the latency into the API server's delivery and the collector's own part.
+  let watching: string | null = null;
+  let arrivedAt = 0;
+  const inside = col as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean): void };
+  const onKubeChange = inside.onKubeChange.bind(col);
+  inside.onKubeChange = (ctx, changed, urgent) => {
+    if (watching && !arrivedAt && urgent && changed.some((p) => `${ctx}/${p}` === watching)) arrivedAt = Date.now();
+    onKubeChange(ctx, changed, urgent);
+  };
+  type Probe = { seen: { requestMs: number; latencyMs: number; arrival: { deliveryMs: number; storeMs: number } | null } | null; errors: string[] };
+  /**
+   * Pauses a pool through the Kubernetes API, waits (up to 10 s) for the collector to store the `paused`
+   * transition, and resumes it. Pausing is a change the collector records without making the world scale anything.
+   */
+  const probe = async (p: (typeof pools)[number]): Promise<Probe> => {
+    const errors: string[] = [];
+    let result: Probe['seen'] = null;
+    trace?.mark('probe: client');
+    const k = new KubeConfig();
+    k.loadFromDefault();
+    k.setCurrentContext(p.summary.ref.context);
+    const api = k.makeApiClient(CustomObjectsApi);
+    const t = Date.now();
+    let seenAt = 0;
+    watching = p.summary.key;
+    arrivedAt = 0;
+    let seen = () => {};
+    const got = new Promise<void>((resolve) => {
+      seen = resolve;
+    });
+    const on = (ev: { poolKey: string; fields: string[] }) => {
+      if (ev.poolKey === p.summary.key && ev.fields.includes('paused')) {
+        seenAt = Date.now();
+        seen();
+      }
+    };
+    col.bus.on('change', on);
+    const patch = (paused: boolean) => api.patchNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: p.summary.ref.namespace, name: p.summary.ref.name, body: { metadata: { annotations: { 'cluster.x-k8s.io/paused': paused ? 'true' : null } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    try {
+      trace?.mark('probe: pause');
+      await patch(true);
+      trace?.mark('probe: paused');
+      // The change is committed when the API server answers: from then on the wait is the collector's (the
+      // API server itself can take seconds when the simulator's controllers are busy with a 100k-VM fleet).
+      const committed = Date.now();
+      await Promise.race([got, new Promise((r) => setTimeout(r, 10_000))]);
+      trace?.mark('probe: stored');
+      if (seenAt) result = { requestMs: seenAt - t, latencyMs: Math.max(0, seenAt - committed), arrival: arrivedAt ? { deliveryMs: Math.max(0, arrivedAt - committed), storeMs: seenAt - arrivedAt } : null };
+    } catch (err) {
+      errors.push((err as Error).message);
+    } finally {
+      col.bus.off('change', on);
+      watching = null;
+    }
+    // Undone (also after a failed request, which may have been applied), retried until the API server takes it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await patch(false);
+        trace?.mark('probe: resumed');
+        break;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        errors.push((err as Error).message);
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    }
+    return { seen: result, errors };
+  };
+  // One probe ahead of the window, not counted. At 100k VMs the process's first probe is followed by ~30 MB
+  // outside V8's heap, held until the next full GC (docs/performance.md, "The first probe"): made here, the
+  // full GC below gives it back, and the window's probes find the process as they leave it.
+  const last = pools[pools.length - 1];
+  if (last) await probe(last);
+  trace?.mark('checkpoint');
   const bytes0 = size();
   const calls0 = col.azureCalls.total;
   const throttled0 = col.azureCalls.throttled;
   // The machine's speed just before the window, measured outside it (its second of work would count in the
   // window's CPU, garbage collections, event-loop delays and change lags).
   const { informerActivity } = await import('../server/kube/informer');
+  trace?.mark('calibration');
   const speed0 = calibrate();
-  // The calibration's garbage (~30 MB of V8's heap) is collected before the window, and the window opens 3 s later.
-  // At 100k VMs its first 0.3–4 s still hold 20–37 MB more outside V8's heap, given back at one GC, for a cause not
-  // found (docs/performance.md, "The window's memory"): a memory trace shows it apart from the steady state.
+  // The calibration's garbage (~30 MB of V8's heap) and the first probe's are collected before the window, and the
+  // window opens 3 s later.
+  trace?.mark('full GC');
   collectGarbage();
+  trace?.mark('pause');
   await new Promise((r) => setTimeout(r, 3000));
   const profile = process.env.POOLSCOPE_BENCH_CPU_PROFILE ? await startProfile() : null;
   const allocations = process.env.POOLSCOPE_BENCH_ALLOC_PROFILE ? await startAllocationProfile() : null;
@@ -92,21 +184,18 @@ export async function measureInChild(): Promise<void> {
     while (recent.length && (recent[0] as { end: number }).end < now - 5000) recent.shift();
   };
   // Garbage collection in the window, by kind (a scavenge of the young generation, or a full mark-compact).
-  const { PerformanceObserver, constants, monitorEventLoopDelay } = await import('node:perf_hooks');
+  const { monitorEventLoopDelay } = await import('node:perf_hooks');
   // How late the event loop ran what was due (a cycle's timer, a watch's data): its delays in the window.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
-  const gcKinds: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
-  const trace = memoryTrace(process.env.POOLSCOPE_BENCH_MEMORY_TRACE);
   const gcStats: Record<string, { count: number; ms: number }> = {};
   const gcObserver = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      const kind = gcKinds[(e as unknown as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'other';
+      const kind = gcKind(e);
       const g = (gcStats[kind] ??= { count: 0, ms: 0 });
       g.count++;
       g.ms += e.duration;
       if (e.duration >= 5) recent.push({ end: e.startTime + e.duration, what: `gc ${kind} ${Math.round(e.duration)} ms` });
-      trace?.gc(kind, e.startTime, e.duration);
     }
   });
   gcObserver.observe({ entryTypes: ['gc'] });
@@ -150,29 +239,16 @@ export async function measureInChild(): Promise<void> {
   const threads0 = threadCpu();
   const wall0 = Date.now();
   window0 = performance.now();
-  // Latency: patch a pool's replicas through the API and wait for the collector's change event.
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
   const latencies: number[] = [];
   const requestLatencies: number[] = [];
   let timedOut = 0;
   /** Patches the simulated API server did not take (it can stall for seconds under a 100k churn). */
   const patchErrors: string[] = [];
   const samples = Math.min(20, pools.length);
-  // When the watch event of the pool being patched reached the collector (its sources call onKubeChange): splits
-  // the latency into the API server's delivery and the collector's own part.
-  let watching: string | null = null;
-  let arrivedAt = 0;
   const arrivals: number[] = [];
   const deliveries: number[] = [];
-  const inside = col as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean): void };
-  const onKubeChange = inside.onKubeChange.bind(col);
-  inside.onKubeChange = (ctx, changed, urgent) => {
-    if (watching && !arrivedAt && urgent && changed.some((p) => `${ctx}/${p}` === watching)) arrivedAt = Date.now();
-    onKubeChange(ctx, changed, urgent);
-  };
   const end = wall0 + seconds * 1000;
-  trace?.start();
+  trace?.mark('window');
   const rssWindow: number[] = [];
   const heapWindow: { total: number; used: number; external: number }[] = [];
   for (let i = 0; Date.now() < end; i++) {
@@ -182,61 +258,16 @@ export async function measureInChild(): Promise<void> {
     if (i < samples) {
       const p = pools[i % pools.length];
       if (!p) break;
-      const ctx = p.summary.ref.context;
-      const k = new KubeConfig();
-      k.loadFromDefault();
-      k.setCurrentContext(ctx);
-      const api = k.makeApiClient(CustomObjectsApi);
-      const t = Date.now();
-      let seenAt = 0;
-      watching = p.summary.key;
-      arrivedAt = 0;
-      let seen = () => {};
-      const got = new Promise<void>((resolve) => {
-        seen = resolve;
-      });
-      const on = (ev: { poolKey: string; fields: string[] }) => {
-        if (ev.poolKey === p.summary.key && ev.fields.includes('paused')) {
-          seenAt = Date.now();
-          seen();
+      const r = await probe(p);
+      if (r.seen) {
+        requestLatencies.push(r.seen.requestMs);
+        latencies.push(r.seen.latencyMs);
+        if (r.seen.arrival) {
+          deliveries.push(r.seen.arrival.deliveryMs);
+          arrivals.push(r.seen.arrival.storeMs);
         }
-      };
-      col.bus.on('change', on);
-      // Pausing a pool is a change the collector records (a `paused` transition) without making the world
-      // scale anything; it is undone right after.
-      const patch = (paused: boolean) => api.patchNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: p.summary.ref.namespace, name: p.summary.ref.name, body: { metadata: { annotations: { 'cluster.x-k8s.io/paused': paused ? 'true' : null } } } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
-      try {
-        await patch(true);
-        // The change is committed when the API server answers: from then on the wait is the collector's (the
-        // API server itself can take seconds when the simulator's controllers are busy with a 100k-VM fleet).
-        const committed = Date.now();
-        await Promise.race([got, new Promise((r) => setTimeout(r, 10_000))]);
-        if (seenAt) {
-          requestLatencies.push(seenAt - t);
-          latencies.push(Math.max(0, seenAt - committed));
-          if (arrivedAt) {
-            deliveries.push(Math.max(0, arrivedAt - committed));
-            arrivals.push(seenAt - arrivedAt);
-          }
-        } else timedOut++;
-      } catch (err) {
-        patchErrors.push((err as Error).message);
-      } finally {
-        col.bus.off('change', on);
-        watching = null;
-      }
-      // Undone (also after a failed request, which may have been applied), retried until the API server takes it.
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await patch(false);
-          break;
-        } catch (err) {
-          if (attempt >= 5) throw err;
-          patchErrors.push((err as Error).message);
-          await new Promise((r) => setTimeout(r, 2000));
-        }
-      }
+      } else if (!r.errors.length) timedOut++;
+      patchErrors.push(...r.errors);
     }
     await new Promise((r) => setTimeout(r, 1000));
   }
@@ -332,7 +363,7 @@ export async function measureInChild(): Promise<void> {
   out.calibrationCpuMs.after = calibrate();
   out.cpuPercentPerCalibrationMs = Math.round((out.steadyCpuPercentOfOneCore / ((out.calibrationCpuMs.before + out.calibrationCpuMs.after) / 2)) * 1000) / 1000;
   await rt.stop();
-  console.log(JSON.stringify(out));
+  console.log(reportLine(out));
 }
 
 /** The store's writes between two readings, per second of the window and per pool state stored. */
@@ -356,11 +387,12 @@ function writesDelta(a: WriteStats, b: WriteStats, stageMs: { analyse: number; w
 }
 
 /**
- * POOLSCOPE_BENCH_MEMORY_TRACE=<file>: through the window, a JSON line every 250 ms with the RSS and the kernel's
- * split of it (anonymous, file), V8's heap (reserved, used) and what V8 counts outside it, in MB, and a line per
- * garbage collection of 5 ms or more: to line a peak up with what made it.
+ * POOLSCOPE_BENCH_MEMORY_TRACE=<file>: from the bench's steps ahead of the window to the window's end, a JSON line every
+ * 250 ms with the RSS and the kernel's split of it (anonymous, file), V8's heap (reserved, used) and what V8 counts
+ * outside it, in MB; a line per garbage collection (its kind and ms); and a line marking each step (`checkpoint`,
+ * `calibration`, `full GC`, `pause`, `window`), with a sample just before it: to line a peak up with what made it.
  */
-function memoryTrace(file: string | undefined): { start(): void; stop(): void; gc(kind: string, startMs: number, ms: number): void } | null {
+function memoryTrace(file: string | undefined): { start(): void; stop(): void; mark(what: string): void } | null {
   if (!file) return null;
   const lines: string[] = [];
   const mb = (n: number) => Math.round((n / 2 ** 20) * 10) / 10;
@@ -371,16 +403,25 @@ function memoryTrace(file: string | undefined): { start(): void; stop(): void; g
     const kernel = kernelMemory(['RssAnon', 'RssFile']);
     lines.push(JSON.stringify({ t: Math.round(performance.now() - t0), rss: mb(m.rss), anon: mb(kernel?.RssAnon ?? NaN), file: mb(kernel?.RssFile ?? NaN), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external) }));
   };
+  const gcs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = gcKind(e);
+      lines.push(JSON.stringify({ t: Math.round(e.startTime - t0), gc: kind, ms: Math.round(e.duration) }));
+    }
+  });
   return {
     start: () => {
       timer = setInterval(sample, 250);
+      gcs.observe({ entryTypes: ['gc'] });
     },
     stop: () => {
       clearInterval(timer);
+      gcs.disconnect();
       writeFileSync(file, `${lines.join('\n')}\n`);
     },
-    gc: (kind, startMs, ms) => {
-      if (timer && ms >= 5) lines.push(JSON.stringify({ t: Math.round(startMs - t0), gc: kind, ms: Math.round(ms) }));
+    mark: (what) => {
+      sample();
+      lines.push(JSON.stringify({ t: Math.round(performance.now() - t0), mark: what }));
     },
   };
 }

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startFleet } from './fleet';
+import { reportOf } from './report-line';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -75,5 +76,6 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   // says how it ran.
   const arenas = process.env.MALLOC_ARENA_MAX;
   const mallocConf = process.env.MALLOC_CONF;
-  return { fleet, seconds, contexts: managementContexts.length, loader, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(arenas ? { mallocArenaMax: arenas } : {}), ...(mallocConf ? { mallocConf } : {}), ...(JSON.parse(result.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>) };
+  return { fleet, seconds, contexts: managementContexts.length, loader, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(arenas ? { mallocArenaMax: arenas } : {}), ...(mallocConf ? { mallocConf } : {}), ...reportOf(result) };
 }
+

@@ -88,7 +88,7 @@ export async function measureInChild(): Promise<void> {
     if (watching && !arrivedAt && urgent && changed.some((p) => `${ctx}/${p}` === watching)) arrivedAt = Date.now();
     onKubeChange(ctx, changed, urgent);
   };
-  type Probe = { seen: { requestMs: number; latencyMs: number; arrival: { deliveryMs: number; storeMs: number } | null } | null; errors: string[] };
+  type Probe = { seen: { requestMs: number; latencyMs: number; arrival: { deliveryMs: number; storeMs: number } | null } | null; timedOut: boolean; errors: string[] };
   /**
    * Pauses a pool through the Kubernetes API, waits (up to 10 s) for the collector to store the `paused`
    * transition, and resumes it. Pausing is a change the collector records without making the world scale anything.
@@ -96,6 +96,7 @@ export async function measureInChild(): Promise<void> {
   const probe = async (p: (typeof pools)[number]): Promise<Probe> => {
     const errors: string[] = [];
     let result: Probe['seen'] = null;
+    let timedOut = false;
     trace?.mark('probe: client');
     const k = new KubeConfig();
     k.loadFromDefault();
@@ -128,6 +129,7 @@ export async function measureInChild(): Promise<void> {
       await Promise.race([got, new Promise((r) => setTimeout(r, 10_000))]);
       trace?.mark('probe: stored');
       if (seenAt) result = { requestMs: seenAt - t, latencyMs: Math.max(0, seenAt - committed), arrival: arrivedAt ? { deliveryMs: Math.max(0, arrivedAt - committed), storeMs: seenAt - arrivedAt } : null };
+      else timedOut = true;
     } catch (err) {
       errors.push((err as Error).message);
     } finally {
@@ -146,7 +148,7 @@ export async function measureInChild(): Promise<void> {
         await new Promise((r) => setTimeout(r, 2000));
       }
     }
-    return { seen: result, errors };
+    return { seen: result, timedOut, errors };
   };
   // One probe ahead of the window, not counted. At 100k VMs the process's first request through client-node's
   // CustomObjectsApi is followed by ~30 MB outside V8's heap, held until the next full GC (docs/performance.md,
@@ -267,7 +269,8 @@ export async function measureInChild(): Promise<void> {
           deliveries.push(r.seen.arrival.deliveryMs);
           arrivals.push(r.seen.arrival.storeMs);
         }
-      } else if (!r.errors.length) timedOut++;
+      }
+      if (r.timedOut) timedOut++;
       patchErrors.push(...r.errors);
     }
     await new Promise((r) => setTimeout(r, 1000));

@@ -4,7 +4,7 @@
 // load the simulator.
 
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { PerformanceObserver, constants, monitorEventLoopDelay } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { CycleEvent } from '../server/collector/collector';
@@ -74,7 +74,8 @@ export async function measureInChild(): Promise<void> {
     return statSync(dbFile).size;
   };
   // The memory trace starts before the bench's own steps ahead of the window (a first probe, the store's
-  // checkpoint, the calibration, a full GC), and marks each, so that what they leave in memory shows apart from the window.
+  // checkpoint, the calibration, a full GC), and marks each, so that what they leave in memory shows apart from
+  // the window.
   const trace = memoryTrace(process.env.POOLSCOPE_BENCH_MEMORY_TRACE);
   trace?.start();
   // Latency: pause a pool through the API and wait for the collector's change event (see probe below).
@@ -187,7 +188,6 @@ export async function measureInChild(): Promise<void> {
     while (recent.length && (recent[0] as { end: number }).end < now - 5000) recent.shift();
   };
   // Garbage collection in the window, by kind (a scavenge of the young generation, or a full mark-compact).
-  const { monitorEventLoopDelay } = await import('node:perf_hooks');
   // How late the event loop ran what was due (a cycle's timer, a watch's data): its delays in the window.
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -391,10 +391,11 @@ function writesDelta(a: WriteStats, b: WriteStats, stageMs: { analyse: number; w
 }
 
 /**
- * POOLSCOPE_BENCH_MEMORY_TRACE=<file>: from the bench's steps ahead of the window to the window's end, a JSON line every
- * 250 ms with the RSS and the kernel's split of it (anonymous, file), V8's heap (reserved, used) and what V8 counts
- * outside it, in MB; a line per garbage collection (its kind and ms); and a line marking each step (`checkpoint`,
- * `calibration`, `full GC`, `pause`, `window`), with a sample just before it: to line a peak up with what made it.
+ * POOLSCOPE_BENCH_MEMORY_TRACE=<file>: from the bench's steps ahead of the window to the window's end, a JSON line
+ * every 250 ms with the RSS and the kernel's split of it (anonymous, file), V8's heap (reserved, used) and what V8
+ * counts outside it, in MB; a line per garbage collection (its kind and ms); and a line marking each step
+ * (`checkpoint`, `calibration`, `full GC`, `pause`, `window`) and each probe's stages (`probe: client`, …), with a
+ * sample just before it: to line a peak up with what made it.
  */
 function memoryTrace(file: string | undefined): { start(): void; stop(): void; mark(what: string): void } | null {
   if (!file) return null;

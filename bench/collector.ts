@@ -78,4 +78,3 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   const mallocConf = process.env.MALLOC_CONF;
   return { fleet, seconds, contexts: managementContexts.length, loader, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(arenas ? { mallocArenaMax: arenas } : {}), ...(mallocConf ? { mallocConf } : {}), ...reportOf(result) };
 }
-

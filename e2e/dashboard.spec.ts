@@ -145,6 +145,25 @@ test('a frozen list\'s "frozen for" counts on while the page is open, with no ch
   expect(await shown('[data-finding="readiness-gate-frozen"]')).toBe(past);
 });
 
+test('the pool page says how long ago Azure was last read (the API\'s azureReadAt), not on a view of a past instant', async ({ page, request }) => {
+  const key = 'mgmt-weu/default/workers';
+  let readAt: string | null = null;
+  await expect.poll(async () => (readAt = (await pool(request, key)).azureReadAt), { timeout: 30_000 }).not.toBeNull();
+  expect(Date.now() - Date.parse(readAt as unknown as string)).toBeLessThan(5 * 60_000);
+  expect((await pool(request, key, new Date(Date.now() - 1_000).toISOString())).azureReadAt).toBeNull();
+  await page.goto(`/pools/${key}`);
+  const age = page.getByTestId('azure-read');
+  await expect(age).toContainText(/Azure read \d+ (s|min) ago/);
+  // As old as the API says the read is, give or take a refetch (15 s) and the time the page took.
+  const latest = Date.parse((await pool(request, key)).azureReadAt as string);
+  const m = /read (\d+) (s|min) ago/.exec(await age.innerText()) as RegExpExecArray;
+  const shownSeconds = Number(m[1]) * (m[2] === 'min' ? 60 : 1);
+  expect(Math.abs(shownSeconds - (Date.now() - latest) / 1000)).toBeLessThan(m[2] === 'min' ? 75 : 25);
+  await page.goto(`/pools/${key}?at=${encodeURIComponent(new Date(Date.now() - 1_000).toISOString())}`);
+  await expect(page.getByTestId('as-of')).toBeVisible();
+  await expect(page.getByTestId('azure-read')).toHaveCount(0);
+});
+
 test('an ?at= link reproduces a past state and says so', async ({ page, request }) => {
   // A moment while system was paused (the previous test paused it, then resumed it).
   const tl = (await (await request.get(`/api/pools/mgmt-weu/default/system/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)).json()) as { entries: { at: string; field: string; to: string | null }[] };

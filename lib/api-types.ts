@@ -416,6 +416,11 @@ export interface PoolResponse {
   pool: PoolDetail;
   /** The instant asked for with `?at=`, or null for the current state. */
   asOf: string | null;
+  /**
+   * When poolscope last read the pool's scale set from Azure (Azure's time of the answer, RFC 3339): what the Azure
+   * figures of the current state are as of. Null for a past instant (`?at=`), and until a first read is recorded.
+   */
+  azureReadAt: string | null;
 }
 
 /** `GET /api/error` shape of every 4xx/5xx answer. */

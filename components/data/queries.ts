@@ -51,11 +51,18 @@ export const fleetOptions = (f: FleetFilters) => queryOptions({
   refetchInterval: SOURCES_REFRESH_MS,
 });
 
+/**
+ * How often a pool's page reads its current state again: an Azure read that changes nothing stores nothing (no live
+ * event announces it), and the page says when Azure was last read (a pool in motion: every ~15 s).
+ */
+const POOL_REFRESH_MS = 15_000;
+
 export const poolOptions = (ref: PoolRef, at: string | null) => queryOptions({
   queryKey: queryKeys.pool(ref, at),
   queryFn: ({ signal }) => fetchJson<PoolResponse>(`${apiPath(ref)}${at ? `?at=${encodeURIComponent(at)}` : ''}`, signal),
   // A past instant never changes.
   staleTime: at ? Infinity : 5_000,
+  refetchInterval: at ? false : POOL_REFRESH_MS,
 });
 
 export const timelineOptions = (ref: PoolRef, w: WindowKey) => queryOptions({

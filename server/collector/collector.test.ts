@@ -304,6 +304,28 @@ describe('collector resilience', () => {
     expect(states[0] === 'unknown' ? states.slice(1) : states).toEqual(['ok', 'unreachable', 'ok', 'throttled', 'ok']);
   }, 60_000);
 
+  it('records when a pool\'s scale set was last read from Azure, once the read is analysed, and not while Azure fails', async () => {
+    const h = await harness('s05-flexible.yaml', 1);
+    await h.start();
+    const first = await until('a read to be recorded', async () => (await h.store.azureReadAt(POOL)) ?? undefined);
+    expect((await h.store.currentPool(POOL))?.sources.azure.state).toBe('ok');
+    expect(Date.parse(first)).toBeLessThanOrEqual(Date.now());
+    expect(Date.now() - Date.parse(first)).toBeLessThan(20_000);
+    h.sim.azure.addFault({ operation: '*', kind: 'error', status: 503 });
+    await until('Azure to be reported unreachable', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'unreachable' ? true : undefined));
+    const last = await h.store.azureReadAt(POOL);
+    const failing = h.sim.azure.requestCounts.get('vmss.get') ?? 0;
+    await until('another read to fail', async () => ((h.sim.azure.requestCounts.get('vmss.get') ?? 0) > failing ? true : undefined), 20_000);
+    expect(await h.store.azureReadAt(POOL)).toBe(last);
+    h.sim.azure.clearFaults();
+    const again = await until('a read after Azure is back', async () => {
+      const r = await h.store.azureReadAt(POOL);
+      return r && r > (last as string) ? r : undefined;
+    }, 20_000);
+    expect((await h.store.currentPool(POOL))?.sources.azure.state).toBe('ok');
+    expect(again > (last as string)).toBe(true);
+  }, 60_000);
+
   it('records a Kubernetes change at once while Azure answers slowly (reads run beside the cycles)', async () => {
     const h = await harness('s05-flexible.yaml', 1);
     await h.start();

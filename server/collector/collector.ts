@@ -199,6 +199,7 @@ export class Collector {
     this.previous.delete(key);
     this.shapes.delete(key);
     this.recordedEvents.delete(key);
+    this.readTimes.delete(key);
   }
 
   private remember(d: PoolDetail, shape = shapeOf(d)): void {
@@ -211,6 +212,11 @@ export class Collector {
    */
   private readonly azureData = new Map<string, { input: NonNullable<PoolInput['azure']>; ok: boolean }>();
   private readonly azureHealth = new Map<string, AzureHealth>();
+  /**
+   * When each pool's scale set was last read from Azure (its answer's Date), not yet in the store: recorded once the
+   * pool's analysis of that read is stored (see recordReads).
+   */
+  private readonly readTimes = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   /** When the pending timer fires (performance.now()). */
   private timerDue = 0;
@@ -397,6 +403,7 @@ export class Collector {
       written = await this.analyseAndWrite();
       this.failedWrites = 0;
       this.writesRefused = null;
+      await this.recordReads();
       return written;
     } catch (e) {
       error = this.lastError = (e as Error).message;
@@ -470,8 +477,29 @@ export class Collector {
           const fast = this.poolNeedsFastLane(id);
           this.opts.scheduler.record(id, t, { region, remaining: read.state === 'ok' ? read.remaining : undefined, fast });
         }
-        for (const key of this.poolsByScaleSet.get(id) ?? []) this.dirty.add(key);
+        for (const key of this.poolsByScaleSet.get(id) ?? []) {
+          this.dirty.add(key);
+          if (read.state === 'ok') this.readTimes.set(key, read.readAt);
+        }
       }));
+    }
+  }
+
+  /**
+   * Stores the Azure read times of the pools whose analysis of the read is stored (not waiting for a cycle): a page
+   * says how fresh a pool's Azure figures are by it. Those the store refuses wait for the next cycle.
+   */
+  private async recordReads(): Promise<void> {
+    const ready: [string, string][] = [];
+    for (const entry of this.readTimes) if (!this.dirty.has(entry[0])) ready.push(entry);
+    if (!ready.length) return;
+    for (const [key] of ready) this.readTimes.delete(key);
+    try {
+      await this.opts.store.recordAzureReads(ready);
+    } catch (e) {
+      this.lastError = (e as Error).message;
+      // A later read's time, if one came meanwhile, stands.
+      for (const [key, at] of ready) if (!this.readTimes.has(key)) this.readTimes.set(key, at);
     }
   }
 

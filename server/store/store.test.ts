@@ -477,6 +477,19 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
     expect((await store.timeline(key, at(149), at(151))).filter((e) => e.field === 'resync')).toHaveLength(1);
   });
 
+  it.skipIf(!available)('records when each pool\'s scale set was last read from Azure: a later read replaces it, an earlier one does not', async () => {
+    expect(await store.azureReadAt('ctx/ns/read-a')).toBeNull();
+    await store.recordAzureReads([['ctx/ns/read-a', at(1)], ['ctx/ns/read-b', at(2)]]);
+    expect(await store.azureReadAt('ctx/ns/read-a')).toBe(at(1));
+    expect(await store.azureReadAt('ctx/ns/read-b')).toBe(at(2));
+    await store.recordAzureReads([['ctx/ns/read-a', at(3)], ['ctx/ns/read-b', at(1)]]);
+    expect(await store.azureReadAt('ctx/ns/read-a')).toBe(at(3));
+    expect(await store.azureReadAt('ctx/ns/read-b')).toBe(at(2));
+    // Nothing to record: no transaction fails.
+    await store.recordAzureReads([]);
+    expect(await store.azureReadAt('ctx/ns/read-a')).toBe(at(3));
+  });
+
   it.skipIf(!available)('reports its size on disk, which grows with what it stores', async () => {
     const before = await store.sizeBytes();
     expect(before).toBeGreaterThan(0);
@@ -602,6 +615,7 @@ describe.each(pruneDrivers)('retention of deleted pools on %s', (_name, availabl
       }
       expect((await store.currentPool(keys[0]!))?.summary.deletedAt).toBe(at(20));
       expect((await store.currentSummaries()).find((p) => p.key === keys[1])?.deletedAt).toBe(at(40));
+      await store.recordAzureReads(keys.map((k) => [k, at(15)] as const));
       const dropped: string[] = [];
       const r = await store.prune(at(30), { batchRows: 3, onDropped: (k) => dropped.push(k) });
       expect(r.pools).toBe(1);
@@ -612,6 +626,8 @@ describe.each(pruneDrivers)('retention of deleted pools on %s', (_name, availabl
       expect((await store.currentSummaries()).map((p) => p.key).filter((k) => keys.includes(k)).sort()).toEqual([keys[1], keys[2]].sort());
       const [rows] = await db(store).all<{ n: number }>('SELECT COUNT(*) AS n FROM pool_rows WHERE pool_key = ?', [keys[0]]);
       expect(Number(rows?.n)).toBe(0);
+      expect(await store.azureReadAt(keys[0]!)).toBeNull();
+      expect(await store.azureReadAt(keys[1]!)).toBe(at(15));
       // Deleted after the cutoff: kept, its deletion on its timeline; the pool never deleted is untouched.
       expect((await store.currentPool(keys[1]!))?.summary.deletedAt).toBe(at(40));
       expect((await store.timeline(keys[1]!, at(0), at(100))).filter((e) => e.field === 'pool')).toEqual([{ at: at(40), poolKey: keys[1], field: 'pool', from: 'present', to: 'deleted' }]);

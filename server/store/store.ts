@@ -204,10 +204,16 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
     version: 8,
     up: () => ['ALTER TABLE pools ADD COLUMN deleted_at TEXT'],
   },
+  {
+    // When the collector last read each pool's scale set from Azure: a row a pool, overwritten by each read (a read
+    // that changes nothing stores no state, so a state's time does not say how fresh its Azure figures are).
+    version: 9,
+    up: () => ['CREATE TABLE IF NOT EXISTS azure_reads (pool_key TEXT PRIMARY KEY, read_at TEXT NOT NULL)'],
+  },
 ];
 
 /** Every table the migrations create (what the store's size counts on PostgreSQL). */
-const STORE_TABLES = ['schema_migrations', 'pools', 'pool_history', 'transitions', 'cycles', 'pool_summaries', 'pool_rows'] as const;
+const STORE_TABLES = ['schema_migrations', 'pools', 'pool_history', 'transitions', 'cycles', 'pool_summaries', 'pool_rows', 'azure_reads'] as const;
 
 /** The column of `pools` that counts a table's rows in `pool_rows` (-1: not counted yet). */
 const ROW_COUNT_COLUMN = { instances: 'rows_instances', drift: 'rows_drift' } as const satisfies Record<RowTable, string>;
@@ -616,6 +622,24 @@ export class TimelineStore {
     return this.revive(row, now, rows);
   }
 
+  /**
+   * Records when each pool's scale set was last read from Azure (pool key, RFC 3339), in one transaction. A time
+   * earlier than the one stored leaves it as it is.
+   */
+  async recordAzureReads(reads: Iterable<readonly [key: string, at: string]>): Promise<void> {
+    await this.db.tx(async (t) => {
+      for (const [key, at] of reads) {
+        await t.run('INSERT INTO azure_reads (pool_key, read_at) VALUES (?, ?) ON CONFLICT (pool_key) DO UPDATE SET read_at = excluded.read_at WHERE azure_reads.read_at < excluded.read_at', [key, at]);
+      }
+    });
+  }
+
+  /** When the pool's scale set was last read from Azure (see recordAzureReads), or null. */
+  async azureReadAt(key: string): Promise<string | null> {
+    const [r] = await this.db.all<{ read_at: string }>('SELECT read_at FROM azure_reads WHERE pool_key = ?', [key]);
+    return r?.read_at ?? null;
+  }
+
   /** Transitions of one pool in [from, to], oldest first. */
   async timeline(key: string, from: string, to: string): Promise<TimelineEntry[]> {
     const rows = await this.db.all<{ at: string; pool_key: string; field: string; from_value: string | null; to_value: string | null; detail: string | null }>(
@@ -713,6 +737,7 @@ export class TimelineStore {
         if (!(await gone(t))) return false;
         await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
         await t.run('DELETE FROM pool_summaries WHERE pool_key = ?', [key]);
+        await t.run('DELETE FROM azure_reads WHERE pool_key = ?', [key]);
         await t.run('DELETE FROM pools WHERE pool_key = ?', [key]);
         return true;
       });

@@ -61,6 +61,42 @@ test('filters and sort live in the URL and survive a reload', async ({ page }) =
   await expect(page.getByLabel('Context')).toHaveValue('mgmt-weu');
 });
 
+test('the fleet counts pools by worst finding, and a count shows only those pools, in the URL', async ({ page, request }) => {
+  const errors = watchErrors(page);
+  await page.goto('/');
+  const tally = page.getByRole('group', { name: 'Pools by worst finding' });
+  // The fleet keeps moving (10× speed): the counts agree with the API's pools once the page has caught up.
+  await expect(async () => {
+    const api = (await fleet(request)).pools;
+    for (const s of ['critical', 'warning', 'info'] as const) {
+      await expect(tally.getByTestId(`severity-${s}`)).toHaveText(`${api.filter((p) => p.worstFinding?.severity === s).length} ${s}`, { timeout: 1_000 });
+    }
+  }).toPass({ timeout: 20_000 });
+  // mgmt-neu/general's failed VM keeps its list frozen for good: critical; mgmt-weu/system stays healthy.
+  await tally.getByTestId('severity-critical').click();
+  await expect(page).toHaveURL(/[?&]severity=critical/);
+  await expect(tally.getByTestId('severity-critical')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('tr[data-pool="mgmt-neu/default/general"]')).toBeVisible();
+  await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toHaveCount(0);
+  await expect(async () => {
+    const api = await fleet(request);
+    const critical = api.pools.filter((p) => p.worstFinding?.severity === 'critical').map((p) => p.key).sort();
+    expect((await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).sort()).toEqual(critical);
+    await expect(page.getByTestId('pool-count')).toHaveText(`${critical.length} of ${api.total} pools match`, { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await page.reload();
+  await expect(tally.getByTestId('severity-critical')).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toHaveCount(0);
+  // Pressed again, it shows every severity.
+  await tally.getByTestId('severity-critical').click();
+  await expect(page).not.toHaveURL(/severity=/);
+  await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toBeVisible();
+  // An unknown severity in an old or edited link filters nothing.
+  await page.goto('/?severity=high');
+  await expect(page.locator('tbody tr')).toHaveCount((await fleet(request)).pools.length);
+  expect(errors).toEqual([]);
+});
+
 test('the seed pool page explains the freeze and shows the instances the autoscaler cannot see', async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto('/pools/mgmt-neu/default/general?range=1h');

@@ -2,19 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import type { FindingCode, PoolSummary } from './api-types';
 import { buildScenario } from './fixtures/scenarios';
-import { fleetQuery, parseFleetParams, parseWindow, poolPath, selectPools, windowQuery } from './url-state';
+import { fleetQuery, parseFleetParams, parseWindow, poolPath, selectPools, severityCounts, windowQuery, withoutSeverity } from './url-state';
 
 const NOW = Date.parse('2026-11-29T12:00:00.000Z');
 
 describe('fleet filters in the URL', () => {
   it('round-trips every filter and the sort', () => {
-    const q = 'context=mgmt-weu&namespace=default&drifting=1&notReady=1&q=work&sort=-lastChange';
+    const q = 'context=mgmt-weu&namespace=default&drifting=1&notReady=1&q=work&severity=critical&sort=-lastChange';
     const f = parseFleetParams(new URLSearchParams(q));
-    expect(f).toEqual({ context: 'mgmt-weu', namespace: 'default', drifting: true, notReady: true, deleted: false, q: 'work', sort: 'lastChange', desc: true });
+    expect(f).toEqual({ context: 'mgmt-weu', namespace: 'default', drifting: true, notReady: true, deleted: false, q: 'work', severity: 'critical', sort: 'lastChange', desc: true });
     expect(fleetQuery(f)).toBe(q);
   });
   it('falls back to defaults for an old or wrong sort, and keeps default links empty', () => {
-    expect(parseFleetParams({ sort: 'bogus' })).toEqual({ drifting: false, notReady: false, deleted: false, sort: 'finding', desc: false });
+    expect(parseFleetParams({ sort: 'bogus', severity: 'high' })).toEqual({ drifting: false, notReady: false, deleted: false, sort: 'finding', desc: false });
     expect(fleetQuery(parseFleetParams({}))).toBe('');
   });
 
@@ -31,6 +31,25 @@ describe('fleet filters in the URL', () => {
     expect(selectPools(pools, parseFleetParams({})).map((p) => p.key)[0]).toBe(frozen.key);
     expect(selectPools(pools, parseFleetParams({ sort: 'pool' })).map((p) => p.ref.name)).toEqual(['calm', 'pool0']);
     expect(selectPools(pools, parseFleetParams({ sort: '-pool' })).map((p) => p.ref.name)).toEqual(['pool0', 'calm']);
+  });
+
+  it('filters by the worst finding\'s severity, counts each, and reads the fleet without it', () => {
+    const flex = analyzePool(buildScenario('s05-flexible').input, { now: '2026-11-29T10:00:00.000Z' }).summary;
+    const pool = (name: string, worstFinding: PoolSummary['worstFinding']): PoolSummary => ({ ...flex, key: `mgmt-weu/default/${name}`, ref: { ...flex.ref, name }, worstFinding });
+    const all = [
+      pool('a', { code: 'readiness-gate-frozen', severity: 'critical', summary: 'frozen' }),
+      pool('b', { code: 'instance-failed', severity: 'warning', summary: 'failed' }),
+      pool('c', { code: 'healthy', severity: 'info', summary: 'healthy' }),
+      pool('d', { code: 'vmss-failed', severity: 'critical', summary: 'failed' }),
+      pool('e', null),
+    ];
+    expect(selectPools(all, parseFleetParams({ severity: 'critical', sort: 'pool' })).map((p) => p.ref.name)).toEqual(['a', 'd']);
+    expect(selectPools(all, parseFleetParams({ severity: 'info' })).map((p) => p.ref.name)).toEqual(['c']);
+    expect(severityCounts(all)).toEqual({ critical: 2, warning: 1, info: 1, none: 1 });
+    expect(severityCounts([])).toEqual({ critical: 0, warning: 0, info: 0, none: 0 });
+    const f = parseFleetParams({ severity: 'warning', drifting: '1' });
+    expect(withoutSeverity(f)).toEqual({ drifting: true, notReady: false, deleted: false, sort: 'finding', desc: false });
+    expect(fleetQuery(withoutSeverity(f))).toBe('drifting=1');
   });
 
   it('puts, within a severity, the pools that need a look first: a finding but healthy, not ready, then the most drift', () => {

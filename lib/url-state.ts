@@ -27,11 +27,15 @@ export interface FleetFilters {
   deleted: boolean;
   /** Free text matched against context, namespace, cluster and pool names and the worst finding. */
   q?: string;
+  /** Only pools whose worst finding has this severity. */
+  severity?: Severity;
   sort: SortKey;
   desc: boolean;
 }
 
 const truthy = (v: string | undefined) => v === '1' || v === 'true';
+
+export const SEVERITIES = ['critical', 'warning', 'info'] as const satisfies readonly Severity[];
 
 export function parseFleetParams(p: Params): FleetFilters {
   const rawSort = one(p, 'sort') ?? 'finding';
@@ -42,9 +46,12 @@ export function parseFleetParams(p: Params): FleetFilters {
   const context = one(p, 'context');
   const namespace = one(p, 'namespace');
   const q = one(p, 'q');
+  // An unknown severity (an old or edited link) filters nothing, as an unknown sort sorts by the default.
+  const severity = SEVERITIES.find((s) => s === one(p, 'severity'));
   if (context) out.context = context;
   if (namespace) out.namespace = namespace;
   if (q) out.q = q;
+  if (severity) out.severity = severity;
   return out;
 }
 
@@ -57,6 +64,7 @@ export function fleetQuery(f: FleetFilters): string {
   if (f.notReady) u.set('notReady', '1');
   if (f.deleted) u.set('deleted', '1');
   if (f.q) u.set('q', f.q);
+  if (f.severity) u.set('severity', f.severity);
   if (f.sort !== 'finding' || f.desc) u.set('sort', `${f.desc ? '-' : ''}${f.sort}`);
   return u.toString();
 }
@@ -93,9 +101,26 @@ export function selectPools(pools: readonly PoolSummary[], f: FleetFilters): Poo
     && (!f.drifting || driftTotal(p) > 0)
     && (!f.notReady || p.ampReady !== true)
     && (f.deleted || !goneSince(p))
+    && (!f.severity || p.worstFinding?.severity === f.severity)
     && (!q || [p.ref.context, p.ref.namespace, p.ref.name, p.clusterName ?? '', p.worstFinding?.summary ?? ''].some((s) => s.toLowerCase().includes(q))));
   const cmp = SORTERS[f.sort];
   return out.sort((a, b) => (f.desc ? -cmp(a, b) : cmp(a, b)) || collator.compare(a.key, b.key));
+}
+
+/**
+ * The filters without the severity: the fleet page reads the pools matching the others and filters by severity
+ * itself, so that it can count every severity among them (its tally) and a click on one shows them at once.
+ */
+export function withoutSeverity(f: FleetFilters): FleetFilters {
+  const { severity: _severity, ...rest } = f;
+  return rest;
+}
+
+/** How many pools have each severity as their worst finding's, and how many have no finding (`none`). */
+export function severityCounts(pools: readonly PoolSummary[]): Record<Severity | 'none', number> {
+  const out = { critical: 0, warning: 0, info: 0, none: 0 };
+  for (const p of pools) out[p.worstFinding?.severity ?? 'none']++;
+  return out;
 }
 
 // ---------------- time range ----------------

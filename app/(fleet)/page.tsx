@@ -3,7 +3,7 @@ import { Suspense } from 'react';
 import { FleetSkeleton } from '@/components/fleet/fleet-skeleton';
 import { FleetView } from '@/components/fleet/fleet-view';
 import { queryKeys } from '@/components/data/queries';
-import { parseFleetParams, type Params } from '@/lib/url-state';
+import { parseFleetParams, withoutSeverity, type Params } from '@/lib/url-state';
 import { readFleet } from '@/server/read-model';
 
 export const dynamic = 'force-dynamic';
@@ -11,7 +11,8 @@ export const dynamic = 'force-dynamic';
 export default async function FleetPage({ searchParams }: { searchParams: Promise<Params> }) {
   const filters = parseFleetParams(await searchParams);
   const qc = new QueryClient();
-  await qc.prefetchQuery({ queryKey: queryKeys.fleet(filters), queryFn: () => readFleet(filters) });
+  // Read as the page reads it: without the severity, which the page applies itself (it counts every severity).
+  await qc.prefetchQuery({ queryKey: queryKeys.fleet(filters), queryFn: () => readFleet(withoutSeverity(filters)) });
   return (
     <main id="main" className="mx-auto max-w-screen-2xl space-y-4 px-4 py-6">
       <h1 className="text-2xl font-bold tracking-tight">MachinePools</h1>

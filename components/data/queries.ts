@@ -4,7 +4,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import { poolKey, type FleetResponse, type PoolRef, type PoolResponse, type ResyncRequest, type ResyncResult, type ResyncStatus, type SourcesReport } from '@/lib/api-types';
 import type { TimelineResponse } from '@/lib/timeline';
-import { RANGES, fleetQuery, type FleetFilters, type TimeWindow } from '@/lib/url-state';
+import { RANGES, fleetQuery, withoutSeverity, type FleetFilters, type TimeWindow } from '@/lib/url-state';
 import { fetchJson, postJson } from './fetch-json';
 
 const apiPath = (ref: PoolRef) => `/api/pools/${encodeURIComponent(ref.context)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
@@ -24,7 +24,8 @@ export function resolveWindow(k: WindowKey, now = Date.now()): { from: string; t
 }
 
 export const queryKeys = {
-  fleet: (f: FleetFilters) => ['fleet', f] as const,
+  /** The fleet as read: without the severity filter, which the page applies itself (lib/url-state's withoutSeverity). */
+  fleet: (f: FleetFilters) => ['fleet', withoutSeverity(f)] as const,
   pool: (ref: PoolRef, at: string | null) => ['pool', poolKey(ref), at] as const,
   timeline: (ref: PoolRef, w: WindowKey) => ['timeline', poolKey(ref), w] as const,
   resync: (ref: PoolRef) => ['resync', poolKey(ref)] as const,
@@ -46,7 +47,7 @@ export const sourcesOptions = () => queryOptions({
 
 export const fleetOptions = (f: FleetFilters) => queryOptions({
   queryKey: queryKeys.fleet(f),
-  queryFn: ({ signal }) => fetchJson<FleetResponse>(`/api/pools?${fleetQuery(f)}`, signal),
+  queryFn: ({ signal }) => fetchJson<FleetResponse>(`/api/pools?${fleetQuery(withoutSeverity(f))}`, signal),
   // The sources come with the fleet (read again while the page is visible).
   refetchInterval: SOURCES_REFRESH_MS,
 });

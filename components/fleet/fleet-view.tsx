@@ -5,10 +5,11 @@ import { useSearchParams } from 'next/navigation';
 import { fleetOptions } from '@/components/data/queries';
 import { useHydratedView } from '@/components/data/use-live-updates';
 import { ErrorPanel } from '@/components/ui/error-panel';
-import { parseFleetParams } from '@/lib/url-state';
+import { parseFleetParams, severityCounts } from '@/lib/url-state';
 import { FleetFilters } from './fleet-filters';
 import { FleetSkeleton } from './fleet-skeleton';
 import { FleetTable } from './fleet-table';
+import { SeverityTally } from './severity-tally';
 import { SourceBar } from './source-bar';
 
 export function FleetView() {
@@ -21,19 +22,26 @@ export function FleetView() {
   const data = q.data;
   const contexts = [...new Set([...data.sources.kube.filter((s) => s.kind === 'management').map((s) => s.context), ...data.pools.map((p) => p.ref.context), ...(filters.context ? [filters.context] : [])])].sort();
   const namespaces = [...new Set([...data.pools.map((p) => p.ref.namespace), ...(filters.namespace ? [filters.namespace] : [])])].sort();
+  // The severity filter is applied here, to pools read without it: the tally counts every severity among them.
+  const shown = filters.severity ? data.pools.filter((p) => p.worstFinding?.severity === filters.severity) : data.pools;
   return (
     <div className="space-y-4">
       <SourceBar sources={data.sources} />
       <FleetFilters filters={filters} contexts={contexts} namespaces={namespaces} deleted={data.deleted} />
-      <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite">
-        {data.pools.length === data.total ? `${data.total} pools` : `${data.pools.length} of ${data.total} pools match`}
-        {data.deleted > 0 && !filters.deleted ? ` (${data.deleted} deleted or not watched, not shown)` : null}
-      </p>
+      <div className="flex flex-wrap items-center gap-x-6 gap-y-2">
+        <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite" data-testid="pool-count">
+          {shown.length === data.total ? `${data.total} pools` : `${shown.length} of ${data.total} pools match`}
+          {data.deleted > 0 && !filters.deleted ? ` (${data.deleted} deleted or not watched, not shown)` : null}
+        </p>
+        {data.pools.length > 0 || filters.severity ? <SeverityTally filters={filters} counts={severityCounts(data.pools)} /> : null}
+      </div>
       {data.total === 0 ? (
         <p className="rounded border border-dashed border-slate-300 p-6 text-center dark:border-slate-700">
           No MachinePools seen yet. poolscope lists the MachinePools of every configured kubeconfig context once it has read them.
         </p>
-      ) : <FleetTable pools={data.pools} filters={filters} at={data.at} />}
+      ) : shown.length === 0 ? (
+        <p className="rounded border border-dashed border-slate-300 p-6 text-center dark:border-slate-700">No pool matches these filters.</p>
+      ) : <FleetTable pools={shown} filters={filters} at={data.at} />}
     </div>
   );
 }

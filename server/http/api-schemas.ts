@@ -2,7 +2,7 @@
 // `npm run openapi` describes them in openapi.json (with `.meta` descriptions), so the two cannot disagree.
 
 import { z } from 'zod';
-import { MAX_WINDOW_MS, parseInstant, SORT_KEYS } from '@/lib/url-state';
+import { MAX_WINDOW_MS, parseInstant, SEVERITIES, SORT_KEYS } from '@/lib/url-state';
 
 /** An RFC 3339 instant, normalised to UTC ISO (the same rule the pages apply to their links). */
 export const instant = z.string().transform((s, ctx) => {
@@ -33,7 +33,9 @@ export const fleetQuery = z.strictObject({
   drifting: flag.optional().meta({ description: 'Only pools with providerID drift.' }),
   notReady: flag.optional().meta({ description: 'Only pools whose AzureMachinePool is not ready.' }),
   deleted: flag.optional().meta({ description: 'Pools that left poolscope\'s view too: their MachinePool deleted (`summary.deletedAt`) or their context no longer watched (`summary.unwatchedSince`); kept until retention passes that time. Hidden by default.' }),
-  q: z.string().max(200).optional().meta({ description: 'Text to look for in the pool, namespace, context and cluster names.' }),
+  q: z.string().max(200).optional().meta({ description: "Text to look for, case-insensitively, in the pool, namespace, context and cluster names and the worst finding's summary." }),
+  severity: z.enum(SEVERITIES, { message: `must be one of ${SEVERITIES.join(', ')}` }).optional()
+    .meta({ description: "Only pools whose worst finding has this severity (`info` includes `healthy`); pools with no finding have none." }),
   sort: z.enum(SORTS as [string, ...string[]], { message: `must be one of ${SORT_KEYS.join(', ')}, optionally prefixed with - for descending` }).optional()
     .meta({ description: 'Sort key, `-` first for descending (default `finding`: worst first).' }),
 });

@@ -86,9 +86,22 @@ describe('GET /api/pools', () => {
     expect(((await call(fleet, '/api/pools?q=POOL0')).body as FleetResponse).pools.map((p) => p.key)).toEqual([POOL]);
     expect(((await call(fleet, '/api/pools?sort=-pool')).body as FleetResponse).pools.map((p) => p.ref.name)).toEqual(['pool0', 'flex']);
   });
+  it('filters by the worst finding\'s severity', async () => {
+    const all = ((await call(fleet, '/api/pools')).body as FleetResponse).pools;
+    const bySeverity: string[][] = [];
+    for (const severity of ['critical', 'warning', 'info'] as const) {
+      const got = ((await call(fleet, `/api/pools?severity=${severity}`)).body as FleetResponse).pools.map((p) => p.key);
+      expect(got, severity).toEqual(all.filter((p) => p.worstFinding?.severity === severity).map((p) => p.key));
+      bySeverity.push(got);
+    }
+    // Each pool under its own severity, once; and some severity leaves a pool out.
+    expect(bySeverity.flat().sort()).toEqual(all.filter((p) => p.worstFinding).map((p) => p.key).sort());
+    expect(bySeverity.some((keys) => keys.length < all.length)).toBe(true);
+  });
   it.each([
     ['/api/pools?drifting=maybe', 'invalid-query', /"drifting": must be 1, true, 0 or false/],
     ['/api/pools?sort=size', 'invalid-query', /"sort": must be one of pool, context/],
+    ['/api/pools?severity=high', 'invalid-query', /"severity": must be one of critical, warning, info/],
     ['/api/pools?colour=red', 'invalid-query', /unknown query parameter "colour"/],
   ])('%s → 400 %s', async (url, code, message) => {
     const { status, body } = await call(fleet, url);

@@ -16,6 +16,7 @@ export const GET = route({ query: fleetQuery }, async ({ query }) => {
     ...(query.context ? { context: query.context } : {}),
     ...(query.namespace ? { namespace: query.namespace } : {}),
     ...(query.q ? { q: query.q } : {}),
+    ...(query.severity ? { severity: query.severity } : {}),
   };
   return readFleet(filters);
 });

@@ -101,10 +101,15 @@ export function selectPools(pools: readonly PoolSummary[], f: FleetFilters): Poo
     && (!f.drifting || driftTotal(p) > 0)
     && (!f.notReady || p.ampReady !== true)
     && (f.deleted || !goneSince(p))
-    && (!f.severity || p.worstFinding?.severity === f.severity)
+    && hasSeverity(p, f.severity)
     && (!q || [p.ref.context, p.ref.namespace, p.ref.name, p.clusterName ?? '', p.worstFinding?.summary ?? ''].some((s) => s.toLowerCase().includes(q))));
   const cmp = SORTERS[f.sort];
   return out.sort((a, b) => (f.desc ? -cmp(a, b) : cmp(a, b)) || collator.compare(a.key, b.key));
+}
+
+/** Whether a pool's worst finding has the severity asked for (any pool, when none is). */
+export function hasSeverity(p: PoolSummary, severity: Severity | undefined): boolean {
+  return !severity || p.worstFinding?.severity === severity;
 }
 
 /**

@@ -5,7 +5,7 @@ import { useSearchParams } from 'next/navigation';
 import { fleetOptions } from '@/components/data/queries';
 import { useHydratedView } from '@/components/data/use-live-updates';
 import { ErrorPanel } from '@/components/ui/error-panel';
-import { parseFleetParams, severityCounts } from '@/lib/url-state';
+import { hasSeverity, parseFleetParams, severityCounts } from '@/lib/url-state';
 import { FleetFilters } from './fleet-filters';
 import { FleetSkeleton } from './fleet-skeleton';
 import { FleetTable } from './fleet-table';
@@ -23,7 +23,7 @@ export function FleetView() {
   const contexts = [...new Set([...data.sources.kube.filter((s) => s.kind === 'management').map((s) => s.context), ...data.pools.map((p) => p.ref.context), ...(filters.context ? [filters.context] : [])])].sort();
   const namespaces = [...new Set([...data.pools.map((p) => p.ref.namespace), ...(filters.namespace ? [filters.namespace] : [])])].sort();
   // The severity filter is applied here, to pools read without it: the tally counts every severity among them.
-  const shown = filters.severity ? data.pools.filter((p) => p.worstFinding?.severity === filters.severity) : data.pools;
+  const shown = filters.severity ? data.pools.filter((p) => hasSeverity(p, filters.severity)) : data.pools;
   return (
     <div className="space-y-4">
       <SourceBar sources={data.sources} />

@@ -4,14 +4,8 @@
 
 import type { Severity } from '@/lib/api-types';
 import { SEVERITIES, type FleetFilters } from '@/lib/url-state';
-import { toneOf } from '@/components/ui/badge';
+import { TONES, toneOf } from '@/components/ui/badge';
 import { useUrlFilters } from './use-url-filters';
-
-const PRESSED: Record<Severity, string> = {
-  critical: 'bg-red-100 text-red-900 ring-red-600/60 dark:bg-red-950 dark:text-red-200 dark:ring-red-400/60',
-  warning: 'bg-amber-100 text-amber-900 ring-amber-600/60 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-400/60',
-  info: 'bg-sky-100 text-sky-900 ring-sky-600/60 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-400/60',
-};
 
 /** The dot beside each severity: its badge's colour, so that the tally reads as the table's badges do. */
 const DOT: Record<ReturnType<typeof toneOf>, string> = {
@@ -43,7 +37,7 @@ export function SeverityTally({ filters: fromUrl, counts }: { filters: FleetFilt
             title={pressed ? 'Show every severity again' : `Show only the pools whose worst finding is ${s}`}
             data-testid={`severity-${s}`}
             onClick={() => toggle(s)}
-            className={`inline-flex items-center gap-1.5 rounded px-2 py-0.5 ring-1 ring-inset disabled:cursor-not-allowed disabled:opacity-50 ${pressed ? `font-medium ${PRESSED[s]}` : 'ring-slate-300 hover:bg-slate-100 dark:ring-slate-700 dark:hover:bg-slate-800'}`}
+            className={`inline-flex items-center gap-1.5 rounded px-2 py-0.5 ring-1 ring-inset disabled:cursor-not-allowed disabled:opacity-50 ${pressed ? `font-medium ${TONES[toneOf(s)]}` : 'ring-slate-300 hover:bg-slate-100 dark:ring-slate-700 dark:hover:bg-slate-800'}`}
           >
             <span aria-hidden="true" className={`inline-block size-2 rounded-full ${DOT[toneOf(s)]}`} />
             <span className="tabular-nums">{counts[s]}</span> {s}

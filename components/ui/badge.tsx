@@ -7,7 +7,8 @@ import { DRIFT_SEVERITY } from '@/lib/drift';
 
 export type Tone = 'good' | 'bad' | 'warn' | 'info' | 'neutral';
 
-const TONES: Record<Tone, string> = {
+/** Each tone's colours (background, text, ring), for controls drawn as badges too (components/fleet/severity-tally). */
+export const TONES: Record<Tone, string> = {
   good: 'bg-emerald-100 text-emerald-900 ring-emerald-600/30 dark:bg-emerald-950 dark:text-emerald-200 dark:ring-emerald-400/30',
   bad: 'bg-red-100 text-red-900 ring-red-600/30 dark:bg-red-950 dark:text-red-200 dark:ring-red-400/30',
   warn: 'bg-amber-100 text-amber-900 ring-amber-600/30 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-400/30',

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // `npm test`: every suite that exists — static checks, unit tests, browser tests — and one total line.
 // Usage: npm test [-- suite...]   suites: lint, typecheck, unit, browser (default: all)
-// Missing system packages (Debian chromium, kubectl, prometheus for promtool) are installed when this runs as root with apt-get;
-// otherwise it stops and prints the exact command to run.
+// Missing system packages (Debian chromium, kubectl) are installed when this runs as root with apt-get; otherwise it
+// stops and prints the exact command to run. promtool is the machine's, or else the binary alone taken out of Debian's
+// prometheus package into node_modules/.cache (scripts/promtool.mjs): that package is never installed.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensurePromtool } from './promtool.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
@@ -64,7 +66,8 @@ const suites = {
     // The simulator's tests drive the real kubectl.
     if (!ensurePackage({ binary: 'kubectl', pkg: 'kubernetes-client' })) return { passed: 0, failed: 1, skipped: 0, note: 'kubectl missing' };
     // promtool checks and unit-tests the alert rules; without it those tests report themselves skipped.
-    ensurePackage({ binary: 'promtool', pkg: 'prometheus' });
+    const promtool = ensurePromtool();
+    if (promtool) env.POOLSCOPE_PROMTOOL = promtool;
     const out = 'test-results/vitest.json';
     rmSync(out, { force: true });
     const code = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile=${out}`]);

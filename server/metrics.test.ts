@@ -2,13 +2,14 @@
 // what the dashboard says, the collector and Azure counters move, and the alert rules only use exported names.
 
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Registry } from 'prom-client';
 import { parse, stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PoolSummary } from '@/lib/api-types';
+import { findPromtool } from '@/scripts/promtool.mjs';
 import type { Runtime } from './collector/start';
 import type { CycleEvent } from './collector/collector';
 import { createMetrics, POOL_METRICS, poolMetricsText } from './metrics';
@@ -133,8 +134,9 @@ describe('metrics', () => {
   });
 });
 
-const PROMTOOL = ['/usr/bin/promtool', '/usr/local/bin/promtool'].find((p) => existsSync(p));
-if (!PROMTOOL) console.warn('SKIPPED: promtool is not installed, so the alert rules are not checked or unit-tested. Install it with `sudo apt-get install -y prometheus` (`npm test` does this when run as root).');
+// As `npm test` finds it: POOLSCOPE_PROMTOOL, PATH, or the cache `npm test` fetches it into (scripts/promtool.mjs).
+const PROMTOOL = findPromtool();
+if (!PROMTOOL) console.warn('SKIPPED: promtool is missing, so the alert rules are not checked or unit-tested. Run `node scripts/promtool.mjs` (`npm test` does) to take it from Debian\'s prometheus package, or set POOLSCOPE_PROMTOOL.');
 
 /** Two pools whose names need escaping, one frozen since a minute ago. */
 function oddPools(now: number): PoolSummary[] {

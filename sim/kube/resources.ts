@@ -3,6 +3,7 @@
 
 import type { KubeObject } from '../../lib/unstructured';
 import { convertCapi } from './capi-convert';
+import type { ScalePaths } from './scale';
 
 export interface ResourceVersionDef {
   name: string;
@@ -28,6 +29,8 @@ export interface ResourceDef {
   versions: ResourceVersionDef[];
   /** Has a /status subresource: the main resource ignores status, /status ignores everything else. */
   statusSubresource: boolean;
+  /** Has a /scale subresource (autoscaling/v1 Scale), with the paths its CRD's `subresources.scale` declares. */
+  scale?: ScalePaths;
   /** Only `create` is served (SubjectAccessReview, TokenReview). */
   createOnly?: boolean;
   verbs: string[];
@@ -81,7 +84,9 @@ export const RESOURCES: readonly ResourceDef[] = [
   def({ group: 'authorization.k8s.io', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', namespaced: false, versions: v1(), statusSubresource: false, createOnly: true, verbs: ['create'] }),
   def({ group: 'cluster.x-k8s.io', kind: 'Cluster', plural: 'clusters', namespaced: true, versions: capiVersions(), statusSubresource: true, shortNames: ['cl'], categories: ['cluster-api'],
     convert: convertCapi, printerColumns: [{ name: 'Paused', type: 'boolean', jsonPath: '.spec.paused' }, { name: 'Phase', type: 'string', jsonPath: '.status.phase' }, AGE] }),
+  // The scale paths are those of CAPI's MachinePool CRD (both versions; it declares no labelSelectorPath).
   def({ group: 'cluster.x-k8s.io', kind: 'MachinePool', plural: 'machinepools', namespaced: true, versions: capiVersions(), statusSubresource: true, shortNames: ['mp'], categories: ['cluster-api'],
+    scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
     convert: convertCapi, printerColumns: [
       { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterName' }, { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas' },
       { name: 'Replicas', type: 'integer', jsonPath: '.status.replicas' }, { name: 'Phase', type: 'string', jsonPath: '.status.phase' }, AGE] }),

@@ -9,11 +9,12 @@ import type { KubeObject } from '../../lib/unstructured';
 import { Authorizer, forbiddenMessage, type PolicyRule, type ResourceAttributes, type UserInfo } from './auth';
 import { ApiError, badRequest } from './errors';
 import { evalJsonPath } from './jsonpath';
-import { PATCH_TYPES } from './patch';
+import { applyPatch, PATCH_TYPES, type PatchType } from './patch';
 import { decodeAccessReview, decodeSecret, isKubeProtobuf } from './protobuf';
 import { apiVersionOf, findByPlural, RESOURCES, storageVersion, type ResourceDef } from './resources';
+import { applyScale, scaleOf } from './scale';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from './selectors';
-import type { ClusterStore, StoredEvent } from './store';
+import type { ClusterStore, StoredEvent, WriteOptions } from './store';
 
 export interface ApiServerOptions {
   name: string;
@@ -37,6 +38,8 @@ export interface WriteRecord {
   resource: string;
   namespace?: string;
   name?: string;
+  /** `status` or `scale` for a write to a subresource. */
+  subresource?: string;
   user: string;
   dryRun: boolean;
 }
@@ -96,6 +99,17 @@ async function readBody(req: Req, protobufReview = false, protobufKind?: string)
   } catch (e) {
     throw badRequest(`the request body could not be decoded: ${(e as Error).message}`);
   }
+}
+
+/** The patch type of a PATCH request; strategic merge is for built-in kinds only (custom resources refuse it, as on a real server). */
+function patchTypeOf(req: Req, r: ResourceDef): PatchType {
+  const ct = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+  const type = PATCH_TYPES[ct as keyof typeof PATCH_TYPES];
+  if (!type) throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`);
+  if (type === 'strategic' && !BUILT_IN_GROUPS.has(r.group)) {
+    throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
+  }
+  return type;
 }
 
 function age(ts: unknown): string {
@@ -282,6 +296,8 @@ export class SimApiServer {
           storageVersionHash: Buffer.from(`${r.group}/${r.plural}`).toString('base64').slice(0, 11),
         },
         ...(r.statusSubresource ? [{ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] }] : []),
+        // kubectl's scale client learns from this entry that the subresource speaks autoscaling/v1 Scale.
+        ...(r.scale ? [{ name: `${r.plural}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] }] : []),
       ]),
     });
     if (path === '/version') {
@@ -365,7 +381,7 @@ export class SimApiServer {
     const resource = findByPlural(group, version, plural);
     if (!resource) return undefined;
     if (namespace && !resource.namespaced) return undefined;
-    if (subresource && !(subresource === 'status' && resource.statusSubresource)) return undefined;
+    if (subresource && !((subresource === 'status' && resource.statusSubresource) || (subresource === 'scale' && resource.scale))) return undefined;
     return { resource, version, namespace, name, subresource };
   }
 
@@ -409,10 +425,15 @@ export class SimApiServer {
     else if (method === 'PATCH' && !isCollection) verb = 'patch';
     else if (method === 'DELETE') verb = isCollection ? 'deletecollection' : 'delete';
     else throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
+    // A subresource (status, scale) is read, replaced and patched, nothing else.
+    if (route.subresource && !['get', 'update', 'patch'].includes(verb)) throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
     if (!r.verbs.includes(verb)) throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
     this.count(verb);
     if (verb !== 'get' && verb !== 'list' && verb !== 'watch') {
-      const w: WriteRecord = { verb, group: r.group, resource: r.plural, namespace: route.namespace, name: route.name, user: user.username, dryRun };
+      const w: WriteRecord = {
+        verb, group: r.group, resource: r.plural, namespace: route.namespace, name: route.name,
+        ...(route.subresource ? { subresource: route.subresource } : {}), user: user.username, dryRun,
+      };
       this.writes.push(w);
       if (this.writes.length > 10_000) this.writes.shift();
       await this.beforeWrite?.(w);
@@ -434,6 +455,11 @@ export class SimApiServer {
     } catch (e) {
       if (e instanceof SelectorError) throw badRequest(e.message);
       throw e;
+    }
+
+    if (route.subresource === 'scale') {
+      send(res, 200, await this.serveScale(req, r, route, verb, writeOpts), warningHeaders());
+      return;
     }
 
     switch (verb) {
@@ -475,13 +501,7 @@ export class SimApiServer {
         return;
       }
       case 'patch': {
-        const ct = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-        const type = PATCH_TYPES[ct as keyof typeof PATCH_TYPES];
-        if (!type) throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`);
-        // Strategic merge is for built-in kinds; custom resources (CRDs) refuse it, as on a real server.
-        if (type === 'strategic' && !BUILT_IN_GROUPS.has(r.group)) {
-          throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
-        }
+        const type = patchTypeOf(req, r);
         const body = await readBody(req);
         const obj = this.store.patch(r, route.namespace, route.name as string, type, body, { ...writeOpts, subresource: route.subresource as 'status' | undefined });
         send(res, 200, obj, warningHeaders());
@@ -513,6 +533,26 @@ export class SimApiServer {
         return;
       }
     }
+  }
+
+  /**
+   * The /scale subresource: GET reads the Scale; PUT and PATCH write one (a patch applies to the current Scale),
+   * which becomes an update of the object itself, so generation, resourceVersion, conflicts and watch events are
+   * the object's own. Answers the Scale as it is after the write.
+   */
+  private async serveScale(req: Req, r: ResourceDef, route: Route, verb: string, writeOpts: WriteOptions): Promise<unknown> {
+    const paths = r.scale as NonNullable<ResourceDef['scale']>;
+    const name = route.name as string;
+    const current = this.store.get(r, route.namespace, name, route.version);
+    if (verb === 'get') return scaleOf(current, paths);
+    let written: unknown;
+    if (verb === 'update') written = await readBody(req);
+    else {
+      const type = patchTypeOf(req, r);
+      written = applyPatch(type, scaleOf(current, paths, true), await readBody(req));
+    }
+    const obj = this.store.update(r, route.namespace, name, applyScale(current, written, paths, name), writeOpts);
+    return scaleOf(obj, paths);
   }
 
   private review(r: ResourceDef, body: KubeObject, requester: UserInfo): KubeObject {

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../lib/unstructured';
 import { ApiError, badRequest, conflict, invalid, notFound, qualified } from './errors';
 import { applyPatch, type PatchType } from './patch';
 import { apiVersionOf, RESOURCES, storageVersion, type ResourceDef } from './resources';
+import { scaleProblems } from './scale';
 import { matchFields, matchLabels, type FieldRequirement, type LabelRequirement } from './selectors';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -282,8 +283,13 @@ export class ClusterStore {
     if (!this.has(nsDef, undefined, namespace)) throw notFound('namespaces', '', namespace);
   }
 
-  /** Validates in the caller's version; unknown fields are rejected (Strict) or dropped with a warning. */
+  /**
+   * Validates in the caller's version: the replicas at the scale paths of a kind with /scale (as a CRD's are),
+   * then the schema; unknown fields are rejected (Strict) or dropped with a warning.
+   */
   private validate(r: ResourceDef, obj: KubeObject, opts: WriteOptions): KubeObject {
+    const scale = r.scale ? scaleProblems(obj, r.scale) : [];
+    if (scale.length) throw invalid(r.kind, r.group, obj.metadata?.name ?? '', scale);
     if (!this.validator) return obj;
     const problems = this.validator(obj);
     if (!problems || problems.length === 0) return obj;

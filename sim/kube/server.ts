@@ -10,7 +10,7 @@ import { Authorizer, forbiddenMessage, type PolicyRule, type ResourceAttributes,
 import { ApiError, badRequest } from './errors';
 import { evalJsonPath } from './jsonpath';
 import { applyPatch, PATCH_TYPES, type PatchType } from './patch';
-import { decodeAccessReview, decodeSecret, isKubeProtobuf } from './protobuf';
+import { decodeKubeProtobuf, PROTOBUF_KINDS, ProtobufError } from './protobuf';
 import { apiVersionOf, findByPlural, RESOURCES, storageVersion, type ResourceDef } from './resources';
 import { applyScale, scaleOf } from './scale';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from './selectors';
@@ -71,8 +71,23 @@ function sendError(res: Res, e: ApiError): void {
   send(res, e.code, e.toStatus());
 }
 
-/** Reads a JSON body; protobuf only for the access reviews and Secrets kubectl sends that way. */
-async function readBody(req: Req, protobufReview = false, protobufKind?: string): Promise<unknown> {
+/** A Kubernetes protobuf body's JSON form; a kind (or a set field) the decoder has no table for is a 415 that names it. */
+function decodeProtobufBody(raw: Buffer): unknown {
+  try {
+    return decodeKubeProtobuf(raw);
+  } catch (e) {
+    if (!(e instanceof ProtobufError)) throw e;
+    if (!e.unsupported) throw badRequest(`the request body could not be decoded: ${e.message}`);
+    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml `
+      + `(this simulator decodes application/vnd.kubernetes.protobuf for ${PROTOBUF_KINDS.join(', ')}; ${e.message}: send it as application/json)`);
+  }
+}
+
+/**
+ * Reads a JSON body, or a Kubernetes protobuf one where `protobuf` says a real server takes it (built-in kinds, and
+ * the Scale of a custom resource); custom resources have no protobuf form, so there it is a 415.
+ */
+async function readBody(req: Req, protobuf = false): Promise<unknown> {
   const ct = req.headers['content-type'] ?? '';
   const chunks: Buffer[] = [];
   let size = 0;
@@ -82,13 +97,7 @@ async function readBody(req: Req, protobufReview = false, protobufKind?: string)
     chunks.push(c as Buffer);
   }
   const raw = Buffer.concat(chunks);
-  if (/protobuf/.test(ct) && isKubeProtobuf(raw) && (protobufReview || protobufKind === 'Secret')) {
-    try {
-      return protobufReview ? decodeAccessReview(raw) : decodeSecret(raw);
-    } catch (e) {
-      throw badRequest(`the request body could not be decoded: ${(e as Error).message}`);
-    }
-  }
+  if (protobuf && /protobuf/.test(ct)) return decodeProtobufBody(raw);
   if (/protobuf|cbor/.test(ct)) {
     throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
   }
@@ -489,13 +498,13 @@ export class SimApiServer {
         this.serveWatch(req, res, r, route, q, labels, fields);
         return;
       case 'create': {
-        const body = (await readBody(req, false, r.kind)) as KubeObject;
+        const body = (await readBody(req, BUILT_IN_GROUPS.has(r.group))) as KubeObject;
         const obj = this.store.create(r, route.namespace, body, writeOpts);
         send(res, 201, obj, warningHeaders());
         return;
       }
       case 'update': {
-        const body = (await readBody(req)) as KubeObject;
+        const body = (await readBody(req, BUILT_IN_GROUPS.has(r.group))) as KubeObject;
         const obj = this.store.update(r, route.namespace, route.name as string, body, { ...writeOpts, subresource: route.subresource as 'status' | undefined });
         send(res, 200, obj, warningHeaders());
         return;
@@ -546,7 +555,7 @@ export class SimApiServer {
     const current = this.store.get(r, route.namespace, name, route.version);
     if (verb === 'get') return scaleOf(current, paths);
     let written: unknown;
-    if (verb === 'update') written = await readBody(req);
+    if (verb === 'update') written = await readBody(req, true);
     else {
       const type = patchTypeOf(req, r);
       written = applyPatch(type, scaleOf(current, paths, true), await readBody(req));

@@ -90,8 +90,9 @@ describe('collector cycles', () => {
 describe('collector backlog', () => {
   it('works through pools waiting beyond one cycle\'s share back to back, not a cadence apart', async () => {
     const h = await harness('demo.yaml', 1);
-    // A cadence longer than the test: only the backlog (or someone acting on a pool) brings cycles about.
-    const c = await h.start({ maxPoolsPerCycle: 1, cycleMs: 600_000 });
+    // A cadence longer than the test: only the backlog (or someone acting on a pool) brings cycles about. No start-up
+    // grace: a pool would wait for its first Azure read, which a cycle starts.
+    const c = await h.start({ maxPoolsPerCycle: 1, cycleMs: 600_000, startGraceMs: 0 });
     const pools = await until('every mgmt-weu pool stored', async () => {
       const all = (await h.store.currentPools()).filter((p) => p.summary.ref.context === 'mgmt-weu');
       return all.length >= 3 ? all : undefined;
@@ -119,7 +120,8 @@ describe('collector backlog', () => {
 
   it('writes the other pools of a cycle when one pool\'s analysis throws, and says which', async () => {
     const h = await harness('demo.yaml', 1);
-    const c = await h.start({ cycleMs: 600_000 });
+    // No start-up grace: with a cadence this long, a pool would wait for its first Azure read, which a cycle starts.
+    const c = await h.start({ cycleMs: 600_000, startGraceMs: 0 });
     const pools = await until('every mgmt-weu pool stored', async () => {
       const all = (await h.store.currentPools()).filter((p) => p.summary.ref.context === 'mgmt-weu');
       return all.length >= 3 ? all : undefined;
@@ -342,8 +344,9 @@ describe('collector resilience', () => {
 
   it('starts a cycle at once when someone acts on a pool, without waiting for the cadence', async () => {
     const h = await harness('s05-flexible.yaml', 1);
-    // A cadence longer than the test: only a change someone made can bring a cycle about.
-    await h.start({ cycleMs: 600_000 });
+    // A cadence longer than the test: only a change someone made can bring a cycle about. No start-up grace: the
+    // pool would wait for its first Azure read, which a cycle starts.
+    await h.start({ cycleMs: 600_000, startGraceMs: 0 });
     // The pool appearing is such a change.
     await until('the pool to be recorded', async () => (await h.store.currentPool(POOL)) ?? undefined, 20_000);
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
@@ -455,8 +458,9 @@ describe('collector resilience', () => {
 
   it('records a pool\'s Event once when its analysis failed in a cycle the store then refused', async () => {
     const h = await harness('demo.yaml', 1);
-    // A cadence longer than the test: only a change someone made brings a cycle about.
-    const c = await h.start({ cycleMs: 600_000 });
+    // A cadence longer than the test: only a change someone made brings a cycle about. No start-up grace: the pools
+    // would wait for their first Azure reads, which a cycle starts.
+    const c = await h.start({ cycleMs: 600_000, startGraceMs: 0 });
     const key = (name: string) => `mgmt-weu/default/${name}`;
     await until('the pools stored', async () => ((await h.store.currentPool(key('system'))) && (await h.store.currentPool(key('workers'))) ? true : undefined), 20_000);
     const inside = c as unknown as { analyse(k: string, at: string, events: readonly unknown[]): unknown; pendingEvents: Map<string, unknown[]> };

@@ -40,6 +40,14 @@ export const MAX_POOLS_PER_CYCLE = 50;
  */
 export const DEFAULT_CYCLE_MS = 250;
 
+/**
+ * Milliseconds from start (its sources started) during which a pool's state is not stored before each of its sources
+ * has been read since (see unreadSource): the management cluster's kinds and the workload cluster's Nodes list in
+ * seconds, and the Azure budget lets the first reads of ~95 scale sets per subscription and region go at once. A
+ * source that has said nothing by then is recorded as it is (unknown, with the reason), not waited for longer.
+ */
+export const DEFAULT_START_GRACE_MS = 60_000;
+
 /** The longest wait between cycles while the store refuses writes (the wait doubles from the cadence). */
 const WRITE_BACKOFF_MAX_MS = 10_000;
 
@@ -120,6 +128,8 @@ export interface CollectorOptions {
   azureConcurrency?: number;
   /** Pools analysed and written in one cycle, at most (MAX_POOLS_PER_CYCLE). */
   maxPoolsPerCycle?: number;
+  /** The start-up grace in real milliseconds (DEFAULT_START_GRACE_MS). */
+  startGraceMs?: number;
 }
 
 export type { AzureHealth } from '@/lib/api-types';
@@ -166,11 +176,47 @@ export class Collector {
   }
 
   /** Why a stored pool left poolscope's view, or null while it is in it (or that is not known yet). */
-  private goneReason(d: PoolDetail): 'deleted' | 'unwatched' | null {
+  private goneReason(d: PoolDetail): Gone['reason'] | null {
     const { context, namespace, name } = d.summary.ref;
     if (!this.opts.contexts.includes(context)) return 'unwatched';
     const src = this.sources.get(context);
     return src?.machinePoolsListed() && !src.hasPool(`${namespace}/${name}`) ? 'deleted' : null;
+  }
+
+  /**
+   * While starting (the start-up grace): a pool's state is stored only once each of its sources has been read since
+   * start, so that a restart records no source going unknown (and its figures blank) and back a moment later.
+   */
+  private starting = true;
+  /** When the start-up grace ends (performance.now()); set as the cycles start. */
+  private graceEnds = Infinity;
+  /** Pools whose state waits for a source's first read (see unreadSource): analysed again as the grace ends. */
+  private readonly held = new Set<string>();
+  /** Contexts whose kinds have all been listed since start (their management-cluster state was 'ok' once). */
+  private readonly listedContexts = new Set<string>();
+
+  /**
+   * Which of a pool's sources has said nothing since start, if any: the management cluster (not every kind listed),
+   * the workload cluster (its Nodes not listed; a Cluster that is not there is an answer) or Azure (its scale set
+   * not read, or throttled with no data yet; a pool without a scale set has nothing to read). An error is an
+   * answer: the pool is stored with it, as it would be later.
+   */
+  private unreadSource(ctx: string, src: ContextSource, input: PoolInput, scaleSetId: string | null): 'kube' | 'workload' | 'azure' | null {
+    if (!this.listedContexts.has(ctx)) {
+      if (src.kubeState().state !== 'ok') return 'kube';
+      this.listedContexts.add(ctx);
+    }
+    if (input.workload?.state === 'unknown' && input.cluster) return 'workload';
+    if (!scaleSetId || !scaleSetRefOf(scaleSetId)) return null;
+    const read = this.azureData.get(scaleSetId);
+    return !read || (!read.ok && this.throttled.has(scaleSetId)) ? 'azure' : null;
+  }
+
+  /** The grace is over: the pools still waiting for a source are stored as they are (that source unknown, with the reason). */
+  private endGrace(): void {
+    this.starting = false;
+    for (const key of this.held) this.dirty.add(key);
+    this.held.clear();
   }
 
   /**
@@ -200,6 +246,7 @@ export class Collector {
     this.shapes.delete(key);
     this.recordedEvents.delete(key);
     this.readTimes.delete(key);
+    this.held.delete(key);
   }
 
   private remember(d: PoolDetail, shape = shapeOf(d)): void {
@@ -273,6 +320,7 @@ export class Collector {
       this.sources.set(ctx, src);
       await src.start();
     }
+    this.graceEnds = performance.now() + (this.opts.startGraceMs ?? DEFAULT_START_GRACE_MS);
     this.schedule();
   }
 
@@ -491,7 +539,7 @@ export class Collector {
    */
   private async recordReads(): Promise<void> {
     const ready: [string, string][] = [];
-    for (const entry of this.readTimes) if (!this.dirty.has(entry[0])) ready.push(entry);
+    for (const entry of this.readTimes) if (!this.dirty.has(entry[0]) && !this.held.has(entry[0])) ready.push(entry);
     if (!ready.length) return;
     for (const [key] of ready) this.readTimes.delete(key);
     try {
@@ -528,8 +576,11 @@ export class Collector {
     return d.input;
   }
 
-  /** A pool's analysis and what to write of it (null: nothing changed and no Event came). */
-  private analyse(key: string, at: string, pending: readonly PoolEvent[], gone?: Gone): CycleWrite | null {
+  /**
+   * A pool's analysis and what to write of it (null: nothing changed and no Event came; 'held': a source of it not
+   * read since start, while starting).
+   */
+  private analyse(key: string, at: string, pending: readonly PoolEvent[], gone?: Gone): CycleWrite | null | 'held' {
     const [ctx, ns, name] = key.split('/') as [string, string, string];
     const src = this.sources.get(ctx);
     const input = src?.poolInput(`${ns}/${name}`);
@@ -537,6 +588,7 @@ export class Collector {
     let detail: PoolDetail;
     if (src && input) {
       const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
+      if (this.starting && this.unreadSource(ctx, src, input, id)) return 'held';
       // Azure throttled: analyse with the last good data, but report the source as throttled.
       const azure = this.azureFor(id);
       const throttledError = id ? this.throttled.get(id) : undefined;
@@ -562,6 +614,17 @@ export class Collector {
     if (unchanged && prev) return { detail: prev, transitions, detailUnchanged: true };
     detail.summary.lastChange = at;
     return { detail, transitions, stored, shape, ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange, rowKeysAsOf: before.tables } : {}) };
+  }
+
+  /**
+   * Keeps a pool's state from the store until its sources have been read (a read makes it dirty again) or the grace
+   * ends, with its Events; what it waits for is start-up, not a change, so it counts in no change lag.
+   */
+  private hold(t: Taken): void {
+    this.held.add(t.key);
+    this.putBackEvents(t);
+    t.events = [];
+    t.since = undefined;
   }
 
   /** Puts the Events a cycle took for a pool back, ahead of any that came meanwhile. */
@@ -598,7 +661,7 @@ export class Collector {
   private *analysed(taken: Taken[], at: string, written: CycleWrite[], time: { ms: number }, gone: ReadonlyMap<string, Gone>): Generator<CycleWrite> {
     for (const t of taken) {
       const started = performance.now();
-      let w: CycleWrite | null;
+      let w: CycleWrite | null | 'held';
       try {
         w = this.analyse(t.key, at, t.events, gone.get(t.key));
       } catch (e) {
@@ -611,6 +674,11 @@ export class Collector {
       } finally {
         time.ms += performance.now() - started;
       }
+      if (w === 'held') {
+        this.hold(t);
+        continue;
+      }
+      this.held.delete(t.key);
       if (!w) continue;
       yield w;
       written.push({ ...w, detail: w.detailUnchanged ? w.detail : { ...w.detail, instances: [] }, stored: undefined });
@@ -625,6 +693,7 @@ export class Collector {
   }
 
   private async analyseAndWrite(): Promise<number> {
+    if (this.starting && performance.now() >= this.graceEnds) this.endGrace();
     this.sweepGone();
     if (this.dirty.size === 0) {
       this.backlog = false;

@@ -7,6 +7,7 @@ import tls from 'node:tls';
 import { ApisApi, KubeConfig, Observable, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
 import { isIP } from 'node:net';
 import { Agent, type buildConnector, type Dispatcher } from 'undici';
+import { LocalFailure } from './public-error';
 
 const of = <T>(v: T) => new Observable(Promise.resolve(v));
 
@@ -181,6 +182,6 @@ export function contextKubeConfig(kc: KubeConfig, context: string): PooledKubeCo
 export async function servedMachinePoolVersion(kc: KubeConfig, options?: ConfigurationOptions<ObservableMiddleware>): Promise<string> {
   const groups = await kc.makeApiClient(ApisApi).getAPIVersions(options);
   const capi = groups.groups.find((g) => g.name === 'cluster.x-k8s.io');
-  if (!capi) throw new Error('the cluster does not serve cluster.x-k8s.io: is Cluster API installed?');
+  if (!capi) throw new LocalFailure('the cluster does not serve cluster.x-k8s.io: is Cluster API installed?');
   return capi.versions.some((v) => v.version === 'v1beta2') ? 'v1beta2' : (capi.preferredVersion?.version ?? 'v1beta1');
 }

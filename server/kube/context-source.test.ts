@@ -33,6 +33,9 @@ describe('ContextSource workload clusters', () => {
     kc.setCurrentContext('mgmt-weu');
     source = new ContextSource('mgmt-weu', kc, onChange, onEvent, TICK_MS);
     await source.start();
+    // start() returns at once: every kind listed (the management cluster live) before the test acts.
+    const started = source;
+    await until('every kind listed', () => (started.health()[0]?.state === 'live' ? true : undefined));
     return source;
   };
 
@@ -75,7 +78,7 @@ describe('ContextSource workload clusters', () => {
     expect(gets() - g1).toBeGreaterThanOrEqual(2);
     write(good);
     await until('live again', () => (workload()?.state === 'live' ? true : undefined), TICK_MS * 30);
-  });
+  }, 20_000);
 
   it('gives a pool its own Nodes and tells it only of their changes', async () => {
     const changed: string[][] = [];

@@ -10,9 +10,12 @@ import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { DepartedAmpm, PoolInput } from '@/lib/pool-model';
 import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
-import { PooledKubeConfig, servedMachinePoolVersion } from './calls';
+import { log } from '../log';
+import { PooledKubeConfig, callOptions, servedMachinePoolVersion } from './calls';
 import { EventMemory, latestEventTime } from './event-memory';
 import { Informer } from './informer';
+import { LocalFailure, logDetail, publicError } from './public-error';
+import { UnsafeKubeconfigError, controlPlaneEndpointOf, parseWorkloadKubeconfig, workloadKubeConfig, type ControlPlaneEndpoint } from './workload-kubeconfig';
 
 export type { SourceHealth } from '@/lib/api-types';
 
@@ -45,6 +48,20 @@ function addTo(index: Map<string, Set<string>>, k: string, name: string): void {
   const set = index.get(k);
   if (set) set.add(name);
   else index.set(k, new Set([name]));
+}
+
+const DOWN = new Set<SourceHealth['state']>(['stale', 'error']);
+
+/**
+ * A source's health after a report of `state` (and `error`): the same object when nothing changed. `since` is when
+ * the source entered its state, and one outage is one: moving between stale and error, or a new error text, keeps
+ * the time the source went down.
+ */
+export function nextHealth(prev: SourceHealth, state: SourceHealth['state'], error?: string, now = new Date()): SourceHealth {
+  if (prev.state === state && prev.error === error) return prev;
+  const since = prev.state === state || (DOWN.has(prev.state) && DOWN.has(state)) ? prev.since : now.toISOString();
+  const { error: _old, ...rest } = prev;
+  return { ...rest, state, since, ...(error ? { error } : {}) };
 }
 
 /** The key of a scale set's resource group's flexible VMs (see scaleSetKeyOf), which a pool's Nodes may be. */
@@ -101,11 +118,12 @@ class WorkloadSource {
   /** The running informer's KubeConfig: its connections are closed with it. */
   private kc: PooledKubeConfig | null = null;
   listed = false;
-  /** The kubeconfig the running informer was built from, to restart only when the Secret changes. */
+  /** The kubeconfig (and endpoint) the running informer was built from, to restart only when either changes. */
   kubeconfig: string | null = null;
 
   constructor(
     readonly cluster: string,
+    private readonly namespace: string,
     context: string,
     /** The Nodes that changed (none: every pool's input changed, e.g. the source's state). */
     private readonly onChange: (nodes: KubeObject[]) => void,
@@ -169,13 +187,15 @@ class WorkloadSource {
     return out;
   }
 
-  start(kubeconfigYaml: string): void {
+  /** (Re)starts the Node informer with a Secret's kubeconfig, or reports why poolscope will not use it. */
+  start(kubeconfigYaml: string, endpoint: ControlPlaneEndpoint | null): void {
     this.stop();
-    const kc = new PooledKubeConfig();
+    let kc: PooledKubeConfig;
     try {
-      kc.loadFromString(kubeconfigYaml);
+      kc = workloadKubeConfig(parseWorkloadKubeconfig(kubeconfigYaml, endpoint));
     } catch (e) {
-      this.setHealth('error', `the kubeconfig in the Secret cannot be read: ${(e as Error).message}`);
+      const why = e instanceof UnsafeKubeconfigError ? e.message : 'it cannot be read';
+      this.setHealth('error', `poolscope does not use the kubeconfig in Secret ${this.namespace}/${this.cluster}-kubeconfig: ${why}`);
       return;
     }
     this.kc = kc;
@@ -210,10 +230,12 @@ class WorkloadSource {
   }
 
   setHealth(state: SourceHealth['state'], error?: string): void {
-    if (this.health.state !== state || this.health.error !== error) {
-      this.health = { ...this.health, state, since: new Date().toISOString(), ...(error ? { error } : {}) };
-      if (!error) delete this.health.error;
-    }
+    this.health = nextHealth(this.health, state, error);
+  }
+
+  /** Whether a Node informer runs (with the last kubeconfig that was accepted). */
+  get running(): boolean {
+    return this.informer !== null;
   }
 
   /** What a pool's model gets: its Nodes (see nodesFor), or why they are not known. */
@@ -242,6 +264,12 @@ export interface PoolEvent {
   /** How many times it happened so far (Event.count). */
   count: number;
 }
+
+/** The deadline of a one-off call (discovery, a Secret, the CAPZ Deployment). */
+const CALL_TIMEOUT_MS = 10_000;
+
+/** Waits between discovery attempts while a management cluster does not answer. */
+const DISCOVERY_BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
 
 /** The Secret and CAPZ refresh tick, and how many ticks between reads of live workload clusters' Secrets. */
 const REFRESH_TICK_MS = 60_000;
@@ -318,6 +346,9 @@ export class ContextSource {
   private mpInformer: Informer | null = null;
   private readonly kindHealth = new Map<string, SourceHealth>();
   private secretTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  /** Ends a pause between discovery attempts (see connect). */
+  private wakeOnStop: () => void = () => {};
   mpVersion = 'v1beta2';
   /** Informer restarts after an error, by kind (`node` counts every workload cluster's Node informer). */
   readonly restarts = new Map<string, number>();
@@ -380,9 +411,65 @@ export class ContextSource {
     this.informers.push(informer);
   }
 
-  /** Discovers the served MachinePool version (v1beta2 preferred), then starts the informers. */
+  /**
+   * Starts the source and returns at once (it reports its own state): API discovery, retried until the cluster
+   * answers, then the informers; and the tick that reads Secrets and the CAPZ version. Nothing here waits on the
+   * cluster, so one that hangs delays no other context.
+   */
   async start(): Promise<void> {
-    this.mpVersion = await this.discoverMachinePoolVersion();
+    this.stopped = false;
+    this.kindHealth.set('discovery', { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
+    // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret):
+    // when a Cluster appears, every minute while its workload cluster is not live (recoveries), and every five
+    // minutes while it is (rotations); the CAPZ version every five minutes. Each read is a new TLS connection.
+    let ticks = 0;
+    this.secretTimer = setInterval(() => {
+      const full = ++ticks % REFRESH_EVERY_TICKS === 0;
+      void this.refreshWorkloads(full);
+      if (full) void this.refreshCapzVersion();
+    }, this.refreshTickMs);
+    void this.connect();
+  }
+
+  /** Discovery until it answers (with backoff), then the informers and the CAPZ version. */
+  private async connect(): Promise<void> {
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        this.mpVersion = await servedMachinePoolVersion(this.kc, callOptions(CALL_TIMEOUT_MS));
+        this.kindHealth.delete('discovery');
+        break;
+      } catch (e) {
+        this.setKindHealth('discovery', 'error', publicError(e, 'API discovery'));
+        await this.pause(DISCOVERY_BACKOFF_MS[Math.min(attempt, DISCOVERY_BACKOFF_MS.length - 1)] as number);
+      }
+    }
+    if (this.stopped) return;
+    this.startInformers();
+    await this.refreshCapzVersion();
+  }
+
+  /** Waits `ms`, or less when the source stops. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.wakeOnStop = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  private setKindHealth(kind: string, state: SourceHealth['state'], error?: string): void {
+    const prev = this.kindHealth.get(kind) ?? { name: this.context, context: this.context, kind: 'management' as const, state: 'starting' as const, since: new Date().toISOString() };
+    const next = nextHealth(prev, state, error);
+    if (next === prev) return;
+    this.kindHealth.set(kind, next);
+    // Every pool's source state changed.
+    this.onChange(this.poolKeys());
+  }
+
+  /** The informers of the CAPI and CAPZ kinds (the MachinePool's at the version discovered) and of Events. */
+  private startInformers(): void {
     const kinds: Kind[] = [
       { name: 'mp', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'machinepools' },
       { name: 'cluster', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'clusters' },
@@ -391,18 +478,10 @@ export class ContextSource {
       { name: 'ampm', group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1', plural: 'azuremachinepoolmachines' },
     ];
     for (const k of kinds) {
-      const onState = (s: 'live' | 'stale', error?: string) => {
-        const prev = this.kindHealth.get(k.name);
-        if (prev?.state !== s || prev.error !== error) {
-          this.kindHealth.set(k.name, { name: this.context, context: this.context, kind: 'management', state: s, since: new Date().toISOString(), ...(error ? { error } : {}) });
-          // Every pool's source state changed.
-          this.onChange(this.poolKeys());
-        }
-      };
       // The informer's items are this source's cache of the kind.
       const informer = new Informer({
         kc: this.kc, path: `/apis/${k.group}/${k.version}/${k.plural}`, kind: k.name, labelSelector: k.labelSelector,
-        items: this.caches[k.name], onState, onRestart: () => this.restarted(k.name),
+        items: this.caches[k.name], onState: (st, error) => this.setKindHealth(k.name, st, error), onRestart: () => this.restarted(k.name),
         // A MachinePool's Machine is named after its AMPM: the two caches share their key strings.
         keysFrom: k.name === 'ampm' ? this.caches.machine : k.name === 'machine' ? this.caches.ampm : undefined,
       });
@@ -415,16 +494,6 @@ export class ContextSource {
       if (k.name === 'mp') this.mpInformer = informer;
     }
     this.startEvents();
-    // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret):
-    // when a Cluster appears, every minute while its workload cluster is not live (recoveries), and every five
-    // minutes while it is (rotations); the CAPZ version every five minutes. Each read is a new TLS connection.
-    await this.refreshCapzVersion();
-    let ticks = 0;
-    this.secretTimer = setInterval(() => {
-      const full = ++ticks % REFRESH_EVERY_TICKS === 0;
-      void this.refreshWorkloads(full);
-      if (full) void this.refreshCapzVersion();
-    }, this.refreshTickMs);
   }
 
   /**
@@ -436,11 +505,11 @@ export class ContextSource {
     const apps = this.kc.makeApiClient(AppsV1Api);
     let image: string | undefined;
     try {
-      const d = await apps.readNamespacedDeployment({ name: 'capz-controller-manager', namespace: 'capz-system' });
+      const d = await apps.readNamespacedDeployment({ name: 'capz-controller-manager', namespace: 'capz-system' }, callOptions(CALL_TIMEOUT_MS));
       image = d.spec?.template.spec?.containers.find((c) => c.name === 'manager')?.image ?? d.spec?.template.spec?.containers[0]?.image;
     } catch {
       try {
-        const list = await apps.listDeploymentForAllNamespaces({ labelSelector: 'cluster.x-k8s.io/provider=infrastructure-azure' });
+        const list = await apps.listDeploymentForAllNamespaces({ labelSelector: 'cluster.x-k8s.io/provider=infrastructure-azure' }, callOptions(CALL_TIMEOUT_MS));
         image = list.items[0]?.spec?.template.spec?.containers.find((c) => c.name === 'manager')?.image;
       } catch {
         image = undefined;
@@ -453,19 +522,17 @@ export class ContextSource {
     }
   }
 
-  /** v1beta2 when the cluster serves it (CAPI ≥ v1.11), else v1beta1; the pool model reads both. */
-  private async discoverMachinePoolVersion(): Promise<string> {
-    try {
-      return await servedMachinePoolVersion(this.kc);
-    } catch (e) {
-      this.kindHealth.set('discovery', { name: this.context, context: this.context, kind: 'management', state: 'error', since: new Date().toISOString(), error: (e as Error).message });
-      return 'v1beta2';
-    }
-  }
-
+  /**
+   * The management cluster's health (its worst kind; while any is down, since the first went down, with that one's
+   * error), then each workload cluster's.
+   */
   health(): SourceHealth[] {
     const kinds = [...this.kindHealth.values()];
-    const worst = kinds.find((h) => h.state === 'error') ?? kinds.find((h) => h.state === 'stale') ?? kinds.find((h) => h.state === 'starting') ?? kinds[0];
+    const down = kinds.filter((h) => DOWN.has(h.state)).sort((a, b) => a.since.localeCompare(b.since));
+    const first = down[0];
+    const worst = first
+      ? { ...first, state: down.some((h) => h.state === 'error') ? 'error' as const : 'stale' as const }
+      : (kinds.find((h) => h.state === 'starting') ?? kinds[0]);
     const mgmt: SourceHealth = worst ?? { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() };
     return [mgmt, ...[...this.workloads.values()].map((w) => w.health)];
   }
@@ -607,7 +674,8 @@ export class ContextSource {
     } else if (kind === 'amp') {
       this.onChange(this.poolsOfAmp(ns, String(o.metadata?.name)), userChange(o, old));
     } else if (kind === 'cluster') {
-      if (!old) void this.refreshWorkload(ns, String(o.metadata?.name));
+      // A new Cluster, or one whose endpoint moved (the kubeconfig's server is checked against it).
+      if (!old || JSON.stringify(controlPlaneEndpointOf(old)) !== JSON.stringify(controlPlaneEndpointOf(o))) void this.refreshWorkload(ns, String(o.metadata?.name));
       this.onChange(this.poolsOfCluster(ns, String(o.metadata?.name)), userChange(o, old));
     }
   }
@@ -650,20 +718,29 @@ export class ContextSource {
     const k = `${ns}/${cluster}`;
     let w = this.workloads.get(k);
     if (!w) {
-      w = new WorkloadSource(cluster, this.context, (nodes) => this.onChange(this.poolsOfNodes(ns, cluster, nodes)), () => this.restarted('node'));
+      w = new WorkloadSource(cluster, ns, this.context, (nodes) => this.onChange(this.poolsOfNodes(ns, cluster, nodes)), () => this.restarted('node'));
       this.workloads.set(k, w);
     }
+    const what = `Secret ${ns}/${cluster}-kubeconfig`;
     try {
-      const secret = await this.kc.makeApiClient(CoreV1Api).readNamespacedSecret({ name: `${cluster}-kubeconfig`, namespace: ns });
+      const secret = await this.kc.makeApiClient(CoreV1Api).readNamespacedSecret({ name: `${cluster}-kubeconfig`, namespace: ns }, callOptions(CALL_TIMEOUT_MS));
       const value = secret.data?.value;
-      if (!value) throw new Error(`Secret ${ns}/${cluster}-kubeconfig has no key "value"`);
+      if (!value) throw new LocalFailure(`${what} has no key "value"`);
       const yaml = Buffer.from(value, 'base64').toString('utf8');
-      if (w.health.state === 'starting' || w.health.state === 'error' || w.kubeconfig !== yaml) {
-        w.kubeconfig = yaml;
-        w.start(yaml);
+      const endpoint = controlPlaneEndpointOf(this.caches.cluster.get(k));
+      const used = `${JSON.stringify(endpoint)}\n${yaml}`;
+      if (w.health.state === 'starting' || w.health.state === 'error' || w.kubeconfig !== used) {
+        w.kubeconfig = used;
+        w.start(yaml, endpoint);
       }
     } catch (e) {
-      const msg = (e as { code?: number }).code === 404 ? `Secret ${ns}/${cluster}-kubeconfig not found` : (e as Error).message;
+      const msg = (e as { code?: unknown }).code === 404 ? `${what} not found` : publicError(e, `read ${what}`);
+      // A running Node informer (with the last kubeconfig accepted) says best how the workload cluster is; a Secret
+      // that cannot be read while the management cluster is down is that cluster's problem, shown there.
+      if (w.running && (e as { code?: unknown }).code !== 404) {
+        log().warn({ context: this.context, secret: `${ns}/${cluster}-kubeconfig`, error: msg, detail: logDetail(e) }, 'kubeconfig Secret not read');
+        return;
+      }
       w.setHealth('error', msg);
       this.onChange(this.poolsOfCluster(ns, cluster));
     }
@@ -747,6 +824,8 @@ export class ContextSource {
   }
 
   stop(): void {
+    this.stopped = true;
+    this.wakeOnStop();
     for (const i of this.informers) i.stop();
     for (const w of this.workloads.values()) w.stop();
     if (this.secretTimer) clearInterval(this.secretTimer);

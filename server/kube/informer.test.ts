@@ -340,7 +340,8 @@ describe('Informer against a plain HTTP server', () => {
     informer.start();
     try {
       await until('stale', () => states.find((s) => s.startsWith('stale')));
-      expect(states.find((s) => s.startsWith('stale'))).toContain('not JSON: <html>not json</html>');
+      // Said in poolscope's words: what the server sent is for the log, not for readers.
+      expect(states.find((s) => s.startsWith('stale'))).toBe('stale: watch /apis/x/v1/not-json: the server sent a line that is not JSON');
       await until('a second watch', () => (watches(path) >= 2 ? true : undefined));
       // The event before the bad line was taken; the next watch resumes after it.
       expect(rvs.slice(0, 2)).toEqual(['10', '11']);
@@ -363,7 +364,7 @@ describe('Informer against a plain HTTP server', () => {
     informer.start();
     try {
       await until('the update handled', () => (calls >= 2 ? true : undefined));
-      expect(states).toContain('stale: handler broke');
+      expect(states).toContain('stale: /apis/x/v1/throwing: failed (the server log has the details)');
     } finally {
       informer.stop();
     }
@@ -389,6 +390,104 @@ describe('Informer against a plain HTTP server', () => {
     } finally {
       informer.stop();
       vi.useRealTimers();
+    }
+  });
+});
+
+describe('Informer facing a hostile or hung server', () => {
+  // A server that answers lists as each test says (by path), and watches with nothing.
+  let server: http.Server;
+  let base = '';
+  const lists = new Map<string, (res: http.ServerResponse) => void>();
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.searchParams.get('watch') === 'true') return void res.end();
+      (lists.get(url.pathname) ?? ((r) => r.end(JSON.stringify({ metadata: { resourceVersion: '1' }, items: [] }))))(res);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  const informerOn = (path: string, extra: Partial<ConstructorParameters<typeof Informer>[0]> = {}) => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [{ name: 'c', server: base, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    const states: string[] = [];
+    const informer = new Informer({ kc, path, kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st), ...extra });
+    return { informer, states };
+  };
+
+  it('shows an error answer by its status only, never the text the server sent', async () => {
+    lists.set('/apis/x/v1/forbidden', (res) => {
+      res.statusCode = 403;
+      res.end(JSON.stringify({ kind: 'Status', reason: 'Forbidden', message: 'Call +1-555-0100 now: <b>urgent</b>' }));
+    });
+    const { informer, states } = informerOn('/apis/x/v1/forbidden');
+    informer.start();
+    try {
+      const stale = await until('stale', () => states.find((s) => s.startsWith('stale')));
+      expect(stale).toBe('stale: list /apis/x/v1/forbidden: HTTP 403 Forbidden: poolscope\'s identity may not do this (its RBAC)');
+    } finally {
+      informer.stop();
+    }
+  });
+
+  it('stops reading a list page over its ceiling and says so', async () => {
+    let sent = 0;
+    lists.set('/apis/x/v1/huge', (res) => {
+      // An endless page: the informer must stop reading, not hold it.
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const more = () => {
+        while (sent < 64 * 2 ** 20 && res.write(chunk)) sent += chunk.length;
+        if (sent < 64 * 2 ** 20) res.once('drain', more);
+        else res.end();
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      res.write('{"items":[');
+      more();
+    });
+    const { informer, states } = informerOn('/apis/x/v1/huge', { maxPageBytes: 2 ** 20 });
+    informer.start();
+    try {
+      const stale = await until('stale', () => states.find((s) => s.startsWith('stale')));
+      expect(stale).toBe('stale: list /apis/x/v1/huge: a page of the answer is over 1 MiB');
+      expect(sent).toBeLessThan(32 * 2 ** 20);
+    } finally {
+      informer.stop();
+    }
+  });
+
+  it('ends a watch whose event grows past its ceiling without a newline', () => {
+    const s = new LineSplitter(1024, 'watch /x');
+    const lines: string[] = [];
+    s.push(Buffer.alloc(600, 0x61), (l) => lines.push(l));
+    expect(() => s.push(Buffer.alloc(600, 0x61), (l) => lines.push(l))).toThrow('watch /x: an event is over 1 KiB');
+    // A whole line over the ceiling in one chunk is refused too; lines within it still pass.
+    expect(() => new LineSplitter(10).push(Buffer.from('x'.repeat(20) + '\n'), () => {})).toThrow(/an event is over/);
+    const ok: string[] = [];
+    new LineSplitter(10).push(Buffer.from('{"a":1}\n{"b":2}\n'), (l) => ok.push(l));
+    expect(ok).toEqual(['{"a":1}', '{"b":2}']);
+  });
+
+  it('lets another cluster list while one server never answers: a hung list holds no place at the gate', async () => {
+    const hung: http.ServerResponse[] = [];
+    lists.set('/apis/x/v1/hung', (res) => void hung.push(res));
+    const gate = new ListGate(1);
+    const a = informerOn('/apis/x/v1/hung', { gate });
+    const b = informerOn('/apis/x/v1/fine', { gate });
+    a.informer.start();
+    await until('the hung list asked', () => (hung.length > 0 ? true : undefined));
+    b.informer.start();
+    try {
+      await until('the other listed', () => (b.states.includes('live') ? true : undefined), 3000);
+      expect(a.states).toEqual([]);
+    } finally {
+      a.informer.stop();
+      b.informer.stop();
+      for (const r of hung) r.destroy();
     }
   });
 });

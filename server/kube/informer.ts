@@ -6,11 +6,14 @@ import 'server-only';
 // 410 Gone (a watch or a continue token too old) → a fresh list; other errors → backoff, reported as data.
 
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
-import { fetch, request, type Dispatcher } from 'undici';
+import { fetch, request, type Dispatcher, type Response } from 'undici';
 import { forgetDropped, forgetInstance } from '@/lib/forget';
 import { itemKey, sameContent, slim, type SlimKind } from '@/lib/slim';
-import { isSharedDispatcher } from './calls';
 import type { KubeObject } from '@/lib/unstructured';
+import { BodyTooLargeError, readCappedText } from '../http/read-capped';
+import { log } from '../log';
+import { isSharedDispatcher } from './calls';
+import { LocalFailure, httpText, logDetail, publicError } from './public-error';
 
 /** client-go's minimum watch timeout; each watch asks for between one and two times it. */
 const MIN_WATCH_TIMEOUT_SECONDS = 300;
@@ -57,22 +60,49 @@ export class ListGate {
 /** The gate every informer of this process shares unless given another. */
 export const sharedListGate = new ListGate(6);
 
-/** An error with the API's HTTP status (and Status reason when it sent one). */
-export class ApiStatusError extends Error {
-  constructor(readonly statusCode: number, message: string, readonly reason?: string) {
-    super(message);
+/**
+ * An error with the API's HTTP status (and Status reason when it sent one). Its message is poolscope's own words
+ * (what was asked and the status); the Status message the server sent is kept apart, for the log.
+ */
+export class ApiStatusError extends LocalFailure {
+  constructor(readonly statusCode: number, what: string, readonly reason?: string, detail?: string) {
+    super(`${what}: ${httpText(statusCode)}`, detail);
   }
 }
 
 /** A request's failure as the API server answered it: its Status message and reason, when the body is a Status. */
 function statusError(what: string, code: number, body: string): ApiStatusError {
-  let status: { message?: string; reason?: string } = {};
+  let status: { message?: unknown; reason?: unknown } = {};
   try {
     status = JSON.parse(body) as typeof status;
   } catch {
     /* not a Status */
   }
-  return new ApiStatusError(code, `${what}: HTTP ${code}${status.message ? `: ${status.message}` : ''}`, status.reason);
+  const reason = typeof status.reason === 'string' ? status.reason : undefined;
+  return new ApiStatusError(code, what, reason, typeof status.message === 'string' ? status.message : body.slice(0, 500));
+}
+
+/** The most a list page may weigh: 500 objects of a real API server's ~1.5 MiB ceiling would not fit, 500 Nodes do. */
+export const LIST_PAGE_MAX_BYTES = 64 * 2 ** 20;
+
+/** The most a watch event may weigh (an API server stores objects of at most ~1.5 MiB). */
+export const WATCH_LINE_MAX_BYTES = 8 * 2 ** 20;
+
+/** How long a list page may take, answer and body (a real API server ends a list after 60 s itself). */
+export const LIST_PAGE_TIMEOUT_MS = 60_000;
+
+/** How much of an error answer is read (for the log). */
+const ERROR_BODY_MAX_BYTES = 64 * 1024;
+
+const mib = (bytes: number) => (bytes >= 2 ** 20 ? `${Math.round(bytes / 2 ** 20)} MiB` : `${Math.round(bytes / 1024)} KiB`);
+
+/** A JSON answer, or a LocalFailure saying it is not JSON (the text goes to the log, not to readers). */
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new LocalFailure(`${what}: the answer is not JSON`, text.slice(0, 200));
+  }
 }
 
 const isGone = (e: unknown) => (e as { statusCode?: number; code?: number } | null)?.statusCode === 410 || (e as { code?: number } | null)?.code === 410;
@@ -100,6 +130,9 @@ export interface InformerOptions {
   onRestart?: () => void;
   backoffMs?: readonly number[];
   random?: () => number;
+  /** Ceilings on what a server can make the informer hold (defaults LIST_PAGE_MAX_BYTES, WATCH_LINE_MAX_BYTES). */
+  maxPageBytes?: number;
+  maxLineBytes?: number;
 }
 
 /**
@@ -204,10 +237,22 @@ export class Informer {
         }
         if ((e as Error).name === 'TimeoutError' && this.resourceVersion) continue; // a silent connection: resume at once
         this.opts.onRestart?.();
-        this.opts.onState?.('stale', e instanceof Error ? e.message : String(e));
+        this.reportFailure(e);
         await this.sleep(backoff[Math.min(attempt++, backoff.length - 1)] as number);
       }
     }
+  }
+
+  /** Reports a failure as the source's state, in words safe to show anyone; the server's own words go to the log. */
+  private lastLogged = '';
+
+  private reportFailure(e: unknown): void {
+    const text = publicError(e, this.opts.path);
+    this.opts.onState?.('stale', text);
+    const detail = logDetail(e);
+    if (`${text}\0${detail}` === this.lastLogged) return;
+    this.lastLogged = `${text}\0${detail}`;
+    log().warn({ path: this.opts.path, server: this.opts.kc.getCurrentCluster()?.server, error: text, detail }, 'kubernetes source failing');
   }
 
   private sleep(ms: number): Promise<void> {
@@ -278,16 +323,15 @@ export class Informer {
 
   /** Lists every page (a fresh list when a continue token expires), then reconciles the items with it. */
   private async relist(): Promise<void> {
-    const gate = this.opts.gate ?? sharedListGate;
-    const { items, resourceVersion } = await gate.run(async () => {
-      try {
-        return await this.listPages();
-      } catch (e) {
-        if (!isGone(e) || this.stopped) throw e;
-        activityOf(this.opts.kind).gone++;
-        return this.listPages();
-      }
-    });
+    let listed;
+    try {
+      listed = await this.listThroughGate();
+    } catch (e) {
+      if (!isGone(e) || this.stopped) throw e;
+      activityOf(this.opts.kind).gone++;
+      listed = await this.listThroughGate();
+    }
+    const { items, resourceVersion } = listed;
     if (this.stopped) return;
     if (this.opts.keep !== false) {
       for (const [k, old] of this.items) {
@@ -306,42 +350,67 @@ export class Informer {
     a.listedObjects += items.size;
   }
 
-  private async listPages(): Promise<{ items: Map<string, KubeObject>; resourceVersion: string }> {
-    const server = this.opts.kc.getCurrentCluster()?.server;
-    if (!server) throw new Error('No currently active cluster');
-    const items = new Map<string, KubeObject>();
-    let resourceVersion = '';
-    let cont: string | undefined;
-    // One connection for every page of this list.
-    let dispatcher: Dispatcher | undefined;
+  /**
+   * A whole list, its pages read while holding a place at the process's list gate. The first page's answer is
+   * awaited before taking a place: a server that does not answer (or refuses) holds none, so one hung API server
+   * cannot keep every other cluster's lists waiting.
+   */
+  private async listThroughGate(): Promise<{ items: Map<string, KubeObject>; resourceVersion: string }> {
+    const first = await this.requestPage(undefined, undefined);
     try {
-      do {
-        const url = new URL(server + this.opts.path);
-        url.searchParams.set('limit', String(this.opts.pageSize ?? LIST_PAGE_SIZE));
-        if (this.opts.labelSelector) url.searchParams.set('labelSelector', this.opts.labelSelector);
-        if (cont) url.searchParams.set('continue', cont);
-        const ctx = new RequestContext(url.toString(), HttpMethod.GET);
-        await this.opts.kc.applySecurityAuthentication(ctx);
-        dispatcher ??= ctx.getDispatcher() as Dispatcher | undefined;
-        const controller = new AbortController();
-        this.controller = controller;
-        const res = await fetch(url, { headers: { ...ctx.getHeaders(), Accept: 'application/json' }, dispatcher, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(WATCH_INACTIVITY_MS)]) });
-        const text = await res.text();
-        if (res.status !== 200) throw statusError(`list ${this.opts.path}`, res.status, text);
-        const body = JSON.parse(text) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
-        for (const o of body.items ?? []) {
-          // The cached object it will replace, if any: whose strings it may share (lib/slim).
-          const s = slim(this.opts.kind, o, this.cachedAs(o));
-          items.set(itemKey(s), s);
-        }
-        resourceVersion = body.metadata?.resourceVersion ?? '';
-        cont = body.metadata?.continue || undefined;
-      } while (cont && !this.stopped);
+      return await (this.opts.gate ?? sharedListGate).run(() => this.listPages(first));
     } finally {
       // A list's own dispatcher (a plain KubeConfig builds one per request) is closed; a shared one stays open.
-      if (!isSharedDispatcher(dispatcher)) void dispatcher?.close().catch(() => {});
+      if (!isSharedDispatcher(first.dispatcher)) void first.dispatcher?.close().catch(() => {});
     }
-    return { items, resourceVersion };
+  }
+
+  /** One page's answer (its headers; a status other than 200 thrown), within LIST_PAGE_TIMEOUT_MS for the page. */
+  private async requestPage(cont: string | undefined, dispatcher: Dispatcher | undefined): Promise<{ res: Response; dispatcher: Dispatcher | undefined }> {
+    const server = this.opts.kc.getCurrentCluster()?.server;
+    if (!server) throw new LocalFailure('No currently active cluster');
+    const url = new URL(server + this.opts.path);
+    url.searchParams.set('limit', String(this.opts.pageSize ?? LIST_PAGE_SIZE));
+    if (this.opts.labelSelector) url.searchParams.set('labelSelector', this.opts.labelSelector);
+    if (cont) url.searchParams.set('continue', cont);
+    const ctx = new RequestContext(url.toString(), HttpMethod.GET);
+    await this.opts.kc.applySecurityAuthentication(ctx);
+    // One connection for every page of this list.
+    const d = dispatcher ?? (ctx.getDispatcher() as Dispatcher | undefined);
+    const controller = new AbortController();
+    this.controller = controller;
+    if (this.stopped) controller.abort();
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: { ...ctx.getHeaders(), Accept: 'application/json' }, dispatcher: d, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(LIST_PAGE_TIMEOUT_MS)]) });
+      if (res.status !== 200) throw statusError(`list ${this.opts.path}`, res.status, await readCappedText(res.body, ERROR_BODY_MAX_BYTES).catch(() => ''));
+    } catch (e) {
+      if (!dispatcher && !isSharedDispatcher(d)) void d?.close().catch(() => {});
+      throw e;
+    }
+    return { res, dispatcher: d };
+  }
+
+  /** Reads every page, the first one already answered. */
+  private async listPages(first: { res: Response; dispatcher: Dispatcher | undefined }): Promise<{ items: Map<string, KubeObject>; resourceVersion: string }> {
+    const items = new Map<string, KubeObject>();
+    let page = first;
+    for (;;) {
+      const what = `list ${this.opts.path}`;
+      const max = this.opts.maxPageBytes ?? LIST_PAGE_MAX_BYTES;
+      const text = await readCappedText(page.res.body, max).catch((e: unknown) => {
+        throw e instanceof BodyTooLargeError ? new LocalFailure(`${what}: a page of the answer is over ${mib(max)}`) : e;
+      });
+      const body = parseJson(text, what) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
+      for (const o of body.items ?? []) {
+        // The cached object it will replace, if any: whose strings it may share (lib/slim).
+        const s = slim(this.opts.kind, o, this.cachedAs(o));
+        items.set(itemKey(s), s);
+      }
+      const cont = body.metadata?.continue || undefined;
+      if (!cont || this.stopped) return { items, resourceVersion: body.metadata?.resourceVersion ?? '' };
+      page = await this.requestPage(cont, first.dispatcher);
+    }
   }
 
   /**
@@ -387,11 +456,11 @@ export class Informer {
         event = JSON.parse(line) as typeof event;
       } catch {
         // client-node skipped such a line (and with it a change, unseen); client-go ends the watch, as here.
-        throw new Error(`watch ${this.opts.path}: the server sent a line that is not JSON: ${line.slice(0, 80)}`);
+        throw new LocalFailure(`watch ${this.opts.path}: the server sent a line that is not JSON`, line.slice(0, 200));
       }
       const o = event.object ?? {};
       if (event.type === 'ERROR') {
-        failure = new ApiStatusError(o.code ?? 500, `watch ${this.opts.path}: ${o.message ?? 'error'}`, o.reason);
+        failure = new ApiStatusError(typeof o.code === 'number' ? o.code : 500, `watch ${this.opts.path}`, typeof o.reason === 'string' ? o.reason : undefined, typeof o.message === 'string' ? o.message : undefined);
         return;
       }
       if (!delivered) {
@@ -406,8 +475,8 @@ export class Informer {
     };
     try {
       const res = await request(url, { method: 'GET', headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() as Dispatcher | undefined, signal: controller.signal });
-      if (res.statusCode !== 200) throw statusError(`watch ${this.opts.path}`, res.statusCode, await res.body.text());
-      const lines = new LineSplitter();
+      if (res.statusCode !== 200) throw statusError(`watch ${this.opts.path}`, res.statusCode, await readCappedText(res.body, ERROR_BODY_MAX_BYTES).catch(() => ''));
+      const lines = new LineSplitter(this.opts.maxLineBytes ?? WATCH_LINE_MAX_BYTES, `watch ${this.opts.path}`);
       await new Promise<void>((resolve, reject) => {
         // A handler that throws ends the watch with its error (reported as the source's state); the watch then
         // resumes before that event, which comes again.
@@ -438,7 +507,7 @@ export class Informer {
         res.body.on('error', reject);
       });
     } catch (e) {
-      if (timedOut) throw Object.assign(new Error(`watch ${this.opts.path}: no data for ${WATCH_INACTIVITY_MS / 1000} s`), { name: 'TimeoutError' });
+      if (timedOut) throw Object.assign(new LocalFailure(`watch ${this.opts.path}: no data for ${WATCH_INACTIVITY_MS / 1000} s`), { name: 'TimeoutError' });
       throw e;
     } finally {
       clearTimeout(timer);
@@ -456,6 +525,10 @@ export class Informer {
  */
 export class LineSplitter {
   private parts: Buffer[] = [];
+  /** Bytes held in `parts`: a line longer than `maxLine` ends the stream with an error instead of growing. */
+  private held = 0;
+
+  constructor(private readonly maxLine = Infinity, private readonly what = 'the stream') {}
 
   push(chunk: Buffer, onLine: (line: string) => void): void {
     let start = 0;
@@ -463,15 +536,32 @@ export class LineSplitter {
     while (nl >= 0) {
       let line: string;
       if (this.parts.length) {
+        this.hold(nl - start);
         this.parts.push(chunk.subarray(start, nl));
         line = Buffer.concat(this.parts).toString('utf8');
         this.parts = [];
-      } else line = chunk.toString('utf8', start, nl);
+        this.held = 0;
+      } else {
+        if (nl - start > this.maxLine) this.hold(nl - start);
+        line = chunk.toString('utf8', start, nl);
+      }
       if (line.trim()) onLine(line);
       start = nl + 1;
       nl = chunk.indexOf(10, start);
     }
-    if (start < chunk.length) this.parts.push(chunk.subarray(start));
+    if (start < chunk.length) {
+      this.hold(chunk.length - start);
+      this.parts.push(chunk.subarray(start));
+    }
+  }
+
+  private hold(bytes: number): void {
+    this.held += bytes;
+    if (this.held > this.maxLine) {
+      this.parts = [];
+      this.held = 0;
+      throw new LocalFailure(`${this.what}: an event is over ${mib(this.maxLine)}`);
+    }
   }
 
   /** The last line, when the stream ended without a newline after it. */
@@ -479,6 +569,7 @@ export class LineSplitter {
     if (!this.parts.length) return;
     const line = Buffer.concat(this.parts).toString('utf8');
     this.parts = [];
+    this.held = 0;
     if (line.trim()) onLine(line);
   }
 }

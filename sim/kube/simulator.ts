@@ -156,13 +156,17 @@ export async function startKubeSimulator(opts: KubeSimulatorOptions): Promise<Ku
   for (const spec of opts.clusters) loadObjects(cluster(spec.name).store, spec.objects ?? []);
 
   // Each workload cluster gets its <cluster>-kubeconfig Secret in the management cluster that has a
-  // Cluster object of that name, as CAPI writes it.
+  // Cluster object of that name, as CAPI writes it: its server is the Cluster's control plane endpoint, which
+  // is where this simulator serves that workload cluster.
   const CLUSTER_DEF = findByKind('cluster.x-k8s.io/v1beta2', 'Cluster') as ResourceDef;
   for (const w of opts.clusters.filter((c) => c.role === 'workload')) {
+    const url = new URL(cluster(w.name).url);
+    const controlPlaneEndpoint = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443) };
     for (const m of opts.clusters.filter((c) => c.role === 'management')) {
       const store = cluster(m.name).store;
       for (const capiCluster of store.list(CLUSTER_DEF).items.filter((c) => c.metadata?.name === w.name)) {
         const ns = capiCluster.metadata?.namespace as string;
+        store.update(CLUSTER_DEF, ns, w.name, { ...capiCluster, spec: { ...(capiCluster.spec ?? {}), controlPlaneEndpoint } });
         loadObjects(store, [{
           apiVersion: 'v1',
           kind: 'Secret',

@@ -7,7 +7,7 @@ import { startSimulation } from './index';
 import { ManifestError, readManifestDir } from './kube/manifests';
 import { startKubeSimulator } from './kube/simulator';
 import { fleetScenario, parseFleetSpec } from './world/fleet';
-import { readScenario, ScenarioError, type Scenario } from './world/scenario';
+import { capzSummary, readScenario, ScenarioError, type Scenario } from './world/scenario';
 
 function usage(): never {
   console.error(`usage: npm run sim -- --scenario <file.yaml> [--speed <n>] [--state-dir <dir>]
@@ -38,7 +38,7 @@ async function runScenario(source: { file: string } | { fleet: string }, speed: 
     process.exit(e instanceof ScenarioError ? 1 : 2);
   }
   const sim = await startSimulation(scenario, { speed, stateDir: stateDir && path.resolve(stateDir) });
-  console.log(`poolscope simulator running scenario "${scenario.name}"${scenario.controllers ? ` (controllers on, CAPZ ${scenario.capz}, speed ${speed ?? scenario.speed}×)` : ' (static)'}`);
+  console.log(`poolscope simulator running scenario "${scenario.name}"${scenario.controllers ? ` (controllers on, CAPZ ${capzSummary(scenario)}, speed ${speed ?? scenario.speed}×)` : ' (static)'}`);
   for (const [name, server] of sim.kube.clusters) {
     const role = scenario.management.has(name) ? 'management' : 'workload';
     console.log(`  ${role.padEnd(10)} ${name.padEnd(20)} ${server.url}`);

@@ -11,7 +11,7 @@ import { findByKind, type ResourceDef } from './kube/resources';
 import type { PolicyRule } from './kube/auth';
 import { startKubeSimulator, type KubeSimulator } from './kube/simulator';
 import { generateTls } from './kube/tls';
-import type { Scenario, Step } from './world/scenario';
+import { capzOf, type Scenario, type Step } from './world/scenario';
 import { capzDeployment } from './world/capz-behaviour';
 import { World } from './world/world';
 import { writeEnvFile } from './env-file.mjs';
@@ -85,7 +85,7 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
   const world = scenario.controllers ? new World(kube, azure, { capz: scenario.capz, speed, delays: scenario.delays }) : null;
   // Each management cluster runs the CAPZ build the scenario names (the one whose behaviour the world plays).
   for (const name of scenario.management.keys()) {
-    const behaviour = typeof scenario.capz === 'string' ? scenario.capz : (scenario.capz[name] ?? 'main');
+    const behaviour = capzOf(scenario, name);
     if (!kube.cluster(name).store.has(findByKind('apps/v1', 'Deployment') as ResourceDef, 'capz-system', 'capz-controller-manager')) kube.load(name, [capzDeployment(behaviour) as KubeObject]);
   }
   for (const w of scenario.unreachable) world?.unreachable.add(w);

@@ -65,6 +65,19 @@ export interface Scenario {
 }
 
 /** "30s", "2m", "1m30s", "1h", or a number of seconds. */
+/** The CAPZ behaviour a management cluster runs under a scenario (`main` for one its map leaves out). */
+export function capzOf(scenario: Pick<Scenario, 'capz'>, cluster: string): CapzBehaviour {
+  return typeof scenario.capz === 'string' ? scenario.capz : (scenario.capz[cluster] ?? 'main');
+}
+
+/** The CAPZ of the management clusters, for people: `pre-1.20` when all run one, else `pre-1.20 on mgmt-weu, main on mgmt-neu`. */
+export function capzSummary(scenario: Pick<Scenario, 'capz' | 'management'>): string {
+  const each = [...scenario.management.keys()].map((c) => [c, capzOf(scenario, c)] as const);
+  const distinct = [...new Set(each.map(([, b]) => b))];
+  if (distinct.length > 1) return each.map(([c, b]) => `${b} on ${c}`).join(', ');
+  return distinct[0] ?? capzOf(scenario, '');
+}
+
 export function parseDuration(v: unknown): number | null {
   if (typeof v === 'number' && v >= 0) return v;
   if (typeof v !== 'string') return null;

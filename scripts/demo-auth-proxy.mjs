@@ -1,14 +1,15 @@
 // The demo's stand-in for an auth proxy (oauth2-proxy, an ingress with OIDC): it passes every request on to
 // poolscope, naming the signed-in person in X-Forwarded-User/-Groups and proving itself with the shared secret
 // (POOLSCOPE_TRUSTED_PROXY_SECRET), exactly as a real proxy is configured to. Headers a client sends under
-// those names are dropped first, so nobody can claim to be someone else through it.
+// those names are dropped first, so nobody can claim to be someone else through it. It listens on 127.0.0.1 only:
+// whoever reaches it is signed in, so only this machine may.
 
 import http from 'node:http';
 
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 const CLAIMS = new Set(['x-forwarded-user', 'x-forwarded-groups', 'x-poolscope-proxy-secret']);
 
-/** Starts the proxy on `port` in front of `target` (http://127.0.0.1:<port>); resolves with the server. */
+/** Starts the proxy on 127.0.0.1:`port` in front of `target` (http://127.0.0.1:<port>); resolves with the server. */
 export function startAuthProxy({ port, target, user, groups, secret }) {
   const to = new URL(target);
   const server = http.createServer((req, res) => {
@@ -35,6 +36,6 @@ export function startAuthProxy({ port, target, user, groups, secret }) {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, () => resolve(server));
+    server.listen(port, '127.0.0.1', () => resolve(server));
   });
 }

@@ -7,7 +7,10 @@ import 'server-only';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AuthenticationV1Api, AuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { ResyncIdentity } from '@/lib/api-types';
+import { HttpError } from '../http/route';
+import { peerOf } from '../http/peer';
 import { callOptions, kubeFailure } from '../kube/calls';
+import { RateLimiter } from './guards';
 
 export const PROXY_SECRET_HEADER = 'x-poolscope-proxy-secret';
 
@@ -31,6 +34,12 @@ class TtlCache<T> {
   private readonly map = new Map<string, Cached<T>>();
 
   constructor(private readonly max = 5_000) {}
+
+  /** Whether `key` has an answer (or a call under way) that get would give without loading. */
+  has(key: string): boolean {
+    const hit = this.map.get(key);
+    return hit !== undefined && hit.until > Date.now();
+  }
 
   get(key: string, ttlMs: (v: T) => number, load: () => Promise<T>): Promise<T> {
     const now = Date.now();
@@ -58,13 +67,25 @@ export interface IdentityOptions {
   kubeconfigFor(context: string): KubeConfig;
   trustedProxy?: { name: string; secret: string };
   timeoutMs: number;
+  /** TokenReviews of tokens not seen lately: per client address, and for the whole process, per minute. */
+  reviewsPerClientPerMinute?: number;
+  reviewsPerMinute?: number;
 }
+
+/** A TokenReview costs the API server a call: what an unauthenticated client may make it do is bounded. */
+export const REVIEWS_PER_CLIENT_PER_MINUTE = 20;
+export const REVIEWS_PER_MINUTE = 120;
 
 export class Access {
   private readonly tokens = new TtlCache<IdentityResult>();
   private readonly reviews = new TtlCache<{ allowed: boolean; reason: string }>();
+  private readonly perClient: RateLimiter;
+  private readonly overall: RateLimiter;
 
-  constructor(private readonly opts: IdentityOptions) {}
+  constructor(private readonly opts: IdentityOptions) {
+    this.perClient = new RateLimiter(opts.reviewsPerClientPerMinute ?? REVIEWS_PER_CLIENT_PER_MINUTE, 60_000);
+    this.overall = new RateLimiter(opts.reviewsPerMinute ?? REVIEWS_PER_MINUTE, 60_000);
+  }
 
   /** The caller's identity as the given management cluster sees it, or why there is none. */
   async identify(headers: Headers, context: string): Promise<IdentityResult> {
@@ -73,7 +94,10 @@ export class Access {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
       if (!m) return { identity: null, problem: 'The Authorization header is not a bearer token.' };
       const token = m[1] as string;
-      return this.tokens.get(`${context}\0${sha(token)}`, (r) => (r.identity ? 60_000 : 10_000), () => this.review(context, token));
+      const key = `${context}\0${sha(token)}`;
+      // A token not seen lately costs the API server a TokenReview: limited by client, then overall, first.
+      if (!this.tokens.has(key)) this.admitReview(peerOf(headers));
+      return this.tokens.get(key, (r) => (r.identity ? 60_000 : 30_000), () => this.review(context, token));
     }
     const proxy = this.opts.trustedProxy;
     const user = headers.get('x-forwarded-user');
@@ -89,6 +113,14 @@ export class Access {
     // Every authenticated user is in system:authenticated, as the API server's own authenticators add it.
     if (!groups.includes('system:authenticated')) groups.push('system:authenticated');
     return { identity: { user: user.trim(), groups, via: `proxy:${proxy.name}` }, problem: null };
+  }
+
+  /** Throws 429 when this client, or every client together, asked for too many TokenReviews this minute. */
+  private admitReview(client: string): void {
+    const mine = this.perClient.take(client);
+    if (mine) throw new HttpError(429, 'rate-limited', `Too many sign-in attempts with new tokens from ${client}; try again in ${mine} s.`, { 'retry-after': String(mine) });
+    const all = this.overall.take('all');
+    if (all) throw new HttpError(429, 'rate-limited', `Too many sign-in attempts with new tokens; try again in ${all} s.`, { 'retry-after': String(all) });
   }
 
   private async review(context: string, token: string): Promise<IdentityResult> {

@@ -14,7 +14,7 @@ import { UNINITIALIZED_TAINT, type PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
 import { azureInput, scaleSetRefOf, type AzureRead, type ScaleSetRef } from '../azure/reader';
 import { resyncBody } from '../http/api-schemas';
-import { HttpError, readJsonBody } from '../http/route';
+import { HttpError, readJsonBody, rejectLargeBody } from '../http/route';
 import type { TimelineStore } from '../store/store';
 import { IdempotencyCache, PoolLocks, RateLimiter, checkSameOrigin } from './guards';
 import type { Access, AccessCheck } from './identity';
@@ -141,20 +141,23 @@ export class ResyncService {
   /** POST: checks everything, then does (or, dry run, previews) the resync once per Idempotency-Key. */
   async run(ref: PoolRef, request: Request): Promise<ResyncResult> {
     if (this.deps.readOnly) throw new HttpError(403, 'read-only', 'poolscope is read-only here (POOLSCOPE_READ_ONLY=true): it makes no changes to clusters.');
-    // Cross-site checks come before anything is read from the body.
+    // Headers only until the caller is known and within their limit: cross-site checks, the body's declared
+    // size, the pool's context, identity. Then the body is read, at most 64 KiB of it.
     checkSameOrigin(request);
-    const body: ResyncRequest = await readJsonBody(request, resyncBody);
+    rejectLargeBody(request);
     const objects = this.objects(ref);
     let who;
     try {
       who = await this.deps.access.identify(request.headers, ref.context);
     } catch (e) {
+      if (e instanceof HttpError) throw e;
       throw new HttpError(502, 'cluster-error', (e as Error).message);
     }
     if (!who.identity) throw new HttpError(401, 'not-signed-in', `${who.problem} Resync needs to know who you are; reading needs nothing.`);
     const identity = who.identity;
     const wait = this.perUser.take(identity.user);
     if (wait) throw new HttpError(429, 'rate-limited', `Too many resync requests from ${identity.user}; try again in ${wait} s.`, { 'retry-after': String(wait) });
+    const body: ResyncRequest = await readJsonBody(request, resyncBody);
     const key = request.headers.get('idempotency-key');
     if (key !== null && (key.length === 0 || key.length > 200)) throw new HttpError(400, 'invalid-idempotency-key', 'Idempotency-Key must be 1 to 200 characters.');
     const fingerprint = `${poolKey(ref)} ${body.mode}${body.dryRun ? ' (dry run)' : ''}`;

@@ -7,6 +7,7 @@ import type { ApiError } from '@/lib/api-types';
 import { ConfigError } from '../env';
 import { randomUUID } from 'node:crypto';
 import { log } from '../log';
+import { BodyTooLargeError, readCappedText } from './read-capped';
 import { observeRequest, routeLabel } from '../metrics-registry';
 
 export class HttpError extends Error {
@@ -70,15 +71,35 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
   }
 }
 
-/** Reads a JSON request body and parses it with `schema`; 400 `invalid-body` naming what is wrong. */
+/** The largest request body poolscope reads (a resync's is a few dozen bytes). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const tooLarge = () => new HttpError(413, 'body-too-large', `The request body must be at most ${MAX_BODY_BYTES / 1024} KiB.`);
+
+/**
+ * Refuses a body whose declared length is over MAX_BODY_BYTES, before anything is read (and before the caller
+ * is identified): a check of the header alone. A body sent without a length is held to the ceiling as it is read.
+ */
+export function rejectLargeBody(request: Request): void {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && !(/^\d+$/.test(declared) && Number(declared) <= MAX_BODY_BYTES)) {
+    if (/^\d+$/.test(declared)) throw tooLarge();
+    throw new HttpError(400, 'invalid-body', `Content-Length "${declared.slice(0, 40)}" is not a number of bytes.`);
+  }
+}
+
+/**
+ * Reads a JSON request body, at most MAX_BODY_BYTES of it (the rest is never read), and parses it with `schema`;
+ * 413 `body-too-large` past the ceiling, 400 `invalid-body` naming what is wrong.
+ */
 export async function readJsonBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
+  rejectLargeBody(request);
   let raw: unknown;
   try {
-    const text = await request.text();
-    if (text.length > 64 * 1024) throw new HttpError(413, 'body-too-large', 'The request body must be under 64 KiB.');
+    const text = await readCappedText(request.body as AsyncIterable<Uint8Array> | null, MAX_BODY_BYTES);
     raw = text.trim() === '' ? {} : JSON.parse(text);
   } catch (e) {
-    if (e instanceof HttpError) throw e;
+    if (e instanceof BodyTooLargeError) throw tooLarge();
     throw new HttpError(400, 'invalid-body', `The request body is not valid JSON: ${(e as Error).message}`);
   }
   const r = schema.safeParse(raw);

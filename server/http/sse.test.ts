@@ -30,3 +30,21 @@ describe('sseResponse', () => {
     expect((await reader.read()).done).toBe(true);
   });
 });
+
+describe('sseResponse and a client that does not read', () => {
+  it('lets the client go once the bytes waiting for it pass the ceiling, releasing its listeners', async () => {
+    const bus = new EventEmitter();
+    const res = sseResponse(new Request('http://x/api/stream'), { bus, hello: () => ({ stream: 's1', seq: 0 }) }, 60_000, 4096);
+    const change = (seq: number) => ({ seq, poolKey: 'ctx/ns/pool', at: '2026-12-05T10:00:00Z', fields: ['amp.ready', 'mp.phase'] });
+    let seq = 0;
+    while (bus.listenerCount('change') > 0 && seq < 10_000) bus.emit('change', change(++seq));
+    // About 4 KiB of ~100-byte changes, not ten thousand of them.
+    expect(seq).toBeLessThan(100);
+    expect(bus.listenerCount('change')).toBe(0);
+    expect(bus.listenerCount('shutdown')).toBe(0);
+    // What was queued is still delivered, then the stream ends.
+    const text = await new Response(res.body).text();
+    expect(text.length).toBeLessThanOrEqual(4096 + 200);
+    expect(text).toContain(`id: ${seq - 1}\n`);
+  });
+});

@@ -68,10 +68,14 @@ const EVENT_SKEW_MS = 3_600_000;
 /** A pool's write as the collector makes it: with the shape of the state it stores (see StoredShape). */
 type CycleWrite = PoolWrite & { shape?: StoredShape };
 
-/** A stored pool that left poolscope's view: its last stored state, and why. */
+/**
+ * A stored pool that left poolscope's view: its last stored state, and why — its MachinePool deleted, its context
+ * no longer watched, or its context not listed by the end of the start-up grace (then recorded with that context's
+ * source state, its other data as stored).
+ */
 interface Gone {
   state: PoolDetail;
-  reason: 'deleted' | 'unwatched';
+  reason: 'deleted' | 'unwatched' | 'unlisted';
 }
 
 /** A pool a cycle took: since when a change to it waited, and its Events. */
@@ -180,7 +184,9 @@ export class Collector {
     const { context, namespace, name } = d.summary.ref;
     if (!this.opts.contexts.includes(context)) return 'unwatched';
     const src = this.sources.get(context);
-    return src?.machinePoolsListed() && !src.hasPool(`${namespace}/${name}`) ? 'deleted' : null;
+    if (!src) return null;
+    if (!src.machinePoolsListed()) return this.starting ? null : 'unlisted';
+    return src.hasPool(`${namespace}/${name}`) ? null : 'deleted';
   }
 
   /**
@@ -212,11 +218,17 @@ export class Collector {
     return !read || (!read.ok && this.throttled.has(scaleSetId)) ? 'azure' : null;
   }
 
-  /** The grace is over: the pools still waiting for a source are stored as they are (that source unknown, with the reason). */
+  /**
+   * The grace is over: the pools still waiting for a source are stored as they are (that source unknown, with the
+   * reason), and the stored pools of a context whose MachinePools are not listed yet with its state (see goneReason).
+   */
   private endGrace(): void {
     this.starting = false;
     for (const key of this.held) this.dirty.add(key);
     this.held.clear();
+    for (const [key, d] of this.previous) {
+      if (!goneSince(d.summary) && this.goneReason(d) === 'unlisted') this.dirty.add(key);
+    }
   }
 
   /**
@@ -595,6 +607,9 @@ export class Collector {
       const kube: SourceState = src.kubeState();
       detail = analyzePool({ ...input, azure }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
       if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
+    } else if (gone?.reason === 'unlisted') {
+      // Its context not listed since start: its last state, with what the context's source says now.
+      detail = { ...gone.state, at, summary: { ...gone.state.summary }, sources: { ...gone.state.sources, kube: src?.kubeState() ?? gone.state.sources.kube } };
     } else if (gone) {
       // Gone from poolscope's view: its last state, marked (its history stays, as of any earlier moment).
       detail = { ...gone.state, at, summary: { ...gone.state.summary, ...(gone.reason === 'deleted' ? { deletedAt: at } : { unwatchedSince: at }) } };

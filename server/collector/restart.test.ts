@@ -109,4 +109,33 @@ describe('a source that says nothing at start', () => {
     h.sim.azure.clearFaults();
     await until('Azure recorded again once it answers', async () => ((await h2.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined), 15_000);
   }, 60_000);
+
+  it('is recorded for the stored pools of a management cluster down at start, once the grace is over', async () => {
+    const h = await harness('demo.yaml', 0.25);
+    const first = await h.start({ contexts: BOTH });
+    await settled(h);
+    await first.stop();
+    const weu = h.sim.kube.cluster('mgmt-weu');
+    weu.setAvailable(false);
+    cleanups.push(async () => weu.setAvailable(true));
+    const restart = new Date().toISOString();
+    const h2 = await harness('', 0.25, h.dbFile, h.sim);
+    await h2.start({ contexts: BOTH, startGraceMs: GRACE_MS });
+    const started = Date.now();
+    const weuPools = ['mgmt-weu/default/spot', 'mgmt-weu/default/system', 'mgmt-weu/default/workers'];
+    await until('mgmt-weu\'s pools recorded with it down', async () => {
+      for (const k of weuPools) if ((await h2.store.currentPool(k))?.sources.kube.state !== 'unreachable') return undefined;
+      return true;
+    }, 15_000);
+    const written = await entriesSince(h2, restart);
+    expect(written).toEqual(Object.fromEntries(weuPools.map((k) => [k, ['source.kube: ok → unreachable']])));
+    for (const k of weuPools) {
+      const [e] = await h2.store.timeline(k, restart, far);
+      expect(Date.parse(e?.at ?? ''), k).toBeGreaterThanOrEqual(started + GRACE_MS - 50);
+      // Its last state is kept otherwise: instances and figures as last read.
+      const p = await h2.store.currentPool(k);
+      expect(p?.instances.length, k).toBeGreaterThan(0);
+      expect(p?.summary.replicas.azureInstances, k).not.toBeNull();
+    }
+  }, 60_000);
 });

@@ -65,7 +65,8 @@ const getJson = async (...args: string[]) => {
   return JSON.parse(r.stdout) as KubeObject & Record<string, unknown>;
 };
 
-describe('kubectl create of built-in kinds (sent as protobuf)', () => {
+// Each test runs kubectl several times (about 0.3 s each, more on a busy machine).
+describe('kubectl create of built-in kinds (sent as protobuf)', { timeout: 30_000 }, () => {
   it('creates a namespace and a ConfigMap in it (text, empty and binary values), and reads them back', async () => {
     const ns = await kubectl(kc, ['create', 'namespace', 'team-a']);
     expect(ns.code, ns.stderr).toBe(0);

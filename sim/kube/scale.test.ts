@@ -45,7 +45,8 @@ function watchPool(): { lines: () => string[]; waitFor: (pred: (lines: string[])
   };
 }
 
-describe('the MachinePool /scale subresource', () => {
+// Each test runs kubectl several times (about 0.3 s each, more on a busy machine).
+describe('the MachinePool /scale subresource', { timeout: 30_000 }, () => {
   it('`kubectl scale machinepool` changes spec.replicas, bumps generation and is seen by a watch', async () => {
     const before = await getPool();
     expect(before.spec?.replicas).toBe(5);

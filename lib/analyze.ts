@@ -106,8 +106,8 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
   const joined = joinSources(model);
   const kinds = joined.map((j) => driftKindsFor(j, model));
   const drift = computeDrift(model, joined, { now: opts.now, previous: opts.previous?.drift }, kinds);
-  const findings = diagnose(model, joined, drift, { now: opts.now, previous: opts.previous?.findings });
-  const verdict = resyncVerdict(model, drift);
+  const findings = diagnose(model, joined, drift, { now: opts.now, previous: opts.previous?.findings, ...(opts.kube ? { kube: opts.kube } : {}) });
+  const verdict = resyncVerdict(model, drift, opts.kube);
   // Findings come sorted worst first.
   const worst = findings[0] ?? null;
   const summary: PoolSummary = {

@@ -81,6 +81,7 @@ export interface DriftItem {
 export type FindingCode =
   | 'readiness-gate-frozen'
   | 'case-mismatch'
+  | 'management-cluster-unreachable'
   | 'workload-cluster-unreachable'
   | 'paused'
   | 'vmss-failed'

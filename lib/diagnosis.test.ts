@@ -343,3 +343,40 @@ describe('listDiff', () => {
     expect(listDiff({ ...mp, amp: null })).toEqual({ add: [], remove: [a, c] });
   });
 });
+
+describe('who cannot reach what', () => {
+  const frozen = { replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0')] } } satisfies PoolSpec;
+  const down = { state: 'unreachable', error: 'list /apis/cluster.x-k8s.io/v1beta2/machinepools: connection refused' } as const;
+
+  it('blames poolscope\'s own link, not CAPI, when the management cluster is out of reach too', () => {
+    const d = analyzePool(buildPool({ ...frozen, workload: { unreachable: 'list /api/v1/nodes: connection refused' } }).input, { now: NOW, kube: down });
+    expect(d.findings.map((f) => [f.code, f.severity])).toEqual([['management-cluster-unreachable', 'warning']]);
+    const [f] = d.findings;
+    expect(f?.summary).toBe('poolscope cannot reach management cluster mgmt-weu: this pool is shown as last seen.');
+    expect(f?.detail).toMatch(/^Reading mgmt-weu failed: list \/apis\/cluster\.x-k8s\.io\/v1beta2\/machinepools: connection refused\. This is poolscope's own connection/);
+    expect(f?.detail).toContain('cannot read the workload cluster\'s Nodes either');
+    expect(d.findings.some((x) => /CAPI cannot/.test(x.summary))).toBe(false);
+    expect(d.verdict.reconcile).toMatchObject({ allowed: false, reason: expect.stringMatching(/^poolscope cannot reach management cluster mgmt-weu/) });
+    expect(d.verdict.syncProviderIds.allowed).toBe(false);
+  });
+
+  it('says CAPI still reaches the workload cluster when its Cluster\'s RemoteConnectionProbe is True', () => {
+    const d = analyse({ ...frozen, amp: { ready: true }, workload: { unreachable: 'list /api/v1/nodes: HTTP 401 Unauthorized', capiProbe: 'True' } });
+    const f = d.findings.find((x) => x.code === 'workload-cluster-unreachable');
+    expect(f).toMatchObject({ severity: 'warning', summary: 'poolscope cannot read workload cluster prod-weu\'s Nodes; CAPI still reaches it.' });
+    expect(f?.suggestedAction).toMatch(/poolscope's path to the workload API server/);
+  });
+
+  it('says CAPI cannot reach it either when the probe is False, since the probe failed', () => {
+    const d = analyse({ ...frozen, workload: { unreachable: 'list /api/v1/nodes: connection refused', capiProbe: 'False' } });
+    const f = d.findings.find((x) => x.code === 'workload-cluster-unreachable');
+    expect(f).toMatchObject({ severity: 'critical', summary: 'Workload cluster prod-weu is unreachable, for CAPI too: CAPI cannot update this pool.', since: minutesBefore(NOW, 7) });
+    expect(f?.detail).toContain('RemoteConnectionProbe condition is False (ProbeFailed: Remote connection probe failed): CAPI cannot reach it either.');
+  });
+
+  it('does not claim what CAPI sees when the Cluster does not say', () => {
+    const f = analyse({ ...frozen, workload: { unreachable: 'list /api/v1/nodes: connection refused' } }).findings.find((x) => x.code === 'workload-cluster-unreachable');
+    expect(f).toMatchObject({ severity: 'critical', summary: 'poolscope cannot read workload cluster prod-weu\'s Nodes; CAPI may not reach it either.' });
+    expect(f?.detail).toContain('Whether CAPI reaches it is not known');
+  });
+});

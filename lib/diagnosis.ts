@@ -2,7 +2,7 @@
 // Each finding says what is wrong, the evidence, since when (when known) and what an operator can do.
 
 import { CAPZ_READINESS_TEXT, capzReadiness, capzSortsList } from './capz-version';
-import type { DriftItem, DriftKind, Finding, FindingCode, IdSource } from './api-types';
+import type { DriftItem, DriftKind, Finding, FindingCode, IdSource, SourceState } from './api-types';
 import { SEVERITY_RANK } from './api-types';
 import { awaitsAzureRead, isRunning } from './drift';
 import { formatDuration, listSome, plural } from './format';
@@ -18,6 +18,7 @@ const ARRIVING_STATES: ReadonlySet<string> = new Set(['Creating', 'Updating', 'S
 /** Tie-break order among findings of equal severity. */
 export const FINDING_ORDER: readonly FindingCode[] = [
   'vmss-not-found',
+  'management-cluster-unreachable',
   'workload-cluster-unreachable',
   'readiness-gate-frozen',
   'case-mismatch',
@@ -41,6 +42,8 @@ export interface DiagnosisOptions {
   now: string;
   /** The previous analysis' findings, to carry `since` forward. */
   previous?: readonly Finding[] | null;
+  /** How poolscope reads the management cluster (ok when not given). */
+  kube?: SourceState;
 }
 
 /**
@@ -221,11 +224,57 @@ const DRIFT_WORDS: Record<CountedKind, (n: number) => string> = {
 
 /** Findings that explain drift; the others (configuration, the list's order, healthy) do not. */
 const EXPLAINS_DRIFT: ReadonlySet<FindingCode> = new Set<FindingCode>([
-  'vmss-not-found', 'workload-cluster-unreachable', 'readiness-gate-frozen', 'paused', 'vmss-failed', 'instance-failed',
+  'vmss-not-found', 'management-cluster-unreachable', 'workload-cluster-unreachable', 'readiness-gate-frozen', 'paused', 'vmss-failed', 'instance-failed',
   'node-not-joined', 'azure-unread', 'empty-infra-list', 'scaling', 'model-rollout',
 ]);
 
 type Draft = Omit<Finding, 'since'> & { derivedSince?: string };
+
+/**
+ * What poolscope cannot read, said as what it is: poolscope's own connection, unless the Cluster says CAPI cannot
+ * reach the workload cluster either. With the management cluster out of reach, the workload cluster failing too
+ * is most likely poolscope's link, and nothing can be said of CAPI's (it runs in that cluster).
+ */
+function unreachableFinding(model: PoolModel, kube: SourceState | undefined): Draft | null {
+  const { mp } = model;
+  const context = model.ref.context;
+  const workloadDown = model.workload.state === 'unreachable';
+  if (kube?.state === 'unreachable') {
+    return {
+      code: 'management-cluster-unreachable',
+      severity: 'warning',
+      summary: `poolscope cannot reach management cluster ${context}: this pool is shown as last seen.`,
+      detail: `Reading ${context} failed: ${asSentence(kube.error)} This is poolscope's own connection: CAPI and CAPZ run inside that cluster and may be working normally, but nothing shown here is updated until poolscope reads it again.${workloadDown ? ' poolscope cannot read the workload cluster\'s Nodes either, which points at poolscope\'s own network rather than at the clusters.' : ''}`,
+      suggestedAction: `Check poolscope's connection to ${context}: its kubeconfig context or ServiceAccount token, the network path from poolscope's pod, and whether the API server answers (kubectl --context ${context} get --raw /readyz). The source bar shows since when it fails.`,
+    };
+  }
+  if (model.workload.state !== 'unreachable') return null;
+  const cluster = mp.clusterName ?? '<cluster>';
+  const probe = model.cluster?.remoteConnection ?? null;
+  const secret = `the ${cluster}-kubeconfig Secret (key "value") in namespace ${mp.namespace}`;
+  const frozen = listsDiffer(model) ? ' The MachinePool list differs from the AzureMachinePool list and stays frozen until then.' : '';
+  const capiStops = `Since CAPI v1.8 the MachinePool controller lists the workload cluster's Nodes before its readiness gate, so while CAPI cannot reach it, spec.providerIDList, status.replicas and nodeRefs are not updated, even with the AzureMachinePool ready.${frozen}`;
+  const read = `poolscope could not read its Nodes: ${asSentence(model.workload.error)}`;
+  if (probe?.status === 'True') {
+    return {
+      code: 'workload-cluster-unreachable',
+      severity: 'warning',
+      summary: `poolscope cannot read workload cluster ${cluster}'s Nodes; CAPI still reaches it.`,
+      detail: `${read} The Cluster's RemoteConnectionProbe condition is True, so CAPI's own connection works and it keeps updating this pool; what is missing is poolscope's view of the Nodes (the Node column, Ready Nodes, and drift against Nodes).`,
+      suggestedAction: `Check poolscope's path to the workload API server: ${secret}, as poolscope reads it, and the network from poolscope's pod to the server it names.`,
+    };
+  }
+  const capiToo = probe?.status === 'False';
+  const probeText = capiToo ? ` The Cluster's RemoteConnectionProbe condition is False${probe.reason ? ` (${probe.reason}${probe.message ? `: ${probe.message}` : ''})` : ''}: CAPI cannot reach it either.` : ' Whether CAPI reaches it is not known (the Cluster has no RemoteConnectionProbe condition before CAPI v1.9).';
+  return {
+    code: 'workload-cluster-unreachable',
+    severity: 'critical',
+    summary: capiToo ? `Workload cluster ${cluster} is unreachable, for CAPI too: CAPI cannot update this pool.` : `poolscope cannot read workload cluster ${cluster}'s Nodes; CAPI may not reach it either.`,
+    detail: `${read}${probeText} ${capiStops}`,
+    suggestedAction: `Check ${secret} and whether the workload API server answers.${capiToo ? '' : ' If CAPI reaches it, only poolscope\'s path is broken.'}`,
+    ...(capiToo && probe.lastTransitionTime ? { derivedSince: probe.lastTransitionTime } : {}),
+  };
+}
 
 export function diagnose(
   model: PoolModel,
@@ -252,16 +301,8 @@ export function diagnose(
     });
   }
 
-  if (model.workload.state === 'unreachable') {
-    const frozen = listsDiffer(model) ? ' The MachinePool list differs from the AzureMachinePool list and stays frozen until then.' : '';
-    drafts.push({
-      code: 'workload-cluster-unreachable',
-      severity: 'critical',
-      summary: `Workload cluster ${mp.clusterName ?? ''} is unreachable: CAPI cannot update this pool.`.replace('  ', ' '),
-      detail: `Reading Nodes failed: ${asSentence(model.workload.error)} Since CAPI v1.8 the MachinePool controller lists the workload cluster's Nodes before its readiness gate, so it stops there: spec.providerIDList, status.replicas and nodeRefs are not updated, even with the AzureMachinePool ready.${frozen}`,
-      suggestedAction: `Check the ${mp.clusterName ?? '<cluster>'}-kubeconfig Secret (key "value") in namespace ${mp.namespace} and whether the workload API server answers.`,
-    });
-  }
+  const unreachable = unreachableFinding(model, opts.kube);
+  if (unreachable) drafts.push(unreachable);
 
   if (isPaused(model) || amp?.pausedAnnotation) {
     const by: string[] = [];

@@ -134,6 +134,11 @@ export interface ClusterModel {
   name: string;
   paused: boolean;
   deleting: boolean;
+  /**
+   * CAPI's own view of its connection to the workload cluster: the Cluster's RemoteConnectionProbe condition
+   * (CAPI ≥ v1.9; status.conditions in v1beta2, status.v1beta2.conditions in v1beta1), null when absent.
+   */
+  remoteConnection: Condition | null;
 }
 
 export interface VmssModel {
@@ -448,10 +453,13 @@ function normaliseNode(obj: KubeObject): NodeModel {
 }
 
 function normaliseCluster(obj: KubeObject): ClusterModel {
+  const v1beta1 = (obj.apiVersion ?? '').endsWith('/v1beta1');
+  const conditions = conditionsAt(obj, v1beta1 ? ['status', 'v1beta2', 'conditions'] : ['status', 'conditions']);
   return {
     name: obj.metadata?.name ?? '',
     paused: bool(obj, 'spec', 'paused') === true || annotation(obj, PAUSED_ANNOTATION) !== null,
     deleting: Boolean(obj.metadata?.deletionTimestamp),
+    remoteConnection: findCondition(conditions, 'RemoteConnectionProbe'),
   };
 }
 

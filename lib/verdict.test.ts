@@ -66,7 +66,7 @@ describe('resync verdict', () => {
     ['Azure could not be read', { ...frozen, azure: { unknown: 'timeout' } },
       'Azure could not be read, so poolscope cannot check that every ID in the AzureMachinePool list still exists.'],
     ['the workload cluster is unreachable', { ...frozen, workload: { unreachable: 'no route' } },
-      'The workload cluster is unreachable, so CAPI cannot maintain nodeRefs for a rewritten list; restore connectivity first.'],
+      'poolscope cannot read the workload cluster\'s Nodes, so it cannot check the list against them (and if CAPI cannot reach it either, it cannot maintain nodeRefs for a rewritten list); restore connectivity first.'],
     ['there is nothing to change', { replicas: 2, instances: healthyInstances(2), amp: { ready: false } },
       'The MachinePool list already holds the same IDs as the AzureMachinePool list.'],
   ])('refuses sync-provider-ids when %s', (_name, spec, reason) => {

@@ -1,12 +1,15 @@
 // The resync verdict: whether a reconcile trigger or a MachinePool-list repair can help this pool, and why
 // not when it cannot (domain.md §5 and §7 "What a correct resync can and cannot do").
 
-import type { DriftItem, ResyncVerdict } from './api-types';
+import type { DriftItem, ResyncVerdict, SourceState } from './api-types';
 import { gateClosed, listDiff } from './diagnosis';
 import { plural } from './format';
 import { isPaused, type PoolModel } from './pool-model';
 
-function refusal(model: PoolModel): string | null {
+function refusal(model: PoolModel, kube: SourceState | undefined): string | null {
+  if (kube?.state === 'unreachable') {
+    return `poolscope cannot reach management cluster ${model.ref.context}: it can neither check the pool afresh nor write to it until it can.`;
+  }
   if (isPaused(model) || model.amp?.pausedAnnotation) {
     return 'The pool is paused; controllers ignore it, and poolscope never unpauses as a side effect.';
   }
@@ -17,9 +20,9 @@ function refusal(model: PoolModel): string | null {
   return null;
 }
 
-export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[]): ResyncVerdict {
+export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[], kube?: SourceState): ResyncVerdict {
   const { add, remove } = listDiff(model);
-  const blocked = refusal(model);
+  const blocked = refusal(model, kube);
   const closed = gateClosed(model);
   const unreachable = model.workload.state === 'unreachable';
   const differ = add.length > 0 || remove.length > 0;
@@ -30,7 +33,7 @@ export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[]): Re
   if (blocked) {
     reconcile = { allowed: false, canHelp: false, reason: blocked };
   } else if (unreachable) {
-    reconcile = { allowed: true, canHelp: false, reason: 'CAPI stops before its readiness gate while the workload cluster is unreachable; a reconcile changes nothing until it is back.' };
+    reconcile = { allowed: true, canHelp: false, reason: 'poolscope cannot read the workload cluster; if CAPI cannot either, it stops before its readiness gate and a reconcile changes nothing until the cluster is back.' };
   } else if (model.amp && model.amp.providerIDList.length === 0 && (model.mp.replicas ?? 0) > 0) {
     reconcile = { allowed: true, canHelp: true, reason: 'Re-runs CAPZ so it lists the AMPMs again and repopulates the empty list (harmless; CAPZ may wait out its 10 s debounce).' };
   } else if (closed) {
@@ -45,7 +48,7 @@ export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[]): Re
 
   // sync-provider-ids: write exactly what CAPI would copy, only when that can't make things worse.
   let syncReason: string | null = blocked;
-  if (!syncReason && unreachable) syncReason = 'The workload cluster is unreachable, so CAPI cannot maintain nodeRefs for a rewritten list; restore connectivity first.';
+  if (!syncReason && unreachable) syncReason = 'poolscope cannot read the workload cluster\'s Nodes, so it cannot check the list against them (and if CAPI cannot reach it either, it cannot maintain nodeRefs for a rewritten list); restore connectivity first.';
   if (!syncReason && model.amp && model.amp.providerIDList.length === 0 && (model.mp.replicas ?? 0) > 0) {
     syncReason = 'The AzureMachinePool list is empty while replicas > 0; copying it would drop every instance.';
   }

@@ -111,6 +111,8 @@ export class ResyncService {
   async status(ref: PoolRef, headers: Headers): Promise<ResyncStatus> {
     const objects = this.objects(ref);
     const detail = await this.deps.store.currentPool(poolKey(ref));
+    // As the pool's own page: a pool poolscope has not recorded has no resync to offer.
+    if (!detail) throw new HttpError(404, 'pool-not-found', `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`);
     const running = this.locks.holder(poolKey(ref));
     const off = (reason: string) => ({ reconcile: { permitted: false, reason }, 'sync-provider-ids': { permitted: false, reason } });
     if (this.deps.readOnly) {

@@ -1,6 +1,7 @@
-// What an unauthenticated caller can make poolscope spend: a resync POST is judged on its headers (size declared,
-// identity, the user's limit) before its body is read, and the body is read to 64 KiB at most; TokenReviews of
-// new tokens are limited per client and overall before the API server is asked.
+// The resync's edges, without a cluster: what an unauthenticated caller can make poolscope spend (a POST is judged
+// on its headers — size declared, identity, the user's limit — before its body is read, and the body is read to
+// 64 KiB at most; TokenReviews of new tokens are limited per client and overall before the API server is asked),
+// and a pool poolscope does not know.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,10 +49,11 @@ function clusterlessConfig(): KubeConfig {
   return kc;
 }
 
-/** A resync service whose identity step is `identify` (it never gets past the body here). */
+/** A resync service whose identity step is `identify` and whose store knows no pool (it never reaches a cluster here). */
 function service(identify: () => Promise<IdentityResult>, calls: string[]): ResyncService {
   const access = { identify: async () => { calls.push('identify'); return identify(); } } as unknown as Access;
-  return new ResyncService({ contexts: ['mgmt'], kubeconfigFor: () => clusterlessConfig(), access, readOnly: false, timeoutMs: 1000, waitSeconds: 0 } as unknown as ResyncDeps);
+  const store = { currentPool: async () => null };
+  return new ResyncService({ contexts: ['mgmt'], kubeconfigFor: () => clusterlessConfig(), access, store, readOnly: false, timeoutMs: 1000, waitSeconds: 0 } as unknown as ResyncDeps);
 }
 
 describe('resync POST limits', () => {
@@ -84,6 +86,15 @@ describe('resync POST limits', () => {
 
   it('says what is wrong with a length that is not a number', async () => {
     expect(await refusal(service(operator, []).run(REF, post('{"mode":"reconcile"}', { 'content-length': 'lots' })))).toEqual({ status: 400, code: 'invalid-body' });
+  });
+});
+
+describe('resync GET', () => {
+  it('answers 404 for a pool poolscope does not know, as the pool\'s own page does', async () => {
+    const calls: string[] = [];
+    const r = await refusal(service(async () => ({ identity: null, problem: 'x' }), calls).status(REF, new Headers()));
+    expect(r).toEqual({ status: 404, code: 'pool-not-found' });
+    expect(calls).toEqual([]);
   });
 });
 

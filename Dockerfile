@@ -3,8 +3,10 @@
 # read-only root filesystem in mind: the only writable paths are /data (SQLite; mount a volume, or use
 # PostgreSQL through DATABASE_URL) and /app/.next/cache (mount an emptyDir when the root filesystem is read-only).
 
+# Node 24, the current LTS (Node 20's support ended in April 2026), in both stages: better-sqlite3's addon is compiled
+# for the Node that runs it. `npm test` (its node24 suite) runs the unit tests, the build and a smoke start under it.
 # Dependencies, with the toolchain better-sqlite3 needs to compile against this image's Node and glibc.
-FROM node:20.20-bookworm-slim AS deps
+FROM node:24.22-bookworm-slim AS deps
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -18,7 +20,7 @@ ENV NEXT_TELEMETRY_DISABLED=1
 RUN npm run build
 
 # The runtime: the standalone server and the traced node_modules it needs (better-sqlite3's binary included).
-FROM node:20.20-bookworm-slim AS run
+FROM node:24.22-bookworm-slim AS run
 ENV NODE_ENV=production \
     NEXT_TELEMETRY_DISABLED=1 \
     PORT=3000 \

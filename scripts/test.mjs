@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: every suite that exists — static checks, unit tests, browser tests — and one total line.
-// Usage: npm test [-- suite...]   suites: lint, typecheck, unit, browser (default: all)
+// `npm test`: every suite that exists — static checks, unit tests, the same under Node 24, browser tests — and one
+// total line.
+// Usage: npm test [-- suite...]   suites: lint, typecheck, unit, node24, browser (default: all)
 // Missing system packages (Debian chromium, kubectl) are installed when this runs as root with apt-get; otherwise it
 // stops and prints the exact command to run. promtool is the machine's, or else the binary alone taken out of Debian's
 // prometheus package into node_modules/.cache (scripts/promtool.mjs): that package is never installed.
@@ -9,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareNode24 } from './node24.mjs';
 import { ensurePromtool } from './promtool.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,25 +58,66 @@ function ensurePackage({ binary, pkg, envVar }) {
 
 const hasFiles = (dir, re) => existsSync(dir) && readdirSync(dir, { recursive: true }).some((f) => re.test(String(f)));
 
+/** What the unit tests need beyond node_modules: kubectl (the simulator's tests drive the real client), and promtool
+ * (it checks and unit-tests the alert rules; without it those tests report themselves skipped). */
+function unitNeeds() {
+  if (!ensurePackage({ binary: 'kubectl', pkg: 'kubernetes-client' })) return false;
+  const promtool = ensurePromtool();
+  if (promtool) env.POOLSCOPE_PROMTOOL = promtool;
+  return true;
+}
+
+/** The unit tests (vitest) under `node`, its JSON report in `out`: { passed, failed, skipped[, note] }. */
+function vitest(out, node = process.execPath, runEnv = env) {
+  rmSync(out, { force: true });
+  const code = run(node, [bin('vitest'), 'run', '--reporter=default', '--reporter=json', `--outputFile=${out}`], { env: runEnv });
+  const r = readJson(out);
+  if (!r) return { passed: 0, failed: 1, skipped: 0, note: `vitest exited ${code} without a report` };
+  const failed = r.numFailedTests + (code !== 0 && r.numFailedTests === 0 ? 1 : 0);
+  return { passed: r.numPassedTests, failed, skipped: r.numPendingTests + r.numTodoTests };
+}
+
+const since = (t0) => `${Math.round((Date.now() - t0) / 1000)} s`;
+
+/** Whether a suite of this run built .next/standalone (the node24 suite, under Node 24): the browser suite reuses it. */
+let built = false;
+
 /** Each suite returns { passed, failed, skipped }. Static checks count as one check each. */
 const suites = {
   lint: () => (run(bin('eslint'), ['--max-warnings=0', '.']) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 }),
 
   typecheck: () => (run(bin('tsc'), ['--noEmit']) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 }),
 
-  unit: () => {
-    // The simulator's tests drive the real kubectl.
-    if (!ensurePackage({ binary: 'kubectl', pkg: 'kubernetes-client' })) return { passed: 0, failed: 1, skipped: 0, note: 'kubectl missing' };
-    // promtool checks and unit-tests the alert rules; without it those tests report themselves skipped.
-    const promtool = ensurePromtool();
-    if (promtool) env.POOLSCOPE_PROMTOOL = promtool;
-    const out = 'test-results/vitest.json';
-    rmSync(out, { force: true });
-    const code = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile=${out}`]);
-    const r = readJson(out);
-    if (!r) return { passed: 0, failed: 1, skipped: 0, note: `vitest exited ${code} without a report` };
-    const failed = r.numFailedTests + (code !== 0 && r.numFailedTests === 0 ? 1 : 0);
-    return { passed: r.numPassedTests, failed, skipped: r.numPendingTests + r.numTodoTests };
+  unit: () => (unitNeeds() ? vitest('test-results/vitest.json') : { passed: 0, failed: 1, skipped: 0, note: 'kubectl missing' }),
+
+  // The image's Node (24) whatever this machine runs: the unit tests, the production build and a smoke start of the
+  // standalone server under it. scripts/node24.mjs fetches Node 24 from the npm registry and compiles better-sqlite3
+  // for it into node_modules/.cache/node24, leaving node_modules' own copy as it is.
+  node24: () => {
+    if (!unitNeeds()) return { passed: 0, failed: 1, skipped: 0, note: 'kubectl missing' };
+    let t0 = Date.now();
+    let n24;
+    try {
+      n24 = prepareNode24(env);
+    } catch (e) {
+      console.error(`\nnode24: FAILED: cannot run the tests under Node 24: ${e.message}`);
+      return { passed: 0, failed: 1, skipped: 0, note: `no Node 24: ${e.message}` };
+    }
+    const times = [`${n24.version} ready in ${since(t0)}`];
+    t0 = Date.now();
+    const unit = vitest('test-results/vitest-node24.json', n24.node, n24.env);
+    times.push(`unit ${since(t0)}`);
+    t0 = Date.now();
+    built = run(n24.node, ['scripts/build.mjs'], { env: n24.env }) === 0;
+    times.push(`build ${since(t0)}`);
+    t0 = Date.now();
+    const smoke = built && run(n24.node, ['scripts/smoke.mjs'], { env: n24.env }) === 0;
+    if (built) times.push(`smoke ${since(t0)}`);
+    const failures = [unit.note, !built && 'the build failed', built && !smoke && 'the smoke start failed'].filter(Boolean);
+    return {
+      passed: unit.passed + Number(built) + Number(smoke), failed: unit.failed + Number(!built) + Number(built && !smoke),
+      skipped: unit.skipped + Number(!built), note: [...failures, times.join(', ')].join('; '),
+    };
   },
 
   browser: () => {
@@ -82,7 +125,8 @@ const suites = {
     if (!ensurePackage({ binary: '/usr/bin/chromium', pkg: 'chromium', envVar: 'POOLSCOPE_CHROMIUM' })) {
       return { passed: 0, failed: 1, skipped: 0, note: 'chromium missing' };
     }
-    if (run(process.execPath, ['scripts/build.mjs']) !== 0) return { passed: 0, failed: 1, skipped: 0, note: 'the build failed' };
+    // A build this run made is the same build (its traced better-sqlite3 is node_modules' own, for this Node).
+    if (!built && run(process.execPath, ['scripts/build.mjs']) !== 0) return { passed: 0, failed: 1, skipped: 0, note: 'the build failed' };
     const out = 'test-results/playwright.json';
     rmSync(out, { force: true });
     const code = run(bin('playwright'), ['test']);

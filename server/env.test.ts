@@ -29,6 +29,31 @@ describe('configuration', () => {
     expect(call).toThrow(text);
   });
 
+  it.each([',', ' , ,', ',,,'])('refuses POOLSCOPE_CONTEXTS=%j, a list naming no context (it would watch nothing)', (value) => {
+    expect(() => parseEnv({ POOLSCOPE_CONTEXTS: value })).toThrow(`POOLSCOPE_CONTEXTS=${JSON.stringify(value)}: names no context: give kubeconfig context names separated by commas, * for all, or leave it unset for the current context`);
+  });
+
+  it('never shows a secret or a password in a configuration error (logged, and answered to API readers as a 503)', () => {
+    const message = (source: Record<string, string>) => {
+      try {
+        parseEnv(source);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      throw new Error('parseEnv accepted the configuration');
+    };
+    const url = message({ DATABASE_URL: 'postgres://poolscope:hunter2 x@db:5432/poolscope' });
+    expect(url).toContain('DATABASE_URL="postgres://poolscope:***@db:5432/poolscope": must be a PostgreSQL URL');
+    expect(url).not.toContain('hunter2');
+    const tricky = message({ DATABASE_URL: 'mysql://u:p@ss/w0rd@db/x?sslmode=require&password=again' });
+    expect(tricky).toContain('DATABASE_URL="mysql://u:***@db/x?sslmode=require&password=***"');
+    expect(tricky).not.toMatch(/p@ss|w0rd|again/);
+    expect(message({ DATABASE_URL: 'host=db user=u password=hunter2' })).toContain('DATABASE_URL="host=db user=u password=***"');
+    const secret = message({ POOLSCOPE_TRUSTED_PROXY: 'oauth2-proxy', POOLSCOPE_TRUSTED_PROXY_SECRET: 'too-short-but-real' });
+    expect(secret).toContain('POOLSCOPE_TRUSTED_PROXY_SECRET=(18 characters, not shown): must be at least 32 characters');
+    expect(secret).not.toContain('too-short-but-real');
+  });
+
   it('reads a size limit for the SQLite store as a Kubernetes quantity, and refuses it with PostgreSQL', () => {
     expect(parseEnv({}).POOLSCOPE_RETENTION_MAX_SIZE).toBeUndefined();
     expect(parseEnv({ POOLSCOPE_RETENTION_MAX_SIZE: '4Gi' }).POOLSCOPE_RETENTION_MAX_SIZE).toBe(4 * 2 ** 30);

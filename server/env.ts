@@ -24,11 +24,17 @@ const size = () => z.string().trim().optional()
 
 const schema = z.object({
   KUBECONFIG: z.string().optional(),
-  POOLSCOPE_CONTEXTS: z.string().optional().transform((v) => {
+  POOLSCOPE_CONTEXTS: z.string().optional().transform((v, ctx) => {
     const t = (v ?? '').trim();
     if (!t) return { mode: 'current' as const };
     if (t === '*') return { mode: 'all' as const };
-    return { mode: 'list' as const, names: t.split(',').map((s) => s.trim()).filter(Boolean) };
+    const names = t.split(',').map((s) => s.trim()).filter(Boolean);
+    // A list of nothing (`,`) would start poolscope watching no cluster at all, quietly.
+    if (names.length === 0) {
+      ctx.addIssue({ code: 'custom', message: 'names no context: give kubeconfig context names separated by commas, * for all, or leave it unset for the current context' });
+      return z.NEVER;
+    }
+    return { mode: 'list' as const, names };
   }),
   DATABASE_URL: z.string().optional().refine((v) => v === undefined || v === '' || /^postgres(ql)?:\/\/[^\s]+$/.test(v), {
     message: 'must be a PostgreSQL URL like postgres://user:password@host:5432/dbname',
@@ -72,13 +78,27 @@ export type Env = z.output<typeof schema>;
 
 export class ConfigError extends Error {}
 
+/**
+ * A variable's value as a configuration error may show it (logs, and the 503 an API reader gets): a secret's
+ * never, only its length; a password inside a URL or a connection string as `***`.
+ */
+export function shownValue(name: string, value: string): string {
+  if (/SECRET|PASSWORD|TOKEN/i.test(name)) return value === '' ? '""' : `(${value.length} characters, not shown)`;
+  const hidden = value
+    // scheme://user:password@host: the password runs to the last @ (it may hold @ or / itself, unencoded).
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:).*@/i, '$1***@')
+    // password=… in a query string or a libpq key/value connection string.
+    .replace(/(password=)[^&\s]*/gi, '$1***');
+  return JSON.stringify(hidden);
+}
+
 /** Parses settings from an environment (process.env by default); throws ConfigError naming each bad variable. */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const r = schema.safeParse(source);
   if (r.success) return r.data;
   const lines = r.error.issues.map((i) => {
     const name = String(i.path[0] ?? '?');
-    return `  ${name}=${JSON.stringify(source[name] ?? '')}: ${i.message}`;
+    return `  ${name}=${shownValue(name, source[name] ?? '')}: ${i.message}`;
   });
   throw new ConfigError(`poolscope configuration is invalid:\n${lines.join('\n')}`);
 }

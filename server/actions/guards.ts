@@ -15,23 +15,31 @@ export function checkSameOrigin(request: Request): void {
     throw new HttpError(403, 'cross-site', `Cross-site requests cannot change pools (Sec-Fetch-Site: ${site}).`);
   }
   const origin = h.get('origin');
-  if (origin !== null) {
-    let host: string | null = null;
-    try {
-      host = new URL(origin).host;
-    } catch {
-      host = null;
-    }
-    const own = h.get('x-forwarded-host') ?? h.get('host') ?? new URL(request.url).host;
-    if (host === null || host !== own.split(',')[0]?.trim()) {
-      throw new HttpError(403, 'cross-site', `Requests from ${origin} cannot change pools on ${own}.`);
-    }
+  // Without a Host header (HTTP/1.0, or a Request built in-process), the URL the server was reached at.
+  const host = h.get('host') ?? new URL(request.url).host;
+  if (origin !== null && !sameHost(origin, host)) {
+    throw new HttpError(403, 'cross-site', `Requests from ${origin} cannot change pools on ${host}.`);
   }
   if (h.get(WRITE_HEADER) === null) {
     throw new HttpError(403, 'missing-request-header', `Writes must carry the ${WRITE_HEADER} header (the dashboard sends it; scripts must too).`);
   }
   const type = (h.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') throw new HttpError(415, 'unsupported-media-type', 'The request body must be JSON (Content-Type: application/json).');
+}
+
+/**
+ * Whether an Origin names the host this request reached: its Host header, which a browser sets from the URL it
+ * opens and a script cannot change for it (X-Forwarded-Host, by contrast, any client may send, so it is never
+ * read). A reverse proxy in front must keep Host (Kubernetes ingress controllers do by default). Default ports
+ * compare equal (`https://h` and `h:443`).
+ */
+function sameHost(origin: string, host: string): boolean {
+  try {
+    const o = new URL(origin);
+    return o.host === new URL(`${o.protocol}//${host}`).host;
+  } catch {
+    return false;
+  }
 }
 
 /** Allows `limit` events per `windowMs` per key (sliding window); says how long to wait when over. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import type { FindingCode, PoolSummary } from './api-types';
 import { buildScenario } from './fixtures/scenarios';
-import { fleetQuery, parseFleetParams, parseWindow, poolPath, selectPools, severityCounts, windowQuery, withoutSeverity } from './url-state';
+import { explicitWindow, fleetQuery, parseFleetParams, parseInstant, parseWindow, poolPath, readInstant, selectPools, severityCounts, windowQuery, withoutSeverity } from './url-state';
 
 const NOW = Date.parse('2026-11-29T12:00:00.000Z');
 
@@ -89,7 +89,7 @@ describe('pool page time window', () => {
   });
   it.each([
     [{ at: 'yesterday' }, /"at" must be an RFC 3339 instant/],
-    [{ at: '2026-13-45T99:00:00Z' }, /"at" must be an RFC 3339 instant/],
+    [{ at: '2026-13-45T99:00:00Z' }, /"at" names a month that does not exist \(13; months run 01 to 12\)/],
     [{ range: '2w' }, /"range" must be one of 1h, 6h, 24h, 7d, 30d; got "2w"/],
     [{ from: '2026-11-29T11:00:00Z', to: '2026-11-29T10:00:00Z' }, /"from" .* must be before "to"/],
     [{ from: 'x' }, /"from" must be an RFC 3339 instant/],
@@ -98,6 +98,44 @@ describe('pool page time window', () => {
     const r = parseWindow(params, NOW);
     expect(r.ok).toBe(false);
     expect(r.ok ? '' : r.error).toMatch(message);
+  });
+  it.each(['toString', '__proto__', 'constructor', 'hasOwnProperty', 'valueOf'])('refuses range=%s, a key every object inherits, as an unknown range', (range) => {
+    expect(parseWindow({ range }, NOW)).toEqual({ ok: false, error: `"range" must be one of 1h, 6h, 24h, 7d, 30d; got "${range}".` });
+    expect(parseWindow(new URLSearchParams({ range }), NOW).ok).toBe(false);
+  });
+  it.each([
+    ['2026-02-30T10:00:00Z', 'names a day that does not exist (February 2026 has 28 days)'],
+    ['2026-04-31T10:00:00Z', 'names a day that does not exist (April 2026 has 30 days)'],
+    ['2026-00-10T10:00:00Z', 'names a month that does not exist (00; months run 01 to 12)'],
+    ['2026-11-29T25:00:00Z', 'names a time of day that does not exist (hours run 00 to 23, minutes and seconds 00 to 59)'],
+    ['2026-11-29T24:00:00Z', 'names a time of day that does not exist (hours run 00 to 23, minutes and seconds 00 to 59)'],
+    ['2026-11-29T10:60:00Z', 'names a time of day that does not exist (hours run 00 to 23, minutes and seconds 00 to 59)'],
+    ['2026-11-29T10:00:00+24:00', 'has a UTC offset that does not exist (at most ±23:59)'],
+  ])('refuses %s, which Date would roll over into another instant', (at, why) => {
+    expect(readInstant(at)).toEqual({ ok: false, error: why });
+    expect(parseInstant(at)).toBeNull();
+    expect(parseWindow({ at }, NOW)).toEqual({ ok: false, error: `"at" ${why}; got "${at}".` });
+  });
+  it('takes every real day, 29 February of a leap year included, and any offset', () => {
+    expect(readInstant('2028-02-29T23:59:59.5+01:30')).toEqual({ ok: true, iso: '2028-02-29T22:29:59.500Z' });
+    expect(readInstant('2000-02-29T00:00:00Z')).toEqual({ ok: true, iso: '2000-02-29T00:00:00.000Z' });
+    expect(readInstant('1900-02-29T00:00:00Z').ok).toBe(false);
+    expect(readInstant('2026-12-31T00:00:00-23:59')).toEqual({ ok: true, iso: '2026-12-31T23:59:00.000Z' });
+  });
+  it('refuses an `at` in the future beyond a minute of clock skew', () => {
+    const soon = new Date(NOW + 59_000).toISOString();
+    expect(parseWindow({ at: soon }, NOW)).toMatchObject({ ok: true, window: { at: soon } });
+    expect(parseWindow({ at: '2026-11-29T12:02:00Z', range: '1h' }, NOW)).toEqual({
+      ok: false,
+      error: '"at": 2026-11-29T12:02:00.000Z is in the future (it is now 2026-11-29T12:00:00.000Z): poolscope shows a pool as it is or was, not as it will be.',
+    });
+  });
+  it('caps the window whichever ends are given: from alone ends now, to alone starts the default range before', () => {
+    expect(parseWindow({ from: '0001-01-01T00:00:00Z' }, NOW)).toEqual({ ok: false, error: expect.stringMatching(/^A time range can span at most 31 days; "from" \(0001-01-01T00:00:00.000Z\) to "to" \(2026-11-29T12:00:00.000Z, now\) spans more\.$/) });
+    expect(parseWindow({ from: '2026-11-29T11:00:00Z' }, NOW)).toEqual({ ok: true, window: { from: '2026-11-29T11:00:00.000Z', to: '2026-11-29T12:00:00.000Z', at: null, range: null } });
+    expect(parseWindow({ to: '2026-11-29T11:00:00Z' }, NOW)).toEqual({ ok: true, window: { from: '2026-11-29T05:00:00.000Z', to: '2026-11-29T11:00:00.000Z', at: null, range: null } });
+    expect(parseWindow({ from: '2026-11-29T13:00:00Z' }, NOW)).toEqual({ ok: false, error: '"from" (2026-11-29T13:00:00.000Z) must be before "to" (2026-11-29T12:00:00.000Z, now).' });
+    expect(explicitWindow(undefined, undefined, NOW)).toEqual({ ok: true, from: '2026-11-29T06:00:00.000Z', to: '2026-11-29T12:00:00.000Z' });
   });
   it('writes short links', () => {
     expect(windowQuery({ range: '6h', from: '', to: '', at: null })).toBe('');

@@ -134,13 +134,40 @@ export const RANGES = { '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000,
 export type RangeName = keyof typeof RANGES;
 export const DEFAULT_RANGE: RangeName = '6h';
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/i;
 
-/** Parses an RFC 3339 instant to a canonical UTC ISO string, or null. */
-export function parseInstant(s: string | undefined): string | null {
-  if (!s || !RFC3339.test(s)) return null;
+/** Whether `s` names a range: an own key of RANGES, never an inherited one such as `toString` or `__proto__`. */
+export function isRangeName(s: string): s is RangeName {
+  return Object.hasOwn(RANGES, s);
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const daysIn = (year: number, month: number): number =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+
+export type InstantResult = { ok: true; iso: string } | { ok: false; error: string };
+
+/**
+ * Reads an RFC 3339 instant as a canonical UTC ISO string. A date or time that does not exist (2026-02-30, 25:00,
+ * an offset of +24:00) is an error saying so: JavaScript's Date would roll it over into another instant.
+ */
+export function readInstant(s: string, example = '2026-11-29T10:15:00Z'): InstantResult {
+  const m = RFC3339.exec(s);
+  if (!m) return { ok: false, error: `must be an RFC 3339 instant such as ${example}` };
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12) return { ok: false, error: `names a month that does not exist (${String(month).padStart(2, '0')}; months run 01 to 12)` };
+  if (day < 1 || day > daysIn(year, month)) return { ok: false, error: `names a day that does not exist (${MONTHS[month - 1]} ${year} has ${daysIn(year, month)} days)` };
+  if (hour > 23 || minute > 59 || second > 59) return { ok: false, error: 'names a time of day that does not exist (hours run 00 to 23, minutes and seconds 00 to 59)' };
+  if (Number(m[9] ?? 0) > 23 || Number(m[10] ?? 0) > 59) return { ok: false, error: 'has a UTC offset that does not exist (at most ±23:59)' };
   const t = Date.parse(s);
-  return Number.isNaN(t) ? null : new Date(t).toISOString();
+  return Number.isNaN(t) ? { ok: false, error: `must be an RFC 3339 instant such as ${example}` } : { ok: true, iso: new Date(t).toISOString() };
+}
+
+/** Parses an RFC 3339 instant to a canonical UTC ISO string, or null (readInstant says why). */
+export function parseInstant(s: string | undefined): string | null {
+  if (s === undefined) return null;
+  const r = readInstant(s);
+  return r.ok ? r.iso : null;
 }
 
 export interface TimeWindow {
@@ -155,32 +182,59 @@ export interface TimeWindow {
 /** The longest window a timeline may span (30 days and a day of slack for explicit from/to). */
 export const MAX_WINDOW_MS = RANGES['30d'] + 86_400_000;
 
+/** How far past "now" an `at` may be and still be taken for now: clocks of browser and server differ a little. */
+export const CLOCK_SKEW_MS = 60_000;
+
+/** Why an `at` instant cannot be shown, or null: a state that has not happened yet has nothing to show. */
+export function futureAtError(at: string, now: number): string | null {
+  if (Date.parse(at) <= now + CLOCK_SKEW_MS) return null;
+  return `${at} is in the future (it is now ${new Date(now).toISOString()}): poolscope shows a pool as it is or was, not as it will be`;
+}
+
 export type WindowResult = { ok: true; window: TimeWindow } | { ok: false; error: string };
 
 /**
- * `?range=6h` (default) ending now, `?from=&to=` explicitly, and `?at=` for the state at an instant (the range
- * then ends at `at`). Errors say which parameter is wrong and what it expects.
+ * The [from, to] of a window given by either end or both (each a canonical ISO instant): `to` defaults to `end`
+ * (now, or `at`), `from` to the default range before `to`. Whatever was given, from must come before to and the
+ * window span at most MAX_WINDOW_MS.
+ */
+export function explicitWindow(from: string | undefined, to: string | undefined, end: number): { ok: true; from: string; to: string } | { ok: false; error: string } {
+  const t = to ?? new Date(end).toISOString();
+  const f = from ?? new Date(Date.parse(t) - RANGES[DEFAULT_RANGE]).toISOString();
+  if (f >= t) return { ok: false, error: `"from" (${f}) must be before "to" (${t}${to === undefined ? ', now' : ''}).` };
+  if (Date.parse(t) - Date.parse(f) > MAX_WINDOW_MS) return { ok: false, error: `A time range can span at most 31 days; "from" (${f}) to "to" (${t}${to === undefined ? ', now' : ''}) spans more.` };
+  return { ok: true, from: f, to: t };
+}
+
+/** An instant parameter of a pool page's link, or the message saying what is wrong with it. */
+function instantParam(p: Params, key: 'at' | 'from' | 'to', example: string): { value?: string; error?: string } {
+  const raw = one(p, key);
+  if (raw === undefined) return {};
+  const r = readInstant(raw, example);
+  return r.ok ? { value: r.iso } : { error: `"${key}" ${r.error}; got "${raw}".` };
+}
+
+/**
+ * `?range=6h` (default) ending now, `?from=&to=` explicitly (either end alone too), and `?at=` for the state at an
+ * instant (the range then ends at `at`). Errors say which parameter is wrong and what it expects.
  */
 export function parseWindow(p: Params, now: number): WindowResult {
-  const atRaw = one(p, 'at');
-  const at = atRaw === undefined ? null : parseInstant(atRaw);
-  if (atRaw !== undefined && at === null) return { ok: false, error: `"at" must be an RFC 3339 instant such as 2026-11-29T10:15:00Z; got "${atRaw}".` };
-  const fromRaw = one(p, 'from');
-  const toRaw = one(p, 'to');
-  if (fromRaw !== undefined || toRaw !== undefined) {
-    const from = parseInstant(fromRaw);
-    const to = toRaw === undefined ? (at ?? new Date(now).toISOString()) : parseInstant(toRaw);
-    if (from === null) return { ok: false, error: `"from" must be an RFC 3339 instant such as 2026-11-29T10:00:00Z; got "${fromRaw ?? ''}".` };
-    if (to === null) return { ok: false, error: `"to" must be an RFC 3339 instant such as 2026-11-29T12:00:00Z; got "${toRaw}".` };
-    if (from >= to) return { ok: false, error: `"from" (${from}) must be before "to" (${to}).` };
-    if (Date.parse(to) - Date.parse(from) > MAX_WINDOW_MS) return { ok: false, error: 'A time range can span at most 31 days.' };
-    return { ok: true, window: { from, to, at, range: null } };
+  const at = instantParam(p, 'at', '2026-11-29T10:15:00Z');
+  if (at.error) return { ok: false, error: at.error };
+  const future = at.value ? futureAtError(at.value, now) : null;
+  if (future) return { ok: false, error: `"at": ${future}.` };
+  const atIso = at.value ?? null;
+  const from = instantParam(p, 'from', '2026-11-29T10:00:00Z');
+  const to = instantParam(p, 'to', '2026-11-29T12:00:00Z');
+  if (from.error || to.error) return { ok: false, error: (from.error ?? to.error) as string };
+  if (one(p, 'from') !== undefined || one(p, 'to') !== undefined) {
+    const w = explicitWindow(from.value, to.value, atIso ? Date.parse(atIso) : now);
+    return w.ok ? { ok: true, window: { from: w.from, to: w.to, at: atIso, range: null } } : w;
   }
   const rangeRaw = one(p, 'range') ?? DEFAULT_RANGE;
-  if (!(rangeRaw in RANGES)) return { ok: false, error: `"range" must be one of ${Object.keys(RANGES).join(', ')}; got "${rangeRaw}".` };
-  const range = rangeRaw as RangeName;
-  const end = at ? Date.parse(at) : now;
-  return { ok: true, window: { from: new Date(end - RANGES[range]).toISOString(), to: new Date(end).toISOString(), at, range } };
+  if (!isRangeName(rangeRaw)) return { ok: false, error: `"range" must be one of ${Object.keys(RANGES).join(', ')}; got "${rangeRaw}".` };
+  const end = atIso ? Date.parse(atIso) : now;
+  return { ok: true, window: { from: new Date(end - RANGES[rangeRaw]).toISOString(), to: new Date(end).toISOString(), at: atIso, range: rangeRaw } };
 }
 
 /** The query string of a pool page's window (without `?`). */

@@ -2,17 +2,23 @@
 // `npm run openapi` describes them in openapi.json (with `.meta` descriptions), so the two cannot disagree.
 
 import { z } from 'zod';
-import { MAX_WINDOW_MS, parseInstant, SEVERITIES, SORT_KEYS } from '@/lib/url-state';
+import { futureAtError, readInstant, SEVERITIES, SORT_KEYS } from '@/lib/url-state';
 
 /** An RFC 3339 instant, normalised to UTC ISO (the same rule the pages apply to their links). */
 export const instant = z.string().transform((s, ctx) => {
-  const iso = parseInstant(s);
-  if (iso === null) {
-    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 instant such as 2026-11-29T10:15:00Z' });
+  const r = readInstant(s);
+  if (!r.ok) {
+    ctx.addIssue({ code: 'custom', message: r.error });
     return z.NEVER;
   }
-  return iso;
+  return r.iso;
 }).meta({ format: 'date-time', examples: ['2026-11-29T10:15:00Z'] });
+
+/** An `at` instant: one that has happened, give or take a minute of clock skew (checked against this server's clock). */
+const atInstant = instant.superRefine((iso, ctx) => {
+  const error = futureAtError(iso, Date.now());
+  if (error) ctx.addIssue({ code: 'custom', message: error });
+});
 
 /** A boolean query flag: `1`/`true`/`0`/`false`. */
 export const flag = z.enum(['1', 'true', '0', 'false'], { message: 'must be 1, true, 0 or false' }).transform((v) => v === '1' || v === 'true');
@@ -41,16 +47,15 @@ export const fleetQuery = z.strictObject({
 });
 
 export const poolQuery = z.strictObject({
-  at: instant.optional().meta({ description: "The pool's state as of this instant (default: now)." }),
+  at: atInstant.optional().meta({ description: "The pool's state as of this instant (default: now); not in the future (a minute of clock skew allowed)." }),
 });
 
 export const timelineQuery = z.strictObject({
   from: instant.optional().meta({ description: 'Start of the window (default: 6 hours before `to`).' }),
-  to: instant.optional().meta({ description: 'End of the window (default: now). A window spans at most 31 days.' }),
-  at: instant.optional().meta({ description: "Instead of a window: the pool's full state at this instant (answered as a PoolResponse)." }),
+  to: instant.optional().meta({ description: 'End of the window (default: now). A window spans at most 31 days, whichever ends are given.' }),
+  at: atInstant.optional().meta({ description: "Instead of a window: the pool's full state at this instant (answered as a PoolResponse); not in the future (a minute of clock skew allowed)." }),
 })
-  .refine((q) => !(q.at && (q.from || q.to)), { message: 'give either "at" (the state at an instant) or "from"/"to" (changes in a range), not both' })
-  .refine((q) => !q.from || !q.to || Date.parse(q.to) - Date.parse(q.from) <= MAX_WINDOW_MS, { message: 'a range can span at most 31 days' });
+  .refine((q) => !(q.at && (q.from || q.to)), { message: 'give either "at" (the state at an instant) or "from"/"to" (changes in a range), not both' });
 
 export const resyncBody = z.strictObject({
   mode: z.enum(['reconcile', 'sync-provider-ids'], { message: 'must be "reconcile" or "sync-provider-ids"' })

@@ -136,6 +136,9 @@ describe('GET /api/pools/{context}/{namespace}/{name}', () => {
   it.each([
     [{ at: 'yesterday' }, poolParams, /"at": must be an RFC 3339 instant/],
     [{}, { ...poolParams, namespace: 'Not_A_Namespace' }, /"namespace": must be a Kubernetes namespace name/],
+    [{ at: '2026-02-30T10:00:00Z' }, poolParams, /^"at": names a day that does not exist \(February 2026 has 28 days\)$/],
+    [{ at: '2026-11-29T25:00:00Z' }, poolParams, /^"at": names a time of day that does not exist/],
+    [{ at: new Date(Date.now() + 5 * 60_000).toISOString() }, poolParams, /^"at": \S+ is in the future \(it is now \S+\): poolscope shows a pool as it is or was, not as it will be$/],
   ])('rejects bad input %j %j with 400', async (q, params, message) => {
     const { status, body } = await call(detail, `/api/pools/x/y/z?${new URLSearchParams(q)}`, params);
     expect(status).toBe(400);
@@ -152,6 +155,12 @@ describe('GET /api/pools/{…}/timeline', () => {
     expect(b.lanes.find((l) => l.field === 'amp.ready')?.periods.map((p) => [p.start, p.end, p.value])).toEqual([[T(5), T(10), 'false'], [T(10), T(20), 'true']]);
     expect(b.entries.every((e) => e.at >= T(5) && e.at <= T(20))).toBe(true);
   });
+  it('takes either end alone: from ends now, to starts 6 hours before', async () => {
+    const since = (await call(timeline, `/api/pools/mgmt-weu/default/pool0/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`, poolParams)).body as TimelineResponse;
+    expect(Date.now() - Date.parse(since.to)).toBeLessThan(60_000);
+    const until = (await call(timeline, `/api/pools/mgmt-weu/default/pool0/timeline?to=${T(20)}`, poolParams)).body as TimelineResponse;
+    expect([until.from, until.to]).toEqual([T(20 - 360), T(20)]);
+  });
   it('returns the full state at an instant with ?at=', async () => {
     const b = (await call(timeline, `/api/pools/mgmt-weu/default/pool0/timeline?at=${T(1)}`, poolParams)).body as PoolResponse;
     expect(b.pool.summary.ampReady).toBe(false);
@@ -161,6 +170,11 @@ describe('GET /api/pools/{…}/timeline', () => {
     [`at=${T(1)}&from=${T(0)}`, 400, /either "at".*or "from"\/"to"/],
     ['from=2026-01-01T00:00:00Z&to=2026-11-29T00:00:00Z', 400, /at most 31 days/],
     ['to=soon', 400, /"to": must be an RFC 3339 instant/],
+    // Either end alone is held to the same 31 days: from alone ends now.
+    ['from=0001-01-01T00:00:00Z', 400, /^A time range can span at most 31 days; "from" \(0001-01-01T00:00:00.000Z\) to "to" \(\S+, now\) spans more\.$/],
+    [`from=${new Date(Date.now() + 3_600_000).toISOString()}`, 400, /^"from" \(\S+\) must be before "to" \(\S+, now\)\.$/],
+    ['to=2026-02-29T00:00:00Z', 400, /^"to": names a day that does not exist \(February 2026 has 28 days\)$/],
+    [`at=${new Date(Date.now() + 3_600_000).toISOString()}`, 400, /^"at": \S+ is in the future/],
   ])('?%s → %i', async (q, status, message) => {
     const r = await call(timeline, `/api/pools/mgmt-weu/default/pool0/timeline?${q}`, poolParams);
     expect(r.status).toBe(status);

@@ -3,6 +3,8 @@
 
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === 'nodejs') {
+    // Requests Next would fail on or misread (malformed paths, TRACE, ?__proto__) are answered in front of it.
+    (await import('./server/http/request-screen')).screenHttpServers();
     const { startCollectorProcess } = await import('./instrumentation-node');
     await startCollectorProcess();
   }

@@ -2,6 +2,7 @@
 // saying what is wrong (a page, or the API's JSON error), never a bare 500 or a view of something else.
 
 import { expect, test, type Page } from '@playwright/test';
+import type { ApiError } from '../lib/api-types';
 
 const POOL = '/pools/mgmt-weu/default/system';
 
@@ -21,4 +22,27 @@ test('a pool link with an inherited key for a range, an impossible date or a fut
     await expect(alert(page)).toContainText("This link's time range cannot be read");
     await expect(alert(page)).toContainText(message as string);
   }
+});
+
+test('a path with malformed percent-encoding: a 400 page, or the API\'s JSON 400', async ({ page, request }) => {
+  const res = await page.goto('/pools/a/%E0%A4%A/b');
+  expect(res?.status()).toBe(400);
+  await expect(page.getByRole('heading', { name: 'This address cannot be read' })).toBeVisible();
+  await page.getByRole('link', { name: 'Back to all pools' }).click();
+  await expect(page.locator('tbody tr').first()).toBeVisible();
+  for (const path of ['/api/pools/%zz/x/y', '/api/pools/mgmt-weu/default/%E0%A4%A/timeline', '/api/%zz']) {
+    const api = await request.get(path);
+    expect(api.status(), path).toBe(400);
+    expect(((await api.json()) as ApiError).error.code, path).toBe('invalid-path');
+  }
+});
+
+test('TRACE is refused with 405 and Allow; a __proto__ query parameter is named as unknown', async ({ request }) => {
+  const trace = await request.fetch('/api/pools', { method: 'TRACE' });
+  expect([trace.status(), trace.headers().allow]).toEqual([405, 'GET, HEAD, OPTIONS']);
+  expect(((await trace.json()) as ApiError).error).toEqual({ code: 'method-not-allowed', message: 'TRACE is not served at /api/pools; it answers GET.' });
+  expect((await request.fetch('/', { method: 'TRACE' })).status()).toBe(405);
+  const proto = await request.get('/api/pools?__proto__=x');
+  expect(proto.status()).toBe(400);
+  expect(((await proto.json()) as ApiError).error).toEqual({ code: 'invalid-query', message: 'unknown query parameter "__proto__"' });
 });

@@ -103,6 +103,8 @@ describe('GET /api/pools', () => {
     ['/api/pools?sort=size', 'invalid-query', /"sort": must be one of pool, context/],
     ['/api/pools?severity=high', 'invalid-query', /"severity": must be one of critical, warning, info/],
     ['/api/pools?colour=red', 'invalid-query', /unknown query parameter "colour"/],
+    ['/api/pools?__proto__=x', 'invalid-query', /^unknown query parameter "__proto__"$/],
+    ['/api/pools?constructor=x&toString=y', 'invalid-query', /^unknown query parameters "constructor", "toString"$/],
   ])('%s → 400 %s', async (url, code, message) => {
     const { status, body } = await call(fleet, url);
     expect(status).toBe(400);

@@ -52,7 +52,9 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
   async function handle(request: Request, ctx: RouteContext, requestId: string): Promise<Response> {
     try {
       const url = new URL(request.url);
-      const rawQuery: Record<string, string> = {};
+      // No prototype: `__proto__` or `constructor` is then a key like any other, which a strict schema names as
+      // unknown (on a plain object, `__proto__` would vanish into the prototype slot).
+      const rawQuery: Record<string, string> = Object.create(null) as Record<string, string>;
       for (const [k, v] of url.searchParams) rawQuery[k] = v;
       const query = (schemas.query ?? z.strictObject({})).safeParse(rawQuery);
       if (!query.success) return errorResponse(400, 'invalid-query', describe(query.error.issues, 'query'));

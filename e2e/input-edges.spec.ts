@@ -3,10 +3,33 @@
 
 import { expect, test, type Page } from '@playwright/test';
 import type { ApiError } from '../lib/api-types';
+import { fleet } from './fleet';
 
 const POOL = '/pools/mgmt-weu/default/system';
 
 const alert = (page: Page) => page.getByRole('main').getByRole('alert');
+
+test('a fleet link the API would refuse says what is wrong, and leads to the fleet without it', async ({ page, request }) => {
+  for (const [query, message] of [
+    ['sort=size', '"sort": must be one of pool, context'],
+    ['severity=high', '"severity": must be one of critical, warning, info'],
+    ['drifting=maybe', '"drifting": must be 1, true, 0 or false'],
+    ['colour=red', 'unknown query parameter "colour"'],
+  ]) {
+    expect((await request.get(`/api/pools?${query}`)).status(), query).toBe(400);
+    await page.goto(`/?context=mgmt-weu&${query}`);
+    await expect(alert(page)).toContainText("This link's filters cannot be read");
+    await expect(alert(page)).toContainText(message as string);
+    await expect(page.locator('tbody tr')).toHaveCount(0);
+  }
+  await page.getByRole('link', { name: 'Show the fleet without them' }).click();
+  await expect(page).toHaveURL(/\/\?context=mgmt-weu$/);
+  const weu = (await fleet(request)).pools.filter((p) => p.ref.context === 'mgmt-weu');
+  await expect(page.locator('tbody tr')).toHaveCount(weu.length);
+  // Empty parameters are absent, as a form leaves them.
+  await page.goto('/?q=&sort=');
+  await expect(page.locator('tbody tr').first()).toBeVisible();
+});
 
 test('a pool link with an inherited key for a range, an impossible date or a future instant says so', async ({ page }) => {
   for (const [query, message] of [

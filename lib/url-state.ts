@@ -1,6 +1,6 @@
-// The dashboard's URL is its state: fleet filters and sort, a pool page's time range and `at` instant. Parsing
-// is lenient where a link may be old (an unknown sort falls back to the default) and strict where a wrong
-// value would show the wrong moment (a malformed `at` or range is an error the page shows).
+// The dashboard's URL is its state: fleet filters and sort, a pool page's time range and `at` instant. A link
+// GET /api/pools would refuse, the fleet page refuses before it reads filters here (server/http/api-schemas
+// fleetParamsProblem); a malformed, impossible or future instant or range is an error the pool page shows.
 
 import type { PoolSummary, Severity } from './api-types';
 import { goneSince, SEVERITY_RANK } from './api-types';
@@ -46,7 +46,7 @@ export function parseFleetParams(p: Params): FleetFilters {
   const context = one(p, 'context');
   const namespace = one(p, 'namespace');
   const q = one(p, 'q');
-  // An unknown severity (an old or edited link) filters nothing, as an unknown sort sorts by the default.
+  // An unknown sort or severity falls back to the default here; the page has already refused such a link.
   const severity = SEVERITIES.find((s) => s === one(p, 'severity'));
   if (context) out.context = context;
   if (namespace) out.namespace = namespace;

@@ -2,7 +2,16 @@
 // `npm run openapi` describes them in openapi.json (with `.meta` descriptions), so the two cannot disagree.
 
 import { z } from 'zod';
-import { futureAtError, readInstant, SEVERITIES, SORT_KEYS } from '@/lib/url-state';
+import { futureAtError, readInstant, SEVERITIES, SORT_KEYS, type Params } from '@/lib/url-state';
+
+/** Zod's issues as a 400 answer words them: which parameter, and what is wrong with it. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], where: 'path' | 'query'): string {
+  return issues.map((i) => {
+    if (i.code === 'unrecognized_keys') return `unknown ${where} parameter${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+    const name = i.path.length ? `"${i.path.join('.')}"` : where;
+    return `${name}: ${i.message}`;
+  }).join('; ');
+}
 
 /** An RFC 3339 instant, normalised to UTC ISO (the same rule the pages apply to their links). */
 export const instant = z.string().transform((s, ctx) => {
@@ -45,6 +54,22 @@ export const fleetQuery = z.strictObject({
   sort: z.enum(SORTS as [string, ...string[]], { message: `must be one of ${SORT_KEYS.join(', ')}, optionally prefixed with - for descending` }).optional()
     .meta({ description: 'Sort key, `-` first for descending (default `finding`: worst first).' }),
 });
+
+/**
+ * The fleet page's parameters checked by the rules of GET /api/pools (this schema): null when they hold, else
+ * what is wrong and the link's query without the parameters at fault. The page takes a parameter's first value,
+ * trimmed, and an empty one as absent (as a form leaves it), so it checks those.
+ */
+export function fleetParamsProblem(p: Params): { message: string; without: string } | null {
+  const entries = p instanceof URLSearchParams ? [...p.keys()].map((k) => [k, p.get(k)] as const) : Object.entries(p).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v] as const);
+  const raw: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [k, v] of entries) if (v !== undefined && v !== null && v.trim() !== '') raw[k] = v.trim();
+  const r = fleetQuery.safeParse(raw);
+  if (r.success) return null;
+  const bad = new Set(r.error.issues.flatMap((i) => (i.code === 'unrecognized_keys' ? i.keys : [String(i.path[0])])));
+  const without = new URLSearchParams(Object.entries(raw).filter(([k]) => !bad.has(k))).toString();
+  return { message: describeIssues(r.error.issues, 'query'), without };
+}
 
 export const poolQuery = z.strictObject({
   at: atInstant.optional().meta({ description: "The pool's state as of this instant (default: now); not in the future (a minute of clock skew allowed)." }),

@@ -113,6 +113,28 @@ describe('GET /api/pools', () => {
   });
 });
 
+describe('the fleet page\'s links', () => {
+  it('are refused by the page exactly when GET /api/pools refuses them, with the same message', async () => {
+    const { fleetParamsProblem } = await import('./api-schemas');
+    for (const q of ['', 'sort=-pool', 'drifting=1&notReady=false', 'severity=info&q=pool', 'deleted=0',
+      'sort=size', 'sort=--pool', 'drifting=maybe', 'notReady=yes', 'severity=high', 'colour=red', 'constructor=x', `q=${'x'.repeat(201)}`, 'sort=size&drifting=2']) {
+      const api = await call(fleet, `/api/pools?${q}`);
+      const page = fleetParamsProblem(new URLSearchParams(q));
+      expect(page?.message ?? null, q).toBe(api.status === 400 ? (api.body as ApiError).error.message : null);
+    }
+  });
+  it('lead, when refused, to the same link without the parameters at fault', async () => {
+    const { fleetParamsProblem } = await import('./api-schemas');
+    expect(fleetParamsProblem({ context: 'mgmt-weu', sort: 'size', drifting: 'maybe', colour: 'red', q: 'pool' })).toEqual({
+      message: '"drifting": must be 1, true, 0 or false; "sort": must be one of pool, context, namespace, cluster, state, drift, finding, desired, lastChange, optionally prefixed with - for descending; unknown query parameter "colour"',
+      without: 'context=mgmt-weu&q=pool',
+    });
+    // An empty parameter is absent, as a form leaves it; a repeated one is read by its first value.
+    expect(fleetParamsProblem({ context: '', sort: ' ', q: 'x' })).toBeNull();
+    expect(fleetParamsProblem({ sort: ['pool', 'size'] })).toBeNull();
+  });
+});
+
 describe('GET /api/pools/{context}/{namespace}/{name}', () => {
   it('returns the current state with findings, verdict, drift and instances', async () => {
     const { status, body } = await call(detail, '/api/pools/mgmt-weu/default/pool0', poolParams);

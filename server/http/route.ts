@@ -5,6 +5,7 @@ import 'server-only';
 import { z } from 'zod';
 import type { ApiError } from '@/lib/api-types';
 import { ConfigError } from '../env';
+import { describeIssues } from './api-schemas';
 import { randomUUID } from 'node:crypto';
 import { log } from '../log';
 import { BodyTooLargeError, readCappedText } from './read-capped';
@@ -19,14 +20,6 @@ export class HttpError extends Error {
 export function errorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
   const body: ApiError = { error: { code, message } };
   return Response.json(body, { status, headers: { 'cache-control': 'no-store', ...headers } });
-}
-
-function describe(issues: readonly z.core.$ZodIssue[], where: 'path' | 'query'): string {
-  return issues.map((i) => {
-    if (i.code === 'unrecognized_keys') return `unknown ${where} parameter${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-    const name = i.path.length ? `"${i.path.join('.')}"` : where;
-    return `${name}: ${i.message}`;
-  }).join('; ');
 }
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
@@ -57,10 +50,10 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
       const rawQuery: Record<string, string> = Object.create(null) as Record<string, string>;
       for (const [k, v] of url.searchParams) rawQuery[k] = v;
       const query = (schemas.query ?? z.strictObject({})).safeParse(rawQuery);
-      if (!query.success) return errorResponse(400, 'invalid-query', describe(query.error.issues, 'query'));
+      if (!query.success) return errorResponse(400, 'invalid-query', describeIssues(query.error.issues, 'query'));
       const rawParams = (await ctx?.params) ?? {};
       const params = (schemas.params ?? z.object({})).safeParse(rawParams);
-      if (!params.success) return errorResponse(400, 'invalid-path', describe(params.error.issues, 'path'));
+      if (!params.success) return errorResponse(400, 'invalid-path', describeIssues(params.error.issues, 'path'));
       const out = await handler({ query: query.data as z.output<Q>, params: params.data as z.output<P>, request });
       if (out instanceof Response) return out;
       return Response.json(out, { headers: { 'cache-control': 'no-store' } });

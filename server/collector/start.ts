@@ -11,7 +11,7 @@ import { AzureReader } from '../azure/reader';
 import { Scheduler } from '../azure/scheduler';
 import { ConfigError, env as readEnv, type Env } from '../env';
 import { log } from '../log';
-import { openStore, type TimelineStore } from '../store';
+import { openStore, StoreFailingError, type TimelineStore } from '../store';
 import { listenForChanges } from '../store/postgres';
 import { Retention, type RetentionStatus } from '../store/retention';
 import { CHANGE_CHANNEL } from '../store/store';
@@ -138,8 +138,10 @@ export function resolveContexts(e: Env, kc = new KubeConfig()): { kc: KubeConfig
 export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
   let store: TimelineStore;
   try {
-    store = await openStore({ databaseUrl: e.DATABASE_URL || undefined, sqlitePath: e.POOLSCOPE_DB_PATH });
+    store = await openStore({ databaseUrl: e.DATABASE_URL || undefined, sqlitePath: e.POOLSCOPE_DB_PATH, log: log() });
   } catch (err) {
+    // A corrupt file: its message names it and says what to do.
+    if (err instanceof StoreFailingError) throw err;
     const where = e.DATABASE_URL ? 'DATABASE_URL' : `POOLSCOPE_DB_PATH=${e.POOLSCOPE_DB_PATH}`;
     throw new ConfigError(`poolscope cannot open its store (${where}): ${(err as Error).message}`);
   }

@@ -9,6 +9,7 @@ import { applyHistory, diffChangedRows, diffHistory, diffStoredRows, type Histor
 import { completeStored, deflateDoc, deflateIfShorter, inflateDoc, leavesOut, parseStored, ROW_TABLES, splitStored, storedState, storedText, unpackDetail, type RowTable, type StoredRows, type StoredState } from './pack';
 import { goneSince, type PoolDetail, type PoolSummary, type TimelineEntry } from '@/lib/api-types';
 import { inRowOrder, TABLE_ORDER } from '@/lib/row-order';
+import { StoreFaults, type StoreLocation, type StoreReadHealth } from './health';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
 export interface SqlDb {
@@ -117,6 +118,10 @@ export interface StoreOptions {
   maxPatchesPerKeyframe?: number;
   /** How many times a keyframe's bytes the patches after it may weigh (default {@link PATCH_WEIGHT_PER_KEYFRAME}). */
   patchWeightPerKeyframe?: number;
+  /** Where the store is, as the messages of a failing store name it (default: its kind, a SQLite file unnamed). */
+  location?: StoreLocation;
+  /** Told once, with what SQLite said, when the store is first found corrupt (see ./health). */
+  onCorrupt?: (error: string) => void;
 }
 
 const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] = [
@@ -286,14 +291,27 @@ export class TimelineStore {
   private readonly maxPatches: number;
   private readonly patchWeight: number;
   private written = noWrites();
+  /** Every query goes through `faults` (./health): a corrupt or unreadable store is remembered and reported. */
+  private readonly db: SqlDb;
+  private readonly faults: StoreFaults;
 
-  constructor(private readonly db: SqlDb, options: StoreOptions = {}) {
+  constructor(db: SqlDb, options: StoreOptions = {}) {
+    this.faults = new StoreFaults(options.location ?? { kind: db.dialect }, options.onCorrupt);
+    this.db = this.faults.watch(db);
     this.maxPatches = options.maxPatchesPerKeyframe ?? MAX_PATCHES_PER_KEYFRAME;
     this.patchWeight = options.patchWeightPerKeyframe ?? PATCH_WEIGHT_PER_KEYFRAME;
   }
 
   get dialect(): SqlDb['dialect'] {
     return this.db.dialect;
+  }
+
+  /**
+   * Whether the store answers: `failing` once a query met a corrupt file (for good: it then refuses writes) or a store
+   * it cannot read (until a query works again).
+   */
+  health(): StoreReadHealth {
+    return this.faults.health();
   }
 
   /** What the committed writes did since start (a copy). */

@@ -2,16 +2,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError } from '@/lib/api-types';
+import { PEER_HEADER } from './peer';
 import { screenHttpServers, screenRequest } from './request-screen';
 
-/** An HTTP server standing in for Next's: it answers 200 "next" to whatever reaches it. */
+/** An HTTP server standing in for Next's: it answers 200 "next" to whatever reaches it, noting its peer header. */
 let server: http.Server;
 let port = 0;
+const peers: (string | string[] | undefined)[] = [];
 
 /** A raw request (Node's client sends the path exactly as given, malformed escapes and TRACE included). */
-function send(method: string, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function send(method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => { body += c; });
@@ -25,7 +27,10 @@ function send(method: string, path: string): Promise<{ status: number; headers: 
 beforeAll(async () => {
   screenHttpServers();
   screenHttpServers();
-  server = http.createServer((_req, res) => res.end('next'));
+  server = http.createServer((req, res) => {
+    peers.push(req.headers[PEER_HEADER]);
+    res.end('next');
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -74,5 +79,14 @@ describe('requests Next.js would fail on, answered in front of it', () => {
       expect(screenRequest(method as string, path as string), `${method} ${path}`).toBeNull();
       expect((await send(method as string, path as string)).status, `${method} ${path}`).toBe(200);
     }
+  });
+});
+
+describe('the peer address', () => {
+  it('is the socket\'s, whatever the client claims, for limits by client', async () => {
+    peers.length = 0;
+    await send('GET', '/api/pools', { [PEER_HEADER]: '203.0.113.9', 'x-forwarded-for': '203.0.113.9' });
+    await send('GET', '/');
+    expect(peers).toEqual(['127.0.0.1', '127.0.0.1']);
   });
 });

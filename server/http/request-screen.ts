@@ -6,10 +6,12 @@ import 'server-only';
 // - a `__proto__` query parameter: Next's query parsing (proxy.ts's URL included) drops it, so no strict schema can
 //   name it as unknown.
 // proxy.ts cannot help with the last two, and would make Next buffer every request body it runs for.
+// The same front door records each request's peer address for limits by client (./peer).
 
 import http from 'node:http';
 import type { ApiError } from '@/lib/api-types';
 import { log } from '../log';
+import { PEER_HEADER } from './peer';
 
 export interface Refusal {
   status: number;
@@ -73,7 +75,8 @@ const INSTALLED = Symbol.for('poolscope.requestScreen');
 
 /**
  * Puts screenRequest in front of every HTTP server of this process (Next's own, which no code of ours creates):
- * its `request` event is answered here when screenRequest refuses it, and reaches Next's listener otherwise.
+ * its `request` event is answered here when screenRequest refuses it, and reaches Next's listener otherwise, with
+ * PEER_HEADER set to the socket's peer address (a value a client sent is replaced).
  */
 export function screenHttpServers(): void {
   const proto = http.Server.prototype as http.Server & { [INSTALLED]?: true };
@@ -83,6 +86,7 @@ export function screenHttpServers(): void {
   proto.emit = function screened(this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'request') {
       const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
+      req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? 'unknown';
       const refusal = screenRequest(req.method ?? 'GET', req.url ?? '/');
       if (refusal) {
         log().info({ method: req.method, path: (req.url ?? '/').split('?')[0], status: refusal.status, screened: true }, 'request');

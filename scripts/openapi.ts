@@ -75,7 +75,7 @@ function errors(list: [status: number, codes: string, when: string][]): Record<s
 /** What every operation can answer besides its own. */
 const COMMON = errors([
   [500, 'internal', 'An unexpected failure; the server log has the details, keyed by the `x-request-id` answer header'],
-  [503, 'not-configured', 'poolscope is not configured (a setting is missing or wrong; the message names it)'],
+  [503, 'not-configured store-failing', 'poolscope is not configured (a setting is missing or wrong; the message names it), or its store is failing: corrupt, or it cannot be read (the message says which, and what to do)'],
 ]);
 const BAD_QUERY: [number, string, string] = [400, 'invalid-query invalid-path', 'A parameter is unknown or malformed; the message names it'];
 
@@ -184,7 +184,7 @@ export function openApiDocument(): Json {
     '/api/healthz': {
       get: {
         operationId: 'healthz',
-        summary: 'Liveness: the process answers',
+        summary: 'Liveness: the process answers and its store is not corrupt',
         responses: { 200: { description: 'Alive.', content: json({ type: 'object', properties: { status: { const: 'ok' } }, required: ['status'], additionalProperties: false }) }, ...COMMON },
       },
     },
@@ -206,7 +206,7 @@ export function openApiDocument(): Json {
               additionalProperties: false,
             }),
           },
-          ...errors([[503, 'not-ready shutting-down not-configured', 'No cycle is stored yet, the process is shutting down, or poolscope is not configured']]),
+          ...errors([[503, 'not-ready shutting-down not-configured store-failing', 'No cycle is stored yet, the process is shutting down, poolscope is not configured, or its store is failing (corrupt, or it cannot be read)']]),
           500: COMMON[500] as Json,
         },
       },

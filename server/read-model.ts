@@ -7,11 +7,12 @@ import { ENTRY_LIMIT, buildTimeline, minPeriodMs, type TimelineResponse } from '
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import { runtime, type Runtime } from './collector/start';
 import { HttpError } from './http/route';
+import { storeReport } from './store/health';
 
 export async function sourcesReport(rt: Runtime): Promise<SourcesReport> {
   const c = rt.collector;
   const health = c?.health() ?? { kube: [], azure: [] };
-  return { collecting: c !== null, lastCycle: await rt.store.lastCycle(), kube: health.kube, azure: health.azure, store: c?.storeHealth() ?? null };
+  return { collecting: c !== null, lastCycle: await rt.store.lastCycle(), kube: health.kube, azure: health.azure, store: storeReport(c?.storeHealth() ?? null, rt.store.health()) };
 }
 
 /**

@@ -92,6 +92,6 @@ describe('configuration', () => {
 
   it('explains a store it cannot open', async () => {
     const e = parseEnv({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', POOLSCOPE_COLLECTOR: 'false' });
-    await expect(startRuntime(e)).rejects.toThrow(/^poolscope cannot open its store \(DATABASE_URL\): /);
+    await expect(startRuntime(e)).rejects.toThrow(/^poolscope cannot read its store, the PostgreSQL database of DATABASE_URL \(connect ECONNREFUSED 127\.0\.0\.1:1\)\. Check that the database is up and reachable\.$/);
   });
 });

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '@/lib/api-types';
 import { harness as makeHarness, until, type Harness } from '../testing/sim-harness';
+import { findByKind, type ResourceDef } from '@/sim/kube/resources';
 import type { Collector, CycleEvent } from './collector';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -14,6 +15,7 @@ afterEach(async () => {
 
 const harness = (scenario: string, speed: number, dbFile?: string, existing?: Harness['sim']): Promise<Harness> => makeHarness(cleanups, scenario, speed, { dbFile, existing });
 const BOTH = ['mgmt-weu', 'mgmt-neu'];
+const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
 const far = '2100-01-01T00:00:00.000Z';
 const ago = '2000-01-01T00:00:00.000Z';
 const show = (e: TimelineEntry) => `${e.field}: ${e.from} → ${e.to}`;
@@ -54,6 +56,10 @@ describe('a restart', () => {
     await first.stop();
     // Meanwhile a MachinePool is deleted: that is recorded (at the first list), nothing else is.
     h.sim.runStep({ at: 0, line: 0, delete: { cluster: 'mgmt-weu', apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', namespace: 'default', name: 'spot' } });
+    // CAPI and CAPZ take the scale set, the AzureMachinePool and the rest first, the MachinePool last: restarting
+    // before it is gone would rightly record the pool without its AzureMachinePool first.
+    const mgmt = h.sim.kube.cluster('mgmt-weu').store;
+    await until('the MachinePool gone', () => (mgmt.list(MP).items.some((m) => m.metadata?.name === 'spot') ? undefined : true), 60_000);
     const restart = new Date().toISOString();
     const h2 = await harness('', 0.25, h.dbFile, h.sim);
     const c = await h2.start({ contexts: BOTH });

@@ -10,10 +10,16 @@ import { corruptHeader, corruptTables, seedStore } from './testing/corrupt-store
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
+/**
+ * What the test runner's Node was started with, passed on: npm test's node24 suite preloads the better-sqlite3
+ * built for Node 24 (NODE_OPTIONS, POOLSCOPE_TEST_SQLITE_ADDON: scripts/node24.mjs).
+ */
+const runnersNode = (): Record<string, string> => Object.fromEntries(['NODE_OPTIONS', 'POOLSCOPE_TEST_SQLITE_ADDON'].flatMap((k) => (process.env[k] ? [[k, process.env[k] as string]] : [])));
+
 /** Runs start-up as the server does, with `env` over a bare environment; its exit code and output. */
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', path.join(ROOT, 'server', 'testing', 'start-process.ts')], {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', POOLSCOPE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', POOLSCOPE_LOG_LEVEL: 'warn', ...runnersNode(), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';

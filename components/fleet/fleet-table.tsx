@@ -17,12 +17,16 @@ import { useLiveNow } from '@/components/ui/use-live-now';
 import { DriftBadges } from './drift-badges';
 import { useUrlFilters } from './use-url-filters';
 
-const COLUMNS: { key: SortKey | null; label: string }[] = [
+/**
+ * The columns; `wide`: shown only from 1,536 pixels (the orchestration mode, which no incident turns on: the pool's
+ * page has it), so that the table fits a laptop's 1,280 whatever its drift badges and findings say.
+ */
+const COLUMNS: { key: SortKey | null; label: string; wide?: true }[] = [
   { key: 'context', label: 'Context' },
   { key: 'namespace', label: 'Namespace' },
   { key: 'cluster', label: 'Cluster' },
   { key: 'pool', label: 'Pool' },
-  { key: null, label: 'Mode' },
+  { key: null, label: 'Mode', wide: true },
   { key: 'desired', label: 'Replicas' },
   { key: 'state', label: 'Provisioning' },
   { key: null, label: 'Ready' },
@@ -54,7 +58,7 @@ function Replicas({ r }: { r: PoolSummary['replicas'] }) {
 
 function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: FleetFilters }) {
   const router = useRouter();
-  if (!col.key) return <th scope="col" className="px-1.5 py-2 text-left font-medium">{col.label}</th>;
+  if (!col.key) return <th scope="col" className={`px-1.5 py-2 text-left font-medium ${col.wide ? 'max-2xl:hidden' : ''}`}>{col.label}</th>;
   const active = filters.sort === col.key;
   const next: FleetFilters = { ...filters, sort: col.key, desc: active ? !filters.desc : false };
   return (
@@ -133,7 +137,7 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
                 </div>
                 <div className="text-xs font-normal text-slate-600 sm:hidden dark:text-slate-300">{p.ref.context} / {p.ref.namespace} · cluster {p.clusterName ?? '—'}</div>
               </td>
-              <td data-label="Mode" className={`${CELL} max-sm:hidden`}>{p.orchestrationMode ?? '—'}</td>
+              <td data-label="Mode" className={`${CELL} max-2xl:hidden`}>{p.orchestrationMode ?? '—'}</td>
               <td data-label="Replicas" className={`${CELL} whitespace-nowrap max-sm:whitespace-normal`}><Replicas r={p.replicas} /></td>
               <td data-label="Provisioning" className={CELL}><StateBadge value={p.provisioningState} /></td>
               <td data-label="Ready" className={CELL}><StateBadge value={p.ampReady} label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'} /></td>

@@ -38,10 +38,12 @@ export type DriftKind =
   | 'instance-without-node'
   | 'node-without-instance'
   | 'case-mismatch'
+  | 'other-scale-set'
   | 'order-only';
 
 export const DRIFT_KINDS: readonly DriftKind[] = [
   'case-mismatch',
+  'other-scale-set',
   'missing-from-machinepool',
   'ghost-in-machinepool',
   'missing-from-azuremachinepool',
@@ -54,6 +56,7 @@ export const DRIFT_KINDS: readonly DriftKind[] = [
 /** Each drift kind in a few words, for badges (the kind's code stays in `data-drift-kind` and the title). */
 export const DRIFT_KIND_LABELS: Record<DriftKind, string> = {
   'case-mismatch': 'case differs',
+  'other-scale-set': 'other scale set',
   'missing-from-machinepool': 'missing from MP',
   'ghost-in-machinepool': 'ghost in MP',
   'missing-from-azuremachinepool': 'missing from AMP',
@@ -83,6 +86,7 @@ export type FindingCode =
   | 'case-mismatch'
   | 'management-cluster-unreachable'
   | 'workload-cluster-unreachable'
+  | 'other-scale-set-ids'
   | 'paused'
   | 'vmss-failed'
   | 'instance-failed'

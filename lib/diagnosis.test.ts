@@ -380,3 +380,55 @@ describe('who cannot reach what', () => {
     expect(f?.detail).toContain('Whether CAPI reaches it is not known');
   });
 });
+
+describe('an ID of another pool\'s scale set in this pool\'s list', () => {
+  // Two pools of one workload cluster: pool-a's MachinePool list holds pool-b's instance 0 (hand-edited or stale).
+  const a = buildPool({ name: 'pool-a', replicas: 2, instances: healthyInstances(2) });
+  const b = buildPool({ name: 'pool-b', replicas: 2, instances: healthyInstances(2) });
+  const bId = b.ids[0] as string;
+  const nodes = (p: typeof a) => (p.input.workload?.state === 'ok' ? p.input.workload.nodes : []);
+  const cluster = { state: 'ok' as const, nodes: [...nodes(a), ...nodes(b)] };
+  const bKey = `${DEFAULT_AZURE.subscriptionId}/${DEFAULT_AZURE.resourceGroup}/pool-b`.toLowerCase();
+  const aInput = {
+    ...a.input,
+    machinePool: { ...a.input.machinePool, spec: { ...a.input.machinePool.spec, providerIDList: [...a.ids, bId] } },
+    workload: cluster,
+    otherScaleSetPools: { [bKey]: 'default/pool-b' },
+  };
+
+  it('says so on pool-a\'s page, naming pool-b, instead of a ghost or an orphan Node', () => {
+    const d = analyzePool(aInput, { now: NOW });
+    expect(d.drift.map((x) => [x.kind, x.providerID])).toEqual([['other-scale-set', bId]]);
+    expect(d.drift[0]?.summary).toBe('Names scale set pool-b (pool default/pool-b\'s), not this pool\'s, yet the MachinePool list holds it: CAPI takes it as this pool\'s.');
+    expect(d.findings.map((f) => [f.code, f.severity])).toEqual([['other-scale-set-ids', 'warning']]);
+    const f = d.findings[0];
+    expect(f?.summary).toBe('The MachinePool list holds 1 ID of another scale set (scale set pool-b (pool default/pool-b\'s)): CAPI treats it as this pool\'s.');
+    expect(f?.detail).toContain('deleteRetiredNodes');
+    // Copying the AzureMachinePool list removes it; the verdict says what that does to pool-b's Node.
+    expect(d.verdict.syncProviderIds.wouldRemove).toEqual([bId]);
+    expect(d.verdict.syncProviderIds.reason).toMatch(/1 of them of another scale set, whose Node CAPI may then delete once as retired/);
+  });
+
+  it('leaves pool-b healthy', () => {
+    const d = analyzePool({ ...b.input, workload: cluster }, { now: NOW });
+    expect(d.findings.map((f) => f.code)).toEqual(['healthy']);
+    expect(d.drift).toEqual([]);
+  });
+
+  it('names the scale set alone when no pool of the management cluster has it, and refuses to copy such an ID from the AzureMachinePool list', () => {
+    const ampList = [...a.ids, bId];
+    const d = analyzePool({ ...aInput, otherScaleSetPools: {}, azureMachinePool: { ...a.input.azureMachinePool!, spec: { ...a.input.azureMachinePool!.spec, providerIDList: ampList } } }, { now: NOW });
+    expect(d.drift.map((x) => x.kind)).toEqual(['other-scale-set']);
+    expect(d.findings[0]?.summary).toBe('The MachinePool and AzureMachinePool lists hold 1 ID of another scale set (scale set pool-b, which no pool of mgmt-weu uses): CAPI treats it as this pool\'s.');
+    expect(d.verdict.syncProviderIds).toMatchObject({ allowed: false, reason: 'The AzureMachinePool list holds 1 ID of another scale set; copying it would make CAPI take that instance as this pool\'s.' });
+  });
+});
+
+describe('a Failed instance without a Node', () => {
+  it('is counted as failed, not as a running instance without a Node, even when its VM runs', () => {
+    const d = analyse({ replicas: 2, instances: [{ member: '0' }, { member: '1', state: 'Failed', powerState: 'running', errorCode: 'VMExtensionProvisioningError', node: 'none' }] });
+    expect(d.drift.map((x) => x.kind)).not.toContain('instance-without-node');
+    expect(d.findings.map((f) => f.code)).toContain('instance-failed');
+    expect(d.summary.driftCounts['instance-without-node'] ?? 0).toBe(0);
+  });
+});

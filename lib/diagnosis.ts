@@ -4,7 +4,7 @@
 import { CAPZ_READINESS_TEXT, capzReadiness, capzSortsList } from './capz-version';
 import type { DriftItem, DriftKind, Finding, FindingCode, IdSource, SourceState } from './api-types';
 import { SEVERITY_RANK } from './api-types';
-import { awaitsAzureRead, isRunning } from './drift';
+import { awaitsAzureRead, isRunning, otherScaleSetOf } from './drift';
 import { formatDuration, listSome, plural } from './format';
 import { spellings, type JoinedId } from './join';
 import { findCondition, isPaused, type Condition, type PoolModel } from './pool-model';
@@ -22,6 +22,7 @@ export const FINDING_ORDER: readonly FindingCode[] = [
   'workload-cluster-unreachable',
   'readiness-gate-frozen',
   'case-mismatch',
+  'other-scale-set-ids',
   'paused',
   'vmss-failed',
   'instance-failed',
@@ -211,8 +212,8 @@ function caseSpellings(j: JoinedId): { text: string; differ: (a: IdSource, b: Id
 }
 
 /** What the fallback finding says of each drift kind, counting instances (case and order drift have findings of their own). */
-type CountedKind = Exclude<DriftKind, 'case-mismatch' | 'order-only'>;
-const counted = (kind: DriftKind): kind is CountedKind => kind !== 'case-mismatch' && kind !== 'order-only';
+type CountedKind = Exclude<DriftKind, 'case-mismatch' | 'order-only' | 'other-scale-set'>;
+const counted = (kind: DriftKind): kind is CountedKind => kind !== 'case-mismatch' && kind !== 'order-only' && kind !== 'other-scale-set';
 const DRIFT_WORDS: Record<CountedKind, (n: number) => string> = {
   'missing-from-machinepool': (n) => `${plural(n, 'instance')} not in the MachinePool list (the autoscaler cannot see ${n === 1 ? 'it' : 'them'})`,
   'ghost-in-machinepool': (n) => `${plural(n, 'ID')} in the MachinePool list of instances gone from Azure`,
@@ -229,6 +230,31 @@ const EXPLAINS_DRIFT: ReadonlySet<FindingCode> = new Set<FindingCode>([
 ]);
 
 type Draft = Omit<Finding, 'since'> & { derivedSince?: string };
+
+/**
+ * IDs of another scale set in this pool's lists (lib/drift's other-scale-set): their own problem, whichever pool they
+ * belong to, which is not affected otherwise. What CAPI and cluster-autoscaler do with them: domain.md §1.4 and §4.
+ */
+function otherScaleSetFinding(model: PoolModel, drift: readonly DriftItem[]): Draft | null {
+  const items = drift.filter((d) => d.kind === 'other-scale-set');
+  if (!items.length) return null;
+  const inMp = items.some((d) => d.sources.mp !== null);
+  const inAmp = items.some((d) => d.sources.amp !== null);
+  const where = inMp && inAmp ? 'The MachinePool and AzureMachinePool lists hold' : inMp ? 'The MachinePool list holds' : 'The AzureMachinePool list holds';
+  const named = [...new Map(items.map((d) => {
+    const o = otherScaleSetOf(d.providerID ?? '', model);
+    return [o.scaleSet, o.pool ? `scale set ${o.scaleSet} (pool ${o.pool}'s)` : `scale set ${o.scaleSet}, which no pool of ${model.ref.context} uses`];
+  })).values()];
+  const them = items.length === 1 ? 'it' : 'them';
+  const own = model.scaleSet?.scaleSet ?? model.amp?.name ?? 'this pool\'s';
+  return {
+    code: 'other-scale-set-ids',
+    severity: 'warning',
+    summary: `${where} ${plural(items.length, 'ID')} of another scale set (${listSome(named, 2)}): CAPI treats ${them} as this pool's.`,
+    detail: `An ID is its whole path: subscription, resource group, scale set and instance. ${items.length === 1 ? 'This one names' : 'These name'} ${named.join('; ')}, not ${own}. CAPI takes every ID in the MachinePool's spec.providerIDList as this pool's: it gives this MachinePool a nodeRef to that Node and patches the Node's owner annotations with this pool's name (the other pool's reconcile writes its own back); cluster-autoscaler counts the instance in this pool's node group too; and once the ID leaves the list, CAPI may delete that Node from the workload cluster as retired (deleteRetiredNodes), and its kubelet registers it again.${inAmp ? ' CAPZ builds the AzureMachinePool list from its own scale set\'s instances, so an ID of another one there was written by something else; CAPI copies it into the MachinePool list while the AzureMachinePool is ready.' : ''} The other pool is not affected otherwise: its own page is unchanged.`,
+    suggestedAction: `Find what wrote ${them} (kubectl get machinepool ${model.mp.name} -n ${model.mp.namespace} --show-managed-fields${inAmp ? '; the same for the AzureMachinePool' : ''}). ${inAmp ? 'Remove it from the AzureMachinePool list first; CAPI then copies the corrected list.' : 'CAPI replaces the list with the AzureMachinePool\'s at its next copy (or poolscope\'s sync-provider-ids does now):'} expect the other pool's Node to be deleted once and to register again.`,
+  };
+}
 
 /**
  * What poolscope cannot read, said as what it is: poolscope's own connection, unless the Cluster says CAPI cannot
@@ -303,6 +329,8 @@ export function diagnose(
 
   const unreachable = unreachableFinding(model, opts.kube);
   if (unreachable) drafts.push(unreachable);
+  const others = otherScaleSetFinding(model, drift);
+  if (others) drafts.push(others);
 
   if (isPaused(model) || amp?.pausedAnnotation) {
     const by: string[] = [];

@@ -5,11 +5,12 @@
 import type { DriftItem, DriftKind, Severity } from './api-types';
 import { displayId, spellings, type JoinedId } from './join';
 import type { PoolModel } from './pool-model';
-import { joinKey } from './provider-id';
+import { belongsToScaleSet, joinKey, namedScaleSetKey, parseProviderId } from './provider-id';
 import { compareDriftKeys } from './row-order';
 
 export const DRIFT_SEVERITY: Record<DriftKind, Severity> = {
   'case-mismatch': 'critical',
+  'other-scale-set': 'warning',
   'missing-from-machinepool': 'warning',
   'ghost-in-machinepool': 'warning',
   'missing-from-azuremachinepool': 'info',
@@ -30,6 +31,8 @@ const SUMMARY: Record<DriftKind, string> = {
   'instance-without-node': 'The instance is running but no Node has its providerID.',
   'node-without-instance': 'A Node points into this scale set, but Azure has no such instance.',
   'order-only': 'The MachinePool and AzureMachinePool lists hold the same IDs in a different order.',
+  // Said per ID with the scale set and its pool: otherScaleSetSummary.
+  'other-scale-set': '',
 };
 
 export interface DriftOptions {
@@ -45,12 +48,43 @@ function isLeaving(j: JoinedId): boolean {
   return s === 'Deleting' || s === 'Deleted';
 }
 
-/** A running instance: power state running, or, without an instance view, provisioned. */
+/**
+ * A running instance: power state running, or, without an instance view, provisioned. A Failed one is not, whatever
+ * its power state (a VM whose extension failed still runs): Azure calls it failed, and so does poolscope.
+ */
 export function isRunning(j: JoinedId): boolean {
   const inst = j.instance;
-  if (!inst || isLeaving(j)) return false;
+  if (!inst || isLeaving(j) || inst.provisioningState === 'Failed') return false;
   if (inst.powerState !== null) return inst.powerState === 'running';
   return inst.provisioningState === 'Succeeded';
+}
+
+/**
+ * Whether a listed ID names a scale set other than the pool's: an ID is the whole path (subscription, resource
+ * group, scale set, instance; a flexible member's name starts with its scale set's), so such an ID is another
+ * scale set's instance, whatever this pool's list says. Only what Azure's read of this scale set does not hold.
+ */
+export function inOtherScaleSet(j: JoinedId, model: PoolModel): boolean {
+  if (j.raw.azure !== null || !model.scaleSet) return false;
+  const id = j.raw.mp ?? j.raw.amp;
+  if (id === null) return false;
+  const p = parseProviderId(id);
+  return p.ok && (p.kind === 'vmss-instance' || p.kind === 'vm') && !belongsToScaleSet(p, model.scaleSet);
+}
+
+/** The scale set an ID names (its ARM name), and the pool of this management cluster that has it, if any. */
+export function otherScaleSetOf(id: string, model: PoolModel): { scaleSet: string; pool: string | null } {
+  const key = namedScaleSetKey(id);
+  const p = parseProviderId(id);
+  const scaleSet = p.ok && p.kind !== 'vm' ? (p.scaleSet as string) : (key?.split('/').pop() ?? id);
+  return { scaleSet, pool: key === null ? null : (model.otherScaleSetPools[key] ?? null) };
+}
+
+function otherScaleSetSummary(j: JoinedId, model: PoolModel): string {
+  const id = (j.raw.mp ?? j.raw.amp) as string;
+  const { scaleSet, pool } = otherScaleSetOf(id, model);
+  const lists = j.raw.mp !== null && j.raw.amp !== null ? 'both lists' : j.raw.mp !== null ? 'the MachinePool list' : 'the AzureMachinePool list';
+  return `Names scale set ${scaleSet}${pool ? ` (pool ${pool}'s)` : ''}, not this pool's, yet ${lists} ${lists === 'both lists' ? 'hold' : 'holds'} it: CAPI takes it as this pool's.`;
 }
 
 /**
@@ -82,6 +116,8 @@ export function awaitsAzureRead(j: JoinedId, model: PoolModel): boolean {
 
 export function driftKindsFor(j: JoinedId, model: PoolModel): DriftKind[] {
   if (j.caseVariants) return ['case-mismatch'];
+  // Another scale set's instance: not gone from Azure, nor an orphan Node (its own pool has it), but listed here.
+  if (inOtherScaleSet(j, model)) return ['other-scale-set'];
   // What Azure's last read says of an ID it predates counts for nothing (see awaitsAzureRead).
   const awaiting = awaitsAzureRead(j, model);
   const azureKnown = (model.azure.state === 'ok' && !awaiting) || model.azure.state === 'not-found';
@@ -139,7 +175,8 @@ export function computeDrift(
   const items: DriftItem[] = [];
   for (const [i, j] of joined.entries()) {
     for (const kind of kinds[i] ?? []) {
-      items.push(item(`${kind}:${j.key}`, kind, displayId(j), j.raw, kind === 'case-mismatch' ? `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}` : SUMMARY[kind]));
+      const summary = kind === 'case-mismatch' ? `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}` : kind === 'other-scale-set' ? otherScaleSetSummary(j, model) : SUMMARY[kind];
+      items.push(item(`${kind}:${j.key}`, kind, displayId(j), j.raw, summary));
     }
   }
   if (model.amp && sameOrderlessButReordered(model.mp.providerIDList, model.amp.providerIDList)) {

@@ -199,6 +199,8 @@ export interface PoolModel {
   capzVersion: string | null;
   /** PoolInput.departedAmpms (none when not given). */
   departedAmpms: readonly DepartedAmpm[];
+  /** PoolInput.otherScaleSetPools (none when not given). */
+  otherScaleSetPools: Readonly<Record<string, string>>;
   notes: string[];
 }
 
@@ -224,6 +226,11 @@ export interface PoolInput {
    * after that read, is most likely gone too (lib/drift's `awaitsAzureRead`).
    */
   departedAmpms?: readonly DepartedAmpm[];
+  /**
+   * For the other scale sets this pool's lists name (see scaleSetKeyOf), the MachinePool (`namespace/name`) whose
+   * AzureMachinePool has that scale set, in the same management cluster: what an ID of another pool is said to be.
+   */
+  otherScaleSetPools?: Readonly<Record<string, string>>;
 }
 
 export interface DepartedAmpm {
@@ -605,6 +612,7 @@ export function buildPoolModel(input: PoolInput): PoolModel {
     scaleSet: parsed && parsed.ok ? parsed : null,
     capzVersion: input.capzVersion ?? null,
     departedAmpms: input.departedAmpms ?? [],
+    otherScaleSetPools: input.otherScaleSetPools ?? {},
     notes,
   };
 }

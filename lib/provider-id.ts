@@ -238,6 +238,17 @@ export function belongsToScaleSet(candidate: ParsedProviderId, vmss: ParsedProvi
   return false;
 }
 
+/**
+ * The scale set a providerID names, as scaleSetKeyOf keys a scale set's own ID (`sub/rg/scaleset`, lower case): a
+ * flexible member's is the prefix of its name (Azure names them `<scale set>_<suffix>`). Null when it names none.
+ */
+export function namedScaleSetKey(providerID: string): string | null {
+  const p = parseProviderId(providerID);
+  if (!p.ok) return null;
+  const name = p.kind === 'vm' ? (p.vmName?.includes('_') ? p.vmName.slice(0, p.vmName.lastIndexOf('_')) : null) : p.scaleSet;
+  return name ? keyOfScaleSet(p.subscriptionId, p.resourceGroup, name) : null;
+}
+
 /** scaleSetKeyOf's answer for a providerID that names no scale set it can read. */
 export const OTHER_SCALE_SET = '~other';
 

@@ -58,13 +58,18 @@ export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[], kub
   if (!syncReason && model.azure.state !== 'ok' && model.azure.state !== 'not-found') {
     syncReason = 'Azure could not be read, so poolscope cannot check that every ID in the AzureMachinePool list still exists.';
   }
+  const otherInAmp = drift.filter((d) => d.kind === 'other-scale-set' && d.sources.amp !== null).length;
+  if (!syncReason && otherInAmp) {
+    syncReason = `The AzureMachinePool list holds ${plural(otherInAmp, 'ID')} of another scale set; copying it would make CAPI take ${otherInAmp === 1 ? 'that instance' : 'those instances'} as this pool's.`;
+  }
   if (!syncReason && has('ghost-in-azuremachinepool')) {
     const n = drift.filter((d) => d.kind === 'ghost-in-azuremachinepool').length;
     syncReason = `The AzureMachinePool list holds ${plural(n, 'ID')} absent from Azure; copying it would add ghosts.`;
   }
   if (!syncReason && !differ) syncReason = 'The MachinePool list already holds the same IDs as the AzureMachinePool list.';
 
-  const counts = `${add.length} to add, ${remove.length} to remove`;
+  const othersLeaving = drift.filter((d) => d.kind === 'other-scale-set' && d.sources.mp !== null && d.sources.amp === null).length;
+  const counts = `${add.length} to add, ${remove.length} to remove${othersLeaving ? `, ${othersLeaving} of them of another scale set, whose Node${othersLeaving === 1 ? '' : 's'} CAPI may then delete once as retired (${othersLeaving === 1 ? 'it registers' : 'they register'} again)` : ''}`;
   const syncProviderIds: ResyncVerdict['syncProviderIds'] = syncReason
     ? { allowed: false, canHelp: false, reason: syncReason, wouldAdd: add, wouldRemove: remove }
     : closed

@@ -115,6 +115,31 @@ describe('ContextSource workload clusters', () => {
     await until('the pool told of its change', () => (changed.flat().includes('default/pool0') ? true : undefined));
   });
 
+  it('tells a pool which pool has the other scale set its list names', async () => {
+    const src = await restart(() => {});
+    await until('the pool listed', () => src.poolInput('default/pool0') ?? undefined);
+    // An earlier test left an ID of a scale set no pool has in pool0's list: named by no pool.
+    expect(src.poolInput('default/pool0')?.otherScaleSetPools ?? {}).toEqual({});
+    const server = sim.cluster('mgmt-weu');
+    const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
+    const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef;
+    // pool1: a second pool of the same cluster with a scale set of its own.
+    const amp = server.store.get(AMP, 'default', 'pool0');
+    const otherScaleSet = String(amp.spec?.providerID).replace(/virtualMachineScaleSets\/[^/]+$/, 'virtualMachineScaleSets/pool1');
+    server.store.create(AMP, 'default', { ...amp, metadata: { name: 'pool1', namespace: 'default' }, spec: { ...amp.spec, providerID: otherScaleSet, providerIDList: [] } });
+    const mp = server.store.get(MP, 'default', 'pool0');
+    const template = mp.spec?.template as { spec: { infrastructureRef: Record<string, unknown> } };
+    server.store.create(MP, 'default', { ...mp, metadata: { name: 'pool1', namespace: 'default' }, spec: { ...mp.spec, providerIDList: [], template: { ...template, spec: { ...template.spec, infrastructureRef: { ...template.spec.infrastructureRef, name: 'pool1' } } } } });
+    await until('pool1 listed', () => src.poolInput('default/pool1') ?? undefined);
+    // pool0's list now also names pool1's instance 3.
+    const cur = server.store.get(MP, 'default', 'pool0');
+    server.store.update(MP, 'default', 'pool0', { ...cur, spec: { ...cur.spec, providerIDList: [...(cur.spec?.providerIDList as string[]), `${otherScaleSet}/virtualMachines/3`] } });
+    const [, sub, rg] = /subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\//i.exec(otherScaleSet) ?? [];
+    const key = `${sub}/${rg}/pool1`.toLowerCase();
+    expect(await until('the other pool named', () => src.poolInput('default/pool0')?.otherScaleSetPools?.[key])).toBe('default/pool1');
+    expect(src.poolInput('default/pool1')?.otherScaleSetPools).toBeUndefined();
+  }, 20_000);
+
   it('keeps a pool\'s AMPMs in their place when one is updated in the pool, and moves one relabelled to another pool', async () => {
     const src = await restart(() => {});
     const ampms = () => src.poolInput('default/pool0')?.azureMachinePoolMachines ?? [];

@@ -8,7 +8,7 @@ import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL, labelOf, nameOf, namespaceOf, providerIdOf } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { DepartedAmpm, PoolInput } from '@/lib/pool-model';
-import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
+import { OTHER_SCALE_SET, joinKey, namedScaleSetKey, scaleSetKeyOf } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
 import { log } from '../log';
 import { PooledKubeConfig, callOptions, servedMachinePoolVersion } from './calls';
@@ -797,6 +797,32 @@ export class ContextSource {
     return undefined;
   }
 
+  /**
+   * For the other scale sets a pool's lists name (rare: a hand-edited or stale list), the MachinePool whose
+   * AzureMachinePool has each, as `namespace/name`; undefined when the lists name none. Looked up among every
+   * AzureMachinePool of the context, only then.
+   */
+  private otherScaleSetPools(mp: KubeObject, amp: KubeObject | null): Record<string, string> | undefined {
+    const own = amp ? this.ampScaleSetKey(amp) : null;
+    const wanted = new Set<string>();
+    for (const list of [mp.spec?.providerIDList, amp?.spec?.providerIDList]) {
+      for (const k of foreignKeysOf(list, own)) {
+        const s = namedScaleSetKey(`azure://${k}`);
+        if (s) wanted.add(s);
+      }
+    }
+    if (!wanted.size) return undefined;
+    const out: Record<string, string> = {};
+    for (const [k, a] of this.caches.amp) {
+      const s = this.ampScaleSetKey(a);
+      if (!wanted.has(s) || out[s]) continue;
+      const [ns, name] = k.split('/') as [string, string];
+      const pool = this.poolsOfAmp(ns, name)[0];
+      if (pool) out[s] = pool;
+    }
+    return out;
+  }
+
   /** The objects that make up one pool, as the pool model takes them; null when the MachinePool is gone. */
   poolInput(poolKey: string): PoolInput | null {
     const mp = this.caches.mp.get(poolKey);
@@ -810,8 +836,10 @@ export class ContextSource {
     const cluster = this.caches.cluster.get(`${ns}/${clusterName}`) ?? null;
     const w = this.workloads.get(`${ns}/${clusterName}`);
     const departedAmpms = this.departedOf(`${ns}/${ampName}`);
+    const otherScaleSetPools = this.otherScaleSetPools(mp, amp);
     return {
       ...(departedAmpms ? { departedAmpms } : {}),
+      ...(otherScaleSetPools ? { otherScaleSetPools } : {}),
       context: this.context,
       capzVersion: this.capzVersion,
       machinePool: mp,

@@ -178,7 +178,7 @@ test('a frozen list\'s "frozen for" counts on while the page is open, with no ch
   expect(await shown('[data-finding="readiness-gate-frozen"]')).toBe(past);
 });
 
-test('the pool page says how long ago Azure was last read (the API\'s azureReadAt), not on a view of a past instant', async ({ page, request }) => {
+test('the pool page says how long ago Azure was last read (the API\'s azureReadAt) and when it is read next, not on a view of a past instant', async ({ page, request }) => {
   const key = 'mgmt-weu/default/workers';
   let readAt: string | null = null;
   await expect.poll(async () => (readAt = (await pool(request, key)).azureReadAt), { timeout: 30_000 }).not.toBeNull();
@@ -192,9 +192,18 @@ test('the pool page says how long ago Azure was last read (the API\'s azureReadA
   const m = /read (\d+) (s|min) ago/.exec(await age.innerText()) as RegExpExecArray;
   const shownSeconds = Number(m[1]) * (m[2] === 'min' ? 60 : 1);
   expect(Math.abs(shownSeconds - (Date.now() - latest) / 1000)).toBeLessThan(m[2] === 'min' ? 75 : 25);
+  // The next planned read: within a slow lane's period (2 min, jittered) of now, and said on the page with why.
+  const next = (await pool(request, key)).azureNextRead;
+  expect(next).not.toBeNull();
+  expect(Date.parse(next!.at) - Date.now()).toBeLessThan(135_000);
+  const planned = page.getByTestId('azure-next-read');
+  await expect(planned).toContainText(/next read (due now|in ~?\d+ (s|min))/);
+  await expect(planned).toHaveAttribute('title', /Planned for .*(Read every|Compute read budget|Retry-After)/);
+  expect((await pool(request, key, new Date(Date.now() - 1_000).toISOString())).azureNextRead).toBeNull();
   await page.goto(`/pools/${key}?at=${encodeURIComponent(new Date(Date.now() - 1_000).toISOString())}`);
   await expect(page.getByTestId('as-of')).toBeVisible();
   await expect(page.getByTestId('azure-read')).toHaveCount(0);
+  await expect(page.getByTestId('azure-next-read')).toHaveCount(0);
 });
 
 test('an ?at= link reproduces a past state and says so', async ({ page, request }) => {

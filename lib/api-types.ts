@@ -426,6 +426,13 @@ export interface PoolResponse {
    * figures of the current state are as of. Null for a past instant (`?at=`), and until a first read is recorded.
    */
   azureReadAt: string | null;
+  /**
+   * When poolscope plans to read the pool's scale set next, and what that waits for: `interval` (its lane: ~15 s while
+   * the pool moves, ~2 min when steady), `budget` (its turn at its subscription and region's share of the Compute
+   * read budget, spent evenly), `throttled` (Azure's Retry-After). Null for `?at=`, and where this server process does
+   * not collect (a follower replica, POOLSCOPE_COLLECTOR=false).
+   */
+  azureNextRead: { at: string; waitingFor: 'interval' | 'budget' | 'throttled' } | null;
 }
 
 /** `GET /api/error` shape of every 4xx/5xx answer. */

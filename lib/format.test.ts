@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DRIFT_KIND_LABELS } from './api-types';
-import { breakPieces, driftKeyText, formatDuration, listSome, plural } from './format';
+import { breakPieces, driftKeyText, formatDuration, listSome, nextReadText, plural } from './format';
 
 describe('format', () => {
   it('cuts text after each / and = and nowhere else, losing nothing', () => {
@@ -39,5 +39,17 @@ describe('format', () => {
     const labels = Object.values(DRIFT_KIND_LABELS);
     expect(new Set(labels).size).toBe(labels.length);
     expect(labels.every((l) => l.length > 0 && l.length <= 20)).toBe(true);
+  });
+});
+
+describe('nextReadText', () => {
+  const now = Date.parse('2026-12-05T10:00:00Z');
+  const at = (s: number) => new Date(now + s * 1000).toISOString();
+  it('says when, and what the read waits for beyond its lane', () => {
+    expect(nextReadText({ at: at(12), waitingFor: 'interval' }, now)).toBe('next read in ~12 s');
+    expect(nextReadText({ at: at(0.4), waitingFor: 'interval' }, now)).toBe('next read due now');
+    expect(nextReadText({ at: at(-30), waitingFor: 'budget' }, now)).toBe('next read due now');
+    expect(nextReadText({ at: at(95), waitingFor: 'budget' }, now)).toBe('next read in ~1 min, waiting its turn at the region\'s Compute read budget');
+    expect(nextReadText({ at: at(40), waitingFor: 'throttled' }, now)).toBe('next read in 40 s: Azure throttles this subscription and region');
   });
 });

@@ -16,6 +16,18 @@ export function formatDuration(ms: number): string {
   return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
 }
 
+/**
+ * A pool's next planned Azure read, in words, as of `nowMs`: when, and what it waits for when that is not just its
+ * lane's period (the scheduler's plan: PoolResponse.azureNextRead).
+ */
+export function nextReadText(plan: { at: string; waitingFor: 'interval' | 'budget' | 'throttled' }, nowMs: number): string {
+  const left = Date.parse(plan.at) - nowMs;
+  if (plan.waitingFor === 'throttled') return `next read in ${formatDuration(Math.max(left, 0))}: Azure throttles this subscription and region`;
+  if (left < 1000) return 'next read due now';
+  const when = `next read in ~${formatDuration(left)}`;
+  return plan.waitingFor === 'budget' ? `${when}, waiting its turn at the region's Compute read budget` : when;
+}
+
 /** Lists up to `max` items and says how many more there are. */
 export function listSome(items: readonly string[], max = 3): string {
   if (items.length <= max) return items.join(', ');

@@ -58,7 +58,8 @@ export async function readPool(ref: { context: string; namespace: string; name: 
     const start = at ? await rt.store.recordStart(poolKey(ref)) : null;
     throw new PoolNotFound(ref, at, start && at && start > at ? start : null);
   }
-  return { pool, asOf: at, azureReadAt: at ? null : await rt.store.azureReadAt(poolKey(ref)) };
+  const live = at === null;
+  return { pool, asOf: at, azureReadAt: live ? await rt.store.azureReadAt(poolKey(ref)) : null, azureNextRead: live ? (rt.collector?.nextAzureRead(poolKey(ref)) ?? null) : null };
 }
 
 export async function readTimeline(ref: { context: string; namespace: string; name: string }, from: string, to: string): Promise<TimelineResponse> {

@@ -12,6 +12,7 @@ import { ErrorPanel } from '@/components/ui/error-panel';
 import { LocalTime } from '@/components/ui/local-time';
 import { Skeleton } from '@/components/ui/skeleton';
 import { StoreAlert } from '@/components/ui/store-alert';
+import { AzureNextRead } from './azure-next-read';
 import { AzureReadAge } from './azure-read-age';
 import { ChangesList } from './changes-list';
 import { DeletedNote } from './deleted-note';
@@ -44,6 +45,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           <span>· {s.orchestrationMode ?? '?'}</span>
           <span>· CAPZ {s.capzVersion ?? 'version unknown'}</span>
           {w.at === null && pool.data.azureReadAt ? <AzureReadAge readAt={pool.data.azureReadAt} shownAt={d.at} /> : null}
+          {w.at === null && pool.data.azureNextRead ? <AzureNextRead plan={pool.data.azureNextRead} shownAt={d.at} /> : null}
           <StateBadge value={s.provisioningState} />
           <StateBadge value={s.ampReady} label={s.ampReady === null ? 'ready unknown' : s.ampReady ? 'AzureMachinePool ready' : 'AzureMachinePool not ready'} />
           {s.paused ? <Badge tone="warn">paused</Badge> : null}

@@ -1,7 +1,13 @@
 import 'server-only';
-// When to read each scale set: fast (≈15 s) while its pool is in motion, not ready or drifting, slow (≈2 min)
-// when steady, jittered; never more than a share of the remaining Compute budget per subscription+region; and
-// nothing for a whole subscription+region until Retry-After has passed after a 429.
+// When to read each scale set (docs/operations.md, "When a scale set is read"):
+// - fast (≈15 s) while its pool is in motion, not ready or drifting, slow (≈2 min) when steady, jittered;
+// - someone acting on the pool brings its read forward to now (once per MIN_GAP_MS); a controller's write only
+//   moves it into the fast lane, so a pool whose status churns is not read at every write;
+// - never more than a share of the remaining Compute budget per subscription+region over its 3-minute window,
+//   spent evenly: half of it may go at once (a start's first reads, a quiet region's reads as they come); past that,
+//   what is left is spread over the time until the window's oldest read leaves it, so a busy region never spends it
+//   all at once and then reads nothing for minutes; the longest due first;
+// - nothing for a whole subscription+region until Retry-After has passed after a 429.
 
 export interface SchedulerOptions {
   fastSeconds: number;
@@ -23,12 +29,24 @@ export const REGIONAL_POLICY = /^(HighCost\w*3Min|VMScaleSetVMViews3Min)$/;
 export const GATING_POLICY = 'HighCostGetVMScaleSet3Min';
 const ASSUMED_REMAINING = 190;
 
+/** An urgent change reads a scale set at once, but not again within this of its last read. */
+export const MIN_GAP_MS = 5000;
+
 interface Entry {
   id: string;
   /** `${subscription}|${region}`, or `${subscription}|?` before the region is known. */
   budgetKey: string;
   nextAt: number;
   fast: boolean;
+  /** When its last read was recorded (-Infinity before the first). */
+  lastAt: number;
+}
+
+/** When a scale set will be read, as far as the scheduler can tell, and what it waits for. */
+export interface ReadPlan {
+  at: number;
+  /** interval: its lane's period; budget: its region's Compute read budget; throttled: Retry-After after a 429. */
+  waitingFor: 'interval' | 'budget' | 'throttled';
 }
 
 interface Budget {
@@ -71,7 +89,7 @@ export class Scheduler {
       if (region && e.budgetKey.endsWith('|?')) e.budgetKey = `${e.budgetKey.slice(0, -1)}${region.toLowerCase()}`;
       return;
     }
-    this.entries.set(id, { id, budgetKey: `${subscription.toLowerCase()}|${region ? region.toLowerCase() : '?'}`, nextAt: now, fast: true });
+    this.entries.set(id, { id, budgetKey: `${subscription.toLowerCase()}|${region ? region.toLowerCase() : '?'}`, nextAt: now, fast: true, lastAt: -Infinity });
   }
 
   untrack(id: string): void {
@@ -82,13 +100,16 @@ export class Scheduler {
     return [...this.entries.keys()];
   }
 
-  /** A Kubernetes change to the pool: read its scale set at once and keep it in the fast lane. */
-  expedite(id: string, now: number): void {
+  /**
+   * A Kubernetes change to the pool: into the fast lane. Someone acting on it (`urgent`: its spec, annotations,
+   * labels or deletion) reads it at once, or MIN_GAP_MS after its last read; a controller's write (status, the
+   * lists) no sooner than a fast period after its last read: a pool in motion is written many times a second.
+   */
+  expedite(id: string, now: number, urgent = true): void {
     const e = this.entries.get(id);
-    if (e) {
-      e.fast = true;
-      e.nextAt = Math.min(e.nextAt, now);
-    }
+    if (!e) return;
+    e.fast = true;
+    e.nextAt = Math.min(e.nextAt, Math.max(now, e.lastAt + (urgent ? MIN_GAP_MS : this.opts.fastSeconds * 1000)));
   }
 
   /** Forgets the budget's calls that left its window. */
@@ -97,12 +118,30 @@ export class Scheduler {
     if (b.calls.some((t) => now - t >= window)) b.calls = b.calls.filter((t) => now - t < window);
   }
 
-  /** Whether the budget (pruned) allows another call. */
-  private allowed(b: Budget, now: number): boolean {
-    if (b.blockedUntil > now) return false;
-    // Our share is of the budget as it stood before our own calls in this window.
+  /** Calls a budget allows per window: the share of what it had before our own calls in the window. */
+  private share(b: Budget): number {
     const budget = b.remaining === null ? ASSUMED_REMAINING : b.remaining + Math.min(b.ownAtObservation, b.calls.length);
-    return b.calls.length < Math.max(1, Math.floor(this.opts.budgetShare * budget));
+    return Math.max(1, Math.floor(this.opts.budgetShare * budget));
+  }
+
+  private windowMs(): number {
+    return (this.opts.windowSeconds ?? 180) * 1000;
+  }
+
+  /**
+   * When the budget (pruned) allows its next call: now, or later. Never more than the share in a window; under half
+   * of it used, at once; past that, what is left spread evenly until the window's oldest call leaves it.
+   */
+  private nextSlot(b: Budget, now: number): number {
+    if (b.blockedUntil > now) return b.blockedUntil;
+    const n = this.share(b);
+    const count = b.calls.length;
+    if (count >= n) return (b.calls[count - n] as number) + this.windowMs();
+    if (count < Math.ceil(n / 2)) return now;
+    const oldest = b.calls[0] as number;
+    const last = b.calls[count - 1] as number;
+    // The calls left, and one more for when the oldest leaves: evenly apart over the time until then.
+    return Math.max(now, last + (oldest + this.windowMs() - last) / (n - count + 1));
   }
 
   /**
@@ -125,7 +164,7 @@ export class Scheduler {
         seen.add(b);
         this.prune(b, now);
       }
-      if (!this.allowed(b, now)) {
+      if (this.nextSlot(b, now) > now) {
         spent.add(b);
         continue;
       }
@@ -157,7 +196,30 @@ export class Scheduler {
       return;
     }
     e.fast = r.fast;
+    e.lastAt = now;
     e.nextAt = now + this.jitter(r.fast ? this.opts.fastSeconds : this.opts.slowSeconds);
+  }
+
+  /**
+   * When a scale set is to be read next and what it waits for (null when not tracked): its lane's time, its
+   * region's Retry-After, or — due, but its budget spent — its turn among the due scale sets of its budget
+   * (the longest due first), a slot apart each.
+   */
+  plan(id: string, now: number): ReadPlan | null {
+    const e = this.entries.get(id);
+    if (!e) return null;
+    const b = this.budget(e.budgetKey);
+    this.prune(b, now);
+    if (b.blockedUntil > now && b.blockedUntil >= e.nextAt) return { at: b.blockedUntil, waitingFor: 'throttled' };
+    const slot = this.nextSlot(b, Math.max(now, e.nextAt));
+    if (e.nextAt > now && slot <= e.nextAt) return { at: e.nextAt, waitingFor: 'interval' };
+    let ahead = 0;
+    for (const o of this.entries.values()) {
+      if (o !== e && o.budgetKey === e.budgetKey && o.nextAt <= Math.max(now, e.nextAt) && (o.nextAt < e.nextAt || (o.nextAt === e.nextAt && o.id < e.id))) ahead++;
+    }
+    // Those due before it go first, about a window ÷ share apart.
+    const at = slot + ahead * (this.windowMs() / this.share(b));
+    return at <= now ? { at: now, waitingFor: 'interval' } : { at, waitingFor: 'budget' };
   }
 
   /** Budget state per subscription+region, for the source bar and metrics. */

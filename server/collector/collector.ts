@@ -13,7 +13,7 @@ import { forgetGoneVms } from '@/lib/forget';
 import { diffDetails } from '@/lib/transitions';
 import type { AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
-import type { Scheduler } from '../azure/scheduler';
+import type { ReadPlan, Scheduler } from '../azure/scheduler';
 import { contextKubeConfig } from '../kube/calls';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
 import { sameShape, shapeOf, toStore, type StoredShape } from '../store/pack';
@@ -395,7 +395,8 @@ export class Collector {
       const id = this.scaleSetIdOf(ctx, p);
       // A pool that came, went or moved to another scale set: the index is rebuilt before the next Azure round.
       if (this.scaleSetByPool.get(key) !== (id && scaleSetRefOf(id) ? id : undefined)) this.poolsByScaleSetStale = true;
-      if (id) this.opts.scheduler.expedite(id, this.now());
+      // Someone acting on the pool reads its scale set now; a controller's write moves it into the fast lane.
+      if (id) this.opts.scheduler.expedite(id, this.now(), urgent);
     }
     // Waiting for the next tick: bring it forward (a running cycle schedules its successor when it ends).
     if (urgent && pools.length > 0 && this.timer && !this.running && this.failedWrites === 0) this.schedule(URGENT_DELAY_MS);
@@ -791,6 +792,13 @@ export class Collector {
   /** Informer restarts after errors, per context and kind, since start. */
   watchRestarts(): { context: string; kind: string; restarts: number }[] {
     return [...this.sources.entries()].flatMap(([context, src]) => [...src.restarts].map(([kind, restarts]) => ({ context, kind, restarts })));
+  }
+
+  /** When the pool's scale set is to be read next, and what that waits for (null: no scale set, or not tracked yet). */
+  nextAzureRead(poolKey: string): { at: string; waitingFor: ReadPlan['waitingFor'] } | null {
+    const id = this.scaleSetByPool.get(poolKey);
+    const plan = id ? this.opts.scheduler.plan(id, this.now()) : null;
+    return plan && { at: new Date(plan.at).toISOString(), waitingFor: plan.waitingFor };
   }
 
   /** The Azure read budget per subscription+region as the scheduler sees it. */

@@ -1,5 +1,6 @@
-// CAPZ's `setProvisioningStateAndConditions` in its three generations (domain.md §2.3): what the
-// AzureMachinePool's provisioningState, status.ready and ScaleSet* conditions become for a VMSS state.
+// CAPZ's AzureMachinePool status in its three generations (domain.md §2.2–§2.3): what
+// `setProvisioningStateAndConditions` makes of a VMSS state, and the Ready summary CAPI's condition helpers
+// write from it. Held to upstream's own test tables and code in sim/world/upstream/capz-cases.ts.
 
 export type CapzBehaviour = 'pre-1.20' | '1.26' | 'main';
 
@@ -27,56 +28,128 @@ export function capzDeployment(behaviour: CapzBehaviour): Record<string, unknown
   };
 }
 
+/** A CAPI v1beta1 condition as CAPZ writes it on the AzureMachinePool (other fields pass through untouched). */
 export interface CapzCondition {
-  type: 'ScaleSetRunning' | 'ScaleSetDesiredReplicas' | 'ScaleSetModelUpdated';
-  status: 'True' | 'False';
+  type: string;
+  status: string;
   reason?: string;
-  severity?: 'Error' | 'Warning' | 'Info';
+  severity?: string;
+  lastTransitionTime?: string;
+  message?: string;
+}
+
+export interface CapzScaleSetInput {
+  /** The VMSS `properties.provisioningState` as Azure returns it (compared case-sensitively, as CAPZ does). */
+  vmssState: string;
+  /** MachinePool spec.replicas; null when unset (CAPZ reads it only for a Succeeded scale set). */
+  specReplicas: number | null;
+  /** The AzureMachinePool status.replicas from the previous reconcile (CAPZ sets the state before the replicas). */
+  statusReplicas: number;
+  /** The AzureMachinePool status.ready before this reconcile. */
+  ready: boolean;
+  /** The AzureMachinePool status.conditions before this reconcile. */
+  conditions: readonly CapzCondition[];
 }
 
 export interface CapzStatus {
   provisioningState: string;
-  /** null = left unchanged. */
-  ready: boolean | null;
+  ready: boolean;
+  /**
+   * The conditions after the call: the ones CAPZ marked replace their type, every other one is returned as it
+   * was (the same object), in the order CAPI's condition setter keeps them (Ready first, then by type).
+   */
   conditions: CapzCondition[];
 }
 
-const ok = (type: CapzCondition['type']): CapzCondition => ({ type, status: 'True' });
+type Readiness = 'ready' | 'not-ready' | 'unchanged';
+
+const RUNNING = 'ScaleSetRunning';
+const DESIRED = 'ScaleSetDesiredReplicas';
+const MODEL = 'ScaleSetModelUpdated';
+
+// Every generation marks these conditions False with severity Info, whatever the state (even Failed).
+const markFalse = (type: string, reason: string): CapzCondition => ({ type, status: 'False', reason, severity: 'Info' });
+const markTrue = (type: string): CapzCondition => ({ type, status: 'True' });
+
+/** ScaleSetRunning's reason and what becomes of readiness for a state other than Succeeded and Updating. */
+function notRunning(behaviour: CapzBehaviour, state: string): { reason: string; readiness: Readiness } {
+  if (state === 'Creating') return { reason: 'ScaleSetCreating', readiness: 'not-ready' };
+  if (state === 'Deleting') return { reason: 'ScaleSetDeleting', readiness: 'not-ready' };
+  // Before 1.20 every other state falls through to the raw state and not ready.
+  if (behaviour === 'pre-1.20') return { reason: state, readiness: 'not-ready' };
+  // 1.20+ names a failure and leaves readiness alone; #6488 (main only) marks Failed, Canceled and Deleted not ready.
+  if (state === 'Failed') return { reason: 'ScaleSetProvisionFailed', readiness: behaviour === 'main' ? 'not-ready' : 'unchanged' };
+  if (behaviour === 'main' && (state === 'Canceled' || state === 'Deleted')) return { reason: state, readiness: 'not-ready' };
+  return { reason: state, readiness: 'unchanged' };
+}
+
+/** CAPI's condition order: Ready first, the rest by type. */
+export function byConditionType(a: CapzCondition, b: CapzCondition): number {
+  if (a.type === b.type) return 0;
+  if (a.type === 'Ready') return -1;
+  if (b.type === 'Ready') return 1;
+  return a.type < b.type ? -1 : 1;
+}
+
+/** `setProvisioningStateAndConditions`: one VMSS state in, the AzureMachinePool's state, readiness and conditions out. */
+export function capzProvisioningState(behaviour: CapzBehaviour, input: CapzScaleSetInput): CapzStatus {
+  const { vmssState: state, specReplicas, statusReplicas } = input;
+  const pre = behaviour === 'pre-1.20';
+  let provisioningState = state;
+  let marks: CapzCondition[];
+  let readiness: Readiness;
+  if (state === 'Succeeded') {
+    // Upstream dereferences spec.replicas here; CAPI's MachinePool webhook always defaults it.
+    if (specReplicas === null) throw new Error('CAPZ needs MachinePool spec.replicas for a Succeeded scale set');
+    if (specReplicas === statusReplicas) {
+      marks = [markTrue(RUNNING), markTrue(MODEL), markTrue(DESIRED)];
+      readiness = 'ready';
+    } else {
+      provisioningState = 'Updating';
+      marks = [markFalse(DESIRED, specReplicas > statusReplicas ? 'ScaleSetScalingUp' : 'ScaleSetScalingDown')];
+      readiness = pre ? 'not-ready' : 'ready';
+    }
+  } else if (state === 'Updating') {
+    marks = [markFalse(MODEL, 'ScaleSetModelOutOfDate')];
+    readiness = pre ? 'not-ready' : 'ready';
+  } else {
+    const r = notRunning(behaviour, state);
+    marks = [markFalse(RUNNING, r.reason)];
+    readiness = r.readiness;
+  }
+  const byType = new Map(input.conditions.map((c) => [c.type, c]));
+  for (const m of marks) byType.set(m.type, m);
+  return {
+    provisioningState,
+    ready: readiness === 'unchanged' ? input.ready : readiness === 'ready',
+    conditions: [...byType.values()].sort(byConditionType),
+  };
+}
+
+/** CAPI v1beta1 merge priority of a condition's (status, severity) group: lower wins. */
+function mergePriority(c: CapzCondition): number {
+  if (c.status === 'False') return ({ Error: 0, Warning: 1, Info: 2 } as Record<string, number>)[c.severity ?? ''] ?? 99;
+  if (c.status === 'True') return 3;
+  if (c.status === 'Unknown') return 4;
+  return 99;
+}
 
 /**
- * @param vmssState the VMSS `properties.provisioningState` as Azure returns it (compared case-sensitively, as CAPZ does)
- * @param specReplicas MachinePool spec.replicas
- * @param statusReplicas the AzureMachinePool status.replicas from the previous reconcile (CAPZ sets state before replicas)
+ * The Ready condition CAPZ's patch writes with CAPI's `SetSummary` (v1beta1): of all other conditions, the group
+ * (same status and severity) with the highest priority — False Error, Warning, Info, then True, then Unknown —
+ * decides; its status and severity, and the reason of its first condition by type. null when there is none.
  */
-export function capzProvisioningState(behaviour: CapzBehaviour, vmssState: string, specReplicas: number, statusReplicas: number): CapzStatus {
-  const all = [ok('ScaleSetRunning'), ok('ScaleSetDesiredReplicas'), ok('ScaleSetModelUpdated')];
-  const withCond = (c: CapzCondition) => all.map((x) => (x.type === c.type ? c : x));
-  const pre = behaviour === 'pre-1.20';
-  switch (vmssState) {
-    case 'Succeeded':
-      if (specReplicas === statusReplicas) return { provisioningState: 'Succeeded', ready: true, conditions: all };
-      return {
-        provisioningState: 'Updating',
-        ready: !pre,
-        conditions: withCond({ type: 'ScaleSetDesiredReplicas', status: 'False', reason: specReplicas > statusReplicas ? 'ScaleSetScalingUp' : 'ScaleSetScalingDown', severity: 'Info' }),
-      };
-    case 'Updating':
-      return { provisioningState: 'Updating', ready: !pre, conditions: withCond({ type: 'ScaleSetModelUpdated', status: 'False', reason: 'ScaleSetModelOutOfDate', severity: 'Info' }) };
-    case 'Creating':
-      return { provisioningState: 'Creating', ready: false, conditions: withCond({ type: 'ScaleSetRunning', status: 'False', reason: 'ScaleSetCreating', severity: 'Info' }) };
-    case 'Deleting':
-      return { provisioningState: 'Deleting', ready: false, conditions: withCond({ type: 'ScaleSetRunning', status: 'False', reason: 'ScaleSetDeleting', severity: 'Info' }) };
-    case 'Failed':
-      return {
-        provisioningState: 'Failed',
-        ready: behaviour === '1.26' ? null : false,
-        conditions: withCond({ type: 'ScaleSetRunning', status: 'False', reason: pre ? 'Failed' : 'ScaleSetProvisionFailed', severity: 'Error' }),
-      };
-    case 'Canceled':
-    case 'Deleted':
-      return { provisioningState: vmssState, ready: behaviour === 'main' ? false : pre ? false : null, conditions: withCond({ type: 'ScaleSetRunning', status: 'False', reason: vmssState, severity: 'Error' }) };
-    default:
-      // Unknown or differently cased states (e.g. "succeeded"): readiness left unchanged, except before 1.20.
-      return { provisioningState: vmssState, ready: pre ? false : null, conditions: withCond({ type: 'ScaleSetRunning', status: 'False', reason: vmssState, severity: 'Info' }) };
-  }
+export function capzReadySummary(conditions: readonly CapzCondition[]): CapzCondition | null {
+  const scope = conditions.filter((c) => c.type !== 'Ready');
+  if (!scope.length) return null;
+  const best = Math.min(...scope.map(mergePriority));
+  const top = scope.filter((c) => mergePriority(c) === best).sort(byConditionType);
+  const first = top[0] as CapzCondition;
+  if (first.status === 'True') return { type: 'Ready', status: 'True' };
+  return {
+    type: 'Ready',
+    status: first.status,
+    ...(first.reason ? { reason: first.reason } : {}),
+    ...(first.status === 'False' && first.severity ? { severity: first.severity } : {}),
+  };
 }

@@ -10,7 +10,7 @@ import type { SimAzureServer } from '../azure/server';
 import { findByKind, type ResourceDef } from '../kube/resources';
 import type { KubeSimulator } from '../kube/simulator';
 import type { ClusterStore } from '../kube/store';
-import { capzProvisioningState, type CapzBehaviour } from './capz-behaviour';
+import { capzProvisioningState, capzReadySummary, type CapzBehaviour, type CapzCondition } from './capz-behaviour';
 
 const R = {
   mp: findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef,
@@ -528,14 +528,17 @@ export class World {
     // setProvisioningStateAndConditions (with the previous status.replicas), then updateReplicasAndProviderIDs.
     const vmssState = String((rec.body.properties as Record<string, unknown>).provisioningState);
     const prevReplicas = typeof amp.status?.replicas === 'number' ? amp.status.replicas : 0;
-    const s = capzProvisioningState(behaviour, vmssState, replicas ?? 0, prevReplicas);
-    let conds = (amp.status?.conditions as Record<string, unknown>[] | undefined) ?? [];
-    for (const c of s.conditions) conds = setCond(conds, c, now);
-    const firstFalse = s.conditions.find((c) => c.status === 'False');
-    conds = setCond(conds, firstFalse ? { type: 'Ready', status: 'False', reason: firstFalse.reason, severity: firstFalse.severity } : { type: 'Ready', status: 'True' }, now);
+    const prevConds = (amp.status?.conditions as CapzCondition[] | undefined) ?? [];
+    // An unset spec.replicas (CAPI's webhook never leaves one) counts as 0 here.
+    const s = capzProvisioningState(behaviour, { vmssState, specReplicas: replicas ?? 0, statusReplicas: prevReplicas, ready: amp.status?.ready === true, conditions: prevConds });
+    // Only what CAPZ marked is set (a condition it left alone comes back as the same object), then the summary.
+    let conds = prevConds as unknown as Record<string, unknown>[];
+    for (const c of s.conditions) if (!prevConds.includes(c)) conds = setCond(conds, c, now);
+    const summary = capzReadySummary(conds as unknown as CapzCondition[]);
+    if (summary) conds = setCond(conds, summary, now);
     const ampStatus = {
       ...amp.status,
-      ready: s.ready ?? amp.status?.ready ?? false,
+      ready: s.ready,
       provisioningState: s.provisioningState,
       replicas: ready,
       infrastructureMachineKind: 'AzureMachinePoolMachine',

@@ -1,6 +1,9 @@
 // CAPZ's AzureMachinePool status in its three generations (domain.md §2.2–§2.3): what
-// `setProvisioningStateAndConditions` makes of a VMSS state, and the Ready summary CAPI's condition helpers
-// write from it. Held to upstream's own test tables and code in sim/world/upstream/capz-cases.ts.
+// `setProvisioningStateAndConditions` makes of a VMSS state, the Ready summary CAPI's condition helpers write
+// from it, and which AzureMachinePoolMachines `updateReplicasAndProviderIDs` counts and lists, in which order.
+// Held to upstream's own test tables and code in sim/world/upstream/capz-cases.ts.
+
+import type { KubeObject } from '../../lib/unstructured';
 
 export type CapzBehaviour = 'pre-1.20' | '1.26' | 'main';
 
@@ -152,4 +155,94 @@ export function capzReadySummary(conditions: readonly CapzCondition[]): CapzCond
     ...(first.reason ? { reason: first.reason } : {}),
     ...(first.status === 'False' && first.severity ? { severity: first.severity } : {}),
   };
+}
+
+// ---------------- updateReplicasAndProviderIDs ----------------
+
+/** The pool an AzureMachinePool belongs to, as CAPZ's machine pool scope knows it. */
+export interface CapzPoolRef {
+  namespace: string;
+  clusterName: string;
+  ampName: string;
+  mpName: string;
+}
+
+/** FNV-1a, 32 bits, over the UTF-8 bytes. */
+function fnv1a32(text: string): number {
+  let h = 0x811c9dc5;
+  for (const b of new TextEncoder().encode(text)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  return h;
+}
+
+/**
+ * A name as a label value, as CAPI's `format.MustFormatValue` makes it: the name itself when it is a valid label
+ * value (at most 63 characters, alphanumerics with `-_.` inside), otherwise `hash_<FNV-1a 32 in base64url>_z`.
+ */
+export function capzLabelValue(name: string): string {
+  if (name.length <= 63 && /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(name)) return name;
+  const bytes = new Uint8Array(4);
+  new DataView(bytes.buffer).setUint32(0, fnv1a32(name));
+  return `hash_${Buffer.from(bytes).toString('base64url')}_z`;
+}
+
+/** The four labels CAPZ puts on each AzureMachinePoolMachine it creates, and lists them by. */
+export function capzAmpmLabels(ref: CapzPoolRef): Record<string, string> {
+  return {
+    'cluster.x-k8s.io/cluster-name': ref.clusterName,
+    'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool': ref.ampName,
+    'cluster.x-k8s.io/pool-name': capzLabelValue(ref.mpName),
+    [ref.clusterName]: 'owned',
+  };
+}
+
+/**
+ * The order a controller's informer cache lists objects in. Its index is a Go map, so each List may hand the
+ * same objects back in another order.
+ */
+export type CacheOrder = <T>(items: readonly T[]) => T[];
+
+/** The objects in the order given (for tables whose input order is the point). */
+export const givenOrder: CacheOrder = (items) => [...items];
+
+/** A fresh shuffle for each list, drawn from `random`. */
+export function shuffledOrder(random: () => number): CacheOrder {
+  return <T>(items: readonly T[]): T[] => {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      const t = out[i] as T;
+      out[i] = out[j] as T;
+      out[j] = t;
+    }
+    return out;
+  };
+}
+
+/** A small seedable generator (mulberry32): the same seed, the same sequence in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Whether CAPZ sorts the list it writes: since v1.23 (#6011); before, it is in the cache's order. */
+export const SORTS_PROVIDER_IDS: Record<CapzBehaviour, boolean> = { 'pre-1.20': false, '1.26': true, main: true };
+
+/**
+ * `updateReplicasAndProviderIDs`: of the AzureMachinePoolMachines in the AzureMachinePool's namespace carrying
+ * all four labels, status.replicas counts those with status.ready true, and spec.providerIDList names them all
+ * (ready or not), in the cache's order or sorted (see {@link SORTS_PROVIDER_IDS}).
+ */
+export function capzReplicasAndProviderIds(behaviour: CapzBehaviour, ref: CapzPoolRef, ampms: readonly KubeObject[], cacheOrder: CacheOrder): { replicas: number; providerIDList: string[] } {
+  const labels = Object.entries(capzAmpmLabels(ref));
+  const listed = cacheOrder(ampms.filter((a) => a.metadata?.namespace === ref.namespace && labels.every(([k, v]) => a.metadata?.labels?.[k] === v)));
+  const providerIDList = listed.map((a) => (typeof a.spec?.providerID === 'string' ? a.spec.providerID : ''));
+  // Go's byte-wise string order; for the ASCII of an ARM ID the same as JavaScript's code-unit order.
+  if (SORTS_PROVIDER_IDS[behaviour]) providerIDList.sort();
+  return { replicas: listed.filter((a) => a.status?.ready === true).length, providerIDList };
 }

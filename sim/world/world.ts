@@ -10,7 +10,10 @@ import type { SimAzureServer } from '../azure/server';
 import { findByKind, type ResourceDef } from '../kube/resources';
 import type { KubeSimulator } from '../kube/simulator';
 import type { ClusterStore } from '../kube/store';
-import { capzProvisioningState, capzReadySummary, type CapzBehaviour, type CapzCondition } from './capz-behaviour';
+import {
+  capzAmpmLabels, capzProvisioningState, capzReadySummary, capzReplicasAndProviderIds, seededRandom, shuffledOrder,
+  type CacheOrder, type CapzBehaviour, type CapzCondition, type CapzPoolRef,
+} from './capz-behaviour';
 
 const R = {
   mp: findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef,
@@ -31,6 +34,8 @@ export interface WorldOptions {
   tickMs?: number;
   /** Simulated seconds a VM takes to provision, to be deleted, a Node to join and to become Ready. */
   delays?: Partial<WorldDelays>;
+  /** Seeds the order CAPZ's cache lists AzureMachinePoolMachines in (a test replays it); random by default. */
+  seed?: number;
 }
 
 export interface WorldDelays {
@@ -448,6 +453,16 @@ export class World {
 
   // ---------------- CAPZ ----------------
 
+  private cacheOrder: CacheOrder | null = null;
+
+  /**
+   * The order CAPZ's informer cache lists a pool's AzureMachinePoolMachines in: a Go map's, so a fresh shuffle
+   * for each list, from one generator per world (seeded by `opts.seed`).
+   */
+  private capzCacheOrder(): CacheOrder {
+    return (this.cacheOrder ??= shuffledOrder(seededRandom(this.opts.seed ?? Date.now())));
+  }
+
   private capz(pool: Pool, behaviour: CapzBehaviour): void {
     const { store, ns, mp, amp, rec } = pool;
     if (!rec) return;
@@ -460,6 +475,8 @@ export class World {
     }
     const vmsById = new Map([...rec.vms.values()].map((vm) => [providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id)), vm]));
     const byProviderId = new Map(pool.ampms.map((a) => [String(a.spec?.providerID), a]));
+    const created: KubeObject[] = [];
+    const ref: CapzPoolRef = { namespace: ns, clusterName: pool.clusterName, ampName: String(amp.metadata?.name), mpName: String(mp.metadata?.name) };
     const workload = pool.workload;
     const nodeByPid = workload ? this.nodesOf(workload).byProviderId : new Map<string, KubeObject>();
     const now = this.iso();
@@ -474,18 +491,14 @@ export class World {
         apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureMachinePoolMachine',
         metadata: {
           name,
-          labels: {
-            'cluster.x-k8s.io/cluster-name': pool.clusterName,
-            'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool': String(amp.metadata?.name),
-            'cluster.x-k8s.io/pool-name': String(mp.metadata?.name),
-            [pool.clusterName]: 'owned',
-          },
+          labels: capzAmpmLabels(ref),
           finalizers: ['azuremachinepoolmachine.infrastructure.cluster.x-k8s.io'],
           ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureMachinePool', name: String(amp.metadata?.name), uid: String(amp.metadata?.uid) }],
         },
         spec: { providerID: pid, instanceID: member },
       });
       byProviderId.set(pid, store.get(R.ampm, ns, name));
+      created.push(store.get(R.ampm, ns, name));
     }
     // AMPMs whose instance is gone: delete the owner Machine and the AMPM (drain is instant here).
     for (const [pid, ampm] of byProviderId) {
@@ -500,14 +513,12 @@ export class World {
       byProviderId.delete(pid);
     }
     // AMPM status: ready = the Node found by exact providerID is Ready and the VM Succeeded.
-    let ready = 0;
     for (const [pid, a] of byProviderId) {
       const vm = vmsById.get(pid);
       const vmState = String((vm?.properties as Record<string, unknown> | undefined)?.provisioningState ?? 'Deleted');
       const node = nodeByPid.get(pid);
       const nodeReady = (node?.status?.conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
       const isReady = nodeReady && vmState === 'Succeeded';
-      if (isReady) ready++;
       if (vmState === 'Failed') {
         const code = /ProvisioningState\/failed\/(.+)/.exec(String(((vm?.properties as { instanceView?: { statuses?: { code?: string }[] } } | undefined)?.instanceView?.statuses ?? [])[0]?.code ?? ''))?.[1] ?? 'unknown';
         this.event(store, a, 'FailedVMState', `VM is in a failed state: ProvisioningState/failed/${code}`, 'azuremachinepoolmachine-reconciler', `failed:${pid}`);
@@ -536,15 +547,17 @@ export class World {
     for (const c of s.conditions) if (!prevConds.includes(c)) conds = setCond(conds, c, now);
     const summary = capzReadySummary(conds as unknown as CapzCondition[]);
     if (summary) conds = setCond(conds, summary, now);
+    // updateReplicasAndProviderIDs, over the machines as they are now, as CAPZ's cache lists them.
+    const listed = capzReplicasAndProviderIds(behaviour, ref, current(store, R.ampm, ns, [...pool.ampms, ...created]), this.capzCacheOrder());
     const ampStatus = {
       ...amp.status,
       ready: s.ready,
       provisioningState: s.provisioningState,
-      replicas: ready,
+      replicas: listed.replicas,
       infrastructureMachineKind: 'AzureMachinePoolMachine',
       conditions: conds,
     };
-    const list = [...byProviderId.keys()].sort();
+    const list = listed.providerIDList;
     if (!same(ampStatus, amp.status)) store.update(R.amp, ns, String(amp.metadata?.name), { ...amp, status: ampStatus }, { subresource: 'status', force: true });
     if (!same(list, amp.spec?.providerIDList ?? [])) {
       const cur = store.get(R.amp, ns, String(amp.metadata?.name));

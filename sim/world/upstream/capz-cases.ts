@@ -3,7 +3,7 @@
 // (file and lines cited). Written in our words from kubernetes-sigs/cluster-api-provider-azure at three
 // points: main 69ec3a4, tag v1.26.0 and tag v1.19.4 (the simulator's `main`, `1.26` and `pre-1.20`).
 
-import type { CapzBehaviour, CapzCondition, CapzScaleSetInput } from '../capz-behaviour';
+import type { CapzBehaviour, CapzCondition, CapzPoolRef, CapzScaleSetInput } from '../capz-behaviour';
 
 export const CAPZ_REPO = 'kubernetes-sigs/cluster-api-provider-azure';
 export const CAPI_REPO = 'kubernetes-sigs/cluster-api';
@@ -220,6 +220,159 @@ export const PROVISIONING_CASES: readonly ProvisioningCase[] = [
   ...stateCodeFacts('main'),
   ...stateCodeFacts('1.26'),
   ...stateCodeFacts('pre-1.20'),
+];
+
+// ---------------- updateReplicasAndProviderIDs ----------------
+
+const REPLICAS_TEST = 'TestMachinePoolScope_updateReplicasAndProviderIDs';
+const REPLICAS = 'updateReplicasAndProviderIDs';
+
+/** An AzureMachinePoolMachine as far as the function reads it. */
+export interface AmpmFact {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  providerID: string;
+  ready: boolean;
+}
+
+export interface ReplicasCase {
+  source: UpstreamSource;
+  behaviour: CapzBehaviour;
+  input: {
+    pool: CapzPoolRef;
+    ampms: AmpmFact[];
+    /** The order the cache lists them in, as indexes into `ampms`; as given when absent. */
+    cacheOrder?: number[];
+  };
+  /** `providerIDList` in this exact order; `providerIDs` in any order. */
+  expect: { replicas?: number; providerIDList?: string[]; providerIDs?: string[] };
+  note?: string;
+  notApplicable?: string;
+}
+
+/** The tables' pool: cluster1, amp1, mp1 in default. */
+const POOL: CapzPoolRef = { namespace: 'default', clusterName: 'cluster1', ampName: 'amp1', mpName: 'mp1' };
+
+/** The tables' three ready machines ampm0..2 (getReadyAzureMachinePoolMachines), each with the four labels. */
+function readyAmpms(pool: CapzPoolRef = POOL, n = 3): AmpmFact[] {
+  return Array.from({ length: n }, (_, i) => ({
+    name: `ampm${i}`,
+    namespace: 'default',
+    labels: {
+      'cluster.x-k8s.io/cluster-name': pool.clusterName,
+      'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool': pool.ampName,
+      'cluster.x-k8s.io/pool-name': pool.mpName,
+      [pool.clusterName]: 'owned',
+    },
+    providerID: `azure://foo/ampm${i}`,
+    ready: true,
+  }));
+}
+
+/** The tables' machines with a change to the first (or each) one. */
+function changed(f: (a: AmpmFact, i: number) => Partial<AmpmFact>, base = readyAmpms()): AmpmFact[] {
+  return base.map((a, i) => ({ ...a, ...f(a, i), labels: { ...a.labels, ...f(a, i).labels } }));
+}
+const firstLabel = (key: string, value: string) => changed((_, i) => (i === 0 ? { labels: { [key]: value } } : {}));
+const IDS = ['azure://foo/ampm0', 'azure://foo/ampm1', 'azure://foo/ampm2'];
+
+/** #6011 (commit 7b224c98d, first in v1.23.0) added the sort and its test row. */
+const SORTED_SINCE_1_23: Record<CapzBehaviour, boolean> = { main: true, '1.26': true, 'pre-1.20': false };
+
+function replicaTests(behaviour: CapzBehaviour): ReplicasCase[] {
+  const src = (c: string): UpstreamSource => ({ repo: CAPZ_REPO, ref: CAPZ_REF[behaviour], path: TESTS, test: REPLICAS_TEST, case: c });
+  const sorted = SORTED_SINCE_1_23[behaviour];
+  const rows: ReplicasCase[] = [
+    {
+      source: src('if there are three ready machines with matching labels, then should count them'),
+      behaviour, input: { pool: POOL, ampms: readyAmpms() },
+      // HaveExactElements at main and v1.26.0; ConsistOf (any order) at v1.19.4.
+      expect: sorted ? { replicas: 3, providerIDList: IDS } : { replicas: 3, providerIDs: IDS },
+    },
+    {
+      source: src('should only count machines with matching machine pool label'),
+      behaviour, input: { pool: POOL, ampms: firstLabel('azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool', 'not_correct') },
+      expect: { replicas: 2 },
+    },
+    {
+      source: src('should only count machines with matching cluster name label'),
+      behaviour, input: { pool: POOL, ampms: firstLabel('cluster.x-k8s.io/cluster-name', 'not_correct') },
+      expect: { replicas: 2 },
+    },
+  ];
+  if (sorted) {
+    rows.push({
+      source: src('providerIDList should be sorted for deterministic ordering'),
+      behaviour, input: { pool: POOL, ampms: changed((_, i) => ({ providerID: `azure://foo/ampm${[2, 0, 1][i]}` })) },
+      expect: { replicas: 3, providerIDList: IDS },
+    });
+  }
+  return rows;
+}
+
+const REPLICA_LINES: Record<CapzBehaviour, { count: string; labels: string; list: string; sort?: string }> = {
+  main: { count: '370-394', labels: '396-403', list: '406-417', sort: '388-389' },
+  '1.26': { count: '348-372', labels: '374-381', list: '384-395', sort: '366-367' },
+  'pre-1.20': { count: '351-372', labels: '374-381', list: '384-395' },
+};
+
+function replicaCodeFacts(behaviour: CapzBehaviour): ReplicasCase[] {
+  const l = REPLICA_LINES[behaviour];
+  const src = (lines: string, fact: string): UpstreamSource => ({ repo: CAPZ_REPO, ref: CAPZ_REF[behaviour], path: CODE, func: REPLICAS, lines, fact });
+  const selection = `${l.labels}, ${l.list}`;
+  const rows: ReplicasCase[] = [
+    { source: src(selection, 'a machine whose pool-name label names another MachinePool is not listed'), behaviour, input: { pool: POOL, ampms: firstLabel('cluster.x-k8s.io/pool-name', 'mp2') }, expect: { replicas: 2, providerIDs: IDS.slice(1) } },
+    { source: src(selection, 'a machine without the `<cluster>: owned` label is not listed'), behaviour, input: { pool: POOL, ampms: firstLabel('cluster1', 'shared') }, expect: { replicas: 2, providerIDs: IDS.slice(1) } },
+    { source: src(l.list, 'a machine in another namespace is not listed'), behaviour, input: { pool: POOL, ampms: changed((_, i) => (i === 0 ? { namespace: 'other' } : {})) }, expect: { replicas: 2, providerIDs: IDS.slice(1) } },
+    { source: src(l.count, 'a machine not ready is listed but not counted'), behaviour, input: { pool: POOL, ampms: changed((_, i) => (i === 0 ? { ready: false } : {})) }, expect: { replicas: 2, providerIDs: IDS } },
+  ];
+  if (l.sort) {
+    rows.push({ source: src(l.sort, 'the list is sorted whatever order the cache hands the machines in'), behaviour, input: { pool: POOL, ampms: readyAmpms(), cacheOrder: [2, 1, 0] }, expect: { providerIDList: IDS } });
+  } else {
+    for (const order of [[2, 0, 1], [1, 2, 0]]) {
+      rows.push({
+        source: src(l.count, `no sort: the list is in the order the cache hands the machines in (${order.join(', ')})`),
+        behaviour, input: { pool: POOL, ampms: readyAmpms(), cacheOrder: order },
+        expect: { replicas: 3, providerIDList: order.map((i) => IDS[i] as string) },
+      });
+    }
+  }
+  if (behaviour === 'main') {
+    // CAPI's own test vector for the hash (see LABEL_VALUE_CASES).
+    const pool = { ...POOL, mpName: 'machineSetName'.repeat(12) };
+    const ampms = changed((_, i) => ({ labels: { 'cluster.x-k8s.io/pool-name': i === 0 ? pool.mpName : 'hash_FR_ghQ_z' } }), readyAmpms(pool));
+    rows.push({
+      source: src(`400, ${l.list}`, 'the pool-name label holds the MachinePool name as CAPI formats a label value: hashed past 63 characters'),
+      behaviour, input: { pool, ampms },
+      expect: { replicas: 2, providerIDs: IDS.slice(1) },
+      note: 'The label is format.MustFormatValue(MachinePool name) (machinepool.go L400); the hash value is CAPI\'s own test vector (util/labels/format/helpers_test.go, TestNameLabelValue).',
+    });
+  }
+  return rows;
+}
+
+export const REPLICAS_CASES: readonly ReplicasCase[] = [
+  ...replicaTests('main'),
+  ...replicaTests('1.26'),
+  ...replicaTests('pre-1.20'),
+  ...replicaCodeFacts('main'),
+  ...replicaCodeFacts('1.26'),
+  ...replicaCodeFacts('pre-1.20'),
+];
+
+export interface LabelValueCase {
+  source: UpstreamSource;
+  name: string;
+  expect: string;
+}
+
+const formatTest = (c: string): UpstreamSource => ({ repo: CAPI_REPO, ref: 'v1.14.0', path: 'util/labels/format/helpers_test.go', test: 'TestNameLabelValue', case: c });
+
+/** CAPI's table for the label value CAPZ selects machines by (CAPZ main builds with CAPI v1.14.0; v1.9.6 has the same rows). */
+export const LABEL_VALUE_CASES: readonly LabelValueCase[] = [
+  { source: formatTest("return the name if it's less than 63 characters"), name: 'machineSetName', expect: 'machineSetName' },
+  { source: formatTest('return  for a name with more than 63 characters'), name: 'machineSetName'.repeat(12), expect: 'hash_FR_ghQ_z' },
 ];
 
 // ---------------- the Ready summary (CAPI's condition helpers, as CAPZ's patch uses them) ----------------

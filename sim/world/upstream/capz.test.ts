@@ -2,6 +2,7 @@
 // own case named after its upstream source. A row that does not apply is listed as skipped, with the reason.
 
 import { describe, expect, it } from 'vitest';
+import { buildScenario, SCENARIOS } from '../../../lib/fixtures/scenarios';
 import type { KubeObject } from '../../../lib/unstructured';
 import { capzLabelValue, capzProvisioningState, capzReadySummary, capzReplicasAndProviderIds, givenOrder, type CacheOrder, type CapzCondition } from '../capz-behaviour';
 import { LABEL_VALUE_CASES, PROVISIONING_CASES, REPLICAS_CASES, SUMMARY_CASES, sourceName, type AmpmFact, type ExpectedCondition } from './capz-cases';
@@ -80,6 +81,19 @@ describe('the MachinePool name as a label value (CAPI format.MustFormatValue), a
   for (const row of LABEL_VALUE_CASES) {
     it(sourceName(row.source), () => {
       expect(capzLabelValue(row.name)).toBe(row.expect);
+    });
+  }
+});
+
+describe('the AzureMachinePools of lib/fixtures carry the severity CAPZ writes', () => {
+  // Every generation marks its ScaleSet conditions False with severity Info (PROVISIONING_CASES above), and the
+  // Ready summary of Info conditions is Info.
+  for (const s of SCENARIOS) {
+    it(`${s.id}: every False ScaleSet or Ready condition is Info`, () => {
+      const amp = buildScenario(s.id).input.azureMachinePool;
+      const conditions = (amp?.status?.conditions as CapzCondition[] | undefined) ?? [];
+      const scaleSet = conditions.filter((c) => c.status === 'False' && (c.type === 'Ready' || c.type.startsWith('ScaleSet')));
+      expect(scaleSet.map((c) => [c.type, c.reason, c.severity])).toEqual(scaleSet.map((c) => [c.type, c.reason, 'Info']));
     });
   }
 });

@@ -394,12 +394,12 @@ const capi = (file: string, func: string, lines: string, fact: string): Upstream
  */
 export const SUMMARY_CASES: readonly SummaryCase[] = [
   {
-    source: capi('merge.go', 'merge', '66-81', 'all others True: Ready True'),
+    source: capi('merge.go', 'merge', '66-82', 'all others True: Ready True'),
     conditions: [cond('ScaleSetDesiredReplicas', 'True'), cond('ScaleSetModelUpdated', 'True'), cond('ScaleSetRunning', 'True')],
     expect: { type: 'Ready', status: 'True' },
   },
   {
-    source: capi('merge.go', 'getConditionGroups', '86-145', 'several False Info: the reason of the first by type (ScaleSetModelUpdated before ScaleSetRunning)'),
+    source: capi('merge.go', 'getConditionGroups', '86-144', 'several False Info: the reason of the first by type (ScaleSetModelUpdated before ScaleSetRunning)'),
     conditions: [cond('ScaleSetRunning', 'False', 'ScaleSetCreating'), cond('ScaleSetModelUpdated', 'False', 'ScaleSetModelOutOfDate'), cond('ScaleSetDesiredReplicas', 'True')],
     expect: { type: 'Ready', status: 'False', reason: 'ScaleSetModelOutOfDate', severity: 'Info' },
   },

@@ -394,13 +394,18 @@ export class World {
           spec: { providerID, taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' }] },
         });
         const node = workload.get(R.node, undefined, name);
-        workload.update(R.node, undefined, name, { ...node, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime network not ready', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }], nodeInfo: { kubeletVersion: 'v1.33.4' } } }, { subresource: 'status' });
+        // A kubelet reports the pressure conditions with Ready from its first status (CAPI's NodeHealthy reads them).
+        const pressure = [['MemoryPressure', 'KubeletHasSufficientMemory'], ['DiskPressure', 'KubeletHasNoDiskPressure'], ['PIDPressure', 'KubeletHasSufficientPID']]
+          .map(([type, reason]) => ({ type, status: 'False', reason, message: '', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }));
+        workload.update(R.node, undefined, name, { ...node, status: { conditions: [...pressure, { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime network not ready', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }], nodeInfo: { kubeletVersion: 'v1.33.4' } } }, { subresource: 'status' });
         plan.dueAt = now + this.delays.ready * 1000;
       } else {
         const node = workload.get(R.node, undefined, name);
-        const ready = (node.status?.conditions as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'Ready');
+        const conditions = (node.status?.conditions as { type: string; status: string }[] | undefined) ?? [];
+        const ready = conditions.find((c) => c.type === 'Ready');
         if (ready?.status !== 'True') {
-          workload.update(R.node, undefined, name, { ...node, status: { ...node.status, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }] } }, { subresource: 'status' });
+          const others = conditions.filter((c) => c.type !== 'Ready');
+          workload.update(R.node, undefined, name, { ...node, status: { ...node.status, conditions: [...others, { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }] } }, { subresource: 'status' });
         }
         plan.joins = false; // done
       }

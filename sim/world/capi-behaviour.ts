@@ -104,9 +104,26 @@ export function capiNode(obj: KubeObject): CapiNode {
   };
 }
 
+interface NodeIndex {
+  byProviderId: Map<string, CapiNode>;
+  byName: Map<string, CapiNode>;
+}
+
+/** Indexes of a Node list, built once per list (the world hands every pool of a cluster the same list). */
+const indexes = new WeakMap<readonly CapiNode[], NodeIndex>();
+
+function indexOf(nodes: readonly CapiNode[]): NodeIndex {
+  let hit = indexes.get(nodes);
+  if (!hit) {
+    hit = { byProviderId: new Map(nodes.filter((n) => n.providerID !== '').map((n) => [n.providerID, n])), byName: new Map(nodes.map((n) => [n.name, n])) };
+    indexes.set(nodes, hit);
+  }
+  return hit;
+}
+
 /** The Nodes by providerID, those without one left out (getNodeRefMap). */
-export function nodesByProviderId(nodes: readonly CapiNode[]): Map<string, CapiNode> {
-  return new Map(nodes.filter((n) => n.providerID !== '').map((n) => [n.providerID, n]));
+export function nodesByProviderId(nodes: readonly CapiNode[]): ReadonlyMap<string, CapiNode> {
+  return indexOf(nodes).byProviderId;
 }
 
 // ---------------- reconcileInfrastructure ----------------
@@ -146,7 +163,7 @@ export function isNodeAvailable(n: CapiNode, minReadySeconds: number, now: numbe
 
 /** The Node names in nodeRefs whose Node's providerID is no longer in the list (deleteRetiredNodes). */
 export function retiredNodes(nodeRefs: readonly NodeRef[], providerIDList: readonly string[] | undefined, nodes: readonly CapiNode[]): string[] {
-  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const { byName } = indexOf(nodes);
   const listed = new Set(withoutEmpty(providerIDList));
   const out: string[] = [];
   for (const ref of nodeRefs) {
@@ -183,7 +200,7 @@ export function getNodeReferences(providerIDList: readonly string[], minReadySec
 
 /** The Nodes to patch (patchNodes): the four ownership annotations added, the uninitialized taint dropped. */
 export function patchNodes(refs: readonly NodeRef[], nodes: readonly CapiNode[], mp: Pick<MachinePoolState, 'name' | 'namespace' | 'clusterName'>): NodePatch[] {
-  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const { byName } = indexOf(nodes);
   const desired: Record<string, string> = {
     'cluster.x-k8s.io/cluster-name': mp.clusterName,
     'cluster.x-k8s.io/cluster-namespace': mp.namespace,
@@ -216,8 +233,12 @@ export interface NodeRefsResult {
 function nodeRefsCurrent(mp: MachinePoolState, nodes: readonly CapiNode[] | null): boolean {
   const ready = mp.v1beta1.readyReplicas;
   if ((mp.statusReplicas ?? 0) !== ready || mp.nodeRefs.length !== ready || nodes === null) return false;
-  const byName = new Map([...nodesByProviderId(nodes).values()].map((n) => [n.name, n]));
-  return mp.nodeRefs.every((r) => byName.has(r.name) && (byName.get(r.name)?.uid ?? '') === (r.uid ?? ''));
+  // Only Nodes with a providerID count (the controller's map is keyed by it).
+  const { byName } = indexOf(nodes);
+  return mp.nodeRefs.every((r) => {
+    const n = byName.get(r.name);
+    return n !== undefined && n.providerID !== '' && (n.uid ?? '') === (r.uid ?? '');
+  });
 }
 
 /**
@@ -353,7 +374,7 @@ function aggregate(versions: readonly (string | undefined)[]): StatusVersion[] |
 /** Kubelet versions of the nodeRefs' Nodes (none without nodeRefs or without the Nodes, e.g. unreachable). */
 function versionsFromNodeRefs(nodeRefs: readonly NodeRef[], nodes: readonly CapiNode[] | null): StatusVersion[] | undefined {
   if (!nodeRefs.length || !nodes?.length) return undefined;
-  const byName = new Map(nodes.map((n) => [n.name, n]));
+  const { byName } = indexOf(nodes);
   return aggregate(nodeRefs.map((r) => byName.get(r.name)?.kubeletVersion));
 }
 

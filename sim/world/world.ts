@@ -14,6 +14,10 @@ import {
   capzAmpmLabels, capzProvisioningState, capzReadySummary, capzReplicasAndProviderIds, seededRandom, shuffledOrder,
   type CacheOrder, type CapzBehaviour, type CapzCondition, type CapzPoolRef,
 } from './capz-behaviour';
+import {
+  capiNode, machinePoolMachineConditions, nodesByProviderId, reconcileNormal, reconcilePhase, setReplicas,
+  type CapiNode, type InfraMachinePool, type MachineCondition, type MachinePoolState, type MachineView, type NodePatch, type ReplicaCounters,
+} from './capi-behaviour';
 
 const R = {
   mp: findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef,
@@ -625,99 +629,207 @@ export class World {
 
   // ---------------- CAPI ----------------
 
+  /**
+   * CAPI's MachinePool controller on one pool (capi-behaviour.ts): the Machines for its AMPMs, then bootstrap,
+   * infrastructure (the readiness gate) and node references, then the status a reconcile writes (phase, v1beta2
+   * counters, v1beta1 conditions).
+   */
   private capi(pool: Pool): void {
     const { store, ns } = pool;
     const mpName = String(pool.mp.metadata?.name);
     const amp = store.get(R.amp, ns, String(pool.amp.metadata?.name));
-    const now = this.iso();
-    // MachinePool Machines, one per AMPM (not gated by readiness).
-    for (const a of current(store, R.ampm, ns, pool.ampms)) {
-      const name = String(a.metadata?.name);
-      if (!store.has(R.machine, ns, name)) {
-        store.create(R.machine, ns, {
-          apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine',
-          metadata: {
-            name,
-            labels: { 'cluster.x-k8s.io/cluster-name': pool.clusterName, 'cluster.x-k8s.io/pool-name': mpName },
-            finalizers: ['machine.cluster.x-k8s.io'],
-            ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: mpName, uid: String(pool.mp.metadata?.uid), controller: true }],
-          },
-          spec: {
-            clusterName: pool.clusterName,
-            bootstrap: { dataSecretName: `${mpName}-bootstrap` },
-            infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AzureMachinePoolMachine', name },
-            providerID: a.spec?.providerID,
-          },
-        });
-        const cur = store.get(R.ampm, ns, name);
-        store.update(R.ampm, ns, name, { ...cur, metadata: { ...cur.metadata, ownerReferences: [...(cur.metadata?.ownerReferences ?? []), { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name, uid: String(store.get(R.machine, ns, name).metadata?.uid), controller: true }] } }, { force: true });
-      }
-      const m = store.peekOne(R.machine, ns, name) as KubeObject;
-      const nodeRef = (a.status?.nodeRef as { name?: string } | undefined)?.name;
-      const status = { ...m.status, phase: nodeRef ? 'Running' : 'Provisioned', ...(nodeRef ? { nodeRef: { name: nodeRef } } : {}), initialization: { bootstrapDataSecretCreated: true, infrastructureProvisioned: true } };
-      if (!same(status, m.status)) store.update(R.machine, ns, name, { ...m, status }, { subresource: 'status', force: true });
-    }
+    const nodes = pool.workload ? this.capiNodesOf(pool.workload) : null;
+    const machines = this.capiMachines(pool, nodes);
     const mp = store.get(R.mp, ns, mpName);
-    const ready = amp.status?.ready === true;
+    const before = machinePoolState(mp);
+    const ampStatus = (amp.status ?? {}) as { ready?: unknown; replicas?: unknown; infrastructureMachineKind?: unknown };
+    const infra: InfraMachinePool = {
+      ready: ampStatus.ready === true,
+      providerIDList: Array.isArray(amp.spec?.providerIDList) ? (amp.spec.providerIDList as string[]) : undefined,
+      replicas: typeof ampStatus.replicas === 'number' ? ampStatus.replicas : undefined,
+      deleting: Boolean(amp.metadata?.deletionTimestamp),
+    };
+    // Bootstrap data is given directly (spec.template.spec.bootstrap.dataSecretName): always created.
+    const r = reconcileNormal({ mp: before, bootstrapDataSecretCreated: true, infra, nodes, now: this.now() });
+    if (pool.workload) this.applyNodeChanges(pool.workload, r.deleteNodes, r.patchNodes);
+    const counters = setReplicas(r.mp, typeof ampStatus.infrastructureMachineKind === 'string' && ampStatus.infrastructureMachineKind !== '', machines, nodes);
+    const list = omitEmpty(r.mp.providerIDList);
+    if (!same(list, omitEmpty(mp.spec?.providerIDList as string[] | undefined))) {
+      const { providerIDList: _old, ...spec } = (mp.spec ?? {}) as Record<string, unknown>;
+      store.update(R.mp, ns, mpName, { ...mp, spec: { ...spec, ...(list ? { providerIDList: list } : {}) } }, { force: true });
+    }
+    const latest = store.get(R.mp, ns, mpName);
+    const st = this.capiStatus(latest, before, r.mp, counters, amp);
+    if (!same(st, latest.status)) store.update(R.mp, ns, mpName, { ...latest, status: st }, { subresource: 'status', force: true });
+  }
+
+  /** The MachinePool status after a reconcile: the fields of `after` written over what the object holds. */
+  private capiStatus(mp: KubeObject, before: MachinePoolState, after: MachinePoolState, counters: ReplicaCounters, amp: KubeObject): Record<string, unknown> {
+    const now = this.iso();
     const st = structuredClone(mp.status ?? {}) as Record<string, unknown>;
-    st.initialization = { bootstrapDataSecretCreated: true, infrastructureProvisioned: ready };
+    st.initialization = { bootstrapDataSecretCreated: after.bootstrapDataSecretCreated, infrastructureProvisioned: after.infrastructureProvisioned };
+    if (after.statusReplicas !== undefined) st.replicas = after.statusReplicas;
+    if (after.nodeRefs !== before.nodeRefs) {
+      if (after.nodeRefs.length) st.nodeRefs = after.nodeRefs.map((r) => ({ apiVersion: 'v1', kind: 'Node', name: r.name, ...(r.uid ? { uid: r.uid } : {}) }));
+      else delete st.nodeRefs;
+    }
+    for (const k of ['readyReplicas', 'availableReplicas', 'upToDateReplicas', 'versions'] as const) {
+      if (counters[k] === undefined) delete st[k];
+      else st[k] = counters[k];
+    }
+    st.phase = reconcilePhase(after);
     const dep = (isObj(st.deprecated) && isObj(st.deprecated.v1beta1) ? st.deprecated.v1beta1 : {}) as Record<string, unknown>;
-    let specList = (mp.spec?.providerIDList as string[] | undefined) ?? [];
-    let specChanged = false;
-    // Before the gate: the workload cluster must answer (since CAPI v1.8).
-    if (pool.workload) {
-      if (ready) {
-        const ampList = (amp.spec?.providerIDList as string[] | undefined) ?? [];
-        const ampReplicas = typeof amp.status?.replicas === 'number' ? amp.status.replicas : 0;
-        st.replicas = ampReplicas;
-        if (!(ampList.length === 0 && ampReplicas !== 0) && !same(ampList, specList)) {
-          specList = ampList;
-          specChanged = true;
-          dep.readyReplicas = 0;
-          dep.availableReplicas = 0;
-          dep.unavailableReplicas = ampReplicas;
-        }
-      }
-      const nodes = this.nodesOf(pool.workload).all;
-      const inList = new Set(specList);
-      const matched = nodes.filter((n) => inList.has(String(n.spec?.providerID)));
-      const readyNodes = matched.filter((n) => (n.status?.conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'Ready' && c.status === 'True'));
-      st.nodeRefs = matched.map((n) => ({ apiVersion: 'v1', kind: 'Node', name: n.metadata?.name, uid: n.metadata?.uid }));
-      dep.readyReplicas = readyNodes.length;
-      dep.availableReplicas = readyNodes.length;
-      dep.unavailableReplicas = Math.max(0, Number(st.replicas ?? 0) - readyNodes.length);
-    }
-    const replicas = typeof mp.spec?.replicas === 'number' ? mp.spec.replicas : null;
-    st.readyReplicas = st.replicas ?? 0;
-    st.availableReplicas = st.replicas ?? 0;
-    st.upToDateReplicas = replicas ?? 0;
-    // reconcilePhase (§1.6): later matches overwrite earlier ones.
-    let phase = String(st.phase ?? 'Pending');
-    if (ready === false) phase = 'Provisioning';
-    if (Array.isArray(st.nodeRefs) && st.nodeRefs.length > 0) phase = 'Provisioned';
-    const managed = mp.metadata?.annotations?.['cluster.x-k8s.io/replicas-managed-by'];
-    const scaling = managed !== undefined && managed !== 'false';
-    if (ready && replicas !== null) {
-      const r = Number(dep.readyReplicas ?? 0);
-      if (replicas === r) phase = 'Running';
-      else if (replicas > r) phase = scaling ? 'Scaling' : 'ScalingUp';
-      else phase = scaling ? 'Scaling' : 'ScalingDown';
-    }
-    if (mp.metadata?.deletionTimestamp) phase = 'Deleting';
-    st.phase = phase;
+    Object.assign(dep, after.v1beta1);
     let conds = (dep.conditions as Record<string, unknown>[] | undefined) ?? [];
-    const infraReady = (amp.status?.conditions as { type: string; status: string; reason?: string; severity?: string }[] | undefined)?.find((c) => c.type === 'Ready');
-    conds = setCond(conds, { type: 'InfrastructureReady', status: infraReady?.status ?? (ready ? 'True' : 'False'), reason: infraReady?.reason, severity: infraReady?.severity }, now);
+    // InfrastructureReady mirrors the infra object's Ready condition, else falls back on status.ready.
+    const infraReady = (amp.status?.conditions as { type: string; status: string; reason?: string; severity?: string; message?: string }[] | undefined)?.find((c) => c.type === 'Ready');
+    conds = setCond(conds, infraReady
+      ? { type: 'InfrastructureReady', status: infraReady.status, reason: infraReady.reason, severity: infraReady.severity }
+      : { type: 'InfrastructureReady', status: after.infrastructureProvisioned ? 'True' : 'False', reason: after.infrastructureProvisioned ? undefined : 'WaitingForInfrastructure', severity: 'Info' }, now);
     conds = setCond(conds, { type: 'BootstrapReady', status: 'True' }, now);
-    conds = setCond(conds, { type: 'ReplicasReady', status: replicas === Number(dep.readyReplicas ?? 0) ? 'True' : 'False', reason: 'WaitingForReplicasReady', severity: 'Info' }, now);
+    if (after.replicasReady) conds = setCond(conds, { type: 'ReplicasReady', status: after.replicasReady, reason: after.replicasReady === 'False' ? 'WaitingForReplicasReady' : undefined, severity: 'Info' }, now);
     const notReady = conds.find((c) => c.type !== 'Ready' && c.status === 'False');
     conds = setCond(conds, notReady ? { type: 'Ready', status: 'False', reason: String(notReady.reason ?? ''), severity: String(notReady.severity ?? 'Info') } : { type: 'Ready', status: 'True' }, now);
     dep.conditions = conds;
-    st.deprecated = { v1beta1: dep };
-    if (specChanged) store.update(R.mp, ns, mpName, { ...mp, spec: { ...mp.spec, providerIDList: specList } }, { force: true });
-    const latest = store.get(R.mp, ns, mpName);
-    if (!same(st, latest.status)) store.update(R.mp, ns, mpName, { ...latest, status: st }, { subresource: 'status', force: true });
+    st.deprecated = { ...(isObj(st.deprecated) ? st.deprecated : {}), v1beta1: dep };
+    return st;
   }
+
+  /**
+   * The pool's Machines, one per AMPM: created and kept (spec.version from the Node's kubelet) by the MachinePool
+   * controller while the workload cluster answers, their status and conditions set as CAPI's Machine
+   * controller would. Returns them as the v1beta2 counters read them.
+   */
+  private capiMachines(pool: Pool, nodes: readonly CapiNode[] | null): MachineView[] {
+    const { store, ns } = pool;
+    const byId = nodes ? nodesByProviderId(nodes) : null;
+    const at = { ms: this.now(), iso: this.iso() };
+    const out: MachineView[] = [];
+    for (const a of current(store, R.ampm, ns, pool.ampms)) {
+      const name = String(a.metadata?.name);
+      const node = byId ? byId.get(String(a.spec?.providerID ?? '')) ?? null : undefined;
+      if (byId) this.capiMachineSpec(pool, a, node ?? null);
+      const m = store.peekOne(R.machine, ns, name);
+      if (!m) continue;
+      const { conditions, status } = this.capiMachineStatus(m, a, node, at);
+      if (status) store.update(R.machine, ns, name, { ...m, status }, { subresource: 'status', force: true });
+      out.push({
+        name, creationTimestamp: m.metadata?.creationTimestamp,
+        version: typeof m.spec?.version === 'string' ? m.spec.version : undefined,
+        kubeletVersion: (m.status?.nodeInfo as { kubeletVersion?: string } | undefined)?.kubeletVersion,
+        conditions,
+      });
+    }
+    return out;
+  }
+
+  /** createOrUpdateMachines for one AMPM: the Machine named after it, owned by the pool; spec.version the Node's kubelet. */
+  private capiMachineSpec(pool: Pool, a: KubeObject, node: CapiNode | null): void {
+    const { store, ns } = pool;
+    const name = String(a.metadata?.name);
+    const mpName = String(pool.mp.metadata?.name);
+    const version = node?.kubeletVersion ? { version: node.kubeletVersion } : {};
+    const existing = store.peekOne(R.machine, ns, name);
+    if (existing) {
+      // A version once set stays when the Node goes (the field may be another manager's).
+      if (node?.kubeletVersion && existing.spec?.version !== node.kubeletVersion) store.update(R.machine, ns, name, { ...existing, spec: { ...existing.spec, ...version } }, { force: true });
+      return;
+    }
+    store.create(R.machine, ns, {
+      apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine',
+      metadata: {
+        name,
+        labels: { 'cluster.x-k8s.io/cluster-name': pool.clusterName, 'cluster.x-k8s.io/pool-name': mpName },
+        finalizers: ['machine.cluster.x-k8s.io'],
+        ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: mpName, uid: String(pool.mp.metadata?.uid), controller: true }],
+      },
+      spec: {
+        clusterName: pool.clusterName,
+        bootstrap: { dataSecretName: `${mpName}-bootstrap` },
+        infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AzureMachinePoolMachine', name },
+        providerID: a.spec?.providerID,
+        ...version,
+      },
+    });
+    const cur = store.get(R.ampm, ns, name);
+    store.update(R.ampm, ns, name, { ...cur, metadata: { ...cur.metadata, ownerReferences: [...(cur.metadata?.ownerReferences ?? []), { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name, uid: String(store.get(R.machine, ns, name).metadata?.uid), controller: true }] } }, { force: true });
+  }
+
+  /**
+   * A Machine's status as the Machine controller keeps it: phase, nodeRef (from the AMPM) and v1beta2 conditions;
+   * `status` is null when nothing changed (compared field by field: a pass goes over every Machine).
+   */
+  private capiMachineStatus(m: KubeObject, a: KubeObject, node: CapiNode | null | undefined, at: { ms: number; iso: string }): { conditions: MachineCondition[]; status: Record<string, unknown> | null } {
+    const nodeRef = (a.status?.nodeRef as { name?: string } | undefined)?.name;
+    const previous = (m.status?.conditions as (MachineCondition & { lastTransitionTime?: string })[] | undefined) ?? [];
+    const infraReady = (a.status?.conditions as { type: string; status: string; reason?: string; message?: string }[] | undefined)?.find((c) => c.type === 'Ready');
+    const next = machinePoolMachineConditions({
+      deleting: Boolean(m.metadata?.deletionTimestamp), infraReady, infrastructureProvisioned: true, infraKind: 'AzureMachinePoolMachine',
+      node, hadNodeRef: Boolean(m.status?.nodeRef), providerID: String(m.spec?.providerID ?? ''), previous,
+      minReadySeconds: typeof m.spec?.minReadySeconds === 'number' ? m.spec.minReadySeconds : 0, now: at.ms,
+    });
+    const phase = nodeRef ? 'Running' : 'Provisioned';
+    const init = m.status?.initialization as Record<string, unknown> | undefined;
+    const unchanged = m.status?.phase === phase && (!nodeRef || (m.status?.nodeRef as { name?: string } | undefined)?.name === nodeRef)
+      && init?.bootstrapDataSecretCreated === true && init.infrastructureProvisioned === true && previous.length === next.length
+      && next.every((c, i) => previous[i]?.type === c.type && previous[i]?.status === c.status && previous[i]?.reason === c.reason && previous[i]?.message === c.message);
+    if (unchanged) return { conditions: next, status: null };
+    const conditions = next.map((c) => {
+      const prev = previous.find((p) => p.type === c.type);
+      return { ...c, lastTransitionTime: prev && prev.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : at.iso };
+    });
+    return { conditions: next, status: { ...m.status, phase, ...(nodeRef ? { nodeRef: { name: nodeRef } } : {}), initialization: { bootstrapDataSecretCreated: true, infrastructureProvisioned: true }, conditions } };
+  }
+
+  /** Deletes and patches workload Nodes for CAPI (Nodes already gone are skipped). */
+  private applyNodeChanges(workload: ClusterStore, remove: readonly string[], patches: readonly NodePatch[]): void {
+    for (const name of remove) if (workload.has(R.node, undefined, name)) this.remove(workload, R.node, undefined, name);
+    for (const p of patches) {
+      const n = workload.peekOne(R.node, undefined, p.name);
+      if (!n) continue;
+      const { taints: _old, ...spec } = (n.spec ?? {}) as Record<string, unknown>;
+      workload.update(R.node, undefined, p.name, { ...n, metadata: { ...n.metadata, annotations: p.annotations }, spec: { ...spec, ...(p.taints.length ? { taints: p.taints } : {}) } });
+    }
+  }
+
+  /** A workload cluster's Nodes as CAPI reads them, once per change of that cluster. */
+  private readonly capiNodeIndex = new WeakMap<ClusterStore, { rv: string; nodes: CapiNode[] }>();
+
+  private capiNodesOf(workload: ClusterStore): CapiNode[] {
+    const hit = this.capiNodeIndex.get(workload);
+    if (hit && hit.rv === workload.resourceVersion) return hit.nodes;
+    const nodes = this.nodesOf(workload).all.map(capiNode);
+    this.capiNodeIndex.set(workload, { rv: workload.resourceVersion, nodes });
+    return nodes;
+  }
+}
+
+/** A stored list as CAPI writes it (omitempty): an empty list is not written. */
+const omitEmpty = (list: readonly string[] | undefined) => (list && list.length ? list : undefined);
+
+/** A MachinePool object as CAPI's MachinePool controller reads it. */
+function machinePoolState(mp: KubeObject): MachinePoolState {
+  const spec = (mp.spec ?? {}) as { clusterName?: string; replicas?: unknown; providerIDList?: unknown; template?: { spec?: { minReadySeconds?: unknown } } };
+  const st = (mp.status ?? {}) as { phase?: string; replicas?: unknown; nodeRefs?: { name?: string; uid?: string }[]; initialization?: Record<string, unknown>; deprecated?: { v1beta1?: Record<string, unknown> } };
+  const dep = st.deprecated?.v1beta1 ?? {};
+  const count = (v: unknown) => (typeof v === 'number' ? v : 0);
+  const replicasReady = (dep.conditions as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'ReplicasReady')?.status;
+  const minReady = spec.template?.spec?.minReadySeconds;
+  return {
+    name: String(mp.metadata?.name ?? ''), namespace: String(mp.metadata?.namespace ?? ''), clusterName: String(spec.clusterName ?? ''),
+    specReplicas: typeof spec.replicas === 'number' ? spec.replicas : null,
+    providerIDList: Array.isArray(spec.providerIDList) ? (spec.providerIDList as string[]) : undefined,
+    minReadySeconds: typeof minReady === 'number' ? minReady : 0,
+    replicasManagedBy: mp.metadata?.annotations?.['cluster.x-k8s.io/replicas-managed-by'],
+    deleting: Boolean(mp.metadata?.deletionTimestamp),
+    phase: st.phase ?? '',
+    bootstrapDataSecretCreated: st.initialization?.bootstrapDataSecretCreated === true,
+    infrastructureProvisioned: st.initialization?.infrastructureProvisioned === true,
+    statusReplicas: typeof st.replicas === 'number' ? st.replicas : undefined,
+    nodeRefs: (st.nodeRefs ?? []).map((r) => ({ name: String(r.name ?? ''), ...(r.uid ? { uid: r.uid } : {}) })),
+    v1beta1: { readyReplicas: count(dep.readyReplicas), availableReplicas: count(dep.availableReplicas), unavailableReplicas: count(dep.unavailableReplicas) },
+    ...(replicasReady === 'True' || replicasReady === 'False' ? { replicasReady } : {}),
+  };
 }
 
 interface Pool {

@@ -9,6 +9,7 @@ import { startSimulation, type Simulation } from '../index';
 import { findByKind, type ResourceDef } from '../kube/resources';
 import { fleetScenario, parseFleetSpec } from './fleet';
 
+const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef;
 const NODE = findByKind('v1', 'Node') as ResourceDef;
 const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
 const MACHINE = findByKind('cluster.x-k8s.io/v1beta2', 'Machine') as ResourceDef;
@@ -48,6 +49,42 @@ describe('a Node that joins', () => {
     expect(types(joined)).toEqual({ MemoryPressure: 'False', DiskPressure: 'False', PIDPressure: 'False', Ready: 'False' });
     const ready = await until('the Node Ready', () => workload.peek(NODE).find((n) => types(n).Ready === 'True'));
     expect(types(ready)).toEqual({ MemoryPressure: 'False', DiskPressure: 'False', PIDPressure: 'False', Ready: 'True' });
+  }, 30_000);
+});
+
+describe('a MachinePool being deleted', () => {
+  it('shows phase Deleting while its AzureMachinePool, scale set and AMPMs go, then is gone', async () => {
+    const { sim: s, mgmt } = await fleet('1x1x2');
+    const world = s.world;
+    if (!world) throw new Error('the fleet runs with controllers');
+    await until('the pool Running', () => mgmt.get(MP, 'default', 'pool0').status?.phase === 'Running');
+    world.stop();
+    mgmt.delete(MP, 'default', 'pool0');
+    expect(mgmt.get(MP, 'default', 'pool0').status?.phase).toBe('Running');
+    const steps = world.pass();
+    while (mgmt.has(AMP, 'default', 'pool0') && !steps.next().done);
+    // The first deletion pass took the AzureMachinePool (and the scale set with it); the MachinePool waits.
+    expect(mgmt.has(AMP, 'default', 'pool0')).toBe(false);
+    expect(s.azure.state.scaleSets.size).toBe(0);
+    expect(mgmt.get(MP, 'default', 'pool0').status?.phase).toBe('Deleting');
+    for (let i = 0; i < 3 && mgmt.has(MP, 'default', 'pool0'); i++) for (const _ of world.pass());
+    expect(mgmt.has(MP, 'default', 'pool0')).toBe(false);
+  }, 30_000);
+
+  it('stays, Deleting, while the workload cluster holding its Nodes cannot be reached', async () => {
+    const { sim: s, mgmt, workload } = await fleet('1x1x2');
+    const world = s.world;
+    if (!world) throw new Error('the fleet runs with controllers');
+    await until('the pool Running', () => mgmt.get(MP, 'default', 'pool0').status?.phase === 'Running');
+    world.stop();
+    world.unreachable.add('wl-0');
+    mgmt.delete(MP, 'default', 'pool0');
+    for (let i = 0; i < 4; i++) for (const _ of world.pass());
+    expect(mgmt.get(MP, 'default', 'pool0').status?.phase).toBe('Deleting');
+    world.unreachable.delete('wl-0');
+    for (let i = 0; i < 2; i++) for (const _ of world.pass());
+    expect(mgmt.has(MP, 'default', 'pool0')).toBe(false);
+    expect(workload.peek(NODE)).toEqual([]);
   }, 30_000);
 });
 

@@ -15,7 +15,7 @@ import {
   type CacheOrder, type CapzBehaviour, type CapzCondition, type CapzPoolRef,
 } from './capz-behaviour';
 import {
-  capiNode, machinePoolMachineConditions, nodesByProviderId, reconcileNormal, reconcilePhase, setReplicas,
+  capiNode, machinePoolMachineConditions, nodesByProviderId, reconcileNormal, reconcilePhase, retiredNodes, setReplicas,
   type CapiNode, type InfraMachinePool, type MachineCondition, type MachinePoolState, type MachineView, type NodePatch, type ReplicaCounters,
 } from './capi-behaviour';
 
@@ -597,10 +597,12 @@ export class World {
   }
 
   /**
-   * A MachinePool being deleted (its finalizer holds it), over two passes. CAPI deletes its AzureMachinePool;
-   * CAPZ deletes the scale set (with its VMs) and the AMPMs, then lets the AzureMachinePool go. On the next pass
-   * CAPI deletes the pool's Machines and the Nodes in its nodeRefs, then removes its finalizer: the MachinePool is
-   * gone. Paused (Cluster or annotation), nothing moves.
+   * A MachinePool being deleted (its finalizer holds it), over two passes; each shows phase Deleting
+   * (reconcilePhase runs after every deletion reconcile). CAPI deletes its AzureMachinePool; CAPZ deletes the
+   * scale set (with its VMs) and the AMPMs, then lets the AzureMachinePool go. On the next pass CAPI deletes the
+   * Nodes in nodeRefs whose providerID is not in the list (reconcileDeleteNodes: it needs the workload cluster,
+   * else the pool waits) and removes its finalizer; the pool's Machines go with it, the Machine controller
+   * deleting each one's Node. Paused (Cluster or annotation), nothing moves.
    */
   private deleteMachinePool(store: ClusterStore, mp: KubeObject, ampmsByAmp: Map<string, KubeObject[]>): void {
     const ns = String(mp.metadata?.namespace);
@@ -608,6 +610,8 @@ export class World {
     const clusterName = String(mp.spec?.clusterName ?? '');
     const cluster = store.peekOne(R.cluster, ns, clusterName);
     if (cluster?.spec?.paused === true || cluster?.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined || mp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined) return;
+    const phase = reconcilePhase(machinePoolState(mp));
+    if (mp.status?.phase !== phase) store.update(R.mp, ns, mpName, { ...mp, status: { ...mp.status, phase } }, { subresource: 'status', force: true });
     const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name;
     const amp = ampName ? store.peekOne(R.amp, ns, ampName) : undefined;
     if (amp && ampName) {
@@ -617,12 +621,15 @@ export class World {
       this.remove(store, R.amp, ns, ampName);
       return;
     }
+    const workload = this.unreachable.has(clusterName) ? null : this.kube.clusters.get(clusterName)?.store ?? null;
+    const state = machinePoolState(mp);
+    if (state.nodeRefs.length && !workload) return;
+    if (workload) this.applyNodeChanges(workload, retiredNodes(state.nodeRefs, state.providerIDList, this.capiNodesOf(workload)), []);
     for (const machine of store.peek(R.machine)) {
-      if (machine.metadata?.namespace === ns && machine.metadata?.labels?.['cluster.x-k8s.io/pool-name'] === mpName) this.remove(store, R.machine, ns, String(machine.metadata?.name));
-    }
-    const workload = this.unreachable.has(clusterName) ? null : this.kube.clusters.get(clusterName)?.store;
-    for (const ref of (mp.status?.nodeRefs as { name?: string }[] | undefined) ?? []) {
-      if (workload && ref.name && workload.has(R.node, undefined, ref.name)) workload.delete(R.node, undefined, ref.name);
+      if (machine.metadata?.namespace !== ns || machine.metadata?.labels?.['cluster.x-k8s.io/pool-name'] !== mpName) continue;
+      const node = (machine.status?.nodeRef as { name?: string } | undefined)?.name;
+      if (workload && node) this.applyNodeChanges(workload, [node], []);
+      this.remove(store, R.machine, ns, String(machine.metadata?.name));
     }
     this.remove(store, R.mp, ns, mpName);
   }

@@ -4,13 +4,31 @@ import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTs from 'eslint-config-next/typescript';
 
 const sdkPatterns = [
-  'next', 'next/*', 'react', 'react/*', 'react-dom', 'react-dom/*',
-  '@kubernetes/*', '@azure/*', 'better-sqlite3', 'pg', '@tanstack/*',
-  'node:*', 'fs', 'fs/*', 'http', 'https', 'net', 'child_process', 'server-only',
+  'next',
+  'next/*',
+  'react',
+  'react/*',
+  'react-dom',
+  'react-dom/*',
+  '@kubernetes/*',
+  '@azure/*',
+  'better-sqlite3',
+  'pg',
+  '@tanstack/*',
+  'node:*',
+  'fs',
+  'fs/*',
+  'http',
+  'https',
+  'net',
+  'child_process',
+  'server-only',
 ];
 
 const config = [
-  { ignores: ['.next/**', 'node_modules/**', 'next-env.d.ts', 'coverage/**', 'test-results/**', 'playwright-report/**'] },
+  {
+    ignores: ['.next/**', 'node_modules/**', 'next-env.d.ts', 'coverage/**', 'test-results/**', 'playwright-report/**'],
+  },
   ...nextVitals,
   ...nextTs,
   {
@@ -22,12 +40,28 @@ const config = [
   {
     files: ['lib/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: sdkPatterns, message: 'lib/ is pure: no framework, SDK or I/O imports.' },
-          { group: ['@/server/*', '@/sim/*', '@/app/*', '@/components/*', '../server/*', '../sim/*', '../app/*', '../components/*', '../../*'], message: 'lib/ imports only lib/.' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: sdkPatterns, message: 'lib/ is pure: no framework, SDK or I/O imports.' },
+            {
+              group: [
+                '@/server/*',
+                '@/sim/*',
+                '@/app/*',
+                '@/components/*',
+                '../server/*',
+                '../sim/*',
+                '../app/*',
+                '../components/*',
+                '../../*',
+              ],
+              message: 'lib/ imports only lib/.',
+            },
+          ],
+        },
+      ],
     },
   },
 ];

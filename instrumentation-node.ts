@@ -8,7 +8,9 @@ import { log } from './server/log';
 import { installSignalHandlers } from './server/shutdown';
 import { faultText, StoreFailingError } from './server/store/health';
 
-export async function startCollectorProcess(exit: (code: number) => void = (code) => process.exit(code)): Promise<void> {
+export async function startCollectorProcess(
+  exit: (code: number) => void = (code) => process.exit(code),
+): Promise<void> {
   try {
     const rt = await runtime();
     installSignalHandlers(rt, { graceMs: rt.env.POOLSCOPE_SHUTDOWN_GRACE_SECONDS * 1000 });

@@ -10,7 +10,9 @@ export default function ErrorPage({ error, reset }: { error: Error & { digest?: 
     <main id="main" className="mx-auto max-w-3xl space-y-4 px-4 py-10">
       <ErrorPanel title="This page could not be shown" error={error} onRetry={reset} />
       <StoreFailure />
-      <Link href="/" className="underline">Back to all pools</Link>
+      <Link href="/" className="underline">
+        Back to all pools
+      </Link>
       <NoDataView />
     </main>
   );

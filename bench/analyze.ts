@@ -19,10 +19,17 @@ function busyPool(n: number, seed: number): BuiltPool {
     return { member };
   });
   const name = `pool${seed}`;
-  const frozenList = instances.slice(0, n - Math.ceil(n / 20)).map((i) => instanceProviderId(DEFAULT_AZURE, name, i.member));
+  const frozenList = instances
+    .slice(0, n - Math.ceil(n / 20))
+    .map((i) => instanceProviderId(DEFAULT_AZURE, name, i.member));
   return buildPool({
-    name, replicas: n, instances, vmssState: 'Failed', capzVersion: 'main',
-    amp: { ready: false, provisioningState: 'Failed' }, mp: { providerIDList: frozenList, phase: 'Provisioned' },
+    name,
+    replicas: n,
+    instances,
+    vmssState: 'Failed',
+    capzVersion: 'main',
+    amp: { ready: false, provisioningState: 'Failed' },
+    mp: { providerIDList: frozenList, phase: 'Provisioned' },
   });
 }
 
@@ -50,21 +57,31 @@ function timeIt(pools: Prepared[], rounds: number, mode: Mode): number[] {
   return perPool.sort((a, b) => a - b);
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 function measure(mode: Mode): Record<string, unknown> {
   const sizes: Record<string, unknown> = {};
   for (const n of [100, 1000, 5000]) {
     const t = timeIt([prepare(busyPool(n, 1))], n >= 5000 ? 10 : 50, mode);
-    sizes[String(n)] = { p50Ms: round(pct(t, 50)), p95Ms: round(pct(t, 95)), usPerInstanceP50: round((pct(t, 50) * 1000) / n) };
+    sizes[String(n)] = {
+      p50Ms: round(pct(t, 50)),
+      p95Ms: round(pct(t, 95)),
+      usPerInstanceP50: round((pct(t, 50) * 1000) / n),
+    };
   }
   const fleet = Array.from({ length: 1000 }, (_, i) => prepare(busyPool(100, i)));
   const perPool = timeIt(fleet, 1, mode);
   const totalMs = perPool.reduce((a, b) => a + b, 0);
   return {
     singlePool: sizes,
-    fleet1000x100: { totalMs: round(totalMs), meanMsPerPool: round(totalMs / fleet.length), p50MsPerPool: round(pct(perPool, 50)), p99MsPerPool: round(pct(perPool, 99)) },
+    fleet1000x100: {
+      totalMs: round(totalMs),
+      meanMsPerPool: round(totalMs / fleet.length),
+      p50MsPerPool: round(pct(perPool, 50)),
+      p99MsPerPool: round(pct(perPool, 99)),
+    },
   };
 }
 

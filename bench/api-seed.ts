@@ -21,7 +21,14 @@ for (let c = 0; c < 50; c++) {
   const at = iso(now - 3_600_000 + c);
   const writes = [];
   for (let p = 0; p < 20; p++) {
-    const b = buildPool({ context: `mgmt-${String(c).padStart(2, '0')}`, cluster: `wl-${c}`, name: `pool${p}`, replicas: 100, instances: healthy(100), capzVersion: 'v1.26.0' });
+    const b = buildPool({
+      context: `mgmt-${String(c).padStart(2, '0')}`,
+      cluster: `wl-${c}`,
+      name: `pool${p}`,
+      replicas: 100,
+      instances: healthy(100),
+      capzVersion: 'v1.26.0',
+    });
     const d = analyzePool(b.input, { now: at });
     writes.push({ detail: d, transitions: diffDetails(null, d, at) });
   }
@@ -35,11 +42,20 @@ const step = 30 * 60_000;
 for (let t = start, i = 0; t <= now - step; t += step, i++) {
   const frozen = i % 2 === 1;
   const replicas = frozen ? N : N - 10;
-  const instances = healthy(replicas).map((x, j) => (frozen && j >= N - 10 ? { ...x, node: 'not-ready' as const, createdMinutesAgo: 3 } : x));
+  const instances = healthy(replicas).map((x, j) =>
+    frozen && j >= N - 10 ? { ...x, node: 'not-ready' as const, createdMinutesAgo: 3 } : x,
+  );
   const list = instances.slice(0, N - 10).map((x) => instanceProviderId(DEFAULT_AZURE, 'big', x.member));
   const b = buildPool({
-    context: 'mgmt-00', cluster: 'wl-0', name: 'big', replicas, instances, capzVersion: 'v1.19.1',
-    ...(frozen ? { amp: { ready: false, provisioningState: 'Updating' }, mp: { providerIDList: list, phase: 'Provisioned' } } : {}),
+    context: 'mgmt-00',
+    cluster: 'wl-0',
+    name: 'big',
+    replicas,
+    instances,
+    capzVersion: 'v1.19.1',
+    ...(frozen
+      ? { amp: { ready: false, provisioningState: 'Updating' }, mp: { providerIDList: list, phase: 'Provisioned' } }
+      : {}),
   });
   const d: PoolDetail = analyzePool(b.input, { now: iso(t), previous: prev });
   await store.writeCycle({ id: `big-${i}`, at: iso(t) }, [{ detail: d, transitions: diffDetails(prev, d, iso(t)) }]);

@@ -16,7 +16,12 @@ import { internTable } from '../lib/slim';
 import { pct } from './pct';
 import { reportLine } from './report-line';
 
-const GC_KINDS: Record<number, string> = { [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor', [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major', [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb' };
+const GC_KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+};
 
 /** A garbage collection's kind: a scavenge of the young generation (minor), a full mark-compact (major), … */
 function gcKind(e: PerformanceEntry): string {
@@ -89,7 +94,11 @@ export async function measureInChild(): Promise<void> {
     if (watching && !arrivedAt && urgent && changed.some((p) => `${ctx}/${p}` === watching)) arrivedAt = Date.now();
     onKubeChange(ctx, changed, urgent);
   };
-  type Probe = { seen: { requestMs: number; latencyMs: number; arrival: { deliveryMs: number; storeMs: number } | null } | null; timedOut: boolean; errors: string[] };
+  type Probe = {
+    seen: { requestMs: number; latencyMs: number; arrival: { deliveryMs: number; storeMs: number } | null } | null;
+    timedOut: boolean;
+    errors: string[];
+  };
   /**
    * Pauses a pool through the Kubernetes API, waits (up to 10 s) for the collector to store the `paused`
    * transition, and resumes it. Pausing is a change the collector records without making the world scale anything.
@@ -118,8 +127,18 @@ export async function measureInChild(): Promise<void> {
       }
     };
     col.bus.on('change', on);
-    const patch = (paused: boolean) => api.patchNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: p.summary.ref.namespace, name: p.summary.ref.name, body: { metadata: { annotations: { 'cluster.x-k8s.io/paused': paused ? 'true' : null } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    const patch = (paused: boolean) =>
+      api.patchNamespacedCustomObject(
+        {
+          group: 'cluster.x-k8s.io',
+          version: 'v1beta2',
+          plural: 'machinepools',
+          namespace: p.summary.ref.namespace,
+          name: p.summary.ref.name,
+          body: { metadata: { annotations: { 'cluster.x-k8s.io/paused': paused ? 'true' : null } } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
     try {
       trace?.mark('probe: pause');
       await patch(true);
@@ -129,7 +148,12 @@ export async function measureInChild(): Promise<void> {
       const committed = Date.now();
       await Promise.race([got, new Promise((r) => setTimeout(r, 10_000))]);
       trace?.mark('probe: stored');
-      if (seenAt) result = { requestMs: seenAt - t, latencyMs: Math.max(0, seenAt - committed), arrival: arrivedAt ? { deliveryMs: Math.max(0, arrivedAt - committed), storeMs: seenAt - arrivedAt } : null };
+      if (seenAt)
+        result = {
+          requestMs: seenAt - t,
+          latencyMs: Math.max(0, seenAt - committed),
+          arrival: arrivedAt ? { deliveryMs: Math.max(0, arrivedAt - committed), storeMs: seenAt - arrivedAt } : null,
+        };
       else timedOut = true;
     } catch (err) {
       errors.push((err as Error).message);
@@ -182,7 +206,11 @@ export async function measureInChild(): Promise<void> {
   let lastCycleEnd = 0;
   /** When the window began (performance.now()). */
   let window0 = Infinity;
-  let longestGap: { ms: number; failedWrites: number; lastError: string | null } = { ms: 0, failedWrites: 0, lastError: null };
+  let longestGap: { ms: number; failedWrites: number; lastError: string | null } = {
+    ms: 0,
+    failedWrites: 0,
+    lastError: null,
+  };
   const inner = col as unknown as { failedWrites: number };
   const keepRecent = (now: number) => {
     while (recent.length && (recent[0] as { end: number }).end < now - 5000) recent.shift();
@@ -198,7 +226,8 @@ export async function measureInChild(): Promise<void> {
       const g = (gcStats[kind] ??= { count: 0, ms: 0 });
       g.count++;
       g.ms += e.duration;
-      if (e.duration >= 5) recent.push({ end: e.startTime + e.duration, what: `gc ${kind} ${Math.round(e.duration)} ms` });
+      if (e.duration >= 5)
+        recent.push({ end: e.startTime + e.duration, what: `gc ${kind} ${Math.round(e.duration)} ms` });
     }
   });
   gcObserver.observe({ entryTypes: ['gc'] });
@@ -228,11 +257,22 @@ export async function measureInChild(): Promise<void> {
     }
     keepRecent(now);
     // The longest time without a cycle ending (the cadence is 250 ms; a backlog runs them back to back).
-    if (lastCycleEnd && now - lastCycleEnd > longestGap.ms) longestGap = { ms: Math.round(now - lastCycleEnd), failedWrites: inner.failedWrites, lastError: col.lastError };
+    if (lastCycleEnd && now - lastCycleEnd > longestGap.ms)
+      longestGap = { ms: Math.round(now - lastCycleEnd), failedWrites: inner.failedWrites, lastError: col.lastError };
     lastCycleEnd = now;
-    recent.push({ end: now, what: e.changeLags.length || e.pools || e.waiting ? `cycle ${Math.round(e.seconds * 1000)} ms: ${e.changeLags.length} changed, ${e.pools} written, ${e.waiting} waiting, analyse ${Math.round(e.analyseMs)} ms, write ${Math.round(e.writeMs)} ms` : `cycle ${Math.round(e.seconds * 1000)} ms: nothing to do` });
+    recent.push({
+      end: now,
+      what:
+        e.changeLags.length || e.pools || e.waiting
+          ? `cycle ${Math.round(e.seconds * 1000)} ms: ${e.changeLags.length} changed, ${e.pools} written, ${e.waiting} waiting, analyse ${Math.round(e.analyseMs)} ms, write ${Math.round(e.writeMs)} ms`
+          : `cycle ${Math.round(e.seconds * 1000)} ms: nothing to do`,
+    });
     const lag = Math.max(0, ...lags) * 1000;
-    if (lag > (slowest?.lagMs ?? 0)) slowest = { lagMs: Math.round(lag), before: recent.filter((r) => r.end >= now - lag - 500).map((r) => `${Math.round(r.end - now)} ms: ${r.what}`) };
+    if (lag > (slowest?.lagMs ?? 0))
+      slowest = {
+        lagMs: Math.round(lag),
+        before: recent.filter((r) => r.end >= now - lag - 500).map((r) => `${Math.round(r.end - now)} ms: ${r.what}`),
+      };
   };
   col.bus.on('cycle', onCycle);
   const kube0 = informerActivity();
@@ -287,7 +327,9 @@ export async function measureInChild(): Promise<void> {
   clearInterval(rssTimer);
   trace?.stop();
   const hot = profile ? await profile.stop(process.env.POOLSCOPE_BENCH_CPU_PROFILE as string) : undefined;
-  const allocated = allocations ? await allocations.stop(process.env.POOLSCOPE_BENCH_ALLOC_PROFILE as string, wallMs) : undefined;
+  const allocated = allocations
+    ? await allocations.stop(process.env.POOLSCOPE_BENCH_ALLOC_PROFILE as string, wallMs)
+    : undefined;
   const hours = wallMs / 3_600_000;
   const callsPerScaleSetHour = (col.azureCalls.total - calls0) / Math.max(1, scaleSets) / hours;
   const stats = await rt.store.stats();
@@ -310,13 +352,44 @@ export async function measureInChild(): Promise<void> {
     // Pools whose scale set was first read during the window: their first instance rows are in the store bytes.
     poolsFirstReadFromAzureInWindow: readAtEnd - readAtStart,
     rssMaxFromStartMB: Math.round(rssMax / 2 ** 20),
-    steadyRssMB: { p50: Math.round(pct(rssWindow, 50) / 2 ** 20), max: Math.round(Math.max(...rssWindow) / 2 ** 20), atMax: atMax(rssWindow, heapWindow) },
+    steadyRssMB: {
+      p50: Math.round(pct(rssWindow, 50) / 2 ** 20),
+      max: Math.round(Math.max(...rssWindow) / 2 ** 20),
+      atMax: atMax(rssWindow, heapWindow),
+    },
     // What of the RSS is V8's heap (reserved, and in use between collections) and memory outside it (buffers).
-    steadyHeapMB: { totalP50: Math.round(pct(heapWindow.map((h) => h.total), 50) / 2 ** 20), usedP50: Math.round(pct(heapWindow.map((h) => h.used), 50) / 2 ** 20), externalP50: Math.round(pct(heapWindow.map((h) => h.external), 50) / 2 ** 20) },
+    steadyHeapMB: {
+      totalP50: Math.round(
+        pct(
+          heapWindow.map((h) => h.total),
+          50,
+        ) /
+          2 ** 20,
+      ),
+      usedP50: Math.round(
+        pct(
+          heapWindow.map((h) => h.used),
+          50,
+        ) /
+          2 ** 20,
+      ),
+      externalP50: Math.round(
+        pct(
+          heapWindow.map((h) => h.external),
+          50,
+        ) /
+          2 ** 20,
+      ),
+    },
     // Pool analyses in the window, and the share that found the pool unchanged (nothing written).
     analysesPerSecond: Math.round(((col.analyses.total - analyses0.total) / wallMs) * 10_000) / 10,
-    unchangedAnalysesShare: Math.round(((col.analyses.unchanged - analyses0.unchanged) / Math.max(1, col.analyses.total - analyses0.total)) * 100) / 100,
-    gcInWindow: Object.fromEntries(Object.entries(gcStats).map(([k, g]) => [k, { count: g.count, ms: Math.round(g.ms) }])),
+    unchangedAnalysesShare:
+      Math.round(
+        ((col.analyses.unchanged - analyses0.unchanged) / Math.max(1, col.analyses.total - analyses0.total)) * 100,
+      ) / 100,
+    gcInWindow: Object.fromEntries(
+      Object.entries(gcStats).map(([k, g]) => [k, { count: g.count, ms: Math.round(g.ms) }]),
+    ),
     steadyCpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10,
     // The same, by thread (Linux): the main thread runs the collector's JavaScript; V8's workers mostly GC.
     ...(threads0 && threads1 ? { steadyCpuPercentByThread: cpuByThread(threads0, threads1, wallMs) } : {}),
@@ -331,22 +404,58 @@ export async function measureInChild(): Promise<void> {
     // informer restarts after errors (all kinds together).
     kubeInWindow: { ...kubeDelta(kube0, kube1, wallMs), restarts: restarts1 - restarts0 },
     // From the API server's answer to the stored transition, and from before the request (API server included).
-    changeToTransitionMs: { samples: latencies.length, p50: pct(latencies, 50), p95: pct(latencies, 95), notSeenWithin10s: timedOut, patchErrors: patchErrors.length, ...(patchErrors.length ? { firstPatchError: patchErrors[0] } : {}) },
+    changeToTransitionMs: {
+      samples: latencies.length,
+      p50: pct(latencies, 50),
+      p95: pct(latencies, 95),
+      notSeenWithin10s: timedOut,
+      patchErrors: patchErrors.length,
+      ...(patchErrors.length ? { firstPatchError: patchErrors[0] } : {}),
+    },
     requestToTransitionMs: { p50: pct(requestLatencies, 50), p95: pct(requestLatencies, 95) },
     // The two parts of changeToTransitionMs: the API server's answer → its watch event reaching the collector, and
     // that event → the stored transition (the collector's own).
     changeToWatchEventMs: { p50: pct(deliveries, 50), p95: pct(deliveries, 95) },
-    watchEventToTransitionMs: { samples: arrivals.length, p50: pct(arrivals, 50), p95: pct(arrivals, 95), max: Math.max(...arrivals) },
+    watchEventToTransitionMs: {
+      samples: arrivals.length,
+      p50: pct(arrivals, 50),
+      p95: pct(arrivals, 95),
+      max: Math.max(...arrivals),
+    },
     // The cycles that analysed something: their duration and the pools they wrote.
-    busyCycles: { count: cycleMs.length, ms: { p50: Math.round(pct(cycleMs, 50)), p95: Math.round(pct(cycleMs, 95)), max: Math.round(cycleMs.reduce((m, x) => Math.max(m, x), 0)) }, poolsWritten: { p50: pct(cyclePools, 50), p95: pct(cyclePools, 95), max: cyclePools.reduce((m, x) => Math.max(m, x), 0) } },
+    busyCycles: {
+      count: cycleMs.length,
+      ms: {
+        p50: Math.round(pct(cycleMs, 50)),
+        p95: Math.round(pct(cycleMs, 95)),
+        max: Math.round(cycleMs.reduce((m, x) => Math.max(m, x), 0)),
+      },
+      poolsWritten: {
+        p50: pct(cyclePools, 50),
+        p95: pct(cyclePools, 95),
+        max: cyclePools.reduce((m, x) => Math.max(m, x), 0),
+      },
+    },
     // What analysing and writing cost in the window: each stage's main-thread ms per second, and per pool state
     // stored how it was written (see the store's WriteStats).
     writesInWindow: writesDelta(writes0, writes1, stageMs, col.analyses.total - analyses0.total, wallMs),
-    eventLoopDelayMs: { p50: Math.round(loopDelay.percentile(50) / 1e6), p99: Math.round(loopDelay.percentile(99) / 1e6), max: Math.round(loopDelay.max / 1e6) },
+    eventLoopDelayMs: {
+      p50: Math.round(loopDelay.percentile(50) / 1e6),
+      p99: Math.round(loopDelay.percentile(99) / 1e6),
+      max: Math.round(loopDelay.max / 1e6),
+    },
     // Every pool analysed after a Kubernetes change in the window (churn included): from the first change
     // reaching the collector to the pool's analysis stored (the collector's poolscope_collector_change_lag_seconds),
     // and the part of it before the storing cycle began.
-    everyChangeToStoredMs: { waitP50: Math.round(pct(changeWaits, 50)), waitP95: Math.round(pct(changeWaits, 95)), samples: changeLags.length, p50: Math.round(pct(changeLags, 50)), p95: Math.round(pct(changeLags, 95)), p99: Math.round(pct(changeLags, 99)), max: Math.round(changeLags.reduce((m, x) => Math.max(m, x), 0)) },
+    everyChangeToStoredMs: {
+      waitP50: Math.round(pct(changeWaits, 50)),
+      waitP95: Math.round(pct(changeWaits, 95)),
+      samples: changeLags.length,
+      p50: Math.round(pct(changeLags, 50)),
+      p95: Math.round(pct(changeLags, 95)),
+      p99: Math.round(pct(changeLags, 99)),
+      max: Math.round(changeLags.reduce((m, x) => Math.max(m, x), 0)),
+    },
     // The slowest of them, and what the collector did in the time it waited (ms before it was stored).
     slowestChange: slowest,
     // The longest time between two cycles' ends, and the store's refusals in a row then (cycles back off after one).
@@ -365,13 +474,22 @@ export async function measureInChild(): Promise<void> {
   };
   // After every figure of the window is read (they would count its second of work).
   out.calibrationCpuMs.after = calibrate();
-  out.cpuPercentPerCalibrationMs = Math.round((out.steadyCpuPercentOfOneCore / ((out.calibrationCpuMs.before + out.calibrationCpuMs.after) / 2)) * 1000) / 1000;
+  out.cpuPercentPerCalibrationMs =
+    Math.round(
+      (out.steadyCpuPercentOfOneCore / ((out.calibrationCpuMs.before + out.calibrationCpuMs.after) / 2)) * 1000,
+    ) / 1000;
   await rt.stop();
   console.log(reportLine(out));
 }
 
 /** The store's writes between two readings, per second of the window and per pool state stored. */
-function writesDelta(a: WriteStats, b: WriteStats, stageMs: { analyse: number; write: number }, analyses: number, wallMs: number): Record<string, number> {
+function writesDelta(
+  a: WriteStats,
+  b: WriteStats,
+  stageMs: { analyse: number; write: number },
+  analyses: number,
+  wallMs: number,
+): Record<string, number> {
   const states = Math.max(1, b.states - a.states);
   const r1 = (x: number) => Math.round(x * 10) / 10;
   const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -406,7 +524,17 @@ function memoryTrace(file: string | undefined): { start(): void; stop(): void; m
   const sample = () => {
     const m = process.memoryUsage();
     const kernel = kernelMemory(['RssAnon', 'RssFile']);
-    lines.push(JSON.stringify({ t: Math.round(performance.now() - t0), rss: mb(m.rss), anon: mb(kernel?.RssAnon ?? NaN), file: mb(kernel?.RssFile ?? NaN), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external) }));
+    lines.push(
+      JSON.stringify({
+        t: Math.round(performance.now() - t0),
+        rss: mb(m.rss),
+        anon: mb(kernel?.RssAnon ?? NaN),
+        file: mb(kernel?.RssFile ?? NaN),
+        heapTotal: mb(m.heapTotal),
+        heapUsed: mb(m.heapUsed),
+        external: mb(m.external),
+      }),
+    );
   };
   const gcs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
@@ -436,7 +564,10 @@ function memoryTrace(file: string | undefined): { start(): void; stop(): void; m
  * the same at the median sample. A heap reserved well above the median says the peak is V8 growing before a full
  * GC; the rest growing says buffers or malloc.
  */
-function atMax(rss: readonly number[], heap: readonly { total: number; used: number; external: number }[]): Record<string, number> {
+function atMax(
+  rss: readonly number[],
+  heap: readonly { total: number; used: number; external: number }[],
+): Record<string, number> {
   const mb = (x: number) => Math.round(x / 2 ** 20);
   let i = 0;
   for (let k = 1; k < rss.length; k++) if ((rss[k] as number) > (rss[i] as number)) i = k;
@@ -444,8 +575,11 @@ function atMax(rss: readonly number[], heap: readonly { total: number; used: num
   if (!h) return {};
   const median = (xs: number[]) => mb(pct(xs, 50));
   return {
-    heapTotal: mb(h.total), heapUsed: mb(h.used), outsideHeap: mb((rss[i] as number) - h.total),
-    heapTotalP50: median(heap.map((x) => x.total)), outsideHeapP50: median(rss.map((r, k) => r - (heap[k]?.total ?? 0))),
+    heapTotal: mb(h.total),
+    heapUsed: mb(h.used),
+    outsideHeap: mb((rss[i] as number) - h.total),
+    heapTotalP50: median(heap.map((x) => x.total)),
+    outsideHeapP50: median(rss.map((r, k) => r - (heap[k]?.total ?? 0))),
   };
 }
 
@@ -465,7 +599,12 @@ function calibrate(): number {
   // The first run compiles the code; the runs after it are timed.
   for (let r = -1; r < 7; r++) {
     const t = process.cpuUsage();
-    const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/pool${i % 1000}/virtualMachines/${(i * 7919) % 20_000}`, state: i % 3 ? 'Succeeded' : 'Creating', ready: i % 2 === 0, n: i }));
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({
+      id: `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/pool${i % 1000}/virtualMachines/${(i * 7919) % 20_000}`,
+      state: i % 3 ? 'Succeeded' : 'Creating',
+      ready: i % 2 === 0,
+      n: i,
+    }));
     const back = JSON.parse(JSON.stringify(rows)) as typeof rows;
     back.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const u = process.cpuUsage(t);
@@ -478,11 +617,24 @@ function restartCount(col: { watchRestarts(): { restarts: number }[] }): number 
   return col.watchRestarts().reduce((n, r) => n + r.restarts, 0);
 }
 
-function kubeDelta(a: Map<string, InformerActivity>, b: Map<string, InformerActivity>, wallMs: number): Record<string, unknown> {
-  const out: Record<string, { watchEventsPerSecond: number; watches: number; lists: number; listedObjects: number; gone: number }> = {};
+function kubeDelta(
+  a: Map<string, InformerActivity>,
+  b: Map<string, InformerActivity>,
+  wallMs: number,
+): Record<string, unknown> {
+  const out: Record<
+    string,
+    { watchEventsPerSecond: number; watches: number; lists: number; listedObjects: number; gone: number }
+  > = {};
   for (const [kind, x] of b) {
     const y = a.get(kind) ?? { lists: 0, listedObjects: 0, watches: 0, watchEvents: 0, gone: 0 };
-    out[kind] = { watchEventsPerSecond: Math.round(((x.watchEvents - y.watchEvents) / wallMs) * 10_000) / 10, watches: x.watches - y.watches, lists: x.lists - y.lists, listedObjects: x.listedObjects - y.listedObjects, gone: x.gone - y.gone };
+    out[kind] = {
+      watchEventsPerSecond: Math.round(((x.watchEvents - y.watchEvents) / wallMs) * 10_000) / 10,
+      watches: x.watches - y.watches,
+      lists: x.lists - y.lists,
+      listedObjects: x.listedObjects - y.listedObjects,
+      gone: x.gone - y.gone,
+    };
   }
   return out;
 }
@@ -511,13 +663,27 @@ function kernelMemory(keys: readonly string[]): Record<string, number> | undefin
 function memoryBySpace(): Record<string, unknown> {
   const mb = (n: number) => Math.round(n / 2 ** 20);
   const mem = process.memoryUsage();
-  const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, { committed: mb(s.physical_space_size), used: mb(s.space_used_size) }]));
+  const spaces = Object.fromEntries(
+    v8
+      .getHeapSpaceStatistics()
+      .map((s) => [s.space_name, { committed: mb(s.physical_space_size), used: mb(s.space_used_size) }]),
+  );
   const bytes = kernelMemory(['VmRSS', 'RssAnon', 'RssFile', 'RssShmem', 'VmData']);
   const kernel = bytes && Object.fromEntries(Object.entries(bytes).map(([k, v]) => [k, mb(v)]));
   // Open connections hold native memory V8 does not count (TLS state and buffers, about 100 KB each).
   const handles: Record<string, number> = {};
   for (const r of process.getActiveResourcesInfo()) handles[r] = (handles[r] ?? 0) + 1;
-  return { rss: mb(mem.rss), heapTotal: mb(mem.heapTotal), heapUsed: mb(mem.heapUsed), external: mb(mem.external), arrayBuffers: mb(mem.arrayBuffers), spaces, ...(kernel ? { kernel } : {}), ...residentByMapping(), activeHandles: handles };
+  return {
+    rss: mb(mem.rss),
+    heapTotal: mb(mem.heapTotal),
+    heapUsed: mb(mem.heapUsed),
+    external: mb(mem.external),
+    arrayBuffers: mb(mem.arrayBuffers),
+    spaces,
+    ...(kernel ? { kernel } : {}),
+    ...residentByMapping(),
+    activeHandles: handles,
+  };
 }
 
 /**
@@ -541,17 +707,32 @@ function residentByMapping(): { residentByMappingMB?: Record<string, unknown> } 
     if (head) {
       size = (parseInt(head[2] as string, 16) - parseInt(head[1] as string, 16)) / 1024;
       const name = (head[3] ?? '').trim();
-      kind = name === '[heap]' ? 'mallocHeap' : name.startsWith('[stack') ? 'stacks' : name.startsWith('/') ? 'files' : name ? 'other' : 'otherAnonymous';
+      kind =
+        name === '[heap]'
+          ? 'mallocHeap'
+          : name.startsWith('[stack')
+            ? 'stacks'
+            : name.startsWith('/')
+              ? 'files'
+              : name
+                ? 'other'
+                : 'otherAnonymous';
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
     if (!rss) continue;
     const r = Number(rss[1]);
     kb[kind] = (kb[kind] ?? 0) + r;
-    if (kind === 'otherAnonymous' && r > 0) largest.push({ sizeMB: Math.round(size / 1024), rssMB: Math.round(r / 1024) });
+    if (kind === 'otherAnonymous' && r > 0)
+      largest.push({ sizeMB: Math.round(size / 1024), rssMB: Math.round(r / 1024) });
   }
   largest.sort((a, b) => b.rssMB - a.rssMB);
-  return { residentByMappingMB: { ...Object.fromEntries(Object.entries(kb).map(([k, v]) => [k, Math.round(v / 1024)])), largestOtherAnonymous: largest.slice(0, 8) } };
+  return {
+    residentByMappingMB: {
+      ...Object.fromEntries(Object.entries(kb).map(([k, v]) => [k, Math.round(v / 1024)])),
+      largestOtherAnonymous: largest.slice(0, 8),
+    },
+  };
 }
 
 /** CPU time (ms) per thread of this process, from /proc (Linux); null elsewhere. */
@@ -564,7 +745,10 @@ function threadCpu(): Map<string, { name: string; ms: number }> | null {
       // "tid (name) state ..." — the name may hold spaces and parentheses: fields follow the last ')'.
       const close = stat.lastIndexOf(')');
       const fields = stat.slice(close + 2).split(' ');
-      out.set(tid, { name: stat.slice(stat.indexOf('(') + 1, close), ms: (Number(fields[11]) + Number(fields[12])) * tick });
+      out.set(tid, {
+        name: stat.slice(stat.indexOf('(') + 1, close),
+        ms: (Number(fields[11]) + Number(fields[12])) * tick,
+      });
     }
     return out;
   } catch {
@@ -573,14 +757,23 @@ function threadCpu(): Map<string, { name: string; ms: number }> | null {
 }
 
 /** Percent of one core per thread kind over the window (threads of the same name added up). */
-function cpuByThread(a: Map<string, { name: string; ms: number }>, b: Map<string, { name: string; ms: number }>, wallMs: number): Record<string, number> {
+function cpuByThread(
+  a: Map<string, { name: string; ms: number }>,
+  b: Map<string, { name: string; ms: number }>,
+  wallMs: number,
+): Record<string, number> {
   const pid = String(process.pid);
   const byName: Record<string, number> = {};
   for (const [tid, t] of b) {
     const name = tid === pid ? 'main' : t.name;
     byName[name] = (byName[name] ?? 0) + t.ms - (a.get(tid)?.ms ?? 0);
   }
-  return Object.fromEntries(Object.entries(byName).filter(([, ms]) => ms > 0).sort((x, y) => y[1] - x[1]).map(([k, ms]) => [k, Math.round((ms / wallMs) * 1000) / 10]));
+  return Object.fromEntries(
+    Object.entries(byName)
+      .filter(([, ms]) => ms > 0)
+      .sort((x, y) => y[1] - x[1])
+      .map(([k, ms]) => [k, Math.round((ms / wallMs) * 1000) / 10]),
+  );
 }
 
 /**
@@ -596,7 +789,13 @@ async function heapBreakdown(col: object, tables: ReturnType<typeof sharedTables
     gc();
     return process.memoryUsage().heapUsed;
   };
-  const c = col as unknown as { previous: Map<string, unknown>; azureData: Map<string, unknown>; sources: Map<string, { stop(): void }>; pendingEvents: Map<string, unknown>; recordedEvents: Map<string, unknown> };
+  const c = col as unknown as {
+    previous: Map<string, unknown>;
+    azureData: Map<string, unknown>;
+    sources: Map<string, { stop(): void }>;
+    pendingEvents: Map<string, unknown>;
+    recordedEvents: Map<string, unknown>;
+  };
   const mb = (n: number) => Math.round(n / 2 ** 20);
   const total = used();
 
@@ -606,8 +805,15 @@ async function heapBreakdown(col: object, tables: ReturnType<typeof sharedTables
   const detailBytes = Math.round(JSON.stringify(sampled).length / Math.max(1, sampled.length));
   // By part (the instance tables are not kept: the store has them), and how many drift items and findings.
   const bytesByPart: Record<string, number> = {};
-  for (const d of sampled) for (const [k, v] of Object.entries(d)) bytesByPart[k] = (bytesByPart[k] ?? 0) + Math.round(JSON.stringify(v ?? null).length / sampled.length);
-  const perPool = (k: string) => Math.round((sampled.reduce((n, d) => n + (Array.isArray(d[k]) ? (d[k] as unknown[]).length : 0), 0) / Math.max(1, sampled.length)) * 10) / 10;
+  for (const d of sampled)
+    for (const [k, v] of Object.entries(d))
+      bytesByPart[k] = (bytesByPart[k] ?? 0) + Math.round(JSON.stringify(v ?? null).length / sampled.length);
+  const perPool = (k: string) =>
+    Math.round(
+      (sampled.reduce((n, d) => n + (Array.isArray(d[k]) ? (d[k] as unknown[]).length : 0), 0) /
+        Math.max(1, sampled.length)) *
+        10,
+    ) / 10;
   const analysisShape = { bytesByPart, driftItemsPerPool: perPool('drift'), findingsPerPool: perPool('findings') };
   // Not held while the heap is measured.
   sampled.length = 0;
@@ -637,9 +843,17 @@ async function heapBreakdown(col: object, tables: ReturnType<typeof sharedTables
     writeHeapSnapshot(process.env.POOLSCOPE_BENCH_HEAP_SNAPSHOT);
   }
   return {
-    heapUsed: mb(total), previousAnalyses: mb(total - afterPrevious), azureReads: mb(afterPrevious - afterAzure), kubeSources: mb(afterAzure - afterSources),
-    sharedTables: mb(afterSources - afterTables), rest: mb(afterTables),
-    analysisJsonBytesPerPool: detailBytes, analysisShape, sampledAnalysesAliveAfterClearingPrevious: aliveAfterPrevious, sampledAnalysesAliveAtEnd: alive(), sampled: sample.length,
+    heapUsed: mb(total),
+    previousAnalyses: mb(total - afterPrevious),
+    azureReads: mb(afterPrevious - afterAzure),
+    kubeSources: mb(afterAzure - afterSources),
+    sharedTables: mb(afterSources - afterTables),
+    rest: mb(afterTables),
+    analysisJsonBytesPerPool: detailBytes,
+    analysisShape,
+    sampledAnalysesAliveAfterClearingPrevious: aliveAfterPrevious,
+    sampledAnalysesAliveAtEnd: alive(),
+    sampled: sample.length,
   };
 }
 
@@ -647,7 +861,9 @@ async function heapBreakdown(col: object, tables: ReturnType<typeof sharedTables
  * POOLSCOPE_BENCH_CPU_PROFILE=<file>: a V8 CPU profile of the measurement window only (open it in Chrome
  * DevTools), and the functions with the most self time in the report.
  */
-async function startProfile(): Promise<{ stop(file: string): Promise<{ file: string; topSelfMs: { fn: string; ms: number }[] }> }> {
+async function startProfile(): Promise<{
+  stop(file: string): Promise<{ file: string; topSelfMs: { fn: string; ms: number }[] }>;
+}> {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
@@ -655,7 +871,13 @@ async function startProfile(): Promise<{ stop(file: string): Promise<{ file: str
   await session.post('Profiler.start');
   return {
     async stop(file) {
-      const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+      const { profile } = (await session.post('Profiler.stop')) as unknown as {
+        profile: {
+          nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+          samples: number[];
+          timeDeltas: number[];
+        };
+      };
       session.disconnect();
       writeFileSync(file, JSON.stringify(profile));
       const self = new Map<number, number>();
@@ -667,7 +889,13 @@ async function startProfile(): Promise<{ stop(file: string): Promise<{ file: str
         const k = frameName(n.callFrame);
         byFn.set(k, (byFn.get(k) ?? 0) + us);
       }
-      return { file, topSelfMs: [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([fn, us]) => ({ fn, ms: Math.round(us / 1000) })) };
+      return {
+        file,
+        topSelfMs: [...byFn]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 25)
+          .map(([fn, us]) => ({ fn, ms: Math.round(us / 1000) })),
+      };
     },
   };
 }
@@ -683,7 +911,12 @@ function frameName(f: { functionName: string; url: string; lineNumber: number })
  * samples of objects the GC has already collected (what feeds the scavenges, not what stays): the profile (for
  * Chrome DevTools) and the functions allocating the most, in MB per second of the window.
  */
-async function startAllocationProfile(): Promise<{ stop(file: string, wallMs: number): Promise<{ file: string; totalMBPerSecond: number; topMBPerSecond: { fn: string; mbPerSecond: number }[] }> }> {
+async function startAllocationProfile(): Promise<{
+  stop(
+    file: string,
+    wallMs: number,
+  ): Promise<{ file: string; totalMBPerSecond: number; topMBPerSecond: { fn: string; mbPerSecond: number }[] }>;
+}> {
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
@@ -691,8 +924,16 @@ async function startAllocationProfile(): Promise<{ stop(file: string, wallMs: nu
   // POOLSCOPE_BENCH_ALLOC_KIND=old: only what outlived the young generation (alive at the end, or collected by a
   // full GC): what fills the old generation and makes full collections come.
   const old = process.env.POOLSCOPE_BENCH_ALLOC_KIND === 'old';
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 64 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !old });
-  type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] };
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 64 * 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: !old,
+  });
+  type Node = {
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    selfSize: number;
+    children: Node[];
+  };
   return {
     async stop(file, wallMs) {
       const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: Node } };
@@ -710,7 +951,14 @@ async function startAllocationProfile(): Promise<{ stop(file: string, wallMs: nu
       };
       walk(profile.head);
       const perSecond = (bytes: number) => Math.round((bytes / 2 ** 20 / (wallMs / 1000)) * 100) / 100;
-      return { file, totalMBPerSecond: perSecond(total), topMBPerSecond: [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([fn, bytes]) => ({ fn, mbPerSecond: perSecond(bytes) })) };
+      return {
+        file,
+        totalMBPerSecond: perSecond(total),
+        topMBPerSecond: [...byFn]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 25)
+          .map(([fn, bytes]) => ({ fn, mbPerSecond: perSecond(bytes) })),
+      };
     },
   };
 }

@@ -30,14 +30,27 @@ async function measuringEntry(loader: string, profiling: boolean): Promise<strin
   mkdirSync(dir, { recursive: true });
   const outfile = path.join(dir, 'collector-child.mjs');
   await build({
-    entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20',
-    conditions: ['react-server'], external: EXTERNAL, minifyWhitespace: true, minifySyntax: true, minifyIdentifiers: !profiling,
-    tsconfig: path.join(ROOT, 'tsconfig.json'), logLevel: 'error', legalComments: 'none',
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    conditions: ['react-server'],
+    external: EXTERNAL,
+    minifyWhitespace: true,
+    minifySyntax: true,
+    minifyIdentifiers: !profiling,
+    tsconfig: path.join(ROOT, 'tsconfig.json'),
+    logLevel: 'error',
+    legalComments: 'none',
     // CommonJS packages inside an ES module bundle still call require and read __dirname. Their free __dirname and
     // __filename are mapped to names of the banner's own: an ES module of the bundle (open, under @azure/identity)
     // declares a top-level __dirname, which the banner's would collide with when identifiers are kept (profiling).
     define: { __dirname: '__psDirname', __filename: '__psFilename' },
-    banner: { js: "import { createRequire as __psReq } from 'node:module'; import { fileURLToPath as __psPath } from 'node:url'; const require = __psReq(import.meta.url); const __psFilename = __psPath(import.meta.url); const __psDirname = __psFilename.slice(0, __psFilename.lastIndexOf('/'));" },
+    banner: {
+      js: "import { createRequire as __psReq } from 'node:module'; import { fileURLToPath as __psPath } from 'node:url'; const require = __psReq(import.meta.url); const __psFilename = __psPath(import.meta.url); const __psDirname = __psFilename.slice(0, __psFilename.lastIndexOf('/'));",
+    },
   });
   return [outfile];
 }
@@ -61,11 +74,20 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   const flags = (process.env.POOLSCOPE_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
   const child = spawn(process.execPath, [...flags, '--expose-gc', ...entry], {
     cwd: ROOT,
-    env: { ...process.env, ...env, ...(preload ? { LD_PRELOAD: preload } : {}), POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: managementContexts.join(','), POOLSCOPE_BENCH_SECONDS: String(seconds) },
+    env: {
+      ...process.env,
+      ...env,
+      ...(preload ? { LD_PRELOAD: preload } : {}),
+      POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'),
+      POOLSCOPE_CONTEXTS: managementContexts.join(','),
+      POOLSCOPE_BENCH_SECONDS: String(seconds),
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let result = '';
-  child.stdout.on('data', (d: Buffer) => { result += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => {
+    result += d.toString();
+  });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   // The store of a 100k run weighs a gigabyte: kept only when asked (POOLSCOPE_BENCH_KEEP=1, to look into it).
   const keep = process.env.POOLSCOPE_BENCH_KEEP === '1';
@@ -76,5 +98,15 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   // says how it ran.
   const arenas = process.env.MALLOC_ARENA_MAX;
   const mallocConf = process.env.MALLOC_CONF;
-  return { fleet, seconds, contexts: managementContexts.length, loader, ...(flags.length ? { nodeFlags: flags } : {}), ...(preload ? { preload } : {}), ...(arenas ? { mallocArenaMax: arenas } : {}), ...(mallocConf ? { mallocConf } : {}), ...reportOf(result) };
+  return {
+    fleet,
+    seconds,
+    contexts: managementContexts.length,
+    loader,
+    ...(flags.length ? { nodeFlags: flags } : {}),
+    ...(preload ? { preload } : {}),
+    ...(arenas ? { mallocArenaMax: arenas } : {}),
+    ...(mallocConf ? { mallocConf } : {}),
+    ...reportOf(result),
+  };
 }

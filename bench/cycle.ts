@@ -27,7 +27,7 @@ const at = (i: number) => new Date(t0 + i * 1000).toISOString();
 /** The pool's inputs, one per step, with its objects slimmed as an informer keeps them. */
 function inputs(): PoolInput[] {
   let seed = 7;
-  const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   let members: InstanceSpec[] = Array.from({ length: 100 }, (_, i) => ({ member: String(i) }));
   let next = 100;
   // An object that did not change keeps its slimmed copy (an informer replaces only what an event brings).
@@ -74,13 +74,21 @@ async function run(steps: PoolInput[], write: boolean): Promise<Record<string, n
     const w0 = performance.now();
     const now = at(i);
     // As Collector.analyse does it.
-    const detail = analyzePool(steps[i] as PoolInput, { now, previous: prev, kube: { state: 'ok' }, lastChange: prev?.summary.lastChange ?? null });
+    const detail = analyzePool(steps[i] as PoolInput, {
+      now,
+      previous: prev,
+      kube: { state: 'ok' },
+      lastChange: prev?.summary.lastChange ?? null,
+    });
     const { stored, shape: next } = toStore(detail, prev ? shape : undefined, prev);
     if (!sameShape(prev ? shape : undefined, next, stored)) {
       const transitions = diffDetails(prev, detail, now);
       const rowsAsOf = prev?.summary.lastChange ?? undefined;
       detail.summary.lastChange = now;
-      if (write) await store.writeCycle({ id: `c${i}`, at: now }, [{ detail, transitions, stored, ...(shape && rowsAsOf ? { rowsAsOf, rowKeysAsOf: shape.tables } : {}) }]);
+      if (write)
+        await store.writeCycle({ id: `c${i}`, at: now }, [
+          { detail, transitions, stored, ...(shape && rowsAsOf ? { rowsAsOf, rowKeysAsOf: shape.tables } : {}) },
+        ]);
       shape = next;
       prev = { ...detail, instances: [] };
     }

@@ -29,11 +29,19 @@ export interface SimulatedFleet {
 /** Starts `sim/cli.ts --fleet <spec>` and waits (up to 2 minutes) until it serves. */
 export async function startFleet(spec: string, prefix = 'poolscope-bench-'): Promise<SimulatedFleet> {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), prefix));
-  const sim = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'sim', 'cli.ts'), '--fleet', spec, '--state-dir', stateDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const sim = spawn(
+    path.join(ROOT, 'node_modules', '.bin', 'tsx'),
+    [path.join(ROOT, 'sim', 'cli.ts'), '--fleet', spec, '--state-dir', stateDir],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const exited = new Promise((resolve) => sim.on('exit', resolve));
   let out = '';
-  sim.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  sim.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  sim.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  sim.stderr.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const stop = async (opts: { keep?: boolean } = {}) => {
     if (sim.exitCode === null && sim.signalCode === null) sim.kill('SIGINT');
     await exited;
@@ -49,7 +57,10 @@ export async function startFleet(spec: string, prefix = 'poolscope-bench-'): Pro
     const env = readEnvFile(envFile) as Record<string, string>;
     const kc = new KubeConfig();
     kc.loadFromFile(env.KUBECONFIG as string);
-    const contexts = kc.getContexts().map((c) => c.name).filter((n) => n.startsWith('mgmt-'));
+    const contexts = kc
+      .getContexts()
+      .map((c) => c.name)
+      .filter((n) => n.startsWith('mgmt-'));
     if (!contexts.length) throw new Error('the simulated fleet has no management context (mgmt-*)');
     return { stateDir, env, contexts, stop };
   } catch (e) {

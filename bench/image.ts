@@ -18,8 +18,15 @@ export function imageNodeFlags(dockerfile = readFileSync(path.join(ROOT, 'Docker
   } catch {
     cmd = null;
   }
-  if (!Array.isArray(cmd) || cmd[0] !== 'node' || cmd[cmd.length - 1] !== 'server.js' || !cmd.every((a) => typeof a === 'string')) {
-    throw new Error(`Dockerfile: expected a line CMD ["node", <flags>…, "server.js"], found ${line ? `"${line}"` : 'no CMD line'}`);
+  if (
+    !Array.isArray(cmd) ||
+    cmd[0] !== 'node' ||
+    cmd[cmd.length - 1] !== 'server.js' ||
+    !cmd.every((a) => typeof a === 'string')
+  ) {
+    throw new Error(
+      `Dockerfile: expected a line CMD ["node", <flags>…, "server.js"], found ${line ? `"${line}"` : 'no CMD line'}`,
+    );
   }
   return cmd.slice(1, -1) as string[];
 }
@@ -38,7 +45,10 @@ export function imagePreload(dockerfile = readFileSync(path.join(ROOT, 'Dockerfi
  * quotes), null when it sets none: the benchmarks run the server with what the image sets (MALLOC_CONF, jemalloc's
  * settings) without a second copy of it.
  */
-export function imageEnv(name: string, dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')): string | null {
+export function imageEnv(
+  name: string,
+  dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'),
+): string | null {
   const start = new RegExp(`^ENV\\s+${name}[=\\s]`);
   const lines = dockerfile.split('\n').filter((l) => start.test(l));
   if (lines.length > 1) throw new Error(`Dockerfile: expected at most one ENV ${name} line, found ${lines.length}`);
@@ -53,7 +63,15 @@ export function imageEnv(name: string, dockerfile = readFileSync(path.join(ROOT,
  * ones. Throws, saying what to install, when it has none: a benchmark of the image's server without its malloc
  * would report another process's memory.
  */
-export function localLibrary(file: string, dirs = [`/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`, '/usr/local/lib', '/usr/lib', '/lib']): string {
+export function localLibrary(
+  file: string,
+  dirs = [
+    `/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu`,
+    '/usr/local/lib',
+    '/usr/lib',
+    '/lib',
+  ],
+): string {
   for (const d of dirs) {
     const p = path.join(d, file);
     if (existsSync(p)) return p;
@@ -69,7 +87,10 @@ export function localLibrary(file: string, dirs = [`/usr/lib/${process.arch === 
 export function standaloneServer(): string {
   const serverJs = path.join(ROOT, '.next', 'standalone', 'server.js');
   if (!existsSync(serverJs)) {
-    const b = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+    const b = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
+      cwd: ROOT,
+      stdio: ['ignore', 2, 2],
+    });
     if (b.status !== 0) throw new Error('the build failed');
   }
   return serverJs;

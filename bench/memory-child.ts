@@ -8,13 +8,37 @@ import type { KubeObject } from '../lib/unstructured';
 
 const gc = (globalThis as { gc?: () => void }).gc as () => void;
 const N = 20_000;
-const pid = (i: number) => `azure:///subscriptions/0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/pool${i % 100}/virtualMachines/${i}`;
+const pid = (i: number) =>
+  `azure:///subscriptions/0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/pool${i % 100}/virtualMachines/${i}`;
 const parse = (o: unknown) => JSON.parse(JSON.stringify(o)) as KubeObject;
 // CAPI names a MachinePool's Machine after its AMPM.
 const ampmName = (i: number) => `pool${i % 100}-${i}`;
 const raw = {
-  ampm: (i: number) => parse(makeAmpm({ ampName: `pool${i % 100}`, mpName: `pool${i % 100}`, namespace: 'default', clusterName: 'prod-weu', providerID: pid(i), member: String(i), ready: true, createdAt: '2026-11-29T10:00:00Z' } as never)),
-  machine: (i: number) => parse(makeMachine({ name: ampmName(i), namespace: 'default', clusterName: 'prod-weu', mpName: `pool${i % 100}`, providerID: pid(i), ampmName: ampmName(i), nodeName: `n${i}` })),
+  ampm: (i: number) =>
+    parse(
+      makeAmpm({
+        ampName: `pool${i % 100}`,
+        mpName: `pool${i % 100}`,
+        namespace: 'default',
+        clusterName: 'prod-weu',
+        providerID: pid(i),
+        member: String(i),
+        ready: true,
+        createdAt: '2026-11-29T10:00:00Z',
+      } as never),
+    ),
+  machine: (i: number) =>
+    parse(
+      makeMachine({
+        name: ampmName(i),
+        namespace: 'default',
+        clusterName: 'prod-weu',
+        mpName: `pool${i % 100}`,
+        providerID: pid(i),
+        ampmName: ampmName(i),
+        nodeName: `n${i}`,
+      }),
+    ),
   node: (i: number) => parse(makeNode({ name: `n${i}`, providerID: pid(i), ready: true, clusterName: 'prod-weu' })),
 };
 
@@ -40,7 +64,12 @@ const out = {
     // AMPM + Machine + Node of one VM with their cache keys, as the API sends them and as the collector caches them
     // (a Machine slimmed after its AMPM takes the AMPM's key string, as the informer gives it: `keysFrom`).
     full: perVm((i, [a, m, n]) => {
-      for (const [cache, o] of [[a, raw.ampm(i)], [m, raw.machine(i)], [n, raw.node(i)]] as const) cache.set(itemKey(o), o);
+      for (const [cache, o] of [
+        [a, raw.ampm(i)],
+        [m, raw.machine(i)],
+        [n, raw.node(i)],
+      ] as const)
+        cache.set(itemKey(o), o);
     }),
     slim: perVm((i, [a, m, n]) => {
       const ampm = slim('ampm', raw.ampm(i));

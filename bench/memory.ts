@@ -5,7 +5,11 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 export function benchMemory(): Record<string, unknown> {
-  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(import.meta.dirname, 'memory-child.ts')], { encoding: 'utf8', cwd: path.resolve(import.meta.dirname, '..') });
+  const r = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', path.join(import.meta.dirname, 'memory-child.ts')],
+    { encoding: 'utf8', cwd: path.resolve(import.meta.dirname, '..') },
+  );
   if (r.status !== 0) throw new Error(`memory benchmark failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
 }

@@ -31,13 +31,32 @@ async function fill(store: TimelineStore, pools: number, hours: number): Promise
     await db.tx(async (t) => {
       for (let s = 1; s <= states; s++) {
         const at = new Date(t0 + Math.floor(((s - 1) / STATES_PER_HOUR) * HOUR) + p).toISOString();
-        await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key(p), s, at, s % KEYFRAME_EVERY === 1 ? 'key' : 'rows', body]);
-        for (let k = 0; k < TRANSITIONS_PER_STATE; k++) await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value) VALUES (?, ?, ?, ?, ?)', [key(p), at, `instances.vm-${s}.phase`, 'Provisioning', 'Running']);
+        await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [
+          key(p),
+          s,
+          at,
+          s % KEYFRAME_EVERY === 1 ? 'key' : 'rows',
+          body,
+        ]);
+        for (let k = 0; k < TRANSITIONS_PER_STATE; k++)
+          await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value) VALUES (?, ?, ?, ?, ?)', [
+            key(p),
+            at,
+            `instances.vm-${s}.phase`,
+            'Provisioning',
+            'Running',
+          ]);
       }
     });
   }
   await db.tx(async (t) => {
-    for (let c = 0; c < CYCLES_PER_HOUR * hours; c++) await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [`c${c}`, new Date(t0 + c * 250).toISOString(), 1, 8]);
+    for (let c = 0; c < CYCLES_PER_HOUR * hours; c++)
+      await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [
+        `c${c}`,
+        new Date(t0 + c * 250).toISOString(),
+        1,
+        8,
+      ]);
   });
 }
 
@@ -56,7 +75,12 @@ async function once(pools: number, hours: number): Promise<Record<string, unknow
   const writer = (async () => {
     while (!stop) {
       const w0 = performance.now();
-      await db.tx((t) => t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?) ON CONFLICT (pool_key) DO UPDATE SET last_change = excluded.last_change', ['bench/writer', new Date().toISOString(), '{}']));
+      await db.tx((t) =>
+        t.run(
+          'INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?) ON CONFLICT (pool_key) DO UPDATE SET last_change = excluded.last_change',
+          ['bench/writer', new Date().toISOString(), '{}'],
+        ),
+      );
       writerMax = Math.max(writerMax, performance.now() - w0);
       writes++;
       await new Promise((r) => setTimeout(r, 250));
@@ -73,7 +97,13 @@ async function once(pools: number, hours: number): Promise<Record<string, unknow
     const ms = performance.now() - w0;
     const cpu = process.cpuUsage(cpu0);
     loop.disable();
-    return { result, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), longestEventLoopStallMs: Math.round(loop.max / 1e6), writerLongestWaitMs: Math.round(writerMax * 10) / 10 };
+    return {
+      result,
+      ms: Math.round(ms),
+      cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      longestEventLoopStallMs: Math.round(loop.max / 1e6),
+      writerLongestWaitMs: Math.round(writerMax * 10) / 10,
+    };
   };
   const pruned = await measured(() => store.prune(new Date(t0 + HOUR).toISOString()));
   const free = (await store.freeBytes()) ?? 0;

@@ -11,6 +11,7 @@ export function reportLine(report: Record<string, unknown>): string {
 /** The report in the measuring process's stdout: its last report line. */
 export function reportOf(stdout: string): Record<string, unknown> {
   const line = stdout.split('\n').findLast((l) => l.startsWith(PREFIX));
-  if (!line) throw new Error(`collector benchmark: no report in the measuring process's output: ${stdout.slice(-2000)}`);
+  if (!line)
+    throw new Error(`collector benchmark: no report in the measuring process's output: ${stdout.slice(-2000)}`);
   return JSON.parse(line.slice(PREFIX.length)) as Record<string, unknown>;
 }

@@ -32,7 +32,12 @@ if (unknown.length) {
 }
 
 const report: Record<string, unknown> = {
-  machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', totalMemGiB: Math.round(os.totalmem() / 2 ** 30) },
+  machine: {
+    node: process.version,
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    totalMemGiB: Math.round(os.totalmem() / 2 ** 30),
+  },
   startedAt: new Date().toISOString(),
 };
 for (const name of wanted.length ? wanted : Object.keys(suites)) {

@@ -56,7 +56,18 @@ export async function benchServer(): Promise<Record<string, unknown>> {
     mallocConf = imageEnv('MALLOC_CONF');
     server = spawn(process.execPath, [...imageNodeFlags(), serverJs], {
       cwd: path.dirname(serverJs),
-      env: { ...process.env, ...env, ...(preload ? { LD_PRELOAD: localLibrary(preload) } : {}), ...(mallocConf ? { MALLOC_CONF: mallocConf } : {}), NODE_OPTIONS: '--max-old-space-size=640', PORT: String(PORT), HOSTNAME: '127.0.0.1', POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'), POOLSCOPE_CONTEXTS: contexts.join(','), POOLSCOPE_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        ...env,
+        ...(preload ? { LD_PRELOAD: localLibrary(preload) } : {}),
+        ...(mallocConf ? { MALLOC_CONF: mallocConf } : {}),
+        NODE_OPTIONS: '--max-old-space-size=640',
+        PORT: String(PORT),
+        HOSTNAME: '127.0.0.1',
+        POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'),
+        POOLSCOPE_CONTEXTS: contexts.join(','),
+        POOLSCOPE_LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const pid = server.pid as number;
@@ -76,7 +87,9 @@ export async function benchServer(): Promise<Record<string, unknown>> {
       if (server.exitCode !== null) throw new Error(`the server exited (${server.exitCode})`);
       const text = await scrape().catch(() => '');
       pools = samples(text, 'poolscope_pools').get('') ?? 0;
-      const read = [...samples(text, 'poolscope_pool_replicas').keys()].filter((l) => l.includes('source="azure_instances"')).length;
+      const read = [...samples(text, 'poolscope_pool_replicas').keys()].filter((l) =>
+        l.includes('source="azure_instances"'),
+      ).length;
       if (pools > 0 && read === pools) {
         warmedUp = true;
         break;
@@ -103,7 +116,8 @@ export async function benchServer(): Promise<Record<string, unknown>> {
     const stage1 = stage(await scrape());
     const p1 = procStats(pid);
     const wallMs = Date.now() - w0;
-    const share = (label: string) => Math.round((((stage1.get(label) ?? 0) - (stage0.get(label) ?? 0)) / (wallMs / 1000)) * 1000) / 10;
+    const share = (label: string) =>
+      Math.round((((stage1.get(label) ?? 0) - (stage0.get(label) ?? 0)) / (wallMs / 1000)) * 1000) / 10;
     return {
       fleet,
       seconds,

@@ -23,14 +23,22 @@ const at = (i: number) => new Date(t0 + i * 1000).toISOString();
 /** The pool's analyses, one per step; with `ghosts`, a VM gone from Azure stays in the lists for that many steps. */
 function churn(ghosts = 0): PoolDetail[] {
   let seed = 7;
-  const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   let members: InstanceSpec[] = Array.from({ length: 100 }, (_, i) => ({ member: String(i) }));
   let next = 100;
   const out: PoolDetail[] = [];
   let prev: PoolDetail | null = null;
   for (let step = 0; step < STEPS; step++) {
     // The newest instance gets its Node (a ghost stays as it went), now and then one fails.
-    members = members.map((m) => (m.inAzure === false ? m : m.node === 'none' ? { member: m.member } : rand() < 0.005 ? { ...m, state: 'Failed', errorCode: 'OSProvisioningTimedOut' } : m));
+    members = members.map((m) =>
+      m.inAzure === false
+        ? m
+        : m.node === 'none'
+          ? { member: m.member }
+          : rand() < 0.005
+            ? { ...m, state: 'Failed', errorCode: 'OSProvisioningTimedOut' }
+            : m,
+    );
     const live = members.filter((m) => m.inAzure !== false);
     const gone = live[Math.floor(rand() * live.length)] as InstanceSpec;
     members.splice(members.indexOf(gone), 1);
@@ -41,7 +49,10 @@ function churn(ghosts = 0): PoolDetail[] {
       if (old.length > ghosts) members.splice(members.indexOf(old[0] as InstanceSpec), 1);
     }
     members.push({ member: String(next++), node: 'none', createdMinutesAgo: 1 });
-    const d = analyzePool(buildPool({ name: 'bench', replicas: 100, instances: members }).input, { now: at(step), previous: prev });
+    const d = analyzePool(buildPool({ name: 'bench', replicas: 100, instances: members }).input, {
+      now: at(step),
+      previous: prev,
+    });
     out.push(d);
     prev = d;
   }
@@ -65,7 +76,9 @@ async function run(states: PoolDetail[], incremental: boolean): Promise<Record<s
     const next = toStore(d, incremental ? shape : undefined, incremental ? states[i - 1] : undefined);
     serialise.push(performance.now() - w0);
     for (const t of Object.values(next.stored.tables)) left += t.rows.filter((r) => r === null).length;
-    await store.writeCycle({ id: `c${i}`, at: at(i) }, [{ detail: d, transitions: [], stored: next.stored, ...(incremental && last ? { rowsAsOf: last } : {}) }]);
+    await store.writeCycle({ id: `c${i}`, at: at(i) }, [
+      { detail: d, transitions: [], stored: next.stored, ...(incremental && last ? { rowsAsOf: last } : {}) },
+    ]);
     times.push(performance.now() - w0);
     shape = next.shape;
     last = at(i);

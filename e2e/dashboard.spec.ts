@@ -7,14 +7,18 @@ import { DEMO_POOLS, fleet, patchMachinePool, pool } from './fleet';
 
 function watchErrors(page: Page): string[] {
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(e.message));
   return errors;
 }
 
 async function axe(page: Page) {
   const r = await new AxeBuilder({ page }).analyze();
-  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  return r.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
 
 test.describe.configure({ mode: 'serial' });
@@ -22,22 +26,44 @@ test.describe.configure({ mode: 'serial' });
 test('the fleet lists every demo pool with the drift counts the API reports', async ({ page, request }) => {
   const errors = watchErrors(page);
   // The failed VM of mgmt-neu/general (40 s simulated) freezes its list for good: wait for it.
-  await expect.poll(async () => (await fleet(request)).pools.find((p) => p.key === 'mgmt-neu/default/general')?.driftCounts['missing-from-machinepool'], { timeout: 30_000 }).toBe(1);
+  await expect
+    .poll(
+      async () =>
+        (await fleet(request)).pools.find((p) => p.key === 'mgmt-neu/default/general')?.driftCounts[
+          'missing-from-machinepool'
+        ],
+      { timeout: 30_000 },
+    )
+    .toBe(1);
   await page.goto('/');
   for (const key of DEMO_POOLS) await expect(page.locator(`tr[data-pool="${key}"]`)).toBeVisible();
   // The fleet keeps moving (10× speed); the live page must agree with the API once it has caught up.
   await expect(async () => {
     const api = await fleet(request);
     for (const p of api.pools) {
-      const shown = await page.locator(`tr[data-pool="${p.key}"] [data-drift-kind]`).evaluateAll((els) => els.map((e) => `${e.getAttribute('data-drift-kind')}: ${e.textContent?.split(': ').pop()}`).sort());
-      expect(shown, p.key).toEqual(Object.entries(p.driftCounts).map(([k, n]) => `${k}: ${n}`).sort());
+      const shown = await page
+        .locator(`tr[data-pool="${p.key}"] [data-drift-kind]`)
+        .evaluateAll((els) =>
+          els.map((e) => `${e.getAttribute('data-drift-kind')}: ${e.textContent?.split(': ').pop()}`).sort(),
+        );
+      expect(shown, p.key).toEqual(
+        Object.entries(p.driftCounts)
+          .map(([k, n]) => `${k}: ${n}`)
+          .sort(),
+      );
     }
   }).toPass({ timeout: 40_000 });
   // The failed VM: the autoscaler cannot see it. It has no Node, but it is failed, not running: no 'no Node' count.
-  await expect(page.locator('tr[data-pool="mgmt-neu/default/general"] [data-drift-kind="missing-from-machinepool"]')).toHaveText(/: 1$/);
-  await expect(page.locator('tr[data-pool="mgmt-neu/default/general"] [data-drift-kind="instance-without-node"]')).toHaveCount(0);
+  await expect(
+    page.locator('tr[data-pool="mgmt-neu/default/general"] [data-drift-kind="missing-from-machinepool"]'),
+  ).toHaveText(/: 1$/);
+  await expect(
+    page.locator('tr[data-pool="mgmt-neu/default/general"] [data-drift-kind="instance-without-node"]'),
+  ).toHaveCount(0);
   await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toContainText('none');
-  await expect(page.locator('tr[data-pool="mgmt-neu/default/general"]')).toContainText('MachinePool providerIDList frozen');
+  await expect(page.locator('tr[data-pool="mgmt-neu/default/general"]')).toContainText(
+    'MachinePool providerIDList frozen',
+  );
   await expect(page.getByRole('region', { name: 'Sources' })).toContainText('mgmt-weu');
   expect(errors).toEqual([]);
 });
@@ -61,7 +87,10 @@ test('filters and sort live in the URL and survive a reload', async ({ page }) =
   await expect(page.getByLabel('Context')).toHaveValue('mgmt-weu');
 });
 
-test('the fleet counts pools by worst finding, and a count shows only those pools, in the URL', async ({ page, request }) => {
+test('the fleet counts pools by worst finding, and a count shows only those pools, in the URL', async ({
+  page,
+  request,
+}) => {
   const errors = watchErrors(page);
   await page.goto('/');
   const tally = page.getByRole('group', { name: 'Pools by worst finding' });
@@ -69,7 +98,10 @@ test('the fleet counts pools by worst finding, and a count shows only those pool
   await expect(async () => {
     const api = (await fleet(request)).pools;
     for (const s of ['critical', 'warning', 'info'] as const) {
-      await expect(tally.getByTestId(`severity-${s}`)).toHaveText(`${api.filter((p) => p.worstFinding?.severity === s).length} ${s}`, { timeout: 1_000 });
+      await expect(tally.getByTestId(`severity-${s}`)).toHaveText(
+        `${api.filter((p) => p.worstFinding?.severity === s).length} ${s}`,
+        { timeout: 1_000 },
+      );
     }
   }).toPass({ timeout: 20_000 });
   // mgmt-neu/general's failed VM keeps its list frozen for good: critical; mgmt-weu/system stays healthy.
@@ -80,9 +112,16 @@ test('the fleet counts pools by worst finding, and a count shows only those pool
   await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toHaveCount(0);
   await expect(async () => {
     const api = await fleet(request);
-    const critical = api.pools.filter((p) => p.worstFinding?.severity === 'critical').map((p) => p.key).sort();
-    expect((await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).sort()).toEqual(critical);
-    await expect(page.getByTestId('pool-count')).toHaveText(`${critical.length} of ${api.total} pools match`, { timeout: 1_000 });
+    const critical = api.pools
+      .filter((p) => p.worstFinding?.severity === 'critical')
+      .map((p) => p.key)
+      .sort();
+    expect(
+      (await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).sort(),
+    ).toEqual(critical);
+    await expect(page.getByTestId('pool-count')).toHaveText(`${critical.length} of ${api.total} pools match`, {
+      timeout: 1_000,
+    });
   }).toPass({ timeout: 20_000 });
   await page.reload();
   await expect(tally.getByTestId('severity-critical')).toHaveAttribute('aria-pressed', 'true');
@@ -98,10 +137,15 @@ test('the seed pool page explains the freeze and shows the instances the autosca
   const errors = watchErrors(page);
   await page.goto('/pools/mgmt-neu/default/general?range=1h');
   await expect(page.getByRole('heading', { level: 1, name: 'general' })).toBeVisible();
-  await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toContainText(/MachinePool providerIDList frozen for .*OSProvisioningTimedOut/);
+  await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toContainText(
+    /MachinePool providerIDList frozen for .*OSProvisioningTimedOut/,
+  );
   await expect(page.locator('[data-drift="missing-from-machinepool"]')).toHaveCount(1);
   // The drift line names its instance (the full providerID on hover).
-  await expect(page.locator('[data-drift="missing-from-machinepool"] code')).toHaveAttribute('title', /^azure:\/\/\/subscriptions\/.*\/virtualMachines\/\d+$/);
+  await expect(page.locator('[data-drift="missing-from-machinepool"] code')).toHaveAttribute(
+    'title',
+    /^azure:\/\/\/subscriptions\/.*\/virtualMachines\/\d+$/,
+  );
   await expect(page.getByTestId('timeline-chart')).toBeVisible();
   // The simulator's pools are minutes old: the hour's chart opens where poolscope first saw the pool.
   await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-opens-at', /^\d{4}-/);
@@ -118,16 +162,24 @@ test('the scale-up seed pool records the whole frozen period, start and end', as
   // ended, not the moving last hour, which may by then hold the next freeze's start.
   const from = new Date(Date.now() - 3_600_000).toISOString();
   let ended = '';
-  await expect.poll(async () => {
-    const r = await request.get(`/api/pools/mgmt-weu/default/workers/timeline?from=${from}`);
-    const tl = (await r.json()) as { entries: { at: string; field: string; to: string | null }[] };
-    const frozen = tl.entries.filter((e) => e.field === 'finding.readiness-gate-frozen');
-    ended = frozen.at(-1)?.to === null ? (frozen.at(-1)?.at ?? '') : '';
-    return frozen.length >= 2 && ended !== '';
-  }, { timeout: 60_000 }).toBe(true);
-  await page.goto(`/pools/mgmt-weu/default/workers?from=${from}&to=${new Date(Date.parse(ended) + 1000).toISOString()}`);
+  await expect
+    .poll(
+      async () => {
+        const r = await request.get(`/api/pools/mgmt-weu/default/workers/timeline?from=${from}`);
+        const tl = (await r.json()) as { entries: { at: string; field: string; to: string | null }[] };
+        const frozen = tl.entries.filter((e) => e.field === 'finding.readiness-gate-frozen');
+        ended = frozen.at(-1)?.to === null ? (frozen.at(-1)?.at ?? '') : '';
+        return frozen.length >= 2 && ended !== '';
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(true);
+  await page.goto(
+    `/pools/mgmt-weu/default/workers?from=${from}&to=${new Date(Date.parse(ended) + 1000).toISOString()}`,
+  );
   const changes = page.getByRole('region', { name: /Changes in this window/ });
-  while (await changes.getByRole('button', { name: 'Show more' }).isVisible()) await changes.getByRole('button', { name: 'Show more' }).click();
+  while (await changes.getByRole('button', { name: 'Show more' }).isVisible())
+    await changes.getByRole('button', { name: 'Show more' }).click();
   // Newest first: the freeze's end (critical → —) on top, its start (— → critical) at the bottom.
   const rows = changes.locator('tr', { hasText: 'finding.readiness-gate-frozen' });
   await expect(rows.first().locator('td').nth(2)).toHaveText('critical');
@@ -145,7 +197,9 @@ test('a change in the simulator shows on the open page within 2 s, without a rel
   await expect(page.locator('[data-live="live"]')).toBeVisible();
   const row = page.locator('tr[data-pool="mgmt-weu/default/system"]');
   await expect(row).toBeVisible();
-  await page.evaluate(() => { (window as unknown as { marker: boolean }).marker = true; });
+  await page.evaluate(() => {
+    (window as unknown as { marker: boolean }).marker = true;
+  });
   await patchMachinePool('mgmt-weu', 'system', { metadata: { annotations: { 'cluster.x-k8s.io/paused': 'true' } } });
   await expect(row.getByText('paused', { exact: true })).toBeVisible({ timeout: 2_000 });
   // Same document: no reload happened.
@@ -154,7 +208,9 @@ test('a change in the simulator shows on the open page within 2 s, without a rel
   await expect(row.getByText('paused', { exact: true })).toHaveCount(0, { timeout: 2_000 });
 });
 
-test('a frozen list\'s "frozen for" counts on while the page is open, with no change and no reload', async ({ page }) => {
+test('a frozen list\'s "frozen for" counts on while the page is open, with no change and no reload', async ({
+  page,
+}) => {
   // mgmt-neu/general's list stays frozen (its failed VM). The browser's clock jumps 10 minutes: the durations
   // shown must follow it, on the fleet and on the pool page; a view of a past instant must not.
   const shown = async (where: string) => {
@@ -162,7 +218,10 @@ test('a frozen list\'s "frozen for" counts on while the page is open, with no ch
     return m ? Number(m[1]) * (m[2] === 'min' ? 60 : 1) : NaN;
   };
   await page.clock.install();
-  for (const [url, where] of [['/', 'tr[data-pool="mgmt-neu/default/general"]'], ['/pools/mgmt-neu/default/general', '[data-finding="readiness-gate-frozen"]']] as const) {
+  for (const [url, where] of [
+    ['/', 'tr[data-pool="mgmt-neu/default/general"]'],
+    ['/pools/mgmt-neu/default/general', '[data-finding="readiness-gate-frozen"]'],
+  ] as const) {
     await page.goto(url);
     await expect(page.locator(where)).toContainText(/frozen for \d+ (s|min):/, { timeout: 30_000 });
     const before = await shown(where);
@@ -178,7 +237,10 @@ test('a frozen list\'s "frozen for" counts on while the page is open, with no ch
   expect(await shown('[data-finding="readiness-gate-frozen"]')).toBe(past);
 });
 
-test('the pool page says how long ago Azure was last read (the API\'s azureReadAt) and when it is read next, not on a view of a past instant', async ({ page, request }) => {
+test("the pool page says how long ago Azure was last read (the API's azureReadAt) and when it is read next, not on a view of a past instant", async ({
+  page,
+  request,
+}) => {
   const key = 'mgmt-weu/default/workers';
   let readAt: string | null = null;
   await expect.poll(async () => (readAt = (await pool(request, key)).azureReadAt), { timeout: 30_000 }).not.toBeNull();
@@ -208,7 +270,11 @@ test('the pool page says how long ago Azure was last read (the API\'s azureReadA
 
 test('an ?at= link reproduces a past state and says so', async ({ page, request }) => {
   // A moment while system was paused (the previous test paused it, then resumed it).
-  const tl = (await (await request.get(`/api/pools/mgmt-weu/default/system/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)).json()) as { entries: { at: string; field: string; to: string | null }[] };
+  const tl = (await (
+    await request.get(
+      `/api/pools/mgmt-weu/default/system/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`,
+    )
+  ).json()) as { entries: { at: string; field: string; to: string | null }[] };
   const paused = tl.entries.find((e) => e.field === 'paused' && e.to === 'true');
   expect(paused).toBeDefined();
   const at = new Date(Date.parse(paused!.at) + 1).toISOString();
@@ -222,17 +288,25 @@ test('an ?at= link reproduces a past state and says so', async ({ page, request 
   await expect(page.locator('[data-finding="paused"]')).toHaveCount(0);
 });
 
-test('a link to an instant before the pool\'s record says where the record starts, and leads there', async ({ page, request }) => {
+test("a link to an instant before the pool's record says where the record starts, and leads there", async ({
+  page,
+  request,
+}) => {
   const res = await request.get('/api/pools/mgmt-weu/default/system?at=2000-01-01T00:00:00Z');
   expect(res.status()).toBe(404);
-  const start = /Its record starts at (\S+)\.$/.exec(((await res.json()) as { error: { message: string } }).error.message)?.[1];
+  const start = /Its record starts at (\S+)\.$/.exec(
+    ((await res.json()) as { error: { message: string } }).error.message,
+  )?.[1];
   expect(start).toBeDefined();
   // The page has no pool data to hydrate: the live stream connects at once, not after its 5 s wait for one.
   const stream = page.waitForRequest((r) => r.url().endsWith('/api/stream'), { timeout: 4_000 });
   await page.goto('/pools/mgmt-weu/default/system?at=2000-01-01T00:00:00Z');
   await stream;
   await expect(page.getByRole('main').getByRole('alert')).toContainText('No record of this pool at');
-  await expect(page.getByRole('main').getByRole('alert').locator('time').nth(1)).toHaveAttribute('datetime', start as string);
+  await expect(page.getByRole('main').getByRole('alert').locator('time').nth(1)).toHaveAttribute(
+    'datetime',
+    start as string,
+  );
   await page.getByRole('link', { name: 'Show it as its record starts' }).click();
   await expect.poll(() => new URL(page.url()).searchParams.get('at')).toBe(start);
   await expect(page.getByTestId('as-of')).toContainText('as it was at');
@@ -275,9 +349,16 @@ test('the main flow works from the keyboard alone', async ({ page }) => {
   await expect(page).toHaveURL(/range=24h/);
 });
 
-test('the fleet table fits a laptop\'s width; on a phone each pool is a block, sorted by a select, and the pool page does not overflow: lanes labelled in short, wide tables keeping their first column, its changes one block each', async ({ page }) => {
-  const tableOverflow = () => page.locator('table').first().evaluate((t) => (t.parentElement as HTMLElement).scrollWidth - (t.parentElement as HTMLElement).clientWidth);
-  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+test("the fleet table fits a laptop's width; on a phone each pool is a block, sorted by a select, and the pool page does not overflow: lanes labelled in short, wide tables keeping their first column, its changes one block each", async ({
+  page,
+}) => {
+  const tableOverflow = () =>
+    page
+      .locator('table')
+      .first()
+      .evaluate((t) => (t.parentElement as HTMLElement).scrollWidth - (t.parentElement as HTMLElement).clientWidth);
+  const overflow = () =>
+    page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto('/');
   await expect(page.locator('tbody tr')).toHaveCount(DEMO_POOLS.length);
@@ -291,15 +372,20 @@ test('the fleet table fits a laptop\'s width; on a phone each pool is a block, s
   expect(await tableOverflow()).toBe(0);
   expect(await overflow()).toBe(0);
   await expect(page.locator('thead')).toBeHidden();
-  const pools = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => {
-    const box = r.getBoundingClientRect();
-    const link = r.querySelector('a') as HTMLElement;
-    const shown = [...r.querySelectorAll('td')].filter((td) => getComputedStyle(td).display !== 'none');
-    return {
-      display: getComputedStyle(r).display, height: box.height, width: box.width, linkOnTop: link.getBoundingClientRect().top - box.top < 20,
-      labels: shown.map((td) => getComputedStyle(td, '::before').content),
-    };
-  }));
+  const pools = await page.locator('tbody tr').evaluateAll((rows) =>
+    rows.map((r) => {
+      const box = r.getBoundingClientRect();
+      const link = r.querySelector('a') as HTMLElement;
+      const shown = [...r.querySelectorAll('td')].filter((td) => getComputedStyle(td).display !== 'none');
+      return {
+        display: getComputedStyle(r).display,
+        height: box.height,
+        width: box.width,
+        linkOnTop: link.getBoundingClientRect().top - box.top < 20,
+        labels: shown.map((td) => getComputedStyle(td, '::before').content),
+      };
+    }),
+  );
   for (const b of pools) {
     expect(b.display).toBe('flex');
     expect(b.height).toBeLessThan(600);
@@ -312,7 +398,9 @@ test('the fleet table fits a laptop\'s width; on a phone each pool is a block, s
     expect(await axe(page), `fleet page on a phone, ${scheme}`).toEqual([]);
   }
   await page.emulateMedia({ colorScheme: 'light' });
-  await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toContainText(/desired \d+ · VMSS \d+ · Azure \d+ · CAPZ \d+ · CAPI \d+ · Ready \d+/);
+  await expect(page.locator('tr[data-pool="mgmt-weu/default/system"]')).toContainText(
+    /desired \d+ · VMSS \d+ · Azure \d+ · CAPZ \d+ · CAPI \d+ · Ready \d+/,
+  );
   await page.getByLabel('Sort by').selectOption('pool');
   await expect(page).toHaveURL(/[?&]sort=pool/);
   await expect(page.locator('tbody tr').first()).toHaveAttribute('data-pool', 'mgmt-neu/default/batch');
@@ -335,7 +423,11 @@ test('the fleet table fits a laptop\'s width; on a phone each pool is a block, s
       const other = t.querySelector('tbody td') as HTMLElement;
       const before = [cell.getBoundingClientRect().left, other.getBoundingClientRect().left];
       box.scrollLeft = box.scrollWidth;
-      return { scrolled: box.scrollLeft, cell: cell.getBoundingClientRect().left - (before[0] as number), other: other.getBoundingClientRect().left - (before[1] as number) };
+      return {
+        scrolled: box.scrollLeft,
+        cell: cell.getBoundingClientRect().left - (before[0] as number),
+        other: other.getBoundingClientRect().left - (before[1] as number),
+      };
     });
     expect(moved.scrolled, section).toBeGreaterThan(0);
     expect(moved.cell, section).toBe(0);
@@ -346,14 +438,28 @@ test('the fleet table fits a laptop\'s width; on a phone each pool is a block, s
   const list = changes.locator('table');
   await expect(list.locator('tbody tr').first()).toBeVisible();
   await expect(list.locator('thead')).toBeHidden();
-  expect(await list.evaluate((t) => (t.parentElement as HTMLElement).scrollWidth - (t.parentElement as HTMLElement).clientWidth)).toBe(0);
-  const blocks = await list.locator('tbody tr').evaluateAll((rows) => rows.map((r) => ({ display: getComputedStyle(r).display, height: r.getBoundingClientRect().height, label: getComputedStyle(r.querySelector('td') as Element, '::before').content })));
+  expect(
+    await list.evaluate(
+      (t) => (t.parentElement as HTMLElement).scrollWidth - (t.parentElement as HTMLElement).clientWidth,
+    ),
+  ).toBe(0);
+  const blocks = await list
+    .locator('tbody tr')
+    .evaluateAll((rows) =>
+      rows.map((r) => ({
+        display: getComputedStyle(r).display,
+        height: r.getBoundingClientRect().height,
+        label: getComputedStyle(r.querySelector('td') as Element, '::before').content,
+      })),
+    );
   expect(blocks.every((b) => b.display === 'block')).toBe(true);
   expect(Math.max(...blocks.map((b) => b.height))).toBeLessThan(400);
   expect(blocks[0]?.label).toBe('"Time"');
 });
 
-test('both pages have no serious or critical accessibility violations, in light and dark; screenshots saved', async ({ page }, testInfo) => {
+test('both pages have no serious or critical accessibility violations, in light and dark; screenshots saved', async ({
+  page,
+}, testInfo) => {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto('/');

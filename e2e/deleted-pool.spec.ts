@@ -7,9 +7,14 @@ import { deleteMachinePool, pool } from './fleet';
 
 const SPOT = 'mgmt-weu/default/spot';
 
-test('a deleted MachinePool leaves the fleet, and its page says when it went and shows its last state', async ({ page, request }) => {
+test('a deleted MachinePool leaves the fleet, and its page says when it went and shows its last state', async ({
+  page,
+  request,
+}) => {
   await deleteMachinePool('mgmt-weu', 'spot');
-  await expect.poll(async () => (await pool(request, SPOT)).pool.summary.deletedAt ?? null, { timeout: 30_000 }).not.toBeNull();
+  await expect
+    .poll(async () => (await pool(request, SPOT)).pool.summary.deletedAt ?? null, { timeout: 30_000 })
+    .not.toBeNull();
   const gone = (await pool(request, SPOT)).pool;
 
   await page.goto('/');

@@ -12,7 +12,13 @@ import { readEnvFile } from '../sim/env-file.mjs';
 export const STATE_DIR = path.resolve(import.meta.dirname, '..', 'test-results', 'demo-state');
 
 /** The five pools of sim/scenarios/demo.yaml. */
-export const DEMO_POOLS = ['mgmt-weu/default/system', 'mgmt-weu/default/workers', 'mgmt-weu/default/spot', 'mgmt-neu/default/general', 'mgmt-neu/default/batch'];
+export const DEMO_POOLS = [
+  'mgmt-weu/default/system',
+  'mgmt-weu/default/workers',
+  'mgmt-weu/default/spot',
+  'mgmt-neu/default/general',
+  'mgmt-neu/default/batch',
+];
 
 /** The settings the simulator wrote for poolscope (its env file). */
 export function simEnv(): Record<string, string> {
@@ -24,10 +30,12 @@ export async function patchMachinePool(context: string, name: string, body: obje
   const kc = new KubeConfig();
   kc.loadFromFile(simEnv().KUBECONFIG as string);
   kc.setCurrentContext(context);
-  await kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
-    { group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name, body },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
+  await kc
+    .makeApiClient(CustomObjectsApi)
+    .patchNamespacedCustomObject(
+      { group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name, body },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
 }
 
 /** Deletes a MachinePool of the simulated management cluster (as `kubectl delete machinepool`); gone already is fine. */
@@ -36,7 +44,15 @@ export async function deleteMachinePool(context: string, name: string): Promise<
   kc.loadFromFile(simEnv().KUBECONFIG as string);
   kc.setCurrentContext(context);
   try {
-    await kc.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name });
+    await kc
+      .makeApiClient(CustomObjectsApi)
+      .deleteNamespacedCustomObject({
+        group: 'cluster.x-k8s.io',
+        version: 'v1beta2',
+        plural: 'machinepools',
+        namespace: 'default',
+        name,
+      });
   } catch (e) {
     if ((e as { code?: number }).code !== 404) throw e;
   }
@@ -47,12 +63,16 @@ export async function fleet(request: APIRequestContext): Promise<FleetResponse> 
 }
 
 export async function pool(request: APIRequestContext, key: string, at?: string): Promise<PoolResponse> {
-  return (await (await request.get(`/api/pools/${key}${at ? `?at=${encodeURIComponent(at)}` : ''}`)).json()) as PoolResponse;
+  return (await (
+    await request.get(`/api/pools/${key}${at ? `?at=${encodeURIComponent(at)}` : ''}`)
+  ).json()) as PoolResponse;
 }
 
 /** The bearer token of a simulated person (`operator`, `viewer`), from the kubeconfig the simulator wrote. */
 export function tokenOf(user: 'operator' | 'viewer'): string {
-  const doc = parse(readFileSync(path.join(STATE_DIR, `kubeconfig-${user}`), 'utf8')) as { users: { user: { token: string } }[] };
+  const doc = parse(readFileSync(path.join(STATE_DIR, `kubeconfig-${user}`), 'utf8')) as {
+    users: { user: { token: string } }[];
+  };
   return doc.users[0]?.user.token as string;
 }
 
@@ -61,5 +81,13 @@ export async function readMachinePool(context: string, name: string): Promise<{ 
   const kc = new KubeConfig();
   kc.loadFromFile(simEnv().KUBECONFIG as string);
   kc.setCurrentContext(context);
-  return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name })) as { spec: { providerIDList?: string[] } };
+  return (await kc
+    .makeApiClient(CustomObjectsApi)
+    .getNamespacedCustomObject({
+      group: 'cluster.x-k8s.io',
+      version: 'v1beta2',
+      plural: 'machinepools',
+      namespace: 'default',
+      name,
+    })) as { spec: { providerIDList?: string[] } };
 }

@@ -9,7 +9,10 @@ const POOL = '/pools/mgmt-weu/default/system';
 
 const alert = (page: Page) => page.getByRole('main').getByRole('alert');
 
-test('a fleet link the API would refuse says what is wrong, and leads to the fleet without it', async ({ page, request }) => {
+test('a fleet link the API would refuse says what is wrong, and leads to the fleet without it', async ({
+  page,
+  request,
+}) => {
   for (const [query, message] of [
     ['sort=size', '"sort": must be one of pool, context'],
     ['severity=high', '"severity": must be one of critical, warning, info'],
@@ -31,7 +34,9 @@ test('a fleet link the API would refuse says what is wrong, and leads to the fle
   await expect(page.locator('tbody tr').first()).toBeVisible();
 });
 
-test('a pool link with an inherited key for a range, an impossible date or a future instant says so', async ({ page }) => {
+test('a pool link with an inherited key for a range, an impossible date or a future instant says so', async ({
+  page,
+}) => {
   for (const [query, message] of [
     ['range=toString', '"range" must be one of 1h, 6h, 24h, 7d, 30d; got "toString"'],
     ['range=__proto__', '"range" must be one of 1h, 6h, 24h, 7d, 30d; got "__proto__"'],
@@ -47,7 +52,7 @@ test('a pool link with an inherited key for a range, an impossible date or a fut
   }
 });
 
-test('a path with malformed percent-encoding: a 400 page, or the API\'s JSON 400', async ({ page, request }) => {
+test("a path with malformed percent-encoding: a 400 page, or the API's JSON 400", async ({ page, request }) => {
   const res = await page.goto('/pools/a/%E0%A4%A/b');
   expect(res?.status()).toBe(400);
   await expect(page.getByRole('heading', { name: 'This address cannot be read' })).toBeVisible();
@@ -63,9 +68,15 @@ test('a path with malformed percent-encoding: a 400 page, or the API\'s JSON 400
 test('TRACE is refused with 405 and Allow; a __proto__ query parameter is named as unknown', async ({ request }) => {
   const trace = await request.fetch('/api/pools', { method: 'TRACE' });
   expect([trace.status(), trace.headers().allow]).toEqual([405, 'GET, HEAD, OPTIONS']);
-  expect(((await trace.json()) as ApiError).error).toEqual({ code: 'method-not-allowed', message: 'TRACE is not served at /api/pools; it answers GET.' });
+  expect(((await trace.json()) as ApiError).error).toEqual({
+    code: 'method-not-allowed',
+    message: 'TRACE is not served at /api/pools; it answers GET.',
+  });
   expect((await request.fetch('/', { method: 'TRACE' })).status()).toBe(405);
   const proto = await request.get('/api/pools?__proto__=x');
   expect(proto.status()).toBe(400);
-  expect(((await proto.json()) as ApiError).error).toEqual({ code: 'invalid-query', message: 'unknown query parameter "__proto__"' });
+  expect(((await proto.json()) as ApiError).error).toEqual({
+    code: 'invalid-query',
+    message: 'unknown query parameter "__proto__"',
+  });
 });

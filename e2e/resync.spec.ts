@@ -17,22 +17,35 @@ test('a viewer sees Resync disabled with the reason, and the API refuses them', 
   const page = await viewer.newPage();
   await page.goto(`/pools/${GENERAL}`);
   await expect(page.getByTestId('resync-button')).toBeDisabled();
-  await expect(page.locator('#resync-why')).toHaveText(/viewer may not patch machinepools\.cluster\.x-k8s\.io "general" in namespace default on mgmt-neu/);
+  await expect(page.locator('#resync-why')).toHaveText(
+    /viewer may not patch machinepools\.cluster\.x-k8s\.io "general" in namespace default on mgmt-neu/,
+  );
   await viewer.close();
-  const r = await request.post(URL_, { headers: { authorization: `Bearer ${tokenOf('viewer')}`, 'x-poolscope-request': '1' }, data: { mode: 'sync-provider-ids' } });
+  const r = await request.post(URL_, {
+    headers: { authorization: `Bearer ${tokenOf('viewer')}`, 'x-poolscope-request': '1' },
+    data: { mode: 'sync-provider-ids' },
+  });
   expect(r.status()).toBe(403);
   expect((await r.json()).error.code).toBe('forbidden');
 });
 
 test('a cross-site POST is refused before anything happens', async ({ request }) => {
-  const r = await request.post(URL_, { headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'x-poolscope-request': '1' }, data: { mode: 'sync-provider-ids' } });
+  const r = await request.post(URL_, {
+    headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'x-poolscope-request': '1' },
+    data: { mode: 'sync-provider-ids' },
+  });
   expect(r.status()).toBe(403);
   expect((await r.json()).error.code).toBe('cross-site');
-  const form = await request.post(URL_, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, data: 'mode=sync-provider-ids' });
+  const form = await request.post(URL_, {
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    data: 'mode=sync-provider-ids',
+  });
   expect(form.status()).toBe(403);
 });
 
-test('copying the list of the frozen seed pool clears its drift on screen, with a marker in the timeline', async ({ page }) => {
+test('copying the list of the frozen seed pool clears its drift on screen, with a marker in the timeline', async ({
+  page,
+}) => {
   await page.goto(`/pools/${GENERAL}?range=1h`);
   await expect(page.locator('[data-drift="missing-from-machinepool"]')).toHaveCount(1);
   await expect(page.locator('#resync-why')).toHaveText(/Signed in as operator \(proxy:demo-auth-proxy\)/);
@@ -43,27 +56,46 @@ test('copying the list of the frozen seed pool clears its drift on screen, with 
   await expect(dialog.getByRole('radio', { name: /Copy the list into the MachinePool/ })).toBeChecked();
   await expect(dialog.getByTestId('resync-preview')).toContainText(/1 ID added, 0 removed\)\. Nothing was written/);
   await expect(dialog.getByTestId('resync-preview')).toContainText('+ general/virtualMachines/3');
-  expect((await new AxeBuilder({ page }).include('[data-testid="resync-dialog"]').analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+  expect(
+    (await new AxeBuilder({ page }).include('[data-testid="resync-dialog"]').analyze()).violations.filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
+    ),
+  ).toEqual([]);
   const before = (await readMachinePool('mgmt-neu', 'general')).spec.providerIDList ?? [];
   await dialog.getByTestId('resync-confirm').click();
-  await expect(dialog.getByTestId('resync-result')).toContainText(/Copied the AzureMachinePool list into the MachinePool: 1 ID added, 0 removed/);
+  await expect(dialog.getByTestId('resync-result')).toContainText(
+    /Copied the AzureMachinePool list into the MachinePool: 1 ID added, 0 removed/,
+  );
   expect((await readMachinePool('mgmt-neu', 'general')).spec.providerIDList).toHaveLength(before.length + 1);
   await page.screenshot({ path: 'test-results/artifacts/resync-dialog.png' });
   await dialog.getByRole('button', { name: 'Close' }).click();
   await expect(dialog).toBeHidden();
   // The collector sees the new list; the page follows without a reload.
   await expect(page.locator('[data-drift="missing-from-machinepool"]')).toHaveCount(0, { timeout: 20_000 });
-  await expect(page.getByRole('region', { name: /Changes in this window/ })).toContainText('sync-provider-ids by operator: done');
+  await expect(page.getByRole('region', { name: /Changes in this window/ })).toContainText(
+    'sync-provider-ids by operator: done',
+  );
 });
 
 test('the API reports the resync and its Event', async ({ request }) => {
   const d = await pool(request, GENERAL);
   expect(d.pool.drift.filter((x) => x.kind === 'missing-from-machinepool')).toEqual([]);
-  const tl = await (await request.get(`/api/pools/${GENERAL}/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)).json() as { entries: { field: string; to: string | null }[]; markers: { kind: string; label: string }[] };
-  expect(tl.markers.filter((m) => m.kind === 'resync').map((m) => m.label)).toEqual(['Resync: sync-provider-ids by operator: done']);
+  const tl = (await (
+    await request.get(`/api/pools/${GENERAL}/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)
+  ).json()) as { entries: { field: string; to: string | null }[]; markers: { kind: string; label: string }[] };
+  expect(tl.markers.filter((m) => m.kind === 'resync').map((m) => m.label)).toEqual([
+    'Resync: sync-provider-ids by operator: done',
+  ]);
   // The Kubernetes Event reached the collector too (it records Events about pools).
-  await expect.poll(async () => {
-    const t = await (await request.get(`/api/pools/${GENERAL}/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)).json() as { entries: { field: string }[] };
-    return t.entries.some((e) => e.field === 'event.PoolscopeResync');
-  }, { timeout: 20_000 }).toBe(true);
+  await expect
+    .poll(
+      async () => {
+        const t = (await (
+          await request.get(`/api/pools/${GENERAL}/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)
+        ).json()) as { entries: { field: string }[] };
+        return t.entries.some((e) => e.field === 'event.PoolscopeResync');
+      },
+      { timeout: 20_000 },
+    )
+    .toBe(true);
 });

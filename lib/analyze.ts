@@ -1,7 +1,15 @@
 // One call from raw objects to everything the API serves about a pool: model → join → drift → diagnosis →
 // verdict, plus the fleet-row summary and the per-instance table.
 
-import type { DriftKind, InstanceRow, ListDigest, PoolDetail, PoolSummary, ReplicaCounts, SourceState } from './api-types';
+import type {
+  DriftKind,
+  InstanceRow,
+  ListDigest,
+  PoolDetail,
+  PoolSummary,
+  ReplicaCounts,
+  SourceState,
+} from './api-types';
 import { poolKey } from './api-types';
 import { diagnose } from './diagnosis';
 import { awaitsAzureRead, computeDrift, countDrift, driftKindsFor } from './drift';
@@ -64,8 +72,18 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
         errorMessage: i.errorMessage,
         computerName: i.computerName,
       },
-      ampm: j.ampm && { name: j.ampm.name, ready: j.ampm.ready, provisioningState: j.ampm.provisioningState, nodeRef: j.ampm.nodeRef },
-      machine: j.machine && { name: j.machine.name, phase: j.machine.phase, nodeRef: j.machine.nodeRef, deleting: j.machine.deleting },
+      ampm: j.ampm && {
+        name: j.ampm.name,
+        ready: j.ampm.ready,
+        provisioningState: j.ampm.provisioningState,
+        nodeRef: j.ampm.nodeRef,
+      },
+      machine: j.machine && {
+        name: j.machine.name,
+        phase: j.machine.phase,
+        nodeRef: j.machine.nodeRef,
+        deleting: j.machine.deleting,
+      },
       node: j.node && { name: j.node.name, ready: j.node.ready, uninitializedTaint: j.node.uninitializedTaint },
       autoscaler: { key, visible: !paused && visible.has(key) },
       driftKinds: kinds[idx] ?? [],
@@ -106,7 +124,11 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
   const joined = joinSources(model);
   const kinds = joined.map((j) => driftKindsFor(j, model));
   const drift = computeDrift(model, joined, { now: opts.now, previous: opts.previous?.drift }, kinds);
-  const findings = diagnose(model, joined, drift, { now: opts.now, previous: opts.previous?.findings, ...(opts.kube ? { kube: opts.kube } : {}) });
+  const findings = diagnose(model, joined, drift, {
+    now: opts.now,
+    previous: opts.previous?.findings,
+    ...(opts.kube ? { kube: opts.kube } : {}),
+  });
   const verdict = resyncVerdict(model, drift, opts.kube);
   // Findings come sorted worst first.
   const worst = findings[0] ?? null;
@@ -114,7 +136,8 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
     ref: model.ref,
     key: poolKey(model.ref),
     clusterName: model.mp.clusterName,
-    orchestrationMode: model.azure.state === 'ok' ? model.azure.vmss.orchestrationMode : (model.amp?.orchestrationMode ?? null),
+    orchestrationMode:
+      model.azure.state === 'ok' ? model.azure.vmss.orchestrationMode : (model.amp?.orchestrationMode ?? null),
     replicas: replicaCounts(model, joined),
     provisioningState: model.amp?.provisioningState ?? null,
     ampReady: model.amp?.ready ?? null,
@@ -124,14 +147,30 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
     capzVersion: model.capzVersion,
     driftCounts: countDrift(drift),
     worstFinding: worst && { code: worst.code, severity: worst.severity, summary: worst.summary },
-    activeFindings: findings.filter((f) => f.code !== 'healthy').map((f) => ({ code: f.code, severity: f.severity, since: f.since ?? null })),
+    activeFindings: findings
+      .filter((f) => f.code !== 'healthy')
+      .map((f) => ({ code: f.code, severity: f.severity, since: f.since ?? null })),
     lastChange: opts.lastChange ?? null,
   };
   return {
     summary,
     conditions: [
-      ...(model.amp?.conditions ?? []).map((c) => ({ source: 'amp' as const, type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: c.lastTransitionTime })),
-      ...model.mp.conditions.map((c) => ({ source: 'mp' as const, type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: c.lastTransitionTime })),
+      ...(model.amp?.conditions ?? []).map((c) => ({
+        source: 'amp' as const,
+        type: c.type,
+        status: c.status,
+        reason: c.reason,
+        message: c.message,
+        lastTransitionTime: c.lastTransitionTime,
+      })),
+      ...model.mp.conditions.map((c) => ({
+        source: 'mp' as const,
+        type: c.type,
+        status: c.status,
+        reason: c.reason,
+        message: c.message,
+        lastTransitionTime: c.lastTransitionTime,
+      })),
     ],
     lists: { mp: digest(model.mp.providerIDList), amp: model.amp ? digest(model.amp.providerIDList) : null },
     findings,

@@ -89,12 +89,21 @@ const RULES: Record<string, KindRules> = {
     // failureDomains: a map keyed by name in v1beta1, a list of {name, …} in v1beta2.
     toV1beta2: (o) => {
       const fd = getPath(o, 'status.failureDomains');
-      if (isObj(fd)) setPath(o, 'status.failureDomains', Object.entries(fd).map(([name, v]) => ({ name, ...(isObj(v) ? v : {}) })));
+      if (isObj(fd))
+        setPath(
+          o,
+          'status.failureDomains',
+          Object.entries(fd).map(([name, v]) => ({ name, ...(isObj(v) ? v : {}) })),
+        );
     },
     toV1beta1: (o) => {
       const fd = getPath(o, 'status.failureDomains');
       if (Array.isArray(fd)) {
-        setPath(o, 'status.failureDomains', Object.fromEntries(fd.filter(isObj).map(({ name, ...rest }) => [String(name), rest])));
+        setPath(
+          o,
+          'status.failureDomains',
+          Object.fromEntries(fd.filter(isObj).map(({ name, ...rest }) => [String(name), rest])),
+        );
       }
     },
   },
@@ -169,7 +178,7 @@ function refToV1beta2(ref: unknown): unknown {
 /** "1h2m3.5s" → 3723 (whole seconds); null when it is not a Go duration. */
 export function parseGoDuration(s: string): number | null {
   const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
-  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
   let total = 0;
   let consumed = 0;
   for (const m of s.matchAll(re)) {
@@ -180,10 +189,15 @@ export function parseGoDuration(s: string): number | null {
 }
 
 /** Converts a Cluster, MachinePool or Machine to `to`; other kinds and same-version input come back cloned. */
-export function convertCapiObject(obj: KubeObject, to: CapiVersion, resolve: RefVersionResolver = defaultRefVersion): KubeObject {
+export function convertCapiObject(
+  obj: KubeObject,
+  to: CapiVersion,
+  resolve: RefVersionResolver = defaultRefVersion,
+): KubeObject {
   const out = structuredClone(obj) as KubeObject & Obj;
   const rules = RULES[obj.kind ?? ''];
-  const from = obj.apiVersion === `${GROUP}/v1beta1` ? 'v1beta1' : obj.apiVersion === `${GROUP}/v1beta2` ? 'v1beta2' : null;
+  const from =
+    obj.apiVersion === `${GROUP}/v1beta1` ? 'v1beta1' : obj.apiVersion === `${GROUP}/v1beta2` ? 'v1beta2' : null;
   if (!rules || !from || from === to) return out;
   out.apiVersion = `${GROUP}/${to}`;
   const toB2 = to === 'v1beta2';

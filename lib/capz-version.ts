@@ -34,6 +34,5 @@ export const CAPZ_READINESS_TEXT: Record<CapzReadiness, string> = {
     'CAPZ before v1.20 marks the AzureMachinePool not ready whenever ready AMPMs differ from spec.replicas, and while the scale set is Updating, Creating, Deleting or Failed.',
   '1.20-1.26':
     'CAPZ v1.20–v1.26 keeps the AzureMachinePool ready while scaling and even when the scale set is Failed (#5860); only Creating and Deleting mark it not ready.',
-  main:
-    'CAPZ builds with #6488 (main) mark the AzureMachinePool not ready when the scale set is Failed, Canceled or Deleted, and while it is Creating or Deleting.',
+  main: 'CAPZ builds with #6488 (main) mark the AzureMachinePool not ready when the scale set is Failed, Canceled or Deleted, and while it is Creating or Deleting.',
 };

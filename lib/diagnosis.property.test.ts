@@ -9,8 +9,8 @@ import { buildPool, instanceProviderId, type InstanceSpec, type PoolSpec } from 
 
 function generator(seed: number) {
   let s = seed;
-  const rand = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
+  const rand = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
   const chance = (p: number) => rand() < p;
   const id = (m: string) => instanceProviderId(DEFAULT_AZURE, 'pool0', m);
   return (): PoolSpec => {
@@ -20,7 +20,9 @@ function generator(seed: number) {
       ...(chance(0.15) ? { inAzure: false } : {}),
       ...(chance(0.15) ? { ampm: false } : {}),
       ...(chance(0.2) ? { node: pick(['none', 'not-ready'] as const) } : {}),
-      ...(chance(0.1) ? { nodeProviderID: id(String(i)).replace('resourceGroups/prod-weu', 'resourceGroups/Prod-WEU') } : {}),
+      ...(chance(0.1)
+        ? { nodeProviderID: id(String(i)).replace('resourceGroups/prod-weu', 'resourceGroups/Prod-WEU') }
+        : {}),
       ...(chance(0.2) ? { latestModelApplied: false } : {}),
       createdMinutesAgo: pick([1, 5, 30, 600]),
     }));
@@ -41,10 +43,24 @@ function generator(seed: number) {
       mp: chance(0.3) ? { providerIDList: chance(0.2) ? [...subset(ids), id('9')] : subset(ids) } : {},
       ...(chance(0.05) ? { clusterPaused: true } : {}),
       ...(chance(0.05) ? { workload: { unreachable: 'connection refused' } } : {}),
-      ...(chance(0.1) ? { azure: pick<PoolSpec['azure']>(['not-found', { unknown: 'not read yet' }, { throttled: 'Too many requests.', retryAfterSeconds: 30 }]) } : {}),
+      ...(chance(0.1)
+        ? {
+            azure: pick<PoolSpec['azure']>([
+              'not-found',
+              { unknown: 'not read yet' },
+              { throttled: 'Too many requests.', retryAfterSeconds: 30 },
+            ]),
+          }
+        : {}),
       ...(chance(0.8) ? { capzVersion: pick(['v1.19.4', 'v1.22.0', 'v1.26.0', 'main']) } : {}),
       ...(chance(0.3) ? { azureReadMinutesAgo: pick([0.5, 3, 60]) } : {}),
-      ...(chance(0.3) ? { departedAmpms: instances.filter((i) => i.ampm === false).map((i) => ({ member: i.member, minutesAgo: pick([0.2, 1, 10]) })) } : {}),
+      ...(chance(0.3)
+        ? {
+            departedAmpms: instances
+              .filter((i) => i.ampm === false)
+              .map((i) => ({ member: i.member, minutesAgo: pick([0.2, 1, 10]) })),
+          }
+        : {}),
     };
   };
 }
@@ -74,7 +90,14 @@ describe('the diagnosis of any pool', () => {
         awaiting++;
         if (r.azure) going++;
         expect(r.azure === null || r.ampm === null, where).toBe(true);
-        expect(r.driftKinds.filter((k) => k.startsWith('ghost-') || ['node-without-instance', 'instance-without-node', 'missing-from-azuremachinepool'].includes(k)), where).toEqual([]);
+        expect(
+          r.driftKinds.filter(
+            (k) =>
+              k.startsWith('ghost-') ||
+              ['node-without-instance', 'instance-without-node', 'missing-from-azuremachinepool'].includes(k),
+          ),
+          where,
+        ).toEqual([]);
       }
       const ranks = d.findings.map((f) => SEVERITY_RANK[f.severity]);
       expect(ranks, where).toEqual([...ranks].sort((a, b) => b - a));

@@ -55,11 +55,18 @@ export function headline(f: Pick<Finding, 'code' | 'summary' | 'since'>, now: st
   const since = toMs(f.since ?? null);
   const nowMs = toMs(now);
   if (f.code !== 'readiness-gate-frozen' || since === null || nowMs === null) return f.summary;
-  return f.summary.replace(/^MachinePool providerIDList frozen:/, `MachinePool providerIDList frozen for ${formatDuration(nowMs - since)}:`);
+  return f.summary.replace(
+    /^MachinePool providerIDList frozen:/,
+    `MachinePool providerIDList frozen for ${formatDuration(nowMs - since)}:`,
+  );
 }
 
 /** A pool summary's worst finding as {@link headline} says it, with its `since` from the summary's active findings. */
-export function worstHeadline(worst: Pick<Finding, 'code' | 'summary'>, active: readonly { code: string; since: string | null }[] | undefined, now: string): string {
+export function worstHeadline(
+  worst: Pick<Finding, 'code' | 'summary'>,
+  active: readonly { code: string; since: string | null }[] | undefined,
+  now: string,
+): string {
   const since = active?.find((f) => f.code === worst.code)?.since ?? undefined;
   return headline({ ...worst, ...(since ? { since } : {}) }, now);
 }
@@ -85,7 +92,10 @@ export function idDiff(from: readonly string[], to: readonly string[]): { add: s
  * three times, and the collector's next analyses of the pool mostly see the same two lists (lib/pool-model reads
  * an object's list once). Lists are not changed once read.
  */
-const listDiffs = new WeakMap<readonly string[], { to: readonly string[]; diff: { add: string[]; remove: string[] } }>();
+const listDiffs = new WeakMap<
+  readonly string[],
+  { to: readonly string[]; diff: { add: string[]; remove: string[] } }
+>();
 
 /** What copying the AzureMachinePool list into the MachinePool would add and remove. */
 export function listDiff(model: PoolModel): { add: string[]; remove: string[] } {
@@ -116,7 +126,11 @@ interface FailedInstance {
  */
 function failedInstances(model: PoolModel, joined: readonly JoinedId[]): FailedInstance[] {
   if (model.azure.state === 'ok') {
-    const leaving = new Set(joined.filter((j) => j.instance?.provisioningState === 'Failed' && awaitsAzureRead(j, model)).map((j) => j.instance));
+    const leaving = new Set(
+      joined
+        .filter((j) => j.instance?.provisioningState === 'Failed' && awaitsAzureRead(j, model))
+        .map((j) => j.instance),
+    );
     return model.azure.instances
       .filter((i) => i.provisioningState === 'Failed' && !leaving.has(i))
       .map((i) => ({ name: i.name, code: i.errorCode }));
@@ -136,17 +150,26 @@ function describeFailures(failed: readonly FailedInstance[]): string {
  * ScaleSetDesiredReplicas False for a reconcile after the last instance is ready.
  */
 function scalingSummary(
-  desired: number, current: number | null, capacity: number | null, active: number | null,
-  desiredCondition: Condition | null, phase: string | null, joining: number,
+  desired: number,
+  current: number | null,
+  capacity: number | null,
+  active: number | null,
+  desiredCondition: Condition | null,
+  phase: string | null,
+  joining: number,
 ): string {
   if (current !== null && current !== desired) return `Scaling from ${current} to ${desired} replicas.`;
   if ((capacity !== null && capacity !== desired) || (active !== null && active !== desired)) {
     return `Scaling to ${desired} replicas: scale set capacity ${capacity ?? 'unknown'}, ${active ?? 'unknown'} instances in Azure.`;
   }
   const signals = [
-    desiredCondition?.status === 'False' ? `the AzureMachinePool's ScaleSetDesiredReplicas is False${desiredCondition.reason ? ` (${desiredCondition.reason})` : ''}` : null,
+    desiredCondition?.status === 'False'
+      ? `the AzureMachinePool's ScaleSetDesiredReplicas is False${desiredCondition.reason ? ` (${desiredCondition.reason})` : ''}`
+      : null,
     phase ? `the MachinePool phase is ${phase}` : null,
-    joining ? `${plural(joining, 'new instance')} ${joining === 1 ? 'is' : 'are'} not yet a ready AMPM in the AzureMachinePool list` : null,
+    joining
+      ? `${plural(joining, 'new instance')} ${joining === 1 ? 'is' : 'are'} not yet a ready AMPM in the AzureMachinePool list`
+      : null,
   ].filter((x): x is string => x !== null);
   const still = signals.join(' and ');
   return capacity !== null && active !== null
@@ -175,7 +198,12 @@ function sinceOfCondition(model: PoolModel, type: string, status: 'True' | 'Fals
 }
 
 const SOURCE_WORDS: Record<IdSource, string> = {
-  azure: 'Azure', amp: 'the AzureMachinePool list', mp: 'the MachinePool list', ampm: 'the AMPMs', machine: 'the Machines', node: 'the Nodes',
+  azure: 'Azure',
+  amp: 'the AzureMachinePool list',
+  mp: 'the MachinePool list',
+  ampm: 'the AMPMs',
+  machine: 'the Machines',
+  node: 'the Nodes',
 };
 
 /** An error message as a sentence: with one full stop at its end, however it came. */
@@ -204,18 +232,24 @@ function differingPart(a: string, b: string): string {
  */
 function caseSpellings(j: JoinedId): { text: string; differ: (a: IdSource, b: IdSource) => boolean } {
   const all = spellings(j);
-  const text = all.map((sp, i) => {
-    const sources = (Object.keys(j.raw) as IdSource[]).filter((src) => j.raw[src] === sp).map((src) => SOURCE_WORDS[src]);
-    return `${differingPart(sp, all[i === 0 ? 1 : 0] ?? sp)} in ${joinWords(sources)}`;
-  }).join('; ');
+  const text = all
+    .map((sp, i) => {
+      const sources = (Object.keys(j.raw) as IdSource[])
+        .filter((src) => j.raw[src] === sp)
+        .map((src) => SOURCE_WORDS[src]);
+      return `${differingPart(sp, all[i === 0 ? 1 : 0] ?? sp)} in ${joinWords(sources)}`;
+    })
+    .join('; ');
   return { text, differ: (a, b) => j.raw[a] !== null && j.raw[b] !== null && j.raw[a] !== j.raw[b] };
 }
 
 /** What the fallback finding says of each drift kind, counting instances (case and order drift have findings of their own). */
 type CountedKind = Exclude<DriftKind, 'case-mismatch' | 'order-only' | 'other-scale-set'>;
-const counted = (kind: DriftKind): kind is CountedKind => kind !== 'case-mismatch' && kind !== 'order-only' && kind !== 'other-scale-set';
+const counted = (kind: DriftKind): kind is CountedKind =>
+  kind !== 'case-mismatch' && kind !== 'order-only' && kind !== 'other-scale-set';
 const DRIFT_WORDS: Record<CountedKind, (n: number) => string> = {
-  'missing-from-machinepool': (n) => `${plural(n, 'instance')} not in the MachinePool list (the autoscaler cannot see ${n === 1 ? 'it' : 'them'})`,
+  'missing-from-machinepool': (n) =>
+    `${plural(n, 'instance')} not in the MachinePool list (the autoscaler cannot see ${n === 1 ? 'it' : 'them'})`,
   'ghost-in-machinepool': (n) => `${plural(n, 'ID')} in the MachinePool list of instances gone from Azure`,
   'missing-from-azuremachinepool': (n) => `${plural(n, 'instance')} in Azure not in the AzureMachinePool list`,
   'ghost-in-azuremachinepool': (n) => `${plural(n, 'ID')} in the AzureMachinePool list of instances gone from Azure`,
@@ -225,8 +259,18 @@ const DRIFT_WORDS: Record<CountedKind, (n: number) => string> = {
 
 /** Findings that explain drift; the others (configuration, the list's order, healthy) do not. */
 const EXPLAINS_DRIFT: ReadonlySet<FindingCode> = new Set<FindingCode>([
-  'vmss-not-found', 'management-cluster-unreachable', 'workload-cluster-unreachable', 'readiness-gate-frozen', 'paused', 'vmss-failed', 'instance-failed',
-  'node-not-joined', 'azure-unread', 'empty-infra-list', 'scaling', 'model-rollout',
+  'vmss-not-found',
+  'management-cluster-unreachable',
+  'workload-cluster-unreachable',
+  'readiness-gate-frozen',
+  'paused',
+  'vmss-failed',
+  'instance-failed',
+  'node-not-joined',
+  'azure-unread',
+  'empty-infra-list',
+  'scaling',
+  'model-rollout',
 ]);
 
 type Draft = Omit<Finding, 'since'> & { derivedSince?: string };
@@ -240,19 +284,33 @@ function otherScaleSetFinding(model: PoolModel, drift: readonly DriftItem[]): Dr
   if (!items.length) return null;
   const inMp = items.some((d) => d.sources.mp !== null);
   const inAmp = items.some((d) => d.sources.amp !== null);
-  const where = inMp && inAmp ? 'The MachinePool and AzureMachinePool lists hold' : inMp ? 'The MachinePool list holds' : 'The AzureMachinePool list holds';
-  const named = [...new Map(items.map((d) => {
-    const o = otherScaleSetOf(d.providerID ?? '', model);
-    return [o.scaleSet, o.pool ? `scale set ${o.scaleSet} (pool ${o.pool}'s)` : `scale set ${o.scaleSet}, which no pool of ${model.ref.context} uses`];
-  })).values()];
+  const where =
+    inMp && inAmp
+      ? 'The MachinePool and AzureMachinePool lists hold'
+      : inMp
+        ? 'The MachinePool list holds'
+        : 'The AzureMachinePool list holds';
+  const named = [
+    ...new Map(
+      items.map((d) => {
+        const o = otherScaleSetOf(d.providerID ?? '', model);
+        return [
+          o.scaleSet,
+          o.pool
+            ? `scale set ${o.scaleSet} (pool ${o.pool}'s)`
+            : `scale set ${o.scaleSet}, which no pool of ${model.ref.context} uses`,
+        ];
+      }),
+    ).values(),
+  ];
   const them = items.length === 1 ? 'it' : 'them';
-  const own = model.scaleSet?.scaleSet ?? model.amp?.name ?? 'this pool\'s';
+  const own = model.scaleSet?.scaleSet ?? model.amp?.name ?? "this pool's";
   return {
     code: 'other-scale-set-ids',
     severity: 'warning',
     summary: `${where} ${plural(items.length, 'ID')} of another scale set (${listSome(named, 2)}): CAPI treats ${them} as this pool's.`,
-    detail: `An ID is its whole path: subscription, resource group, scale set and instance. ${items.length === 1 ? 'This one names' : 'These name'} ${named.join('; ')}, not ${own}. CAPI takes every ID in the MachinePool's spec.providerIDList as this pool's: it gives this MachinePool a nodeRef to that Node and patches the Node's owner annotations with this pool's name (the other pool's reconcile writes its own back); cluster-autoscaler counts the instance in this pool's node group too; and once the ID leaves the list, CAPI may delete that Node from the workload cluster as retired (deleteRetiredNodes), and its kubelet registers it again.${inAmp ? ' CAPZ builds the AzureMachinePool list from its own scale set\'s instances, so an ID of another one there was written by something else; CAPI copies it into the MachinePool list while the AzureMachinePool is ready.' : ''} The other pool is not affected otherwise: its own page is unchanged.`,
-    suggestedAction: `Find what wrote ${them} (kubectl get machinepool ${model.mp.name} -n ${model.mp.namespace} --show-managed-fields${inAmp ? '; the same for the AzureMachinePool' : ''}). ${inAmp ? 'Remove it from the AzureMachinePool list first; CAPI then copies the corrected list.' : 'CAPI replaces the list with the AzureMachinePool\'s at its next copy (or poolscope\'s sync-provider-ids does now):'} expect the other pool's Node to be deleted once and to register again.`,
+    detail: `An ID is its whole path: subscription, resource group, scale set and instance. ${items.length === 1 ? 'This one names' : 'These name'} ${named.join('; ')}, not ${own}. CAPI takes every ID in the MachinePool's spec.providerIDList as this pool's: it gives this MachinePool a nodeRef to that Node and patches the Node's owner annotations with this pool's name (the other pool's reconcile writes its own back); cluster-autoscaler counts the instance in this pool's node group too; and once the ID leaves the list, CAPI may delete that Node from the workload cluster as retired (deleteRetiredNodes), and its kubelet registers it again.${inAmp ? " CAPZ builds the AzureMachinePool list from its own scale set's instances, so an ID of another one there was written by something else; CAPI copies it into the MachinePool list while the AzureMachinePool is ready." : ''} The other pool is not affected otherwise: its own page is unchanged.`,
+    suggestedAction: `Find what wrote ${them} (kubectl get machinepool ${model.mp.name} -n ${model.mp.namespace} --show-managed-fields${inAmp ? '; the same for the AzureMachinePool' : ''}). ${inAmp ? 'Remove it from the AzureMachinePool list first; CAPI then copies the corrected list.' : "CAPI replaces the list with the AzureMachinePool's at its next copy (or poolscope's sync-provider-ids does now):"} expect the other pool's Node to be deleted once and to register again.`,
   };
 }
 
@@ -270,7 +328,7 @@ function unreachableFinding(model: PoolModel, kube: SourceState | undefined): Dr
       code: 'management-cluster-unreachable',
       severity: 'warning',
       summary: `poolscope cannot reach management cluster ${context}: this pool is shown as last seen.`,
-      detail: `Reading ${context} failed: ${asSentence(kube.error)} This is poolscope's own connection: CAPI and CAPZ run inside that cluster and may be working normally, but nothing shown here is updated until poolscope reads it again.${workloadDown ? ' poolscope cannot read the workload cluster\'s Nodes either, which points at poolscope\'s own network rather than at the clusters.' : ''}`,
+      detail: `Reading ${context} failed: ${asSentence(kube.error)} This is poolscope's own connection: CAPI and CAPZ run inside that cluster and may be working normally, but nothing shown here is updated until poolscope reads it again.${workloadDown ? " poolscope cannot read the workload cluster's Nodes either, which points at poolscope's own network rather than at the clusters." : ''}`,
       suggestedAction: `Check poolscope's connection to ${context}: its kubeconfig context or ServiceAccount token, the network path from poolscope's pod, and whether the API server answers (kubectl --context ${context} get --raw /readyz). The source bar shows since when it fails.`,
     };
   }
@@ -278,7 +336,9 @@ function unreachableFinding(model: PoolModel, kube: SourceState | undefined): Dr
   const cluster = mp.clusterName ?? '<cluster>';
   const probe = model.cluster?.remoteConnection ?? null;
   const secret = `the ${cluster}-kubeconfig Secret (key "value") in namespace ${mp.namespace}`;
-  const frozen = listsDiffer(model) ? ' The MachinePool list differs from the AzureMachinePool list and stays frozen until then.' : '';
+  const frozen = listsDiffer(model)
+    ? ' The MachinePool list differs from the AzureMachinePool list and stays frozen until then.'
+    : '';
   const capiStops = `Since CAPI v1.8 the MachinePool controller lists the workload cluster's Nodes before its readiness gate, so while CAPI cannot reach it, spec.providerIDList, status.replicas and nodeRefs are not updated, even with the AzureMachinePool ready.${frozen}`;
   const read = `poolscope could not read its Nodes: ${asSentence(model.workload.error)}`;
   if (probe?.status === 'True') {
@@ -291,13 +351,17 @@ function unreachableFinding(model: PoolModel, kube: SourceState | undefined): Dr
     };
   }
   const capiToo = probe?.status === 'False';
-  const probeText = capiToo ? ` The Cluster's RemoteConnectionProbe condition is False${probe.reason ? ` (${probe.reason}${probe.message ? `: ${probe.message}` : ''})` : ''}: CAPI cannot reach it either.` : ' Whether CAPI reaches it is not known (the Cluster has no RemoteConnectionProbe condition before CAPI v1.9).';
+  const probeText = capiToo
+    ? ` The Cluster's RemoteConnectionProbe condition is False${probe.reason ? ` (${probe.reason}${probe.message ? `: ${probe.message}` : ''})` : ''}: CAPI cannot reach it either.`
+    : ' Whether CAPI reaches it is not known (the Cluster has no RemoteConnectionProbe condition before CAPI v1.9).';
   return {
     code: 'workload-cluster-unreachable',
     severity: 'critical',
-    summary: capiToo ? `Workload cluster ${cluster} is unreachable, for CAPI too: CAPI cannot update this pool.` : `poolscope cannot read workload cluster ${cluster}'s Nodes; CAPI may not reach it either.`,
+    summary: capiToo
+      ? `Workload cluster ${cluster} is unreachable, for CAPI too: CAPI cannot update this pool.`
+      : `poolscope cannot read workload cluster ${cluster}'s Nodes; CAPI may not reach it either.`,
     detail: `${read}${probeText} ${capiStops}`,
-    suggestedAction: `Check ${secret} and whether the workload API server answers.${capiToo ? '' : ' If CAPI reaches it, only poolscope\'s path is broken.'}`,
+    suggestedAction: `Check ${secret} and whether the workload API server answers.${capiToo ? '' : " If CAPI reaches it, only poolscope's path is broken."}`,
     ...(capiToo && probe.lastTransitionTime ? { derivedSince: probe.lastTransitionTime } : {}),
   };
 }
@@ -323,7 +387,8 @@ export function diagnose(
       severity: 'critical',
       summary: `Scale set ${vmssName} does not exist in Azure.`,
       detail: `Azure answered: ${asSentence(model.azure.error)} Every ID in the lists points at an instance that is gone. CAPZ recreates a missing scale set from the AzureMachinePool spec on its next reconcile, after which the old AMPMs' Machines are deleted.`,
-      suggestedAction: 'Find out who deleted the scale set (Azure activity log). If CAPZ does not recreate it within a few minutes, check the CAPZ controller logs and escalate.',
+      suggestedAction:
+        'Find out who deleted the scale set (Azure activity log). If CAPZ does not recreate it within a few minutes, check the CAPZ controller logs and escalate.',
     });
   }
 
@@ -336,13 +401,17 @@ export function diagnose(
     const by: string[] = [];
     if (model.cluster?.paused) by.push(`Cluster ${model.cluster.name} is paused`);
     if (mp.pausedAnnotation) by.push('the MachinePool has the cluster.x-k8s.io/paused annotation');
-    if (amp?.pausedAnnotation) by.push('the AzureMachinePool has the cluster.x-k8s.io/paused annotation (CAPZ skips it; since CAPI v1.9 this alone does not stop the CAPI MachinePool controller)');
+    if (amp?.pausedAnnotation)
+      by.push(
+        'the AzureMachinePool has the cluster.x-k8s.io/paused annotation (CAPZ skips it; since CAPI v1.9 this alone does not stop the CAPI MachinePool controller)',
+      );
     drafts.push({
       code: 'paused',
       severity: 'warning',
       summary: 'Reconciliation is paused: drift is expected and will grow until it is unpaused.',
       detail: `${by.join('; ')}. Paused controllers do nothing, so Azure changes (evictions, VMSS autoscale) are not reflected. cluster-autoscaler does not scale down a MachinePool with the paused annotation.`,
-      suggestedAction: 'Unpause when the operation that paused it (e.g. clusterctl move) is over. poolscope never unpauses as a side effect.',
+      suggestedAction:
+        'Unpause when the operation that paused it (e.g. clusterctl move) is over. poolscope never unpauses as a side effect.',
     });
   }
 
@@ -353,11 +422,12 @@ export function diagnose(
     const extra = remove.length;
     const diff = [missing ? `${missing} to add` : '', extra ? `${extra} to remove` : ''].filter(Boolean).join(', ');
     const sentence2 = invisible ? ` The autoscaler cannot see ${plural(invisible, 'instance')}.` : '';
-    const action = readiness === 'pre-1.20'
-      ? 'Upgrade CAPZ to v1.20 or later (#5537). Until then the list unfreezes only when every AMPM is Ready.'
-      : failed.length
-        ? 'Replace the failed instances (delete their Machines, or let a MachineHealthCheck do it); the gate reopens when the scale set leaves Failed.'
-        : 'Wait for the scale set to settle; if it does not, look at the AzureMachinePool conditions and CAPZ logs.';
+    const action =
+      readiness === 'pre-1.20'
+        ? 'Upgrade CAPZ to v1.20 or later (#5537). Until then the list unfreezes only when every AMPM is Ready.'
+        : failed.length
+          ? 'Replace the failed instances (delete their Machines, or let a MachineHealthCheck do it); the gate reopens when the scale set leaves Failed.'
+          : 'Wait for the scale set to settle; if it does not, look at the AzureMachinePool conditions and CAPZ logs.';
     drafts.push({
       code: 'readiness-gate-frozen',
       severity: 'critical',
@@ -376,28 +446,38 @@ export function diagnose(
     const anyDiffer = (a: IdSource, b: IdSource) => spelt.some((c) => c.differ(a, b));
     const effects: string[] = [];
     if (anyDiffer('ampm', 'node')) {
-      effects.push(`CAPZ finds no Node for an AMPM whose providerID the Node spells otherwise, so the AMPM never becomes Ready and the AzureMachinePool's status.replicas stays short${readiness === 'pre-1.20' ? ', which keeps the AzureMachinePool not ready on this CAPZ and the MachinePool list frozen' : ' (before CAPZ v1.20 that keeps it not ready and the MachinePool list frozen)'}.`);
+      effects.push(
+        `CAPZ finds no Node for an AMPM whose providerID the Node spells otherwise, so the AMPM never becomes Ready and the AzureMachinePool's status.replicas stays short${readiness === 'pre-1.20' ? ', which keeps the AzureMachinePool not ready on this CAPZ and the MachinePool list frozen' : ' (before CAPZ v1.20 that keeps it not ready and the MachinePool list frozen)'}.`,
+      );
     }
     if (anyDiffer('mp', 'node')) {
-      effects.push('CAPI sets no nodeRef for a Node whose providerID the MachinePool list spells otherwise, and cluster-autoscaler, which compares scale set IDs in full, cannot map that Node to this pool.');
+      effects.push(
+        'CAPI sets no nodeRef for a Node whose providerID the MachinePool list spells otherwise, and cluster-autoscaler, which compares scale set IDs in full, cannot map that Node to this pool.',
+      );
     }
     if (anyDiffer('amp', 'mp')) {
-      effects.push("The two lists spell it differently: when CAPI copies the list, its deleteRetiredNodes deletes Nodes whose providerID is not exactly in the new one, so it may delete Nodes it takes for retired (kubelet re-registers them).");
+      effects.push(
+        'The two lists spell it differently: when CAPI copies the list, its deleteRetiredNodes deletes Nodes whose providerID is not exactly in the new one, so it may delete Nodes it takes for retired (kubelet re-registers them).',
+      );
     }
-    if (effects.length === 0) effects.push('Any component that matches these IDs exactly (CAPI, CAPZ, cluster-autoscaler) treats them as different instances.');
-    const more = caseDrift.length > 1 ? ` (the first of ${caseDrift.length}: ${first.instance?.name ?? first.key})` : '';
+    if (effects.length === 0)
+      effects.push(
+        'Any component that matches these IDs exactly (CAPI, CAPZ, cluster-autoscaler) treats them as different instances.',
+      );
+    const more =
+      caseDrift.length > 1 ? ` (the first of ${caseDrift.length}: ${first.instance?.name ?? first.key})` : '';
     drafts.push({
       code: 'case-mismatch',
       severity: 'critical',
       summary: `providerIDs of ${plural(caseDrift.length, 'instance')} differ only in case between sources: ${text}.`,
       detail: `CAPI and CAPZ compare providerIDs exactly, so these do not match${more}. ${effects.join(' ')} cloud-provider-azure lower-cases the resource group in the IDs it gives Nodes (kubernetes #74882); CAPZ does the same since v1.7 (#2817).${differ('azure', 'ampm') ? ' Here the AMPMs differ from what current CAPZ derives from Azure (the Azure column).' : ''}`,
-      suggestedAction: "Make the spellings agree at the source: upgrade CAPZ to v1.7 or later, or find what writes the other spelling. Do not rewrite the lists by hand (CAPI overwrites them, and deleteRetiredNodes acts on them meanwhile); poolscope's resync refuses to.",
+      suggestedAction:
+        "Make the spellings agree at the source: upgrade CAPZ to v1.7 or later, or find what writes the other spelling. Do not rewrite the lists by hand (CAPI overwrites them, and deleteRetiredNodes acts on them meanwhile); poolscope's resync refuses to.",
     });
   }
 
-  const vmssFailed = model.azure.state === 'ok'
-    ? model.azure.vmss.provisioningState === 'Failed'
-    : amp?.provisioningState === 'Failed';
+  const vmssFailed =
+    model.azure.state === 'ok' ? model.azure.vmss.provisioningState === 'Failed' : amp?.provisioningState === 'Failed';
   if (vmssFailed) {
     const frozen = gateClosed(model);
     drafts.push({
@@ -407,7 +487,8 @@ export function diagnose(
       detail: frozen
         ? `The AzureMachinePool is not ready because of it, which closes CAPI's readiness gate.${versionText}`
         : `The AzureMachinePool stays ready, so cluster-autoscaler gets no signal that the scale-up failed and may keep retrying (CAPZ #5860).${versionText}`,
-      suggestedAction: 'Read the instance error codes below. For capacity or quota errors lower replicas or max size, or change zones or VM size; otherwise replace the failed instances.',
+      suggestedAction:
+        'Read the instance error codes below. For capacity or quota errors lower replicas or max size, or change zones or VM size; otherwise replace the failed instances.',
       derivedSince: sinceOfCondition(model, 'ScaleSetRunning', 'False'),
     });
   }
@@ -417,8 +498,12 @@ export function diagnose(
       code: 'instance-failed',
       severity: 'warning',
       summary: `${describeFailures(failed)}.`,
-      detail: `Failed: ${listSome(failed.map((f) => (f.code ? `${f.name} (${f.code})` : f.name)), 10)}. Their AMPMs never become Ready, so the AzureMachinePool's status.replicas stays below spec.replicas.`,
-      suggestedAction: 'Delete the Machine of each failed instance (or let a MachineHealthCheck do it); CAPZ deletes the VM and the scale set replaces it. A resync cannot repair a failed VM.',
+      detail: `Failed: ${listSome(
+        failed.map((f) => (f.code ? `${f.name} (${f.code})` : f.name)),
+        10,
+      )}. Their AMPMs never become Ready, so the AzureMachinePool's status.replicas stays below spec.replicas.`,
+      suggestedAction:
+        'Delete the Machine of each failed instance (or let a MachineHealthCheck do it); CAPZ deletes the VM and the scale set replaces it. A resync cannot repair a failed VM.',
     });
   }
 
@@ -438,8 +523,12 @@ export function diagnose(
         code: 'node-not-joined',
         severity: 'warning',
         summary: `${plural(stuck.length, 'instance')} running for over 10 min without a Node.`,
-        detail: `No Node has the providerID of ${listSome(stuck.map((s) => s.j.instance?.name ?? s.j.key), 10)}. The oldest was created at ${new Date(oldest).toISOString()}. Their AMPMs stay NodeProvisioning and never Ready; cluster-autoscaler treats them as unregistered and removes them after max-node-provision-time (15 min by default).`,
-        suggestedAction: 'Look at the VM boot diagnostics and cloud-init/kubeadm logs. Delete the Machine (or use a MachineHealthCheck) to replace it. A resync cannot help.',
+        detail: `No Node has the providerID of ${listSome(
+          stuck.map((s) => s.j.instance?.name ?? s.j.key),
+          10,
+        )}. The oldest was created at ${new Date(oldest).toISOString()}. Their AMPMs stay NodeProvisioning and never Ready; cluster-autoscaler treats them as unregistered and removes them after max-node-provision-time (15 min by default).`,
+        suggestedAction:
+          'Look at the VM boot diagnostics and cloud-init/kubeadm logs. Delete the Machine (or use a MachineHealthCheck) to replace it. A resync cannot help.',
         derivedSince: new Date(oldest + NODE_JOIN_GRACE_MS).toISOString(),
       });
     }
@@ -447,7 +536,10 @@ export function diagnose(
 
   if (model.azure.state === 'throttled' || model.azure.state === 'unreachable') {
     const throttled = model.azure.state === 'throttled';
-    const retry = model.azure.state === 'throttled' && model.azure.retryAfterSeconds !== null ? ` (it asked to wait ${model.azure.retryAfterSeconds} s)` : '';
+    const retry =
+      model.azure.state === 'throttled' && model.azure.retryAfterSeconds !== null
+        ? ` (it asked to wait ${model.azure.retryAfterSeconds} s)`
+        : '';
     drafts.push({
       code: 'azure-unread',
       severity: 'warning',
@@ -466,8 +558,10 @@ export function diagnose(
       code: 'empty-infra-list',
       severity: 'warning',
       summary: `AzureMachinePool providerIDList is empty while the pool wants ${mp.replicas} replicas.`,
-      detail: 'CAPI refuses to copy an empty list when replicas is not 0 ("Retrieved empty spec.providerIDList"), so the MachinePool keeps its old list. This is normal for a short while after a controller restart or clusterctl move, before CAPZ lists the AMPMs again.',
-      suggestedAction: 'Usually transient. If it persists, check the CAPZ controller; a reconcile trigger is harmless here.',
+      detail:
+        'CAPI refuses to copy an empty list when replicas is not 0 ("Retrieved empty spec.providerIDList"), so the MachinePool keeps its old list. This is normal for a short while after a controller restart or clusterctl move, before CAPZ lists the AMPMs again.',
+      suggestedAction:
+        'Usually transient. If it persists, check the CAPZ controller; a reconcile trigger is harmless here.',
     });
   }
 
@@ -476,8 +570,10 @@ export function diagnose(
       code: 'replicas-unknown',
       severity: 'warning',
       summary: 'MachinePool spec.replicas is not set, so the desired size is unknown.',
-      detail: 'The CAPI webhook normally defaults it; with it unset CAPI never reports Running or Scaling, and CAPZ may fail while comparing replica counts.',
-      suggestedAction: 'Set spec.replicas explicitly (kubectl scale machinepool …), and check that the CAPI webhooks are running.',
+      detail:
+        'The CAPI webhook normally defaults it; with it unset CAPI never reports Running or Scaling, and CAPZ may fail while comparing replica counts.',
+      suggestedAction:
+        'Set spec.replicas explicitly (kubectl scale machinepool …), and check that the CAPI webhooks are running.',
     });
   }
 
@@ -494,12 +590,15 @@ export function diagnose(
   }
 
   const capacity = model.azure.state === 'ok' ? model.azure.vmss.capacity : null;
-  const activeInstances = model.azure.state === 'ok'
-    ? model.azure.instances.filter((i) => i.provisioningState !== 'Deleting' && i.provisioningState !== 'Deleted').length
-    : null;
-  const outdated = model.azure.state === 'ok'
-    ? model.azure.instances.filter((i) => i.latestModelApplied === false).length
-    : model.ampms.filter((m) => m.latestModelApplied === false).length;
+  const activeInstances =
+    model.azure.state === 'ok'
+      ? model.azure.instances.filter((i) => i.provisioningState !== 'Deleting' && i.provisioningState !== 'Deleted')
+          .length
+      : null;
+  const outdated =
+    model.azure.state === 'ok'
+      ? model.azure.instances.filter((i) => i.latestModelApplied === false).length
+      : model.ampms.filter((m) => m.latestModelApplied === false).length;
   const modelCondition = sinceOfCondition(model, 'ScaleSetModelUpdated', 'False');
   // Instances not on the latest model are the rollout. The condition alone is not: before v1.20 CAPZ sets it
   // False whenever the scale set is Updating, a plain scale-up included (domain.md §2.3).
@@ -521,11 +620,14 @@ export function diagnose(
     const created = inst.createdAt ?? j.ampm?.createdAt ?? null;
     return inst.provisioningState === 'Creating' || (created !== null && nowMs - created <= NODE_JOIN_GRACE_MS);
   }).length;
-  const scaling = mp.replicas !== null && !surge && (
-    (capacity !== null && capacity !== mp.replicas) ||
-    (activeInstances !== null && activeInstances !== mp.replicas) ||
-    desiredCondition?.status === 'False' || scalingPhase || joining > 0
-  );
+  const scaling =
+    mp.replicas !== null &&
+    !surge &&
+    ((capacity !== null && capacity !== mp.replicas) ||
+      (activeInstances !== null && activeInstances !== mp.replicas) ||
+      desiredCondition?.status === 'False' ||
+      scalingPhase ||
+      joining > 0);
   if (scaling && mp.replicas !== null) {
     // Ready AMPMs is what the pool really has; Azure's count includes instances still booting.
     const current = amp?.replicas ?? activeInstances ?? mp.statusReplicas;
@@ -533,10 +635,20 @@ export function diagnose(
     drafts.push({
       code: 'scaling',
       severity: 'info',
-      summary: scalingSummary(mp.replicas, current, capacity, activeInstances, desiredCondition, scalingPhase ? mp.phase : null, joining),
+      summary: scalingSummary(
+        mp.replicas,
+        current,
+        capacity,
+        activeInstances,
+        desiredCondition,
+        scalingPhase ? mp.phase : null,
+        joining,
+      ),
       detail: `Desired ${mp.replicas}, VMSS capacity ${capacity ?? 'unknown'}, Azure instances ${activeInstances ?? 'unknown'}, ready AMPMs ${amp?.replicas ?? 'unknown'}, MachinePool phase ${mp.phase ?? 'unset'}${joining ? `, ${plural(joining, 'new instance')} not yet a ready AMPM in the AzureMachinePool list` : ''}.${benign ? ' The AzureMachinePool Ready condition is False while status.ready is true: expected while scaling on CAPZ ≥ v1.20, and harmless (the gate reads status.ready).' : ''}`,
-      suggestedAction: 'None while it converges. If it does not within a few minutes, look for failed instances or quota errors.',
-      derivedSince: desiredCondition?.status === 'False' ? (desiredCondition.lastTransitionTime ?? undefined) : undefined,
+      suggestedAction:
+        'None while it converges. If it does not within a few minutes, look for failed instances or quota errors.',
+      derivedSince:
+        desiredCondition?.status === 'False' ? (desiredCondition.lastTransitionTime ?? undefined) : undefined,
     });
   }
 
@@ -557,9 +669,12 @@ export function diagnose(
     drafts.push({
       code: 'order-only',
       severity: 'info',
-      summary: 'The AzureMachinePool list holds the MachinePool list\'s IDs in another order: CAPI rewrites its list and resets its counts on every reorder.',
+      summary:
+        "The AzureMachinePool list holds the MachinePool list's IDs in another order: CAPI rewrites its list and resets its counts on every reorder.",
       detail: `CAPI compares the two lists in order, so it copies a reordered list as a change and sets the MachinePool's v1beta1 ready and available replicas to 0 until its next reconcile: the phase and the replica metrics flap. No instance is missing. CAPZ sorts the list since v1.23.0 (#6011); before, its order followed the controller's cache.${sorts ? ` This pool's CAPZ (${model.capzVersion}) sorts it already, so something else reorders the list.` : ''}`,
-      suggestedAction: sorts ? 'Find what rewrites the AzureMachinePool spec.providerIDList (kubectl get azuremachinepool --show-managed-fields). No resync is needed.' : 'Upgrade CAPZ to v1.23 or later. No resync is needed.',
+      suggestedAction: sorts
+        ? 'Find what rewrites the AzureMachinePool spec.providerIDList (kubectl get azuremachinepool --show-managed-fields). No resync is needed.'
+        : 'Upgrade CAPZ to v1.23 or later. No resync is needed.',
     });
   }
 
@@ -573,27 +688,39 @@ export function diagnose(
         const n = unexplained.filter((d) => d.kind === kind).length;
         return n ? [DRIFT_WORDS[kind](n)] : [];
       });
-      const worst = unexplained.reduce((w, d) => (SEVERITY_RANK[d.severity] > SEVERITY_RANK[w] ? d.severity : w), unexplained[0]?.severity ?? 'info');
+      const worst = unexplained.reduce(
+        (w, d) => (SEVERITY_RANK[d.severity] > SEVERITY_RANK[w] ? d.severity : w),
+        unexplained[0]?.severity ?? 'info',
+      );
       drafts.push({
         code: 'sources-disagree',
         severity: worst,
         summary: `Sources disagree on ${plural(ids, 'instance')}: ${parts.join('; ')}.`,
         detail: `poolscope found no cause it knows of for this: the AzureMachinePool is ${amp?.ready === true ? 'ready' : amp ? 'not ready' : 'missing'}, nothing failed, the pool is not scaling, paused or rolling out. Differences like these normally close within a reconcile (CAPZ requeues every 30 s; CAPI copies the list while the AzureMachinePool is ready). The ProviderID drift table shows each instance.`,
-        suggestedAction: 'Wait a few minutes. If it does not clear, look at the CAPZ and CAPI controller logs for this pool; a reconcile trigger is safe while the AzureMachinePool is ready.',
-        derivedSince: unexplained.reduce<string | undefined>((min, d) => (d.since !== null && (min === undefined || d.since < min) ? d.since : min), undefined),
+        suggestedAction:
+          'Wait a few minutes. If it does not clear, look at the CAPZ and CAPI controller logs for this pool; a reconcile trigger is safe while the AzureMachinePool is ready.',
+        derivedSince: unexplained.reduce<string | undefined>(
+          (min, d) => (d.since !== null && (min === undefined || d.since < min) ? d.since : min),
+          undefined,
+        ),
       });
     }
   }
 
   // CAPI's gate closed while the lists still agree: nothing waits behind it yet, but the badge says "not ready" and
   // the diagnosis should say why, not "healthy".
-  if (amp && gateClosed(model) && !drafts.some((d) => EXPLAINS_DRIFT.has(d.code) || d.code === 'case-mismatch' || d.code === 'sources-disagree')) {
+  if (
+    amp &&
+    gateClosed(model) &&
+    !drafts.some((d) => EXPLAINS_DRIFT.has(d.code) || d.code === 'case-mismatch' || d.code === 'sources-disagree')
+  ) {
     drafts.push({
       code: 'gate-closed',
       severity: 'info',
       summary: `AzureMachinePool not ready (${notReadyCause(model, failed)}): CAPI copies no list until it is; the lists agree, so nothing waits yet.`,
       detail: `CAPI copies the AzureMachinePool's spec.providerIDList into the MachinePool only while its status.ready is true; it is ${amp.ready === null ? 'unset' : 'false'}. Both lists hold the same IDs now. An instance that comes or goes meanwhile stays out of (or in) the MachinePool list until the AzureMachinePool is ready again.${versionText}`,
-      suggestedAction: 'None while nothing waits. If it stays not ready, look at the AzureMachinePool conditions and the CAPZ controller logs.',
+      suggestedAction:
+        'None while nothing waits. If it stays not ready, look at the AzureMachinePool conditions and the CAPZ controller logs.',
       derivedSince: sinceOfCondition(model, 'Ready', 'False'),
     });
   }
@@ -624,6 +751,8 @@ export function diagnose(
     return since ? { ...f, since } : f;
   });
   return findings.sort(
-    (a, b) => SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || FINDING_ORDER.indexOf(a.code) - FINDING_ORDER.indexOf(b.code),
+    (a, b) =>
+      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
+      FINDING_ORDER.indexOf(a.code) - FINDING_ORDER.indexOf(b.code),
   );
 }

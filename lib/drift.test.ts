@@ -17,7 +17,15 @@ const kinds = (spec: PoolSpec) => drift(spec).map((d) => `${d.kind}@${d.provider
 
 describe('drift kinds', () => {
   it('come in the order of their keys (code units), which the store gives back', () => {
-    const items = drift({ replicas: 4, instances: [{ member: '10', node: 'none' }, { member: '2', inAzure: false, node: 'none' }, { member: '1', node: 'none' }, { member: '3', ampm: false }] });
+    const items = drift({
+      replicas: 4,
+      instances: [
+        { member: '10', node: 'none' },
+        { member: '2', inAzure: false, node: 'none' },
+        { member: '1', node: 'none' },
+        { member: '3', ampm: false },
+      ],
+    });
     const keys = items.map((d) => d.key);
     expect(keys.length).toBeGreaterThan(4);
     expect(keys).toEqual([...keys].sort());
@@ -26,94 +34,191 @@ describe('drift kinds', () => {
 
   it.each<[string, PoolSpec, string[]]>([
     ['none for a healthy pool', { replicas: 3, instances: healthyInstances(3) }, []],
-    ['missing-from-machinepool: in Azure and the AMP list, not in the MP list',
-      { replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0')] } }, ['missing-from-machinepool@1']],
-    ['ghost-in-machinepool: in the MP list, gone from Azure',
-      { replicas: 1, instances: [{ member: '0' }, { member: '1', inAzure: false, ampm: false, node: 'none' }], mp: { providerIDList: [id('0'), id('1')] } },
-      ['ghost-in-machinepool@1']],
-    ['missing-from-azuremachinepool: in Azure, no AMPM yet',
-      { replicas: 2, instances: [{ member: '0' }, { member: '1', ampm: false }], mp: { providerIDList: [id('0'), id('1')] } },
-      ['missing-from-azuremachinepool@1']],
-    ['ghost-in-azuremachinepool (and in the MP list): VM deleted out of band',
+    [
+      'missing-from-machinepool: in Azure and the AMP list, not in the MP list',
+      { replicas: 2, instances: healthyInstances(2), mp: { providerIDList: [id('0')] } },
+      ['missing-from-machinepool@1'],
+    ],
+    [
+      'ghost-in-machinepool: in the MP list, gone from Azure',
+      {
+        replicas: 1,
+        instances: [{ member: '0' }, { member: '1', inAzure: false, ampm: false, node: 'none' }],
+        mp: { providerIDList: [id('0'), id('1')] },
+      },
+      ['ghost-in-machinepool@1'],
+    ],
+    [
+      'missing-from-azuremachinepool: in Azure, no AMPM yet',
+      {
+        replicas: 2,
+        instances: [{ member: '0' }, { member: '1', ampm: false }],
+        mp: { providerIDList: [id('0'), id('1')] },
+      },
+      ['missing-from-azuremachinepool@1'],
+    ],
+    [
+      'ghost-in-azuremachinepool (and in the MP list): VM deleted out of band',
       { replicas: 2, instances: [{ member: '0' }, { member: '1', inAzure: false, node: 'none' }] },
-      ['ghost-in-azuremachinepool@1', 'ghost-in-machinepool@1']],
-    ['instance-without-node: running, no Node', { replicas: 1, instances: [{ member: '0', node: 'none' }] }, ['instance-without-node@0']],
-    ['node-without-instance: a Node in this scale set with no VM',
-      { replicas: 1, instances: [{ member: '0' }, { member: '9', inAzure: false, ampm: false }], mp: { providerIDList: [id('0')] } },
-      ['node-without-instance@9']],
-    ['case-mismatch, and nothing else for that ID',
-      { replicas: 1, instances: [{ member: '0', nodeProviderID: id('0').replace('prod-weu', 'PROD-WEU') }] }, ['case-mismatch@0']],
-    ['order-only: same IDs, other order',
-      { replicas: 2, instances: healthyInstances(2), amp: { providerIDList: [id('1'), id('0')] }, mp: { providerIDList: [id('0'), id('1')] } },
-      ['order-only@']],
+      ['ghost-in-azuremachinepool@1', 'ghost-in-machinepool@1'],
+    ],
+    [
+      'instance-without-node: running, no Node',
+      { replicas: 1, instances: [{ member: '0', node: 'none' }] },
+      ['instance-without-node@0'],
+    ],
+    [
+      'node-without-instance: a Node in this scale set with no VM',
+      {
+        replicas: 1,
+        instances: [{ member: '0' }, { member: '9', inAzure: false, ampm: false }],
+        mp: { providerIDList: [id('0')] },
+      },
+      ['node-without-instance@9'],
+    ],
+    [
+      'case-mismatch, and nothing else for that ID',
+      { replicas: 1, instances: [{ member: '0', nodeProviderID: id('0').replace('prod-weu', 'PROD-WEU') }] },
+      ['case-mismatch@0'],
+    ],
+    [
+      'order-only: same IDs, other order',
+      {
+        replicas: 2,
+        instances: healthyInstances(2),
+        amp: { providerIDList: [id('1'), id('0')] },
+        mp: { providerIDList: [id('0'), id('1')] },
+      },
+      ['order-only@'],
+    ],
   ])('%s', (_name, spec, expected) => {
     expect(kinds(spec)).toEqual(expected);
   });
 
   it('does not count instances Azure is deleting as missing', () => {
-    expect(kinds({ replicas: 1, instances: [{ member: '0' }, { member: '1', state: 'Deleting', ampm: false, node: 'none' }], mp: { providerIDList: [id('0')] } })).toEqual([]);
+    expect(
+      kinds({
+        replicas: 1,
+        instances: [{ member: '0' }, { member: '1', state: 'Deleting', ampm: false, node: 'none' }],
+        mp: { providerIDList: [id('0')] },
+      }),
+    ).toEqual([]);
   });
 
   it('does not call anything a ghost when Azure could not be read', () => {
-    expect(kinds({ replicas: 1, instances: [{ member: '0' }, { member: '1', inAzure: false }], azure: { unknown: 'timeout' } })).toEqual([]);
+    expect(
+      kinds({
+        replicas: 1,
+        instances: [{ member: '0' }, { member: '1', inAzure: false }],
+        azure: { unknown: 'timeout' },
+      }),
+    ).toEqual([]);
   });
 
   describe('with an Azure read older than some Kubernetes objects', () => {
     // Azure listed the VMs 2 min ago (its Date header). Instance 1's AMPM is a minute old: its VM may have been
     // created since the read. Instance 2's AMPM is 5 min old: its VM existed when Azure listed the scale set.
     const spec = (two: Partial<InstanceSpec> = {}): PoolSpec => ({
-      replicas: 3, azureReadMinutesAgo: 2,
-      instances: [{ member: '0' }, { member: '1', inAzure: false, createdMinutesAgo: 1 }, { member: '2', inAzure: false, createdMinutesAgo: 5, ...two }],
+      replicas: 3,
+      azureReadMinutesAgo: 2,
+      instances: [
+        { member: '0' },
+        { member: '1', inAzure: false, createdMinutesAgo: 1 },
+        { member: '2', inAzure: false, createdMinutesAgo: 5, ...two },
+      ],
     });
 
     it('takes an ID whose AMPM is newer than the read for not read yet, and one whose AMPM is older for gone', () => {
-      expect(kinds(spec())).toEqual(['ghost-in-azuremachinepool@2', 'ghost-in-machinepool@2', 'node-without-instance@2']);
+      expect(kinds(spec())).toEqual([
+        'ghost-in-azuremachinepool@2',
+        'ghost-in-machinepool@2',
+        'node-without-instance@2',
+      ]);
     });
 
     it('counts an AMPM made in the second of the read as newer (both are whole seconds)', () => {
       expect(kinds(spec({ createdMinutesAgo: 2 }))).toEqual([]);
-      expect(kinds(spec({ createdMinutesAgo: 2 + 1 / 60 }))).toEqual(['ghost-in-azuremachinepool@2', 'ghost-in-machinepool@2', 'node-without-instance@2']);
+      expect(kinds(spec({ createdMinutesAgo: 2 + 1 / 60 }))).toEqual([
+        'ghost-in-azuremachinepool@2',
+        'ghost-in-machinepool@2',
+        'node-without-instance@2',
+      ]);
     });
 
     it('still reports what the Kubernetes objects alone show for a new ID (in the AMP list, not in the MP list)', () => {
-      expect(kinds({ ...spec(), mp: { providerIDList: [id('0'), id('2')] } })).toEqual(
-        ['ghost-in-azuremachinepool@2', 'ghost-in-machinepool@2', 'missing-from-machinepool@1', 'node-without-instance@2']);
+      expect(kinds({ ...spec(), mp: { providerIDList: [id('0'), id('2')] } })).toEqual([
+        'ghost-in-azuremachinepool@2',
+        'ghost-in-machinepool@2',
+        'missing-from-machinepool@1',
+        'node-without-instance@2',
+      ]);
     });
 
     it('takes an instance the read lists whose AMPM was deleted after the read for gone since, not for drift', () => {
       // Instance 3 is in the read, running, with no AMPM, Machine or Node left and in neither list any more.
-      const gone = (minutesAgo: number | null, extra: Partial<PoolSpec> = {}): string[] => kinds({
-        replicas: 1, azureReadMinutesAgo: 2,
-        instances: [{ member: '0' }, { member: '3', ampm: false, node: 'none' }],
-        mp: { providerIDList: [id('0')] },
-        ...(minutesAgo === null ? {} : { departedAmpms: [{ member: '3', minutesAgo }] }),
-        ...extra,
-      });
+      const gone = (minutesAgo: number | null, extra: Partial<PoolSpec> = {}): string[] =>
+        kinds({
+          replicas: 1,
+          azureReadMinutesAgo: 2,
+          instances: [{ member: '0' }, { member: '3', ampm: false, node: 'none' }],
+          mp: { providerIDList: [id('0')] },
+          ...(minutesAgo === null ? {} : { departedAmpms: [{ member: '3', minutesAgo }] }),
+          ...extra,
+        });
       expect(gone(1)).toEqual([]);
       expect(gone(2)).toEqual([]);
       // Deleted before the read (the read should not have listed it), or no deletion seen: what the read says counts.
-      expect(gone(3)).toEqual(['instance-without-node@3', 'missing-from-azuremachinepool@3', 'missing-from-machinepool@3']);
-      expect(gone(null)).toEqual(['instance-without-node@3', 'missing-from-azuremachinepool@3', 'missing-from-machinepool@3']);
-      expect(gone(1, { azureReadMinutesAgo: undefined })).toEqual(['instance-without-node@3', 'missing-from-azuremachinepool@3', 'missing-from-machinepool@3']);
+      expect(gone(3)).toEqual([
+        'instance-without-node@3',
+        'missing-from-azuremachinepool@3',
+        'missing-from-machinepool@3',
+      ]);
+      expect(gone(null)).toEqual([
+        'instance-without-node@3',
+        'missing-from-azuremachinepool@3',
+        'missing-from-machinepool@3',
+      ]);
+      expect(gone(1, { azureReadMinutesAgo: undefined })).toEqual([
+        'instance-without-node@3',
+        'missing-from-azuremachinepool@3',
+        'missing-from-machinepool@3',
+      ]);
       // Still in the MachinePool list (frozen), it is no ghost either until Azure says it is gone.
       expect(gone(1, { mp: { providerIDList: [id('0'), id('3')] } })).toEqual([]);
     });
 
     it('does not excuse an ID without an AMPM (nothing tells when it appeared), nor one when the read time is unknown', () => {
-      expect(kinds({ ...spec(), instances: [{ member: '0' }, { member: '1', inAzure: false, ampm: false }], mp: { providerIDList: [id('0')] } })).toEqual(['node-without-instance@1']);
-      expect(kinds({ ...spec(), azureReadMinutesAgo: undefined })).toEqual(
-        ['ghost-in-azuremachinepool@1', 'ghost-in-azuremachinepool@2', 'ghost-in-machinepool@1', 'ghost-in-machinepool@2', 'node-without-instance@1', 'node-without-instance@2']);
+      expect(
+        kinds({
+          ...spec(),
+          instances: [{ member: '0' }, { member: '1', inAzure: false, ampm: false }],
+          mp: { providerIDList: [id('0')] },
+        }),
+      ).toEqual(['node-without-instance@1']);
+      expect(kinds({ ...spec(), azureReadMinutesAgo: undefined })).toEqual([
+        'ghost-in-azuremachinepool@1',
+        'ghost-in-azuremachinepool@2',
+        'ghost-in-machinepool@1',
+        'ghost-in-machinepool@2',
+        'node-without-instance@1',
+        'node-without-instance@2',
+      ]);
     });
   });
 
   it('does not report Node drift when the workload cluster is unreachable', () => {
-    expect(kinds({ replicas: 1, instances: [{ member: '0', node: 'none' }], workload: { unreachable: 'x' } })).toEqual([]);
+    expect(kinds({ replicas: 1, instances: [{ member: '0', node: 'none' }], workload: { unreachable: 'x' } })).toEqual(
+      [],
+    );
   });
 
   it('ignores Nodes of other scale sets in the same workload cluster', () => {
     const b = buildPool({ replicas: 1, instances: healthyInstances(1) });
     if (b.input.workload?.state !== 'ok') throw new Error('expected nodes');
-    b.input.workload.nodes.push({ metadata: { name: 'other' }, spec: { providerID: instanceProviderId(DEFAULT_AZURE, 'pool1', '0') } });
+    b.input.workload.nodes.push({
+      metadata: { name: 'other' },
+      spec: { providerID: instanceProviderId(DEFAULT_AZURE, 'pool1', '0') },
+    });
     const model = buildPoolModel(b.input);
     expect(computeDrift(model, joinSources(model), { now: NOW })).toEqual([]);
   });
@@ -155,7 +260,13 @@ describe('since', () => {
     expect(same[1]).toBe(before[1]);
     // Instance 1's Node now spells its ID in capitals: its item's sources differ (and a case-mismatch replaces
     // it); instance 2's item is untouched.
-    const changed = drift({ ...spec, instances: [{ member: '0' }, { member: '1', nodeProviderID: id('1').toUpperCase() }, { member: '2' }] }, before);
+    const changed = drift(
+      {
+        ...spec,
+        instances: [{ member: '0' }, { member: '1', nodeProviderID: id('1').toUpperCase() }, { member: '2' }],
+      },
+      before,
+    );
     const kept = changed.filter((d) => before.includes(d));
     expect(kept.map((d) => d.key)).toEqual(before.filter((d) => d.providerID === id('2')).map((d) => d.key));
     expect(changed.length).toBeGreaterThan(kept.length);
@@ -171,6 +282,9 @@ describe('since', () => {
 describe('countDrift', () => {
   it('counts items by kind', () => {
     const items = drift({ replicas: 2, instances: [{ member: '0' }, { member: '1', inAzure: false, node: 'none' }] });
-    expect(countDrift(items)).toEqual<Partial<Record<DriftKind, number>>>({ 'ghost-in-machinepool': 1, 'ghost-in-azuremachinepool': 1 });
+    expect(countDrift(items)).toEqual<Partial<Record<DriftKind, number>>>({
+      'ghost-in-machinepool': 1,
+      'ghost-in-azuremachinepool': 1,
+    });
   });
 });

@@ -23,8 +23,7 @@ export const DRIFT_SEVERITY: Record<DriftKind, Severity> = {
 const SUMMARY: Record<DriftKind, string> = {
   'case-mismatch':
     'Sources spell this providerID differently (case only); CAPI and CAPZ compare exactly, so they do not match it.',
-  'missing-from-machinepool':
-    'Not in the MachinePool providerIDList: cluster-autoscaler cannot see this instance.',
+  'missing-from-machinepool': 'Not in the MachinePool providerIDList: cluster-autoscaler cannot see this instance.',
   'ghost-in-machinepool': 'In the MachinePool providerIDList but gone from Azure.',
   'missing-from-azuremachinepool': 'In Azure but not (yet) in the AzureMachinePool providerIDList.',
   'ghost-in-azuremachinepool': 'In the AzureMachinePool providerIDList but gone from Azure.',
@@ -83,7 +82,12 @@ export function otherScaleSetOf(id: string, model: PoolModel): { scaleSet: strin
 function otherScaleSetSummary(j: JoinedId, model: PoolModel): string {
   const id = (j.raw.mp ?? j.raw.amp) as string;
   const { scaleSet, pool } = otherScaleSetOf(id, model);
-  const lists = j.raw.mp !== null && j.raw.amp !== null ? 'both lists' : j.raw.mp !== null ? 'the MachinePool list' : 'the AzureMachinePool list';
+  const lists =
+    j.raw.mp !== null && j.raw.amp !== null
+      ? 'both lists'
+      : j.raw.mp !== null
+        ? 'the MachinePool list'
+        : 'the AzureMachinePool list';
   return `Names scale set ${scaleSet}${pool ? ` (pool ${pool}'s)` : ''}, not this pool's, yet ${lists} ${lists === 'both lists' ? 'hold' : 'holds'} it: CAPI takes it as this pool's.`;
 }
 
@@ -130,7 +134,8 @@ export function driftKindsFor(j: JoinedId, model: PoolModel): DriftKind[] {
   if (inMp && azureKnown && !inAzure) kinds.push('ghost-in-machinepool');
   if (model.amp && activeInAzure && !inAmp) kinds.push('missing-from-azuremachinepool');
   if (inAmp && azureKnown && !inAzure) kinds.push('ghost-in-azuremachinepool');
-  if (model.workload.state === 'ok' && activeInAzure && isRunning(j) && j.raw.node === null) kinds.push('instance-without-node');
+  if (model.workload.state === 'ok' && activeInAzure && isRunning(j) && j.raw.node === null)
+    kinds.push('instance-without-node');
   if (j.raw.node !== null && azureKnown && !inAzure) kinds.push('node-without-instance');
   return kinds;
 }
@@ -167,20 +172,48 @@ export function computeDrift(
   kinds: readonly DriftKind[][] = joined.map((j) => driftKindsFor(j, model)),
 ): DriftItem[] {
   const prev = opts.previous ? new Map(opts.previous.map((d) => [d.key, d])) : null;
-  const item = (key: string, kind: DriftKind, providerID: string | null, sources: DriftItem['sources'], summary: string): DriftItem => {
+  const item = (
+    key: string,
+    kind: DriftKind,
+    providerID: string | null,
+    sources: DriftItem['sources'],
+    summary: string,
+  ): DriftItem => {
     const was = prev?.get(key);
-    if (was && was.providerID === providerID && was.summary === summary && sameSources(was.sources, sources)) return was;
-    return { key, kind, severity: DRIFT_SEVERITY[kind], providerID, sources: { ...sources }, summary, since: prev ? (was ? was.since : opts.now) : null };
+    if (was && was.providerID === providerID && was.summary === summary && sameSources(was.sources, sources))
+      return was;
+    return {
+      key,
+      kind,
+      severity: DRIFT_SEVERITY[kind],
+      providerID,
+      sources: { ...sources },
+      summary,
+      since: prev ? (was ? was.since : opts.now) : null,
+    };
   };
   const items: DriftItem[] = [];
   for (const [i, j] of joined.entries()) {
     for (const kind of kinds[i] ?? []) {
-      const summary = kind === 'case-mismatch' ? `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}` : kind === 'other-scale-set' ? otherScaleSetSummary(j, model) : SUMMARY[kind];
+      const summary =
+        kind === 'case-mismatch'
+          ? `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}`
+          : kind === 'other-scale-set'
+            ? otherScaleSetSummary(j, model)
+            : SUMMARY[kind];
       items.push(item(`${kind}:${j.key}`, kind, displayId(j), j.raw, summary));
     }
   }
   if (model.amp && sameOrderlessButReordered(model.mp.providerIDList, model.amp.providerIDList)) {
-    items.push(item('order-only:', 'order-only', null, { azure: null, amp: null, mp: null, ampm: null, machine: null, node: null }, SUMMARY['order-only']));
+    items.push(
+      item(
+        'order-only:',
+        'order-only',
+        null,
+        { azure: null, amp: null, mp: null, ampm: null, machine: null, node: null },
+        SUMMARY['order-only'],
+      ),
+    );
   }
   // In key order (lib/row-order): the store keeps the items one by one and gives them back in that order.
   return items.sort((a, b) => compareDriftKeys(a.key, b.key));

@@ -6,13 +6,26 @@ import { compareRowKeys, rowPlaces } from './row-order';
 import { intern, isInterned, slim } from './slim';
 import type { KubeObject } from './unstructured';
 
-const id = (n: number) => `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/forget/virtualMachines/${n}`;
+const id = (n: number) =>
+  `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/forget/virtualMachines/${n}`;
 
 describe('forgetInstance', () => {
-  it('drops a deleted VM\'s ID and Node name from the shared tables, and nothing else', () => {
-    const node = slim('node', { metadata: { name: 'vm-forget-1' }, spec: { providerID: id(1) }, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
-    const ampm = slim('ampm', { metadata: { name: 'a1', namespace: 'ns-forget' }, spec: { providerID: id(2) }, status: { provisioningState: 'Succeeded', nodeRef: { name: 'vm-forget-2' } } });
-    const other = slim('machine', { metadata: { name: 'm3', namespace: 'ns-forget' }, spec: { providerID: id(3) }, status: { phase: 'Running' } });
+  it("drops a deleted VM's ID and Node name from the shared tables, and nothing else", () => {
+    const node = slim('node', {
+      metadata: { name: 'vm-forget-1' },
+      spec: { providerID: id(1) },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    const ampm = slim('ampm', {
+      metadata: { name: 'a1', namespace: 'ns-forget' },
+      spec: { providerID: id(2) },
+      status: { provisioningState: 'Succeeded', nodeRef: { name: 'vm-forget-2' } },
+    });
+    const other = slim('machine', {
+      metadata: { name: 'm3', namespace: 'ns-forget' },
+      spec: { providerID: id(3) },
+      status: { phase: 'Running' },
+    });
     // What the collector asks of the IDs: parsed, and placed in the instance table's order.
     for (const n of [1, 2, 3]) parseProviderId(id(n));
     compareRowKeys(id(1), id(2));
@@ -33,7 +46,13 @@ describe('forgetInstance', () => {
     expect(parseProviderId(id(1))).toMatchObject({ ok: true, scaleSet: 'forget', instanceId: '1' });
     expect(compareRowKeys(id(2), id(10))).toBeLessThan(0);
     // An Event, or a Cluster, is left alone.
-    forgetInstance(slim('event', { metadata: { name: 'e', namespace: 'ns-forget' }, involvedObject: { kind: 'Machine', name: 'm3' }, message: id(3) }));
+    forgetInstance(
+      slim('event', {
+        metadata: { name: 'e', namespace: 'ns-forget' },
+        involvedObject: { kind: 'Machine', name: 'm3' },
+        message: id(3),
+      }),
+    );
     forgetInstance(slim('cluster', { metadata: { name: 'c', namespace: 'ns-forget' } }));
     expect(isInterned(id(3))).toBe(true);
     // A deleted MachinePool's list goes with it.
@@ -41,9 +60,23 @@ describe('forgetInstance', () => {
     expect(isInterned(id(3))).toBe(false);
   });
 
-  it('drops the IDs of the VMs a scale set\'s new read no longer has', () => {
-    const arm = (n: number) => `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/forget/virtualMachines/${n}`;
-    const read = (ns: number[]) => normaliseAzure({ id: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/forget', name: 'forget', sku: { capacity: ns.length } }, ns.map((n) => ({ id: arm(n), name: `forget_${n}`, instanceId: String(n), properties: { provisioningState: 'Succeeded' } })));
+  it("drops the IDs of the VMs a scale set's new read no longer has", () => {
+    const arm = (n: number) =>
+      `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/forget/virtualMachines/${n}`;
+    const read = (ns: number[]) =>
+      normaliseAzure(
+        {
+          id: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/forget',
+          name: 'forget',
+          sku: { capacity: ns.length },
+        },
+        ns.map((n) => ({
+          id: arm(n),
+          name: `forget_${n}`,
+          instanceId: String(n),
+          properties: { provisioningState: 'Succeeded' },
+        })),
+      );
     const before = read([21, 22, 23]);
     expect(before.azure.state).toBe('ok');
     for (const n of [21, 22, 23]) parseProviderId(intern(id(n)));
@@ -61,9 +94,17 @@ describe('forgetInstance', () => {
 });
 
 describe('forgetDropped', () => {
-  const list = (name: string, ns: number[], previous?: KubeObject) => slim('mp', { metadata: { name, namespace: 'ns-forget', resourceVersion: String(ns.length) }, spec: { providerIDList: ns.map(id) } }, previous);
+  const list = (name: string, ns: number[], previous?: KubeObject) =>
+    slim(
+      'mp',
+      {
+        metadata: { name, namespace: 'ns-forget', resourceVersion: String(ns.length) },
+        spec: { providerIDList: ns.map(id) },
+      },
+      previous,
+    );
 
-  it('drops the IDs a pool\'s list update no longer has, and keeps the rest', () => {
+  it("drops the IDs a pool's list update no longer has, and keeps the rest", () => {
     const before = list('p2', [31, 32, 33]);
     for (const n of [31, 32, 33]) {
       parseProviderId(id(n));

@@ -23,7 +23,9 @@ export function forgetInstance(o: KubeObject): void {
     return;
   }
   if (o.providerID !== undefined) forgetProviderId(o.providerID);
-  forgetInterned(o instanceof SlimNode ? o.name : o instanceof SlimAmpm || o instanceof SlimMachine ? o.nodeRef : undefined);
+  forgetInterned(
+    o instanceof SlimNode ? o.name : o instanceof SlimAmpm || o instanceof SlimMachine ? o.nodeRef : undefined,
+  );
 }
 
 /**
@@ -58,6 +60,7 @@ function forgetMissing(was: readonly unknown[], now: readonly unknown[]): void {
 
 /** Forgets the providerIDs of the VMs a scale set's earlier read had and its new one has not (`after`: none when it is gone). */
 export function forgetGoneVms(before: PoolInput['azure'] | undefined, after: PoolInput['azure'] | undefined): void {
-  const ids = (a: PoolInput['azure'] | undefined) => (a?.state === 'normalised' && a.azure.state === 'ok' ? a.azure.instances.map((i) => i.providerID) : []);
+  const ids = (a: PoolInput['azure'] | undefined) =>
+    a?.state === 'normalised' && a.azure.state === 'ok' ? a.azure.instances.map((i) => i.providerID) : [];
   forgetMissing(ids(before), ids(after));
 }

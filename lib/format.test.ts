@@ -12,14 +12,25 @@ describe('format', () => {
   });
 
   it.each([
-    [0, '0 s'], [59_999, '59 s'], [60_000, '1 min'], [14 * 60_000 + 5_000, '14 min'], [3_600_000, '1 h'],
-    [75 * 60_000, '1 h 15 min'], [24 * 3_600_000, '1 d'], [27 * 3_600_000, '1 d 3 h'], [-5, '0 s'],
+    [0, '0 s'],
+    [59_999, '59 s'],
+    [60_000, '1 min'],
+    [14 * 60_000 + 5_000, '14 min'],
+    [3_600_000, '1 h'],
+    [75 * 60_000, '1 h 15 min'],
+    [24 * 3_600_000, '1 d'],
+    [27 * 3_600_000, '1 d 3 h'],
+    [-5, '0 s'],
   ])('formatDuration(%d) = %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
   });
 
   it('pluralises', () => {
-    expect([plural(1, 'instance'), plural(2, 'instance'), plural(0, 'ID')]).toEqual(['1 instance', '2 instances', '0 IDs']);
+    expect([plural(1, 'instance'), plural(2, 'instance'), plural(0, 'ID')]).toEqual([
+      '1 instance',
+      '2 instances',
+      '0 IDs',
+    ]);
   });
 
   it('lists a few and counts the rest', () => {
@@ -28,8 +39,11 @@ describe('format', () => {
   });
 
   it('says a drift key in a few words', () => {
-    const id = '/subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachinescalesets/workers/virtualmachines/4';
-    expect(driftKeyText(`missing-from-machinepool:${id}`, DRIFT_KIND_LABELS)).toBe('missing from MP: virtualmachines/4');
+    const id =
+      '/subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachinescalesets/workers/virtualmachines/4';
+    expect(driftKeyText(`missing-from-machinepool:${id}`, DRIFT_KIND_LABELS)).toBe(
+      'missing from MP: virtualmachines/4',
+    );
     expect(driftKeyText(`instance-without-node:${id}`)).toBe('instance-without-node: virtualmachines/4');
     expect(driftKeyText('order-only:', DRIFT_KIND_LABELS)).toBe('list order only');
     expect(driftKeyText('no colon')).toBe('no colon');
@@ -49,7 +63,11 @@ describe('nextReadText', () => {
     expect(nextReadText({ at: at(12), waitingFor: 'interval' }, now)).toBe('next read in ~12 s');
     expect(nextReadText({ at: at(0.4), waitingFor: 'interval' }, now)).toBe('next read due now');
     expect(nextReadText({ at: at(-30), waitingFor: 'budget' }, now)).toBe('next read due now');
-    expect(nextReadText({ at: at(95), waitingFor: 'budget' }, now)).toBe('next read in ~1 min, waiting its turn at the region\'s Compute read budget');
-    expect(nextReadText({ at: at(40), waitingFor: 'throttled' }, now)).toBe('next read in 40 s: Azure throttles this subscription and region');
+    expect(nextReadText({ at: at(95), waitingFor: 'budget' }, now)).toBe(
+      "next read in ~1 min, waiting its turn at the region's Compute read budget",
+    );
+    expect(nextReadText({ at: at(40), waitingFor: 'throttled' }, now)).toBe(
+      'next read in 40 s: Azure throttles this subscription and region',
+    );
   });
 });

@@ -20,9 +20,13 @@ export function formatDuration(ms: number): string {
  * A pool's next planned Azure read, in words, as of `nowMs`: when, and what it waits for when that is not just its
  * lane's period (the scheduler's plan: PoolResponse.azureNextRead).
  */
-export function nextReadText(plan: { at: string; waitingFor: 'interval' | 'budget' | 'throttled' }, nowMs: number): string {
+export function nextReadText(
+  plan: { at: string; waitingFor: 'interval' | 'budget' | 'throttled' },
+  nowMs: number,
+): string {
   const left = Date.parse(plan.at) - nowMs;
-  if (plan.waitingFor === 'throttled') return `next read in ${formatDuration(Math.max(left, 0))}: Azure throttles this subscription and region`;
+  if (plan.waitingFor === 'throttled')
+    return `next read in ${formatDuration(Math.max(left, 0))}: Azure throttles this subscription and region`;
   if (left < 1000) return 'next read due now';
   const when = `next read in ~${formatDuration(left)}`;
   return plan.waitingFor === 'budget' ? `${when}, waiting its turn at the region's Compute read budget` : when;
@@ -44,7 +48,7 @@ export function driftKeyText(key: string, labels: Readonly<Record<string, string
   const kind = key.slice(0, colon);
   const id = key.slice(colon + 1);
   const instance = id.split('/').filter(Boolean).slice(-2).join('/');
-  return instance ? `${labels[kind] ?? kind}: ${instance}` : labels[kind] ?? kind;
+  return instance ? `${labels[kind] ?? kind}: ${instance}` : (labels[kind] ?? kind);
 }
 
 /**

@@ -45,7 +45,15 @@ export function joinSources(model: PoolModel): JoinedId[] {
   const entry = (raw: string): JoinedId => {
     let e = find(raw);
     if (!e) {
-      e = { key: missedKey, raw: emptyRaw(), instance: null, ampm: null, machine: null, node: null, caseVariants: false };
+      e = {
+        key: missedKey,
+        raw: emptyRaw(),
+        instance: null,
+        ampm: null,
+        machine: null,
+        node: null,
+        caseVariants: false,
+      };
       byKey.set(missedKey, e);
       byRaw.set(raw, e);
     }

@@ -3,7 +3,10 @@ import { analyzePool } from './analyze';
 import { buildScenario } from './fixtures/scenarios';
 import { INITIAL_LIVE_STATE, applySummary, reduceLive, type LiveState } from './live';
 
-const change = (seq: number, poolKey = 'ctx/ns/p') => ({ type: 'change' as const, change: { seq, poolKey, at: '2026-11-29T10:00:00.000Z', fields: ['amp.ready'] } });
+const change = (seq: number, poolKey = 'ctx/ns/p') => ({
+  type: 'change' as const,
+  change: { seq, poolKey, at: '2026-11-29T10:00:00.000Z', fields: ['amp.ready'] },
+});
 
 describe('reduceLive', () => {
   it('refetches on the first hello, then applies changes in sequence', () => {
@@ -29,8 +32,13 @@ describe('reduceLive', () => {
   it('refetches after a reconnect that missed changes or reached a restarted server, not after a quiet one', () => {
     const s: LiveState = { stream: 's1', seq: 8 };
     expect(reduceLive(s, { type: 'hello', hello: { stream: 's1', seq: 8 } }).effects).toEqual([]);
-    expect(reduceLive(s, { type: 'hello', hello: { stream: 's1', seq: 9 } }).effects).toEqual([{ type: 'refetch-all' }]);
-    expect(reduceLive(s, { type: 'hello', hello: { stream: 's2', seq: 0 } })).toEqual({ state: { stream: 's2', seq: 0 }, effects: [{ type: 'refetch-all' }] });
+    expect(reduceLive(s, { type: 'hello', hello: { stream: 's1', seq: 9 } }).effects).toEqual([
+      { type: 'refetch-all' },
+    ]);
+    expect(reduceLive(s, { type: 'hello', hello: { stream: 's2', seq: 0 } })).toEqual({
+      state: { stream: 's2', seq: 0 },
+      effects: [{ type: 'refetch-all' }],
+    });
   });
 });
 

@@ -27,9 +27,7 @@ export interface LiveState {
 
 export type LiveInput = { type: 'hello'; hello: HelloMessage } | { type: 'change'; change: ChangeMessage };
 
-export type LiveEffect =
-  | { type: 'refetch-all' }
-  | { type: 'pool-changed'; poolKey: string; summary?: PoolSummary };
+export type LiveEffect = { type: 'refetch-all' } | { type: 'pool-changed'; poolKey: string; summary?: PoolSummary };
 
 export const INITIAL_LIVE_STATE: LiveState = { stream: null, seq: 0 };
 
@@ -43,7 +41,10 @@ export function reduceLive(state: LiveState, input: LiveInput): { state: LiveSta
   const c = input.change;
   if (state.stream === null || c.seq <= state.seq) return { state, effects: [] };
   if (c.seq > state.seq + 1) return { state: { ...state, seq: c.seq }, effects: [{ type: 'refetch-all' }] };
-  return { state: { ...state, seq: c.seq }, effects: [{ type: 'pool-changed', poolKey: c.poolKey, ...(c.summary ? { summary: c.summary } : {}) }] };
+  return {
+    state: { ...state, seq: c.seq },
+    effects: [{ type: 'pool-changed', poolKey: c.poolKey, ...(c.summary ? { summary: c.summary } : {}) }],
+  };
 }
 
 /** Puts a pool's new summary into the fleet list, unless the list already holds a newer one. */

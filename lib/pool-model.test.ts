@@ -5,10 +5,23 @@ import { buildPool, healthyInstances } from './fixtures/pool';
 import { buildPoolModel, normaliseAzure, normaliseInstance, normaliseVmss } from './pool-model';
 
 const mpOpts = {
-  name: 'pool0', namespace: 'default', clusterName: 'prod-weu', replicas: 3,
-  providerIDList: ['azure:///a', 'azure:///b'], phase: 'Provisioned', infrastructureProvisioned: false,
-  statusReplicas: 2, nodeReadyReplicas: 1,
-  v1beta1Conditions: [{ type: 'InfrastructureReady', status: 'False' as const, reason: 'WaitingForInfrastructure', lastTransitionTime: '2026-11-29T11:00:00Z' }],
+  name: 'pool0',
+  namespace: 'default',
+  clusterName: 'prod-weu',
+  replicas: 3,
+  providerIDList: ['azure:///a', 'azure:///b'],
+  phase: 'Provisioned',
+  infrastructureProvisioned: false,
+  statusReplicas: 2,
+  nodeReadyReplicas: 1,
+  v1beta1Conditions: [
+    {
+      type: 'InfrastructureReady',
+      status: 'False' as const,
+      reason: 'WaitingForInfrastructure',
+      lastTransitionTime: '2026-11-29T11:00:00Z',
+    },
+  ],
 };
 
 describe('MachinePool normalisation (domain.md §1.9)', () => {
@@ -21,10 +34,25 @@ describe('MachinePool normalisation (domain.md §1.9)', () => {
     expect(m1.apiVersion).toBe('v1beta1');
     expect({ ...m1, apiVersion: null }).toEqual({ ...m2, apiVersion: null });
     expect(m2).toMatchObject({
-      replicas: 3, infrastructureReady: false, bootstrapReady: true, statusReplicas: 2, nodeReadyReplicas: 1,
-      nodeUnavailableReplicas: 1, phase: 'Provisioned', minReadySeconds: 0,
+      replicas: 3,
+      infrastructureReady: false,
+      bootstrapReady: true,
+      statusReplicas: 2,
+      nodeReadyReplicas: 1,
+      nodeUnavailableReplicas: 1,
+      phase: 'Provisioned',
+      minReadySeconds: 0,
       infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'AzureMachinePool', name: 'pool0' },
-      conditions: [{ type: 'InfrastructureReady', status: 'False', reason: 'WaitingForInfrastructure', message: null, severity: 'Warning', lastTransitionTime: '2026-11-29T11:00:00Z' }],
+      conditions: [
+        {
+          type: 'InfrastructureReady',
+          status: 'False',
+          reason: 'WaitingForInfrastructure',
+          message: null,
+          severity: 'Warning',
+          lastTransitionTime: '2026-11-29T11:00:00Z',
+        },
+      ],
     });
     expect(m2.v1beta2Conditions.map((c) => c.type)).toEqual(['Paused']);
   });
@@ -38,19 +66,45 @@ describe('MachinePool normalisation (domain.md §1.9)', () => {
     const b1 = machinePoolToV1beta1(makeMachinePool(mpOpts));
     expect(b1.spec).toMatchObject({ minReadySeconds: 0 });
     expect(b1.spec?.template).toMatchObject({
-      spec: { infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureMachinePool', name: 'pool0', namespace: 'default' } },
+      spec: {
+        infrastructureRef: {
+          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+          kind: 'AzureMachinePool',
+          name: 'pool0',
+          namespace: 'default',
+        },
+      },
     });
-    expect(b1.status).toMatchObject({ infrastructureReady: false, bootstrapReady: true, readyReplicas: 1, unavailableReplicas: 1, v1beta2: { readyReplicas: 2 } });
+    expect(b1.status).toMatchObject({
+      infrastructureReady: false,
+      bootstrapReady: true,
+      readyReplicas: 1,
+      unavailableReplicas: 1,
+      v1beta2: { readyReplicas: 2 },
+    });
     expect(b1.status).not.toHaveProperty('deprecated');
     expect(b1.status).not.toHaveProperty('initialization');
   });
 
   it('tolerates a MachinePool with almost nothing in it', () => {
-    const model = buildPoolModel({ context: 'c', machinePool: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', metadata: { name: 'x', namespace: 'n' } } });
-    expect(model.mp).toMatchObject({ replicas: null, providerIDList: [], phase: null, infrastructureReady: null, conditions: [] });
+    const model = buildPoolModel({
+      context: 'c',
+      machinePool: {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'MachinePool',
+        metadata: { name: 'x', namespace: 'n' },
+      },
+    });
+    expect(model.mp).toMatchObject({
+      replicas: null,
+      providerIDList: [],
+      phase: null,
+      infrastructureReady: null,
+      conditions: [],
+    });
     expect(model.notes).toEqual([
       'MachinePool spec.replicas is not set.',
-      'No AzureMachinePool was found for this MachinePool\'s infrastructureRef.',
+      "No AzureMachinePool was found for this MachinePool's infrastructureRef.",
     ]);
     expect(model.azure).toEqual({ state: 'unknown', reason: 'Azure not read' });
   });
@@ -68,16 +122,22 @@ describe('MachinePool normalisation (domain.md §1.9)', () => {
     expect(model.mp.phase).toBe('Unknown');
     expect(model.mp.replicas).toBeNull();
     expect(model.mp.providerIDList).toEqual(['azure:///a', 'azure:///a', 'nope']);
-    expect(model.notes).toEqual(expect.arrayContaining([
-      'MachinePool apiVersion "cluster.x-k8s.io/v1alpha9" is not one poolscope knows; reading it as v1beta2.',
-      'MachinePool phase "Exploding" is not a phase CAPI defines; shown as Unknown.',
-      'MachinePool spec.providerIDList has duplicate entries.',
-      'MachinePool spec.providerIDList has a malformed entry (does not start with azure://): nope',
-    ]));
+    expect(model.notes).toEqual(
+      expect.arrayContaining([
+        'MachinePool apiVersion "cluster.x-k8s.io/v1alpha9" is not one poolscope knows; reading it as v1beta2.',
+        'MachinePool phase "Exploding" is not a phase CAPI defines; shown as Unknown.',
+        'MachinePool spec.providerIDList has duplicate entries.',
+        'MachinePool spec.providerIDList has a malformed entry (does not start with azure://): nope',
+      ]),
+    );
   });
 
   it('surfaces unknown AzureMachinePool condition types and states', () => {
-    const b = buildPool({ replicas: 1, instances: healthyInstances(1), amp: { provisioningState: 'Wobbling', conditions: [{ type: 'Frobnicated', status: 'True' }] } });
+    const b = buildPool({
+      replicas: 1,
+      instances: healthyInstances(1),
+      amp: { provisioningState: 'Wobbling', conditions: [{ type: 'Frobnicated', status: 'True' }] },
+    });
     const model = buildPoolModel(b.input);
     expect(model.notes).toEqual([
       'AzureMachinePool has a condition type poolscope does not interpret: Frobnicated.',
@@ -95,10 +155,12 @@ describe('MachinePool normalisation (domain.md §1.9)', () => {
     // Each model has its own notes, those of reading the two objects among them.
     expect(again.notes).not.toBe(first.notes);
     expect(again.notes).toEqual(first.notes);
-    expect(again.notes).toEqual(expect.arrayContaining([
-      'MachinePool phase "Exploding" is not a phase CAPI defines; shown as Unknown.',
-      'AzureMachinePool provisioningState "Wobbling" is not one CAPZ defines.',
-    ]));
+    expect(again.notes).toEqual(
+      expect.arrayContaining([
+        'MachinePool phase "Exploding" is not a phase CAPI defines; shown as Unknown.',
+        'AzureMachinePool provisioningState "Wobbling" is not one CAPZ defines.',
+      ]),
+    );
     const updated = buildPoolModel({ ...b.input, machinePool: { ...mp, status: { ...mp.status, phase: 'Running' } } });
     expect(updated.mp.phase).toBe('Running');
     expect(updated.notes.some((n) => n.includes('Exploding'))).toBe(false);
@@ -106,16 +168,23 @@ describe('MachinePool normalisation (domain.md §1.9)', () => {
   });
 
   it('reads pause from the Cluster and from the annotation', () => {
-    const paused = buildPoolModel(buildPool({ replicas: 1, instances: healthyInstances(1), clusterPaused: true }).input);
+    const paused = buildPoolModel(
+      buildPool({ replicas: 1, instances: healthyInstances(1), clusterPaused: true }).input,
+    );
     expect(paused.cluster).toMatchObject({ paused: true });
-    const annotated = buildPoolModel(buildPool({ replicas: 1, instances: healthyInstances(1), mp: { annotations: { 'cluster.x-k8s.io/paused': '' } } }).input);
+    const annotated = buildPoolModel(
+      buildPool({ replicas: 1, instances: healthyInstances(1), mp: { annotations: { 'cluster.x-k8s.io/paused': '' } } })
+        .input,
+    );
     expect(annotated.mp.pausedAnnotation).toBe(true);
   });
 });
 
 describe('Azure normalisation (domain.md §6)', () => {
   it('canonicalises a lower-case VMSS provisioningState and keeps the raw one', () => {
-    const vmss = normaliseVmss(makeVmss({ az: DEFAULT_AZURE, name: 'pool0', capacity: 4, provisioningState: 'succeeded' }));
+    const vmss = normaliseVmss(
+      makeVmss({ az: DEFAULT_AZURE, name: 'pool0', capacity: 4, provisioningState: 'succeeded' }),
+    );
     expect(vmss).toEqual({
       id: `/subscriptions/${DEFAULT_AZURE.subscriptionId}/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/pool0`,
       name: 'pool0',
@@ -135,15 +204,32 @@ describe('Azure normalisation (domain.md §6)', () => {
   });
 
   it('reads the error code and power state from the instance view', () => {
-    const vm = makeVm({ az: DEFAULT_AZURE, vmss: 'pool0', member: '2', provisioningState: 'Failed', errorCode: 'OSProvisioningTimedOut', errorMessage: 'OS Provisioning for VM did not finish in the allotted time.', powerState: 'running' });
+    const vm = makeVm({
+      az: DEFAULT_AZURE,
+      vmss: 'pool0',
+      member: '2',
+      provisioningState: 'Failed',
+      errorCode: 'OSProvisioningTimedOut',
+      errorMessage: 'OS Provisioning for VM did not finish in the allotted time.',
+      powerState: 'running',
+    });
     expect(normaliseInstance(vm)).toMatchObject({
-      name: 'pool0_2', instanceId: '2', provisioningState: 'Failed', powerState: 'running',
-      errorCode: 'OSProvisioningTimedOut', errorMessage: 'OS Provisioning for VM did not finish in the allotted time.',
+      name: 'pool0_2',
+      instanceId: '2',
+      provisioningState: 'Failed',
+      powerState: 'running',
+      errorCode: 'OSProvisioningTimedOut',
+      errorMessage: 'OS Provisioning for VM did not finish in the allotted time.',
     });
   });
 
-  it('reads a VM\'s timeCreated as milliseconds since the epoch (null when absent or not a time)', () => {
-    const vm = makeVm({ az: DEFAULT_AZURE, vmss: 'pool0', member: '3', createdAt: '2026-11-29T10:00:00.1234567+00:00' });
+  it("reads a VM's timeCreated as milliseconds since the epoch (null when absent or not a time)", () => {
+    const vm = makeVm({
+      az: DEFAULT_AZURE,
+      vmss: 'pool0',
+      member: '3',
+      createdAt: '2026-11-29T10:00:00.1234567+00:00',
+    });
     expect(normaliseInstance(vm)?.createdAt).toBe(Date.parse('2026-11-29T10:00:00.123Z'));
     const props = (vm as { properties: Record<string, unknown> }).properties;
     expect(normaliseInstance({ ...vm, properties: { ...props, timeCreated: 'not a time' } })?.createdAt).toBeNull();
@@ -156,8 +242,15 @@ describe('Azure normalisation (domain.md §6)', () => {
   });
 
   it('uses the standalone VM ID for Flexible members', () => {
-    const vm = makeVm({ az: { ...DEFAULT_AZURE, resourceGroup: 'Prod-WEU' }, vmss: 'pool0', member: 'pool0_1a2b3c4d', mode: 'Flexible' });
-    expect(normaliseInstance(vm)?.providerID).toBe(`azure:///subscriptions/${DEFAULT_AZURE.subscriptionId}/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachines/pool0_1a2b3c4d`);
+    const vm = makeVm({
+      az: { ...DEFAULT_AZURE, resourceGroup: 'Prod-WEU' },
+      vmss: 'pool0',
+      member: 'pool0_1a2b3c4d',
+      mode: 'Flexible',
+    });
+    expect(normaliseInstance(vm)?.providerID).toBe(
+      `azure:///subscriptions/${DEFAULT_AZURE.subscriptionId}/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachines/pool0_1a2b3c4d`,
+    );
   });
 
   it('returns null (and the pool model notes it) for a VM without an id', () => {
@@ -191,7 +284,10 @@ describe('Azure reads normalised once (normaliseAzure)', () => {
     expect(fromNormalised).toEqual(fromRaw);
     expect(fromRaw.notes).toContain('Azure returned a VM without an id; it was skipped.');
     expect(fromRaw.azure.state === 'ok' && fromRaw.azure.instances).toHaveLength(3);
-    expect(normaliseAzure({ name: 'no id' }, []).azure).toEqual({ state: 'unknown', reason: 'Azure returned a scale set without an id.' });
+    expect(normaliseAzure({ name: 'no id' }, []).azure).toEqual({
+      state: 'unknown',
+      reason: 'Azure returned a scale set without an id.',
+    });
   });
 });
 
@@ -207,7 +303,9 @@ describe('providerID lists read once per list', () => {
     const replaced = { ...mp, spec: { ...mp.spec, providerIDList: [...(mp.spec?.providerIDList as string[]), 'bad'] } };
     const after = buildPoolModel({ ...b.input, machinePool: replaced });
     expect(after.mp.providerIDList).toHaveLength(4);
-    expect(after.notes).toContain('MachinePool spec.providerIDList has a malformed entry (does not start with azure://): bad');
+    expect(after.notes).toContain(
+      'MachinePool spec.providerIDList has a malformed entry (does not start with azure://): bad',
+    );
     expect(first.notes.some((n) => n.includes('malformed'))).toBe(false);
   });
 });

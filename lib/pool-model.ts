@@ -15,22 +15,51 @@ export const AUTOSCALER_MAX_ANNOTATION = 'cluster.x-k8s.io/cluster-api-autoscale
 export const UNINITIALIZED_TAINT = 'node.cluster.x-k8s.io/uninitialized';
 
 export const MP_PHASES = [
-  'Pending', 'Provisioning', 'Provisioned', 'Running', 'ScalingUp', 'ScalingDown', 'Scaling', 'Deleting', 'Failed', 'Unknown',
+  'Pending',
+  'Provisioning',
+  'Provisioned',
+  'Running',
+  'ScalingUp',
+  'ScalingDown',
+  'Scaling',
+  'Deleting',
+  'Failed',
+  'Unknown',
 ] as const;
 
 /** CAPZ `ProvisioningState` values (api/v1beta1/types.go), in their canonical case. */
 export const PROVISIONING_STATES = [
-  'Creating', 'Deleting', 'Failed', 'Migrating', 'Succeeded', 'Updating', 'Canceled', 'Deleted',
+  'Creating',
+  'Deleting',
+  'Failed',
+  'Migrating',
+  'Succeeded',
+  'Updating',
+  'Canceled',
+  'Deleted',
 ] as const;
 
 export const AMP_CONDITION_TYPES = [
-  'Ready', 'ScaleSetRunning', 'ScaleSetDesiredReplicas', 'ScaleSetModelUpdated', 'BootstrapSucceeded', 'RoleAssignmentReady',
+  'Ready',
+  'ScaleSetRunning',
+  'ScaleSetDesiredReplicas',
+  'ScaleSetModelUpdated',
+  'BootstrapSucceeded',
+  'RoleAssignmentReady',
 ] as const;
 
 export const MP_V1BETA1_CONDITION_TYPES = ['Ready', 'BootstrapReady', 'InfrastructureReady', 'ReplicasReady'] as const;
 export const MP_V1BETA2_CONDITION_TYPES = [
-  'Paused', 'Available', 'BootstrapConfigReady', 'InfrastructureReady', 'MachinesReady', 'MachinesUpToDate',
-  'ScalingUp', 'ScalingDown', 'Remediating', 'Deleting',
+  'Paused',
+  'Available',
+  'BootstrapConfigReady',
+  'InfrastructureReady',
+  'MachinesReady',
+  'MachinesUpToDate',
+  'ScalingUp',
+  'ScalingDown',
+  'Remediating',
+  'Deleting',
 ] as const;
 
 export interface Condition {
@@ -171,15 +200,15 @@ export interface InstanceModel {
 
 export type AzureData =
   | {
-    state: 'ok';
-    vmss: VmssModel;
-    instances: InstanceModel[];
-    /**
-     * When Azure listed the VMs (its response's Date header), milliseconds since the epoch; null when unknown. An
-     * instance whose AMPM was made or deleted after it waits for the next read (lib/drift's `awaitsAzureRead`).
-     */
-    readAt: number | null;
-  }
+      state: 'ok';
+      vmss: VmssModel;
+      instances: InstanceModel[];
+      /**
+       * When Azure listed the VMs (its response's Date header), milliseconds since the epoch; null when unknown. An
+       * instance whose AMPM was made or deleted after it waits for the next read (lib/drift's `awaitsAzureRead`).
+       */
+      readAt: number | null;
+    }
   | Exclude<SourceState, { state: 'ok' }>;
 
 export type WorkloadData = { state: 'ok'; nodes: NodeModel[] } | Exclude<SourceState, { state: 'ok' }>;
@@ -218,7 +247,10 @@ export interface PoolInput {
    * The VMSS and its VMs as the ARM REST API returns them (or already normalised by {@link normaliseAzure},
    * for a caller that analyses the same read many times), or why they could not be read.
    */
-  azure?: { state: 'ok'; vmss: unknown; vms: unknown[]; readAt?: string | null } | NormalisedAzure | Exclude<SourceState, { state: 'ok' }>;
+  azure?:
+    | { state: 'ok'; vmss: unknown; vms: unknown[]; readAt?: string | null }
+    | NormalisedAzure
+    | Exclude<SourceState, { state: 'ok' }>;
   capzVersion?: string | null;
   /**
    * The pool's AMPMs deleted lately: their providerID, and when the collector saw them go (ms since the epoch). CAPZ
@@ -291,14 +323,16 @@ function conditionsAt(obj: unknown, path: string[]): Condition[] {
     const type = str(c, 'type');
     if (!type) return [];
     const s = str(c, 'status');
-    return [{
-      type,
-      status: s === 'True' || s === 'False' ? s : 'Unknown',
-      reason: str(c, 'reason'),
-      message: str(c, 'message'),
-      severity: str(c, 'severity'),
-      lastTransitionTime: str(c, 'lastTransitionTime'),
-    }];
+    return [
+      {
+        type,
+        status: s === 'True' || s === 'False' ? s : 'Unknown',
+        reason: str(c, 'reason'),
+        message: str(c, 'message'),
+        severity: str(c, 'severity'),
+        lastTransitionTime: str(c, 'lastTransitionTime'),
+      },
+    ];
   });
 }
 
@@ -374,7 +408,7 @@ function normaliseMachinePool(obj: KubeObject, notes: string[]): MachinePoolMode
     failureMessage: str(obj, ...deprecated, 'failureMessage'),
     minReadySeconds: b2 ? num(obj, 'spec', 'template', 'spec', 'minReadySeconds') : num(obj, 'spec', 'minReadySeconds'),
     infrastructureRef: {
-      apiGroup: str(ref, 'apiGroup') ?? (refApiVersion ? refApiVersion.split('/')[0] ?? null : null),
+      apiGroup: str(ref, 'apiGroup') ?? (refApiVersion ? (refApiVersion.split('/')[0] ?? null) : null),
       kind: str(ref, 'kind'),
       name: str(ref, 'name'),
     },
@@ -421,7 +455,15 @@ function normaliseAzureMachinePool(obj: KubeObject, notes: string[]): AzureMachi
 function normaliseAmpm(obj: KubeObject): AmpmModel {
   // A collector's slimmed AMPM: its fields directly (its API-shaped getters build objects on every read).
   if (obj instanceof SlimAmpm) {
-    return { name: obj.name ?? '', providerID: obj.providerID ?? null, ready: obj.ready ?? null, provisioningState: obj.provisioningState ?? null, latestModelApplied: obj.latestModelApplied ?? null, nodeRef: obj.nodeRef ?? null, createdAt: compactTimeMs(obj.created) };
+    return {
+      name: obj.name ?? '',
+      providerID: obj.providerID ?? null,
+      ready: obj.ready ?? null,
+      provisioningState: obj.provisioningState ?? null,
+      latestModelApplied: obj.latestModelApplied ?? null,
+      nodeRef: obj.nodeRef ?? null,
+      createdAt: compactTimeMs(obj.created),
+    };
   }
   return {
     name: obj.metadata?.name ?? '',
@@ -435,7 +477,14 @@ function normaliseAmpm(obj: KubeObject): AmpmModel {
 }
 
 function normaliseMachine(obj: KubeObject): MachineModel {
-  if (obj instanceof SlimMachine) return { name: obj.name ?? '', providerID: obj.providerID ?? null, nodeRef: obj.nodeRef ?? null, phase: obj.phase ?? null, deleting: Boolean(obj.deleted) };
+  if (obj instanceof SlimMachine)
+    return {
+      name: obj.name ?? '',
+      providerID: obj.providerID ?? null,
+      nodeRef: obj.nodeRef ?? null,
+      phase: obj.phase ?? null,
+      deleting: Boolean(obj.deleted),
+    };
   return {
     name: obj.metadata?.name ?? '',
     providerID: str(obj, 'spec', 'providerID'),
@@ -447,7 +496,12 @@ function normaliseMachine(obj: KubeObject): MachineModel {
 
 function normaliseNode(obj: KubeObject): NodeModel {
   if (obj instanceof SlimNode) {
-    return { name: obj.name ?? '', providerID: obj.providerID ?? null, ready: obj.ready === undefined ? null : obj.ready === 'True', uninitializedTaint: obj.taints?.some((t) => t.key === UNINITIALIZED_TAINT) ?? false };
+    return {
+      name: obj.name ?? '',
+      providerID: obj.providerID ?? null,
+      ready: obj.ready === undefined ? null : obj.ready === 'True',
+      uninitializedTaint: obj.taints?.some((t) => t.key === UNINITIALIZED_TAINT) ?? false,
+    };
   }
   const ready = arr(obj, 'status', 'conditions').find((c) => str(c, 'type') === 'Ready');
   const readyStatus = ready === undefined ? null : str(ready, 'status');
@@ -538,7 +592,12 @@ export interface NormalisedAzure {
 export function normaliseAzure(vmssRaw: unknown, vms: readonly unknown[], readAt?: string | null): NormalisedAzure {
   const notes: string[] = [];
   const vmss = normaliseVmss(vmssRaw);
-  if (!vmss) return { state: 'normalised', azure: { state: 'unknown', reason: 'Azure returned a scale set without an id.' }, notes };
+  if (!vmss)
+    return {
+      state: 'normalised',
+      azure: { state: 'unknown', reason: 'Azure returned a scale set without an id.' },
+      notes,
+    };
   const instances: InstanceModel[] = [];
   for (const vm of vms) {
     const inst = normaliseInstance(vm);
@@ -556,7 +615,11 @@ export function normaliseAzure(vmssRaw: unknown, vms: readonly unknown[], readAt
  */
 const normalised = new WeakMap<KubeObject, { model: MachinePoolModel | AzureMachinePoolModel; notes: string[] }>();
 
-function memo<T extends MachinePoolModel | AzureMachinePoolModel>(obj: KubeObject, notes: string[], read: (o: KubeObject, n: string[]) => T): T {
+function memo<T extends MachinePoolModel | AzureMachinePoolModel>(
+  obj: KubeObject,
+  notes: string[],
+  read: (o: KubeObject, n: string[]) => T,
+): T {
   let m = normalised.get(obj);
   if (!m) {
     const own: string[] = [];
@@ -572,7 +635,7 @@ export function buildPoolModel(input: PoolInput): PoolModel {
   const mp = memo(input.machinePool, notes, normaliseMachinePool);
   if (mp.replicas === null) notes.push('MachinePool spec.replicas is not set.');
   const amp = input.azureMachinePool ? memo(input.azureMachinePool, notes, normaliseAzureMachinePool) : null;
-  if (!amp) notes.push('No AzureMachinePool was found for this MachinePool\'s infrastructureRef.');
+  if (!amp) notes.push("No AzureMachinePool was found for this MachinePool's infrastructureRef.");
 
   const w = input.workload ?? { state: 'unknown' as const, reason: 'workload cluster not read' };
   const workload: WorkloadData = w.state === 'ok' ? { state: 'ok', nodes: w.nodes.map(normaliseNode) } : w;
@@ -589,15 +652,20 @@ export function buildPoolModel(input: PoolInput): PoolModel {
 
   const scaleSetRaw = amp?.providerID ?? (azure.state === 'ok' ? azure.vmss.providerID : null);
   const parsed = scaleSetRaw === null ? null : parseProviderId(scaleSetRaw);
-  if (parsed && !parsed.ok) notes.push(`AzureMachinePool spec.providerID is malformed (${parsed.reason}): ${parsed.raw}`);
+  if (parsed && !parsed.ok)
+    notes.push(`AzureMachinePool spec.providerID is malformed (${parsed.reason}): ${parsed.raw}`);
 
-  for (const [label, list] of [['MachinePool', mp.providerIDList], ['AzureMachinePool', amp?.providerIDList ?? []]] as const) {
+  for (const [label, list] of [
+    ['MachinePool', mp.providerIDList],
+    ['AzureMachinePool', amp?.providerIDList ?? []],
+  ] as const) {
     const c = checkedList(list);
     if (c.duplicates) notes.push(`${label} spec.providerIDList has duplicate entries.`);
     if (c.malformed.length === 0) continue;
     // Each malformed entry, as often as the list holds it.
     const bad = new Map(c.malformed);
-    for (const id of list) if (bad.has(id)) notes.push(`${label} spec.providerIDList has a malformed entry (${bad.get(id)}): ${id}`);
+    for (const id of list)
+      if (bad.has(id)) notes.push(`${label} spec.providerIDList has a malformed entry (${bad.get(id)}): ${id}`);
   }
 
   return {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  OTHER_SCALE_SET, autoscalerKey, belongsToScaleSet, compareProviderIds, joinKey, parseProviderId, providerIdFromArmId,
-  providerIdProblem, scaleSetKeyOf, type ParsedProviderId,
+  OTHER_SCALE_SET,
+  autoscalerKey,
+  belongsToScaleSet,
+  compareProviderIds,
+  joinKey,
+  parseProviderId,
+  providerIdFromArmId,
+  providerIdProblem,
+  scaleSetKeyOf,
+  type ParsedProviderId,
 } from './provider-id';
 import { isInterned } from './slim';
 
@@ -22,7 +30,11 @@ describe('parseProviderId', () => {
     ],
   ])('parses a %s and keeps the raw string', (_name, raw, expected) => {
     expect(parseProviderId(raw)).toEqual({
-      ok: true, raw, subscriptionId: SUB, resourceGroup: 'prod-weu', ...expected,
+      ok: true,
+      raw,
+      subscriptionId: SUB,
+      resourceGroup: 'prod-weu',
+      ...expected,
     });
   });
 
@@ -36,10 +48,22 @@ describe('parseProviderId', () => {
     ['', 'empty'],
     ['aws:///us-east-1a/i-0123', 'does not start with azure://'],
     ['azure://subscriptions/x', 'expected azure:/// followed by an ARM resource ID'],
-    [`azure:///subscriptions/${SUB}/resourceGroups/rg`, 'expected /subscriptions/<id>/resourceGroups/<name>/providers/…'],
-    [`azure:///subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Network/networkInterfaces/nic`, 'not a Microsoft.Compute resource'],
-    [`azure:///subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/disks/d1`, 'expected a scale set, a scale set instance or a virtual machine'],
-    [`azure:///subscriptions/${SUB}//resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/a`, 'empty path segment'],
+    [
+      `azure:///subscriptions/${SUB}/resourceGroups/rg`,
+      'expected /subscriptions/<id>/resourceGroups/<name>/providers/…',
+    ],
+    [
+      `azure:///subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Network/networkInterfaces/nic`,
+      'not a Microsoft.Compute resource',
+    ],
+    [
+      `azure:///subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/disks/d1`,
+      'expected a scale set, a scale set instance or a virtual machine',
+    ],
+    [
+      `azure:///subscriptions/${SUB}//resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/a`,
+      'empty path segment',
+    ],
   ])('returns a typed error for %j', (raw, reason) => {
     expect(parseProviderId(raw)).toEqual({ ok: false, raw, reason });
   });
@@ -47,17 +71,34 @@ describe('parseProviderId', () => {
   it('shares the parts of the IDs it parses (a fleet repeats a few subscriptions, groups and scale sets)', () => {
     const raw = `azure:///subscriptions/${SUB}/resourceGroups/rg-shared-parts/providers/Microsoft.Compute/virtualMachineScaleSets/pool-shared-parts/virtualMachines/4711`;
     const p = parseProviderId(raw) as ParsedProviderId;
-    for (const part of [p.subscriptionId, p.resourceGroup, p.scaleSet as string]) expect(isInterned(part), part).toBe(true);
+    for (const part of [p.subscriptionId, p.resourceGroup, p.scaleSet as string])
+      expect(isInterned(part), part).toBe(true);
   });
 
   it('gives each ID of a scale set its own member, asked in any order and again (the parts are kept per scale set)', () => {
-    const id = (member: string, ss = 'pool-members') => `azure:///subscriptions/${SUB}/resourceGroups/rg-members/providers/Microsoft.Compute/virtualMachineScaleSets/${ss}/virtualMachines/${member}`;
-    const flex = (name: string, rg = 'rg-members') => `azure:///subscriptions/${SUB}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachines/${name}`;
-    const asked = [id('3'), id('12'), id('pool-members_ab12'), flex('pool-members_cd34'), flex('other_ef56'), id('3', 'Pool-Members'), flex('x_1', 'RG-Members')];
+    const id = (member: string, ss = 'pool-members') =>
+      `azure:///subscriptions/${SUB}/resourceGroups/rg-members/providers/Microsoft.Compute/virtualMachineScaleSets/${ss}/virtualMachines/${member}`;
+    const flex = (name: string, rg = 'rg-members') =>
+      `azure:///subscriptions/${SUB}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachines/${name}`;
+    const asked = [
+      id('3'),
+      id('12'),
+      id('pool-members_ab12'),
+      flex('pool-members_cd34'),
+      flex('other_ef56'),
+      id('3', 'Pool-Members'),
+      flex('x_1', 'RG-Members'),
+    ];
     const want = [
       { kind: 'vmss-instance', scaleSet: 'pool-members', instanceId: '3', vmName: null, resourceGroup: 'rg-members' },
       { kind: 'vmss-instance', scaleSet: 'pool-members', instanceId: '12', vmName: null, resourceGroup: 'rg-members' },
-      { kind: 'vmss-instance', scaleSet: 'pool-members', instanceId: null, vmName: 'pool-members_ab12', resourceGroup: 'rg-members' },
+      {
+        kind: 'vmss-instance',
+        scaleSet: 'pool-members',
+        instanceId: null,
+        vmName: 'pool-members_ab12',
+        resourceGroup: 'rg-members',
+      },
       { kind: 'vm', scaleSet: null, instanceId: null, vmName: 'pool-members_cd34', resourceGroup: 'rg-members' },
       { kind: 'vm', scaleSet: null, instanceId: null, vmName: 'other_ef56', resourceGroup: 'rg-members' },
       // Another spelling keeps its own case.
@@ -79,7 +120,9 @@ describe('parseProviderId', () => {
     expect(providerIdProblem(FLEX)).toBeNull();
     expect(providerIdProblem(VMSS)).toBeNull();
     expect(providerIdProblem('aws:///us-east-1a/i-0123')).toBe('does not start with azure://');
-    expect(providerIdProblem(`azure:///subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/disks/d1`)).toBe('expected a scale set, a scale set instance or a virtual machine');
+    expect(
+      providerIdProblem(`azure:///subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/disks/d1`),
+    ).toBe('expected a scale set, a scale set instance or a virtual machine');
     expect(providerIdProblem(42)).toBe('not a string');
   });
 
@@ -106,10 +149,18 @@ describe('comparison', () => {
 
 describe('autoscalerKey (cluster-autoscaler normalizedProviderString)', () => {
   it.each([
-    ['keeps a VMSS instance ID whole, case and all', UNIFORM.replace('prod-weu', 'Prod-WEU'), UNIFORM.replace('prod-weu', 'Prod-WEU')],
+    [
+      'keeps a VMSS instance ID whole, case and all',
+      UNIFORM.replace('prod-weu', 'Prod-WEU'),
+      UNIFORM.replace('prod-weu', 'Prod-WEU'),
+    ],
     ['reduces a Flexible VM ID to the VM name', FLEX, 'pool0_1a2b3c4d'],
     ['reduces other providers to the last segment', 'aws:///us-east-1a/i-0123456789', 'i-0123456789'],
-    ['reduces a lower-cased scale-set segment to the last segment', UNIFORM.replace('virtualMachineScaleSets', 'virtualmachinescalesets'), '17'],
+    [
+      'reduces a lower-cased scale-set segment to the last segment',
+      UNIFORM.replace('virtualMachineScaleSets', 'virtualmachinescalesets'),
+      '17',
+    ],
     ['keeps a string without slashes', 'node-1', 'node-1'],
   ])('%s', (_name, raw, expected) => {
     expect(autoscalerKey(raw)).toBe(expected);
@@ -118,13 +169,23 @@ describe('autoscalerKey (cluster-autoscaler normalizedProviderString)', () => {
 
 describe('providerIdFromArmId (CAPZ and cloud-provider-azure)', () => {
   it('lower-cases only the resource group', () => {
-    expect(providerIdFromArmId(`/subscriptions/${SUB}/resourceGroups/Prod-WEU/providers/Microsoft.Compute/virtualMachineScaleSets/Pool0/virtualMachines/3`))
-      .toBe(`azure:///subscriptions/${SUB}/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/Pool0/virtualMachines/3`);
+    expect(
+      providerIdFromArmId(
+        `/subscriptions/${SUB}/resourceGroups/Prod-WEU/providers/Microsoft.Compute/virtualMachineScaleSets/Pool0/virtualMachines/3`,
+      ),
+    ).toBe(
+      `azure:///subscriptions/${SUB}/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/Pool0/virtualMachines/3`,
+    );
   });
 
   it('turns a nested Flexible member into the standalone VM ID', () => {
-    expect(providerIdFromArmId(`/subscriptions/${SUB}/resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/pool0/virtualMachines/pool0_1a2b3c4d`))
-      .toBe(`azure:///subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/pool0_1a2b3c4d`);
+    expect(
+      providerIdFromArmId(
+        `/subscriptions/${SUB}/resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/pool0/virtualMachines/pool0_1a2b3c4d`,
+      ),
+    ).toBe(
+      `azure:///subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/pool0_1a2b3c4d`,
+    );
   });
 });
 
@@ -154,9 +215,24 @@ describe('scaleSetKeyOf', () => {
   });
 
   it('keeps scale sets of the same name in other groups and subscriptions apart, asked in any order', () => {
-    const other = (rg: string, s = SUB) => `azure:///subscriptions/${s}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachineScaleSets/pool0/virtualMachines/1`;
-    const ids = [UNIFORM, other('prod-neu'), other('prod-weu', '00000000-0000-0000-0000-000000000001'), other('prod-neu'), UNIFORM, FLEX];
-    const want = [`${sub}/prod-weu/pool0`, `${sub}/prod-neu/pool0`, '00000000-0000-0000-0000-000000000001/prod-weu/pool0', `${sub}/prod-neu/pool0`, `${sub}/prod-weu/pool0`, `${sub}/prod-weu/~flex`];
+    const other = (rg: string, s = SUB) =>
+      `azure:///subscriptions/${s}/resourceGroups/${rg}/providers/Microsoft.Compute/virtualMachineScaleSets/pool0/virtualMachines/1`;
+    const ids = [
+      UNIFORM,
+      other('prod-neu'),
+      other('prod-weu', '00000000-0000-0000-0000-000000000001'),
+      other('prod-neu'),
+      UNIFORM,
+      FLEX,
+    ];
+    const want = [
+      `${sub}/prod-weu/pool0`,
+      `${sub}/prod-neu/pool0`,
+      '00000000-0000-0000-0000-000000000001/prod-weu/pool0',
+      `${sub}/prod-neu/pool0`,
+      `${sub}/prod-weu/pool0`,
+      `${sub}/prod-weu/~flex`,
+    ];
     expect(ids.map(scaleSetKeyOf)).toEqual(want);
     expect([...ids].reverse().map(scaleSetKeyOf)).toEqual([...want].reverse());
     expect(isInterned(scaleSetKeyOf(other('prod-neu')))).toBe(true);

@@ -34,7 +34,8 @@ function malformed(raw: string, reason: string): MalformedProviderId {
 }
 
 // The well-formed shapes in one pass; anything else goes through the slow path that explains what is wrong.
-const FAST = /^azure:\/\/\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/(?:virtualMachineScaleSets\/([^/]+)(?:\/virtualMachines\/([^/]+))?|virtualMachines\/([^/]+))$/i;
+const FAST =
+  /^azure:\/\/\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/(?:virtualMachineScaleSets\/([^/]+)(?:\/virtualMachines\/([^/]+))?|virtualMachines\/([^/]+))$/i;
 const NUMERIC = /^\d+$/;
 
 /**
@@ -86,11 +87,22 @@ export function parseProviderId(raw: unknown): ProviderIdParse {
   const c = cachedParse(raw);
   if (!(c instanceof IdBase)) return c;
   const { kind, subscriptionId, resourceGroup, scaleSet } = c;
-  if (kind === 'vmss') return { ok: true, raw, subscriptionId, resourceGroup, kind, scaleSet, instanceId: null, vmName: null };
+  if (kind === 'vmss')
+    return { ok: true, raw, subscriptionId, resourceGroup, kind, scaleSet, instanceId: null, vmName: null };
   const member = raw.slice(raw.lastIndexOf('/') + 1);
-  if (kind === 'vm') return { ok: true, raw, subscriptionId, resourceGroup, kind, scaleSet: null, instanceId: null, vmName: member };
+  if (kind === 'vm')
+    return { ok: true, raw, subscriptionId, resourceGroup, kind, scaleSet: null, instanceId: null, vmName: member };
   const uniform = NUMERIC.test(member);
-  return { ok: true, raw, subscriptionId, resourceGroup, kind, scaleSet, instanceId: uniform ? member : null, vmName: uniform ? null : member };
+  return {
+    ok: true,
+    raw,
+    subscriptionId,
+    resourceGroup,
+    kind,
+    scaleSet,
+    instanceId: uniform ? member : null,
+    vmName: uniform ? null : member,
+  };
 }
 
 /** Why an ID is not a providerID poolscope can read, or null when it is one (nothing is built). */
@@ -119,7 +131,13 @@ function baseOf(kind: ProviderIdKind, sub: string, rg: string, ss: string | null
   let b = bases.get(k);
   if (!b) {
     // The parts are shared strings: a fleet's IDs repeat the same few subscriptions, groups and scale sets.
-    b = new IdBase(kind, intern(sub), intern(rg), intern(ss), keyOfScaleSet(sub, rg, kind === 'vm' ? FLEX : (ss ?? '')));
+    b = new IdBase(
+      kind,
+      intern(sub),
+      intern(rg),
+      intern(ss),
+      keyOfScaleSet(sub, rg, kind === 'vm' ? FLEX : (ss ?? '')),
+    );
     if (bases.size >= BASES_LIMIT) bases.clear();
     bases.set(k, b);
   }
@@ -200,7 +218,8 @@ export function autoscalerKey(raw: string): string {
  * resource-group segment lower-cased. A nested Flexible member ID is first turned into the standalone VM ID.
  */
 const RG_SEGMENT = /^(\/subscriptions\/[^/]+\/resourceGroups\/)([^/]+)(\/.*)$/i;
-const NESTED_FLEX = /^(.*\/providers\/Microsoft\.Compute\/)virtualMachineScaleSets\/[^/]+\/virtualMachines\/([^/]*[^/\d][^/]*)$/i;
+const NESTED_FLEX =
+  /^(.*\/providers\/Microsoft\.Compute\/)virtualMachineScaleSets\/[^/]+\/virtualMachines\/([^/]*[^/\d][^/]*)$/i;
 
 export function providerIdFromArmId(armId: string): string {
   const m = RG_SEGMENT.exec(armId);
@@ -245,7 +264,8 @@ export function belongsToScaleSet(candidate: ParsedProviderId, vmss: ParsedProvi
 export function namedScaleSetKey(providerID: string): string | null {
   const p = parseProviderId(providerID);
   if (!p.ok) return null;
-  const name = p.kind === 'vm' ? (p.vmName?.includes('_') ? p.vmName.slice(0, p.vmName.lastIndexOf('_')) : null) : p.scaleSet;
+  const name =
+    p.kind === 'vm' ? (p.vmName?.includes('_') ? p.vmName.slice(0, p.vmName.lastIndexOf('_')) : null) : p.scaleSet;
   return name ? keyOfScaleSet(p.subscriptionId, p.resourceGroup, name) : null;
 }
 

@@ -19,7 +19,8 @@ export function compareRowKeys(a: string, b: string): number {
 /** The order of two IDs given their places (see placeOf): by number within one parent, else the collator's. */
 function byPlaces(a: string, b: string, x: number, y: number, sameGeneration: boolean): number {
   // The same parent, different numbers.
-  if (sameGeneration && x >= 0 && y >= 0 && x !== y && Math.floor(x / TAIL_SPAN) === Math.floor(y / TAIL_SPAN)) return x < y ? -1 : 1;
+  if (sameGeneration && x >= 0 && y >= 0 && x !== y && Math.floor(x / TAIL_SPAN) === Math.floor(y / TAIL_SPAN))
+    return x < y ? -1 : 1;
   return collatorRowOrder(a, b);
 }
 
@@ -38,7 +39,9 @@ export function sortByRowKey<T>(items: readonly T[], keyOf: (item: T) => string)
   const keys = items.map(keyOf);
   const { places, sameGeneration } = placesOf(keys);
   const order = keys.map((_, i) => i);
-  order.sort((i, j) => byPlaces(keys[i] as string, keys[j] as string, places[i] as number, places[j] as number, sameGeneration));
+  order.sort((i, j) =>
+    byPlaces(keys[i] as string, keys[j] as string, places[i] as number, places[j] as number, sameGeneration),
+  );
   return order.map((i) => items[i] as T);
 }
 
@@ -132,10 +135,23 @@ export function compareDriftKeys(a: string, b: string): number {
 export const TABLE_ORDER = { instances: compareRowKeys, drift: compareDriftKeys } as const;
 
 /** Whether keys are in an order, each once (by default the instance table's). */
-export function inRowOrder(keys: readonly string[], compare: (a: string, b: string) => number = compareRowKeys): boolean {
+export function inRowOrder(
+  keys: readonly string[],
+  compare: (a: string, b: string) => number = compareRowKeys,
+): boolean {
   if (compare === compareRowKeys) {
     const { places, sameGeneration } = placesOf(keys);
-    for (let i = 1; i < keys.length; i++) if (byPlaces(keys[i - 1] as string, keys[i] as string, places[i - 1] as number, places[i] as number, sameGeneration) >= 0) return false;
+    for (let i = 1; i < keys.length; i++)
+      if (
+        byPlaces(
+          keys[i - 1] as string,
+          keys[i] as string,
+          places[i - 1] as number,
+          places[i] as number,
+          sameGeneration,
+        ) >= 0
+      )
+        return false;
     return true;
   }
   for (let i = 1; i < keys.length; i++) if (compare(keys[i - 1] as string, keys[i] as string) >= 0) return false;

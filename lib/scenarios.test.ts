@@ -18,13 +18,27 @@ interface Expected {
 }
 
 const counts = (c: Partial<ReplicaCounts>): ReplicaCounts => ({
-  desired: 3, vmssCapacity: 3, azureInstances: 3, azureSucceeded: 3, azureFailed: 0, capz: 3, capi: 3, readyNodes: 3, ...c,
+  desired: 3,
+  vmssCapacity: 3,
+  azureInstances: 3,
+  azureSucceeded: 3,
+  azureFailed: 0,
+  capz: 3,
+  capi: 3,
+  readyNodes: 3,
+  ...c,
 });
 
 const EXPECTED: Record<string, Expected> = {
   's01-scale-up-pre-fix': {
-    drift: [['missing-from-machinepool', '3'], ['missing-from-machinepool', '4']],
-    findings: [['readiness-gate-frozen', 'critical'], ['scaling', 'info']],
+    drift: [
+      ['missing-from-machinepool', '3'],
+      ['missing-from-machinepool', '4'],
+    ],
+    findings: [
+      ['readiness-gate-frozen', 'critical'],
+      ['scaling', 'info'],
+    ],
     recommended: 'sync-provider-ids',
     reconcile: [true, false],
     sync: [true, true, ['3', '4'], []],
@@ -39,8 +53,16 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({ desired: 5, vmssCapacity: 5, azureInstances: 5, azureSucceeded: 5 }),
   },
   's03-scale-down-pre-fix': {
-    drift: [['ghost-in-machinepool', '3'], ['ghost-in-machinepool', '4'], ['node-without-instance', '3'], ['node-without-instance', '4']],
-    findings: [['readiness-gate-frozen', 'critical'], ['scaling', 'info']],
+    drift: [
+      ['ghost-in-machinepool', '3'],
+      ['ghost-in-machinepool', '4'],
+      ['node-without-instance', '3'],
+      ['node-without-instance', '4'],
+    ],
+    findings: [
+      ['readiness-gate-frozen', 'critical'],
+      ['scaling', 'info'],
+    ],
     recommended: 'sync-provider-ids',
     reconcile: [true, false],
     sync: [true, true, [], ['3', '4']],
@@ -49,7 +71,11 @@ const EXPECTED: Record<string, Expected> = {
   's04-one-vm-failed-main': {
     // The failed VM has no Node, and counts as failed (instance-failed), not as running without a Node.
     drift: [['missing-from-machinepool', '2']],
-    findings: [['readiness-gate-frozen', 'critical'], ['vmss-failed', 'critical'], ['instance-failed', 'warning']],
+    findings: [
+      ['readiness-gate-frozen', 'critical'],
+      ['vmss-failed', 'critical'],
+      ['instance-failed', 'warning'],
+    ],
     recommended: 'sync-provider-ids',
     reconcile: [true, false],
     sync: [true, true, ['2'], []],
@@ -64,7 +90,11 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({}),
   },
   's06-case-mismatch': {
-    drift: [['case-mismatch', '0'], ['case-mismatch', '1'], ['case-mismatch', '2']],
+    drift: [
+      ['case-mismatch', '0'],
+      ['case-mismatch', '1'],
+      ['case-mismatch', '2'],
+    ],
     findings: [['case-mismatch', 'critical']],
     recommended: null,
     reconcile: [true, false],
@@ -73,7 +103,11 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({ capz: 0, capi: 0 }),
   },
   's07-vm-deleted-out-of-band': {
-    drift: [['ghost-in-azuremachinepool', '2'], ['ghost-in-machinepool', '2'], ['node-without-instance', '2']],
+    drift: [
+      ['ghost-in-azuremachinepool', '2'],
+      ['ghost-in-machinepool', '2'],
+      ['node-without-instance', '2'],
+    ],
     findings: [['scaling', 'info']],
     recommended: 'reconcile',
     reconcile: [true, true],
@@ -89,8 +123,14 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({ capz: 2, capi: 2, readyNodes: 2 }),
   },
   's09-paused': {
-    drift: [['missing-from-azuremachinepool', '3'], ['missing-from-machinepool', '3']],
-    findings: [['paused', 'warning'], ['scaling', 'info']],
+    drift: [
+      ['missing-from-azuremachinepool', '3'],
+      ['missing-from-machinepool', '3'],
+    ],
+    findings: [
+      ['paused', 'warning'],
+      ['scaling', 'info'],
+    ],
     recommended: null,
     reconcile: [false, false],
     sync: [false, false, [], []],
@@ -110,11 +150,25 @@ const EXPECTED: Record<string, Expected> = {
     recommended: null,
     reconcile: [true, false],
     sync: [false, false, [], []],
-    replicas: counts({ desired: null, vmssCapacity: 2, azureInstances: 2, azureSucceeded: 2, capz: 2, capi: 2, readyNodes: 2 }),
+    replicas: counts({
+      desired: null,
+      vmssCapacity: 2,
+      azureInstances: 2,
+      azureSucceeded: 2,
+      capz: 2,
+      capi: 2,
+      readyNodes: 2,
+    }),
   },
   's11-v1beta1-scale-up-pre-fix': {
-    drift: [['missing-from-machinepool', '3'], ['missing-from-machinepool', '4']],
-    findings: [['readiness-gate-frozen', 'critical'], ['scaling', 'info']],
+    drift: [
+      ['missing-from-machinepool', '3'],
+      ['missing-from-machinepool', '4'],
+    ],
+    findings: [
+      ['readiness-gate-frozen', 'critical'],
+      ['scaling', 'info'],
+    ],
     recommended: 'sync-provider-ids',
     reconcile: [true, false],
     sync: [true, true, ['3', '4'], []],
@@ -129,7 +183,11 @@ const EXPECTED: Record<string, Expected> = {
     replicas: counts({}),
   },
   's13-empty-infra-list': {
-    drift: [['missing-from-azuremachinepool', '0'], ['missing-from-azuremachinepool', '1'], ['missing-from-azuremachinepool', '2']],
+    drift: [
+      ['missing-from-azuremachinepool', '0'],
+      ['missing-from-azuremachinepool', '1'],
+      ['missing-from-azuremachinepool', '2'],
+    ],
     findings: [['empty-infra-list', 'warning']],
     recommended: 'reconcile',
     reconcile: [true, true],
@@ -146,7 +204,11 @@ const EXPECTED: Record<string, Expected> = {
   },
   's15-capacity-failure': {
     drift: [],
-    findings: [['vmss-failed', 'warning'], ['instance-failed', 'warning'], ['scaling', 'info']],
+    findings: [
+      ['vmss-failed', 'warning'],
+      ['instance-failed', 'warning'],
+      ['scaling', 'info'],
+    ],
     recommended: null,
     reconcile: [true, false],
     sync: [false, false, [], []],
@@ -162,12 +224,22 @@ const EXPECTED: Record<string, Expected> = {
   },
   's17-vmss-deleted': {
     // In key order: by kind, then by ID.
-    drift: (['ghost-in-azuremachinepool', 'ghost-in-machinepool', 'node-without-instance'] as const).flatMap((kind) => ['0', '1', '2'].map((m): [DriftKind, string] => [kind, m])),
+    drift: (['ghost-in-azuremachinepool', 'ghost-in-machinepool', 'node-without-instance'] as const).flatMap((kind) =>
+      ['0', '1', '2'].map((m): [DriftKind, string] => [kind, m]),
+    ),
     findings: [['vmss-not-found', 'critical']],
     recommended: 'reconcile',
     reconcile: [true, true],
     sync: [false, false, [], []],
-    replicas: counts({ vmssCapacity: null, azureInstances: null, azureSucceeded: null, azureFailed: null, capz: 0, capi: 0, readyNodes: 0 }),
+    replicas: counts({
+      vmssCapacity: null,
+      azureInstances: null,
+      azureSucceeded: null,
+      azureFailed: null,
+      capz: 0,
+      capi: 0,
+      readyNodes: 0,
+    }),
   },
   's18-arm-throttled': {
     drift: [],
@@ -186,7 +258,12 @@ function project(d: PoolDetail): Expected {
     findings: d.findings.map((f) => [f.code, f.severity]),
     recommended: v.recommended,
     reconcile: [v.reconcile.allowed, v.reconcile.canHelp],
-    sync: [v.syncProviderIds.allowed, v.syncProviderIds.canHelp, v.syncProviderIds.wouldAdd.map((x) => member(x) as string), v.syncProviderIds.wouldRemove.map((x) => member(x) as string)],
+    sync: [
+      v.syncProviderIds.allowed,
+      v.syncProviderIds.canHelp,
+      v.syncProviderIds.wouldAdd.map((x) => member(x) as string),
+      v.syncProviderIds.wouldRemove.map((x) => member(x) as string),
+    ],
     replicas: d.summary.replicas,
   };
 }
@@ -218,15 +295,20 @@ describe('plain-words findings', () => {
     expect(frozen).toEqual({
       code: 'readiness-gate-frozen',
       severity: 'critical',
-      summary: 'MachinePool providerIDList frozen: AzureMachinePool not ready (provisioningState Failed, 1 instance failed: OSProvisioningTimedOut, ScaleSetRunning=False/ScaleSetProvisionFailed, 2 AMPMs ready for 3 desired). The autoscaler cannot see 1 instance.',
+      summary:
+        'MachinePool providerIDList frozen: AzureMachinePool not ready (provisioningState Failed, 1 instance failed: OSProvisioningTimedOut, ScaleSetRunning=False/ScaleSetProvisionFailed, 2 AMPMs ready for 3 desired). The autoscaler cannot see 1 instance.',
       detail: expect.stringContaining('(1 to add)') as string,
       suggestedAction: expect.stringContaining('Replace the failed instances') as string,
       since: '2026-11-29T11:46:00Z',
     });
     expect(frozen?.detail).toContain('#6488');
-    expect(headline(frozen!, b.now)).toBe('MachinePool providerIDList frozen for 14 min: AzureMachinePool not ready (provisioningState Failed, 1 instance failed: OSProvisioningTimedOut, ScaleSetRunning=False/ScaleSetProvisionFailed, 2 AMPMs ready for 3 desired). The autoscaler cannot see 1 instance.');
+    expect(headline(frozen!, b.now)).toBe(
+      'MachinePool providerIDList frozen for 14 min: AzureMachinePool not ready (provisioningState Failed, 1 instance failed: OSProvisioningTimedOut, ScaleSetRunning=False/ScaleSetProvisionFailed, 2 AMPMs ready for 3 desired). The autoscaler cannot see 1 instance.',
+    );
     expect(vmss?.detail).toContain('not ready because of it');
-    expect(failed?.detail).toBe('Failed: pool0_2 (OSProvisioningTimedOut). Their AMPMs never become Ready, so the AzureMachinePool\'s status.replicas stays below spec.replicas.');
+    expect(failed?.detail).toBe(
+      "Failed: pool0_2 (OSProvisioningTimedOut). Their AMPMs never become Ready, so the AzureMachinePool's status.replicas stays below spec.replicas.",
+    );
   });
 
   it('S1 (seed, scale-up pre-1.20) recommends upgrading CAPZ', () => {

@@ -185,13 +185,21 @@ export class SlimAmpm extends SlimInstance {
 
   get metadata(): NonNullable<KubeObject['metadata']> {
     return defined({
-      name: this.name, namespace: this.namespace, creationTimestamp: typeof this.created === 'number' ? secondsText(this.created) : this.created, deletionTimestamp: this.deleted,
+      name: this.name,
+      namespace: this.namespace,
+      creationTimestamp: typeof this.created === 'number' ? secondsText(this.created) : this.created,
+      deletionTimestamp: this.deleted,
       labels: this.pool === undefined ? undefined : { [AMPM_POOL_LABEL]: this.pool },
     });
   }
 
   get status(): Record<string, unknown> {
-    return defined({ ready: this.ready, provisioningState: this.provisioningState, latestModelApplied: this.latestModelApplied, nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef } });
+    return defined({
+      ready: this.ready,
+      provisioningState: this.provisioningState,
+      latestModelApplied: this.latestModelApplied,
+      nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef },
+    });
   }
 }
 
@@ -215,7 +223,9 @@ export class SlimMachine extends SlimInstance {
 
   get metadata(): NonNullable<KubeObject['metadata']> {
     return defined({
-      name: this.name, namespace: this.namespace, deletionTimestamp: this.deleted,
+      name: this.name,
+      namespace: this.namespace,
+      deletionTimestamp: this.deleted,
       labels: this.pool === undefined ? undefined : { [MACHINE_POOL_LABEL]: this.pool },
     });
   }
@@ -257,7 +267,11 @@ export function nameOf(o: KubeObject): string | undefined {
 
 /** An object's namespace (none for a Node), read straight from a slimmed instance. */
 export function namespaceOf(o: KubeObject): string | undefined {
-  return o instanceof SlimAmpm || o instanceof SlimMachine ? o.namespace : o instanceof SlimNode ? undefined : o.metadata?.namespace;
+  return o instanceof SlimAmpm || o instanceof SlimMachine
+    ? o.namespace
+    : o instanceof SlimNode
+      ? undefined
+      : o.metadata?.namespace;
 }
 
 /** An object's label, read straight from a slimmed AMPM or Machine (the only label each keeps: its pool's). */
@@ -325,24 +339,47 @@ export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): Ku
       const m = obj.metadata ?? {};
       const ns = intern(m.namespace);
       return new SlimAmpm(
-        sameKey(keyOf(ns, m.name), previous), ns, compactTime(m.creationTimestamp), iso(m.deletionTimestamp), intern(m.labels?.[AMPM_POOL_LABEL]),
-        intern(str(spec.providerID)), bool(status.ready), intern(str(status.provisioningState)), bool(status.latestModelApplied), intern(str(rec(status.nodeRef).name)),
+        sameKey(keyOf(ns, m.name), previous),
+        ns,
+        compactTime(m.creationTimestamp),
+        iso(m.deletionTimestamp),
+        intern(m.labels?.[AMPM_POOL_LABEL]),
+        intern(str(spec.providerID)),
+        bool(status.ready),
+        intern(str(status.provisioningState)),
+        bool(status.latestModelApplied),
+        intern(str(rec(status.nodeRef).name)),
       );
     }
     case 'machine': {
       const m = obj.metadata ?? {};
       const ns = intern(m.namespace);
       return new SlimMachine(
-        sameKey(keyOf(ns, m.name), previous), ns, iso(m.deletionTimestamp), intern(m.labels?.[MACHINE_POOL_LABEL]),
-        intern(str(spec.providerID)), intern(str(status.phase)), intern(str(rec(status.nodeRef).name)),
+        sameKey(keyOf(ns, m.name), previous),
+        ns,
+        iso(m.deletionTimestamp),
+        intern(m.labels?.[MACHINE_POOL_LABEL]),
+        intern(str(spec.providerID)),
+        intern(str(status.phase)),
+        intern(str(rec(status.nodeRef).name)),
       );
     }
     case 'node': {
       // The pool model reads a Node's providerID, its uninitialized taint and whether it is Ready.
       const m = obj.metadata ?? {};
-      const ready = Array.isArray(status.conditions) ? status.conditions.find((c) => rec(c).type === 'Ready') : undefined;
-      const taints = Array.isArray(spec.taints) ? spec.taints.map((t) => defined({ key: intern(str(rec(t).key)), effect: intern(str(rec(t).effect)) })) : undefined;
-      return new SlimNode(intern(m.name), iso(m.deletionTimestamp), intern(str(spec.providerID)), taints, ready === undefined ? undefined : intern(str(rec(ready).status)));
+      const ready = Array.isArray(status.conditions)
+        ? status.conditions.find((c) => rec(c).type === 'Ready')
+        : undefined;
+      const taints = Array.isArray(spec.taints)
+        ? spec.taints.map((t) => defined({ key: intern(str(rec(t).key)), effect: intern(str(rec(t).effect)) }))
+        : undefined;
+      return new SlimNode(
+        intern(m.name),
+        iso(m.deletionTimestamp),
+        intern(str(spec.providerID)),
+        taints,
+        ready === undefined ? undefined : intern(str(rec(ready).status)),
+      );
     }
     case 'event': {
       const e = obj as Record<string, unknown>;

@@ -25,11 +25,19 @@ describe('buildTimeline', () => {
     const view = buildTimeline(d1, entries, T0, T2);
     const lane = (f: string) => view.lanes.find((l) => l.field === f);
     expect(d2.summary.ampReady).toBe(true);
-    expect(lane('amp.ready')?.periods.map((p) => [p.start, p.end, p.value])).toEqual([[T0, T1, 'false'], [T1, T2, 'true']]);
+    expect(lane('amp.ready')?.periods.map((p) => [p.start, p.end, p.value])).toEqual([
+      [T0, T1, 'false'],
+      [T1, T2, 'true'],
+    ]);
     expect(lane('amp.provisioningState')?.periods.map((p) => p.value)).toEqual(['Updating', 'Succeeded']);
     expect(lane('condition.mp.Ready')?.periods.map((p) => p.value)).toEqual(['False/WaitingForInfrastructure', 'True']);
     expect(lane('finding.readiness-gate-frozen')?.periods).toEqual([
-      { start: T0, end: T1, value: 'critical', detail: d1.findings.find((f) => f.code === 'readiness-gate-frozen')?.summary },
+      {
+        start: T0,
+        end: T1,
+        value: 'critical',
+        detail: d1.findings.find((f) => f.code === 'readiness-gate-frozen')?.summary,
+      },
     ]);
     expect(view.lanes[0]?.field).toBe('amp.provisioningState');
     expect(view.knownAtStart).toBe(true);
@@ -42,7 +50,8 @@ describe('buildTimeline', () => {
       { at: at(m), poolKey: 'k', field: 'finding.order-only', from: null, to: 'info', detail: 'reordered' },
       { at: at(m + 1), poolKey: 'k', field: 'finding.order-only', from: 'info', to: null },
     ];
-    const label = (es: TimelineEntry[], from = T0) => buildTimeline(d1, [...entries, ...es], from, T2).lanes.find((l) => l.field === 'finding.order-only')?.label;
+    const label = (es: TimelineEntry[], from = T0) =>
+      buildTimeline(d1, [...entries, ...es], from, T2).lanes.find((l) => l.field === 'finding.order-only')?.label;
     expect(label([...flip(1), ...flip(5), ...flip(9)])).toBe('Finding: order-only (3×)');
     // Once is what the lane shows anyway; a start before the range is not counted in it.
     expect(label(flip(1))).toBe('Finding: order-only');
@@ -51,25 +60,57 @@ describe('buildTimeline', () => {
 
   it('turns replica transitions into steps that run to the end of the range', () => {
     const { d1, entries } = freezeAndThaw();
-    const view = buildTimeline(d1, [...entries, { at: T1, poolKey: 'k', field: 'replicas.capi', from: '3', to: '5' }], T0, T2);
-    expect(view.series.capi).toEqual([[T0, 3], [T1, 5], [T2, 5]]);
-    expect(view.series.desired).toEqual([[T0, 5], [T2, 5]]);
+    const view = buildTimeline(
+      d1,
+      [...entries, { at: T1, poolKey: 'k', field: 'replicas.capi', from: '3', to: '5' }],
+      T0,
+      T2,
+    );
+    expect(view.series.capi).toEqual([
+      [T0, 3],
+      [T1, 5],
+      [T2, 5],
+    ]);
+    expect(view.series.desired).toEqual([
+      [T0, 5],
+      [T2, 5],
+    ]);
   });
 
   it('shows Events and resync actions as markers, and starts lanes where an unknown pool first appears', () => {
     const entries: TimelineEntry[] = [
       { at: T1, poolKey: 'k', field: 'amp.provisioningState', from: null, to: 'Updating' },
-      { at: T1, poolKey: 'k', field: 'event.FailedVMState', from: null, to: 'AzureMachinePoolMachine/p-3', detail: 'Warning: failed' },
+      {
+        at: T1,
+        poolKey: 'k',
+        field: 'event.FailedVMState',
+        from: null,
+        to: 'AzureMachinePoolMachine/p-3',
+        detail: 'Warning: failed',
+      },
       { at: T2, poolKey: 'k', field: 'resync', from: null, to: 'reconcile', detail: 'by alice' },
       { at: T2, poolKey: 'k', field: 'pool', from: 'present', to: 'deleted' },
       { at: T2, poolKey: 'k', field: 'pool', from: 'deleted', to: 'present' },
       { at: T2, poolKey: 'k', field: 'pool', from: 'present', to: 'unwatched' },
       { at: T2, poolKey: 'k', field: 'pool', from: 'unwatched', to: 'present' },
-      { at: '2026-11-29T12:00:00.000Z', poolKey: 'k', field: 'amp.provisioningState', from: 'Updating', to: 'Succeeded' },
+      {
+        at: '2026-11-29T12:00:00.000Z',
+        poolKey: 'k',
+        field: 'amp.provisioningState',
+        from: 'Updating',
+        to: 'Succeeded',
+      },
     ];
     const view = buildTimeline(null, entries, T0, T2);
     expect(view.knownAtStart).toBe(false);
-    expect(view.lanes).toEqual([{ field: 'amp.provisioningState', label: 'AzureMachinePool provisioningState', group: 'state', periods: [{ start: T1, end: T2, value: 'Updating' }] }]);
+    expect(view.lanes).toEqual([
+      {
+        field: 'amp.provisioningState',
+        label: 'AzureMachinePool provisioningState',
+        group: 'state',
+        periods: [{ start: T1, end: T2, value: 'Updating' }],
+      },
+    ]);
     expect(view.markers).toEqual([
       { at: T1, kind: 'event', label: 'FailedVMState on AzureMachinePoolMachine/p-3', detail: 'Warning: failed' },
       { at: T2, kind: 'resync', label: 'Resync: reconcile', detail: 'by alice' },
@@ -84,7 +125,13 @@ describe('buildTimeline', () => {
 
 describe('initialZoom', () => {
   const at = (m: number) => new Date(Date.parse(T0) + m * 60_000).toISOString();
-  const seen = (m: number) => buildTimeline(null, [{ at: at(m), poolKey: 'k', field: 'amp.provisioningState', from: null, to: 'Succeeded' }], T0, at(60));
+  const seen = (m: number) =>
+    buildTimeline(
+      null,
+      [{ at: at(m), poolKey: 'k', field: 'amp.provisioningState', from: null, to: 'Succeeded' }],
+      T0,
+      at(60),
+    );
 
   it('opens a little before the first thing recorded when the pool was first seen well inside the window', () => {
     expect(initialZoom(seen(57))).toEqual({ startValue: Date.parse(at(57)) - 18_000, endValue: Date.parse(at(60)) });
@@ -102,9 +149,12 @@ describe('initialZoom', () => {
 });
 
 describe('laneToneValue', () => {
-  it('reads a paused pool as the state to notice, and leaves other lanes\' values as they are', () => {
+  it("reads a paused pool as the state to notice, and leaves other lanes' values as they are", () => {
     expect([laneToneValue('paused', 'true'), laneToneValue('paused', 'false')]).toEqual(['warning', 'ok']);
-    expect([laneToneValue('amp.ready', 'false'), laneToneValue('condition.amp.Ready', 'True')]).toEqual(['false', 'True']);
+    expect([laneToneValue('amp.ready', 'false'), laneToneValue('condition.amp.Ready', 'True')]).toEqual([
+      'false',
+      'True',
+    ]);
   });
 });
 
@@ -120,7 +170,13 @@ describe('coalescePeriods', () => {
     ];
     expect(coalescePeriods(periods, 5 * 60_000)).toEqual([
       periods[0],
-      { start: at(60), end: at(63), value: '3 changes', detail: '2 different values in this span; choose a shorter range to see each.', merged: 3 },
+      {
+        start: at(60),
+        end: at(63),
+        value: '3 changes',
+        detail: '2 different values in this span; choose a shorter range to see each.',
+        merged: 3,
+      },
       periods[4],
     ]);
     expect(coalescePeriods(periods, 30_000)).toEqual(periods);
@@ -137,14 +193,19 @@ describe('coalescePeriods', () => {
       { at: sec(21), poolKey: 'k', field: 'finding.vmss-failed', from: null, to: 'warning' },
       { at: sec(12), poolKey: 'k', field: 'finding.vmss-failed', from: 'warning', to: 'critical' },
     ];
-    const values = (ms: number) => buildTimeline(null, entries, from, to, { minPeriodMs: ms }).lanes.find((l) => l.field === 'finding.vmss-failed')?.periods.map((p) => p.value);
+    const values = (ms: number) =>
+      buildTimeline(null, entries, from, to, { minPeriodMs: ms })
+        .lanes.find((l) => l.field === 'finding.vmss-failed')
+        ?.periods.map((p) => p.value);
     // At the whole window's scale (14.4 s) both periods were merged: a grey "2 changes" on the zoomed chart.
     expect(values(minPeriodMs(from, to, null))).toEqual(['2 changes']);
     expect(minPeriodMs(from, to, first)).toBe(80);
     expect(values(minPeriodMs(from, to, first))).toEqual(['warning', 'critical']);
     // A record that starts before the window: the window's scale (whichever way the instants are written).
     expect(minPeriodMs(from, to, '2026-11-29T01:00:00.000Z')).toBe(14_400);
-    expect(minPeriodMs('2026-11-29T10:00:00Z', '2026-11-29T10:00:15.500Z', '2026-11-29T09:59:59.500Z')).toBeCloseTo(15_500 / 1500);
+    expect(minPeriodMs('2026-11-29T10:00:00Z', '2026-11-29T10:00:15.500Z', '2026-11-29T09:59:59.500Z')).toBeCloseTo(
+      15_500 / 1500,
+    );
     expect(minPeriodMs('2026-11-29T10:00:00Z', '2026-11-29T10:00:15.500Z', '2026-11-29T10:00:00.500Z')).toBe(10);
   });
 });

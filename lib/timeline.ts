@@ -43,10 +43,18 @@ export interface TimelineView {
 }
 
 const STATE_LANES: { field: string; label: string; read: (d: PoolDetail) => unknown }[] = [
-  { field: 'amp.provisioningState', label: 'AzureMachinePool provisioningState', read: (d) => d.summary.provisioningState },
+  {
+    field: 'amp.provisioningState',
+    label: 'AzureMachinePool provisioningState',
+    read: (d) => d.summary.provisioningState,
+  },
   { field: 'amp.ready', label: 'AzureMachinePool ready', read: (d) => d.summary.ampReady },
   { field: 'mp.phase', label: 'MachinePool phase', read: (d) => d.summary.phase },
-  { field: 'mp.infrastructureReady', label: 'MachinePool infrastructure ready', read: (d) => d.summary.mpInfrastructureReady },
+  {
+    field: 'mp.infrastructureReady',
+    label: 'MachinePool infrastructure ready',
+    read: (d) => d.summary.mpInfrastructureReady,
+  },
   { field: 'paused', label: 'Paused', read: (d) => d.summary.paused },
 ];
 
@@ -89,7 +97,9 @@ export function laneToneValue(field: string, value: string): string {
  * Where the chart opens when poolscope first saw the pool well inside the window: from a little before the first
  * thing it recorded to the window's end (the zoom bar still spans the whole window). Null: open on the window.
  */
-export function initialZoom(view: Pick<TimelineView, 'from' | 'to' | 'lanes' | 'series' | 'markers' | 'knownAtStart'>): { startValue: number; endValue: number } | null {
+export function initialZoom(
+  view: Pick<TimelineView, 'from' | 'to' | 'lanes' | 'series' | 'markers' | 'knownAtStart'>,
+): { startValue: number; endValue: number } | null {
   if (view.knownAtStart) return null;
   const from = Date.parse(view.from);
   const to = Date.parse(view.to);
@@ -136,7 +146,13 @@ export function coalescePeriods(periods: readonly LanePeriod[], minMs: number): 
   const flush = () => {
     if (run.length === 1) out.push(run[0] as LanePeriod);
     else if (run.length > 1) {
-      out.push({ start: (run[0] as LanePeriod).start, end: (run.at(-1) as LanePeriod).end, value: `${run.length} changes`, detail: `${new Set(run.map((p) => p.value)).size} different values in this span; choose a shorter range to see each.`, merged: run.length });
+      out.push({
+        start: (run[0] as LanePeriod).start,
+        end: (run.at(-1) as LanePeriod).end,
+        value: `${run.length} changes`,
+        detail: `${new Set(run.map((p) => p.value)).size} different values in this span; choose a shorter range to see each.`,
+        merged: run.length,
+      });
     }
     run = [];
   };
@@ -152,7 +168,13 @@ export function coalescePeriods(periods: readonly LanePeriod[], minMs: number): 
 }
 
 /** Builds lanes, series and markers for [from, to] from the state at `from` (null if unknown) and the entries. */
-export function buildTimeline(initial: PoolDetail | null, entries: readonly TimelineEntry[], from: string, to: string, opts: { minPeriodMs?: number } = {}): TimelineView {
+export function buildTimeline(
+  initial: PoolDetail | null,
+  entries: readonly TimelineEntry[],
+  from: string,
+  to: string,
+  opts: { minPeriodMs?: number } = {},
+): TimelineView {
   const open = new Map<string, { value: string; since: string; detail?: string }>();
   const lanes = new Map<string, Lane>();
   const lane = (field: string): Lane | null => {
@@ -169,7 +191,9 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
     if (!lane(field)) return;
     const cur = open.get(field);
     if (cur) {
-      lanes.get(field)?.periods.push({ start: cur.since, end: at, value: cur.value, ...(cur.detail ? { detail: cur.detail } : {}) });
+      lanes
+        .get(field)
+        ?.periods.push({ start: cur.since, end: at, value: cur.value, ...(cur.detail ? { detail: cur.detail } : {}) });
       open.delete(field);
     }
     if (value !== null) open.set(field, { value, since: at, ...(detail ? { detail } : {}) });
@@ -178,7 +202,13 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
   const series = Object.fromEntries(REPLICA_SERIES.map((s) => [s.key, [] as SeriesPoint[]])) as TimelineView['series'];
   if (initial) {
     for (const l of STATE_LANES) begin(l.field, text(l.read(initial)), from);
-    for (const c of initial.conditions) begin(`condition.${c.source}.${c.type}`, `${c.status}${c.reason ? `/${c.reason}` : ''}`, from, c.message ?? undefined);
+    for (const c of initial.conditions)
+      begin(
+        `condition.${c.source}.${c.type}`,
+        `${c.status}${c.reason ? `/${c.reason}` : ''}`,
+        from,
+        c.message ?? undefined,
+      );
     for (const f of initial.findings) begin(`finding.${f.code}`, f.severity, from, f.summary);
     for (const s of REPLICA_SERIES) series[s.key].push([from, initial.summary.replicas[s.key]]);
   }
@@ -188,7 +218,8 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
   const began = new Map<string, number>();
   for (const e of entries) {
     if (e.at < from || e.at > to) continue;
-    if (e.field.startsWith('finding.') && e.from === null && e.to !== null) began.set(e.field, (began.get(e.field) ?? 0) + 1);
+    if (e.field.startsWith('finding.') && e.from === null && e.to !== null)
+      began.set(e.field, (began.get(e.field) ?? 0) + 1);
     const r = /^replicas\.(.+)$/.exec(e.field);
     if (r) {
       const points = series[r[1] as keyof ReplicaCounts];
@@ -196,16 +227,33 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
       continue;
     }
     if (e.field.startsWith('event.')) {
-      markers.push({ at: e.at, kind: 'event', label: `${e.field.slice('event.'.length)} on ${e.to ?? '?'}`, ...(e.detail ? { detail: e.detail } : {}) });
+      markers.push({
+        at: e.at,
+        kind: 'event',
+        label: `${e.field.slice('event.'.length)} on ${e.to ?? '?'}`,
+        ...(e.detail ? { detail: e.detail } : {}),
+      });
       continue;
     }
     if (e.field === 'pool') {
-      const label = e.to === 'deleted' ? 'MachinePool deleted' : e.to === 'unwatched' ? 'Context no longer watched' : e.from === 'unwatched' ? 'Context watched again' : 'MachinePool created again';
+      const label =
+        e.to === 'deleted'
+          ? 'MachinePool deleted'
+          : e.to === 'unwatched'
+            ? 'Context no longer watched'
+            : e.from === 'unwatched'
+              ? 'Context watched again'
+              : 'MachinePool created again';
       markers.push({ at: e.at, kind: 'event', label });
       continue;
     }
     if (e.field === 'resync' || e.field.startsWith('resync.')) {
-      markers.push({ at: e.at, kind: 'resync', label: `Resync: ${e.to ?? e.field}`, ...(e.detail ? { detail: e.detail } : {}) });
+      markers.push({
+        at: e.at,
+        kind: 'resync',
+        label: `Resync: ${e.to ?? e.field}`,
+        ...(e.detail ? { detail: e.detail } : {}),
+      });
       continue;
     }
     begin(e.field, e.to, e.at, e.detail);
@@ -216,12 +264,16 @@ export function buildTimeline(initial: PoolDetail | null, entries: readonly Time
     const last = series[s.key].at(-1);
     if (last && last[0] !== to) series[s.key].push([to, last[1]]);
   }
-  const order = (l: Lane) => (l.group === 'state' ? STATE_LANES.findIndex((s) => s.field === l.field) : l.group === 'condition' ? 100 : 200);
+  const order = (l: Lane) =>
+    l.group === 'state' ? STATE_LANES.findIndex((s) => s.field === l.field) : l.group === 'condition' ? 100 : 200;
   return {
-    from, to,
-    lanes: [...lanes.values()].filter((l) => l.periods.length > 0)
+    from,
+    to,
+    lanes: [...lanes.values()]
+      .filter((l) => l.periods.length > 0)
       .map((l) => ((began.get(l.field) ?? 0) > 1 ? { ...l, label: `${l.label} (${began.get(l.field)}×)` } : l))
-      .map((l) => (opts.minPeriodMs ? { ...l, periods: coalescePeriods(l.periods, opts.minPeriodMs) } : l)).sort((a, b) => order(a) - order(b) || a.label.localeCompare(b.label)),
+      .map((l) => (opts.minPeriodMs ? { ...l, periods: coalescePeriods(l.periods, opts.minPeriodMs) } : l))
+      .sort((a, b) => order(a) - order(b) || a.label.localeCompare(b.label)),
     series,
     markers,
     knownAtStart: initial !== null,

@@ -11,7 +11,17 @@ describe('transitions', () => {
     const b = buildScenario('s05-flexible');
     const d = analyzePool(b.input, { now: b.now });
     const t = diffDetails(null, d, NOW);
-    expect(t.map((x) => x.field)).toEqual(expect.arrayContaining(['amp.provisioningState', 'amp.ready', 'mp.phase', 'replicas.desired', 'list.mp', 'condition.amp.Ready', 'finding.healthy']));
+    expect(t.map((x) => x.field)).toEqual(
+      expect.arrayContaining([
+        'amp.provisioningState',
+        'amp.ready',
+        'mp.phase',
+        'replicas.desired',
+        'list.mp',
+        'condition.amp.Ready',
+        'finding.healthy',
+      ]),
+    );
     expect(t.every((x) => x.from === null && x.at === NOW && x.poolKey === 'mgmt-weu/default/pool0')).toBe(true);
   });
 
@@ -20,10 +30,16 @@ describe('transitions', () => {
     const d = analyzePool(b.input, { now: b.now });
     expect(diffDetails(null, d, NOW).filter((x) => x.field === 'pool')).toEqual([]);
     const gone = { ...d, summary: { ...d.summary, deletedAt: NOW } };
-    expect(diffDetails(d, gone, NOW)).toEqual([{ at: NOW, poolKey: d.summary.key, field: 'pool', from: 'present', to: 'deleted' }]);
-    expect(diffDetails(gone, d, NOW)).toEqual([{ at: NOW, poolKey: d.summary.key, field: 'pool', from: 'deleted', to: 'present' }]);
+    expect(diffDetails(d, gone, NOW)).toEqual([
+      { at: NOW, poolKey: d.summary.key, field: 'pool', from: 'present', to: 'deleted' },
+    ]);
+    expect(diffDetails(gone, d, NOW)).toEqual([
+      { at: NOW, poolKey: d.summary.key, field: 'pool', from: 'deleted', to: 'present' },
+    ]);
     const unwatched = { ...d, summary: { ...d.summary, unwatchedSince: NOW } };
-    expect(diffDetails(d, unwatched, NOW)).toEqual([{ at: NOW, poolKey: d.summary.key, field: 'pool', from: 'present', to: 'unwatched' }]);
+    expect(diffDetails(d, unwatched, NOW)).toEqual([
+      { at: NOW, poolKey: d.summary.key, field: 'pool', from: 'present', to: 'unwatched' },
+    ]);
     expect(diffDetails(unwatched, d, NOW).map((e) => `${e.from}→${e.to}`)).toEqual(['unwatched→present']);
     expect(diffDetails(unwatched, unwatched, NOW)).toEqual([]);
   });
@@ -45,7 +61,10 @@ describe('transitions', () => {
     const by = (f: string) => t.filter((x) => x.field === f).map((x) => [x.from, x.to]);
     expect(by('amp.ready')).toEqual([['false', 'true']]);
     expect(by('finding.readiness-gate-frozen')).toEqual([['critical', null]]);
-    expect(by('drift').map(([from, to]) => [from?.split('/').pop(), to])).toEqual([['3', null], ['4', null]]);
+    expect(by('drift').map(([from, to]) => [from?.split('/').pop(), to])).toEqual([
+      ['3', null],
+      ['4', null],
+    ]);
     expect(by('list.mp')).toHaveLength(1);
     expect(sameDetail(a, c)).toBe(false);
   });
@@ -53,7 +72,10 @@ describe('transitions', () => {
 
 describe('isUnsettled', () => {
   it('is false for a healthy pool and true for a frozen, a scaling or a drifting one', () => {
-    const d = (id: string) => { const b = buildScenario(id); return analyzePool(b.input, { now: b.now }); };
+    const d = (id: string) => {
+      const b = buildScenario(id);
+      return analyzePool(b.input, { now: b.now });
+    };
     expect(isUnsettled(d('s05-flexible'))).toBe(false);
     expect(isUnsettled(d('s01-scale-up-pre-fix'))).toBe(true);
     expect(isUnsettled(d('s02-scale-up-post-fix'))).toBe(true);

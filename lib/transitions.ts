@@ -22,7 +22,8 @@ export function diffDetails(prev: PoolDetail | null, next: PoolDetail, at: strin
   const add = (field: string, from: unknown, to: unknown, detail?: string) => {
     const f = str(from);
     const t = str(to);
-    if (f !== t) out.push(detail ? { at, poolKey, field, from: f, to: t, detail } : { at, poolKey, field, from: f, to: t });
+    if (f !== t)
+      out.push(detail ? { at, poolKey, field, from: f, to: t, detail } : { at, poolKey, field, from: f, to: t });
   };
   const p = prev?.summary;
   const n = next.summary;
@@ -34,17 +35,28 @@ export function diffDetails(prev: PoolDetail | null, next: PoolDetail, at: strin
   // The MachinePool deleted, or its context no longer watched (or back): only when either state says so.
   if (p && presence(p) !== presence(n)) add('pool', presence(p), presence(n));
   else if (!p && presence(n) !== 'present') add('pool', null, presence(n));
-  for (const k of Object.keys(n.replicas) as (keyof ReplicaCounts)[]) add(`replicas.${k}`, p?.replicas[k], n.replicas[k]);
-  add('list.mp', prev ? `${prev.lists.mp.count}:${prev.lists.mp.hash}` : null, `${next.lists.mp.count}:${next.lists.mp.hash}`);
-  add('list.amp', prev?.lists.amp ? `${prev.lists.amp.count}:${prev.lists.amp.hash}` : null, next.lists.amp ? `${next.lists.amp.count}:${next.lists.amp.hash}` : null);
-  for (const [name, s] of Object.entries(next.sources)) add(`source.${name}`, prev?.sources[name as keyof PoolDetail['sources']]?.state, s.state);
+  for (const k of Object.keys(n.replicas) as (keyof ReplicaCounts)[])
+    add(`replicas.${k}`, p?.replicas[k], n.replicas[k]);
+  add(
+    'list.mp',
+    prev ? `${prev.lists.mp.count}:${prev.lists.mp.hash}` : null,
+    `${next.lists.mp.count}:${next.lists.mp.hash}`,
+  );
+  add(
+    'list.amp',
+    prev?.lists.amp ? `${prev.lists.amp.count}:${prev.lists.amp.hash}` : null,
+    next.lists.amp ? `${next.lists.amp.count}:${next.lists.amp.hash}` : null,
+  );
+  for (const [name, s] of Object.entries(next.sources))
+    add(`source.${name}`, prev?.sources[name as keyof PoolDetail['sources']]?.state, s.state);
 
   // Conditions: the value is status/reason; the message goes along as detail.
   const condKey = (c: PoolDetail['conditions'][number]) => `condition.${c.source}.${c.type}`;
   const condVal = (c: PoolDetail['conditions'][number]) => `${c.status}${c.reason ? `/${c.reason}` : ''}`;
   const before = new Map((prev?.conditions ?? []).map((c) => [condKey(c), c]));
   const after = new Map(next.conditions.map((c) => [condKey(c), c]));
-  for (const [k, c] of after) add(k, before.has(k) ? condVal(before.get(k) as typeof c) : null, condVal(c), c.message ?? undefined);
+  for (const [k, c] of after)
+    add(k, before.has(k) ? condVal(before.get(k) as typeof c) : null, condVal(c), c.message ?? undefined);
   for (const [k, c] of before) if (!after.has(k)) add(k, condVal(c), null);
 
   // Drift items and findings appear and clear.
@@ -59,7 +71,8 @@ export function diffDetails(prev: PoolDetail | null, next: PoolDetail, at: strin
     if (!before2) add(`finding.${code}`, null, f.severity, f.summary);
     else if (before2.severity !== f.severity) add(`finding.${code}`, before2.severity, f.severity, f.summary);
     // Same severity, new evidence (e.g. a second failed instance): still a transition, with the new text.
-    else if (before2.summary !== f.summary) out.push({ at, poolKey, field: `finding.${code}`, from: before2.severity, to: f.severity, detail: f.summary });
+    else if (before2.summary !== f.summary)
+      out.push({ at, poolKey, field: `finding.${code}`, from: before2.severity, to: f.severity, detail: f.summary });
   }
   for (const [code, f] of prevFind) if (!nextFind.has(code)) add(`finding.${code}`, f.severity, null);
   return out;

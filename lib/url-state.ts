@@ -13,7 +13,17 @@ function one(p: Params, key: string): string | undefined {
   return s === undefined || s.trim() === '' ? undefined : s.trim();
 }
 
-export const SORT_KEYS = ['pool', 'context', 'namespace', 'cluster', 'state', 'drift', 'finding', 'desired', 'lastChange'] as const;
+export const SORT_KEYS = [
+  'pool',
+  'context',
+  'namespace',
+  'cluster',
+  'state',
+  'drift',
+  'finding',
+  'desired',
+  'lastChange',
+] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
 export interface FleetFilters {
@@ -42,7 +52,13 @@ export function parseFleetParams(p: Params): FleetFilters {
   const desc = rawSort.startsWith('-');
   const key = (desc ? rawSort.slice(1) : rawSort) as SortKey;
   const sort = (SORT_KEYS as readonly string[]).includes(key) ? key : 'finding';
-  const out: FleetFilters = { drifting: truthy(one(p, 'drifting')), notReady: truthy(one(p, 'notReady')), deleted: truthy(one(p, 'deleted')), sort, desc: sort === key ? desc : false };
+  const out: FleetFilters = {
+    drifting: truthy(one(p, 'drifting')),
+    notReady: truthy(one(p, 'notReady')),
+    deleted: truthy(one(p, 'deleted')),
+    sort,
+    desc: sort === key ? desc : false,
+  };
   const context = one(p, 'context');
   const namespace = one(p, 'namespace');
   const q = one(p, 'q');
@@ -70,10 +86,12 @@ export function fleetQuery(f: FleetFilters): string {
 }
 
 export const driftTotal = (p: PoolSummary): number => Object.values(p.driftCounts).reduce((a, b) => a + (b ?? 0), 0);
-const severity = (p: PoolSummary): number => (p.worstFinding ? SEVERITY_RANK[p.worstFinding.severity as Severity] + 1 : 0);
+const severity = (p: PoolSummary): number =>
+  p.worstFinding ? SEVERITY_RANK[p.worstFinding.severity as Severity] + 1 : 0;
 
 /** 2 when a pool shows a finding but `healthy`, plus 1 when its AzureMachinePool is not ready (unknown is not). */
-const attention = (p: PoolSummary): number => (p.worstFinding && p.worstFinding.code !== 'healthy' ? 2 : 0) + (p.ampReady === false ? 1 : 0);
+const attention = (p: PoolSummary): number =>
+  (p.worstFinding && p.worstFinding.code !== 'healthy' ? 2 : 0) + (p.ampReady === false ? 1 : 0);
 
 const collator = new Intl.Collator('en', { numeric: true });
 const SORTERS: Record<SortKey, (a: PoolSummary, b: PoolSummary) => number> = {
@@ -95,14 +113,19 @@ const SORTERS: Record<SortKey, (a: PoolSummary, b: PoolSummary) => number> = {
 /** Filters and sorts the fleet; ties keep key order so the table does not jump. */
 export function selectPools(pools: readonly PoolSummary[], f: FleetFilters): PoolSummary[] {
   const q = f.q?.toLowerCase();
-  const out = pools.filter((p) =>
-    (!f.context || p.ref.context === f.context)
-    && (!f.namespace || p.ref.namespace === f.namespace)
-    && (!f.drifting || driftTotal(p) > 0)
-    && (!f.notReady || p.ampReady !== true)
-    && (f.deleted || !goneSince(p))
-    && hasSeverity(p, f.severity)
-    && (!q || [p.ref.context, p.ref.namespace, p.ref.name, p.clusterName ?? '', p.worstFinding?.summary ?? ''].some((s) => s.toLowerCase().includes(q))));
+  const out = pools.filter(
+    (p) =>
+      (!f.context || p.ref.context === f.context) &&
+      (!f.namespace || p.ref.namespace === f.namespace) &&
+      (!f.drifting || driftTotal(p) > 0) &&
+      (!f.notReady || p.ampReady !== true) &&
+      (f.deleted || !goneSince(p)) &&
+      hasSeverity(p, f.severity) &&
+      (!q ||
+        [p.ref.context, p.ref.namespace, p.ref.name, p.clusterName ?? '', p.worstFinding?.summary ?? ''].some((s) =>
+          s.toLowerCase().includes(q),
+        )),
+  );
   const cmp = SORTERS[f.sort];
   return out.sort((a, b) => (f.desc ? -cmp(a, b) : cmp(a, b)) || collator.compare(a.key, b.key));
 }
@@ -130,7 +153,13 @@ export function severityCounts(pools: readonly PoolSummary[]): Record<Severity |
 
 // ---------------- time range ----------------
 
-export const RANGES = { '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+export const RANGES = {
+  '1h': 3_600_000,
+  '6h': 6 * 3_600_000,
+  '24h': 86_400_000,
+  '7d': 7 * 86_400_000,
+  '30d': 30 * 86_400_000,
+} as const;
 export type RangeName = keyof typeof RANGES;
 export const DEFAULT_RANGE: RangeName = '6h';
 
@@ -141,9 +170,28 @@ export function isRangeName(s: string): s is RangeName {
   return Object.hasOwn(RANGES, s);
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const daysIn = (year: number, month: number): number =>
-  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : [4, 6, 9, 11].includes(month)
+      ? 30
+      : 31;
 
 export type InstantResult = { ok: true; iso: string } | { ok: false; error: string };
 
@@ -154,13 +202,35 @@ export type InstantResult = { ok: true; iso: string } | { ok: false; error: stri
 export function readInstant(s: string, example = '2026-11-29T10:15:00Z'): InstantResult {
   const m = RFC3339.exec(s);
   if (!m) return { ok: false, error: `must be an RFC 3339 instant such as ${example}` };
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  if (month < 1 || month > 12) return { ok: false, error: `names a month that does not exist (${String(month).padStart(2, '0')}; months run 01 to 12)` };
-  if (day < 1 || day > daysIn(year, month)) return { ok: false, error: `names a day that does not exist (${MONTHS[month - 1]} ${year} has ${daysIn(year, month)} days)` };
-  if (hour > 23 || minute > 59 || second > 59) return { ok: false, error: 'names a time of day that does not exist (hours run 00 to 23, minutes and seconds 00 to 59)' };
-  if (Number(m[9] ?? 0) > 23 || Number(m[10] ?? 0) > 59) return { ok: false, error: 'has a UTC offset that does not exist (at most ±23:59)' };
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (month < 1 || month > 12)
+    return {
+      ok: false,
+      error: `names a month that does not exist (${String(month).padStart(2, '0')}; months run 01 to 12)`,
+    };
+  if (day < 1 || day > daysIn(year, month))
+    return {
+      ok: false,
+      error: `names a day that does not exist (${MONTHS[month - 1]} ${year} has ${daysIn(year, month)} days)`,
+    };
+  if (hour > 23 || minute > 59 || second > 59)
+    return {
+      ok: false,
+      error: 'names a time of day that does not exist (hours run 00 to 23, minutes and seconds 00 to 59)',
+    };
+  if (Number(m[9] ?? 0) > 23 || Number(m[10] ?? 0) > 59)
+    return { ok: false, error: 'has a UTC offset that does not exist (at most ±23:59)' };
   const t = Date.parse(s);
-  return Number.isNaN(t) ? { ok: false, error: `must be an RFC 3339 instant such as ${example}` } : { ok: true, iso: new Date(t).toISOString() };
+  return Number.isNaN(t)
+    ? { ok: false, error: `must be an RFC 3339 instant such as ${example}` }
+    : { ok: true, iso: new Date(t).toISOString() };
 }
 
 /** Parses an RFC 3339 instant to a canonical UTC ISO string, or null (readInstant says why). */
@@ -198,11 +268,20 @@ export type WindowResult = { ok: true; window: TimeWindow } | { ok: false; error
  * (now, or `at`), `from` to the default range before `to`. Whatever was given, from must come before to and the
  * window span at most MAX_WINDOW_MS.
  */
-export function explicitWindow(from: string | undefined, to: string | undefined, end: number): { ok: true; from: string; to: string } | { ok: false; error: string } {
+export function explicitWindow(
+  from: string | undefined,
+  to: string | undefined,
+  end: number,
+): { ok: true; from: string; to: string } | { ok: false; error: string } {
   const t = to ?? new Date(end).toISOString();
   const f = from ?? new Date(Date.parse(t) - RANGES[DEFAULT_RANGE]).toISOString();
-  if (f >= t) return { ok: false, error: `"from" (${f}) must be before "to" (${t}${to === undefined ? ', now' : ''}).` };
-  if (Date.parse(t) - Date.parse(f) > MAX_WINDOW_MS) return { ok: false, error: `A time range can span at most 31 days; "from" (${f}) to "to" (${t}${to === undefined ? ', now' : ''}) spans more.` };
+  if (f >= t)
+    return { ok: false, error: `"from" (${f}) must be before "to" (${t}${to === undefined ? ', now' : ''}).` };
+  if (Date.parse(t) - Date.parse(f) > MAX_WINDOW_MS)
+    return {
+      ok: false,
+      error: `A time range can span at most 31 days; "from" (${f}) to "to" (${t}${to === undefined ? ', now' : ''}) spans more.`,
+    };
   return { ok: true, from: f, to: t };
 }
 
@@ -232,9 +311,18 @@ export function parseWindow(p: Params, now: number): WindowResult {
     return w.ok ? { ok: true, window: { from: w.from, to: w.to, at: atIso, range: null } } : w;
   }
   const rangeRaw = one(p, 'range') ?? DEFAULT_RANGE;
-  if (!isRangeName(rangeRaw)) return { ok: false, error: `"range" must be one of ${Object.keys(RANGES).join(', ')}; got "${rangeRaw}".` };
+  if (!isRangeName(rangeRaw))
+    return { ok: false, error: `"range" must be one of ${Object.keys(RANGES).join(', ')}; got "${rangeRaw}".` };
   const end = atIso ? Date.parse(atIso) : now;
-  return { ok: true, window: { from: new Date(end - RANGES[rangeRaw]).toISOString(), to: new Date(end).toISOString(), at: atIso, range: rangeRaw } };
+  return {
+    ok: true,
+    window: {
+      from: new Date(end - RANGES[rangeRaw]).toISOString(),
+      to: new Date(end).toISOString(),
+      at: atIso,
+      range: rangeRaw,
+    },
+  };
 }
 
 /** The query string of a pool page's window (without `?`). */

@@ -7,17 +7,28 @@ const id = (m: string) => instanceProviderId(DEFAULT_AZURE, 'pool0', m);
 const verdict = (spec: PoolSpec) => analyzePool(buildPool(spec).input, { now: NOW }).verdict;
 
 /** A pool whose list is frozen and which a list repair can fix. */
-const frozen: PoolSpec = { replicas: 3, instances: healthyInstances(3), amp: { ready: false }, mp: { providerIDList: [id('0'), id('9')] } };
+const frozen: PoolSpec = {
+  replicas: 3,
+  instances: healthyInstances(3),
+  amp: { ready: false },
+  mp: { providerIDList: [id('0'), id('9')] },
+};
 
 describe('resync verdict', () => {
   it('recommends repairing the list when the gate is closed and the AMP list is sound', () => {
     expect(verdict(frozen)).toEqual({
       recommended: 'sync-provider-ids',
-      reconcile: { allowed: true, canHelp: false, reason: 'The AzureMachinePool is not ready: a reconcile re-runs the controllers but cannot get past CAPI\'s readiness gate.' },
+      reconcile: {
+        allowed: true,
+        canHelp: false,
+        reason:
+          "The AzureMachinePool is not ready: a reconcile re-runs the controllers but cannot get past CAPI's readiness gate.",
+      },
       syncProviderIds: {
         allowed: true,
         canHelp: true,
-        reason: 'CAPI will not copy the list while the AzureMachinePool is not ready; this writes exactly what it would copy (2 to add, 1 to remove).',
+        reason:
+          'CAPI will not copy the list while the AzureMachinePool is not ready; this writes exactly what it would copy (2 to add, 1 to remove).',
         wouldAdd: [id('1'), id('2')],
         wouldRemove: [id('9')],
       },
@@ -33,9 +44,21 @@ describe('resync verdict', () => {
 
   it.each<[string, PoolSpec, RegExp]>([
     ['paused (Cluster)', { ...frozen, clusterPaused: true }, /^The pool is paused/],
-    ['paused (MachinePool annotation)', { ...frozen, mp: { ...frozen.mp, annotations: { 'cluster.x-k8s.io/paused': '' } } }, /^The pool is paused/],
-    ['paused (AzureMachinePool annotation)', { ...frozen, amp: { ready: false, annotations: { 'cluster.x-k8s.io/paused': '' } } }, /^The pool is paused/],
-    ['MachinePool being deleted', { ...frozen, mp: { ...frozen.mp, deleting: true } }, /^The MachinePool is being deleted/],
+    [
+      'paused (MachinePool annotation)',
+      { ...frozen, mp: { ...frozen.mp, annotations: { 'cluster.x-k8s.io/paused': '' } } },
+      /^The pool is paused/,
+    ],
+    [
+      'paused (AzureMachinePool annotation)',
+      { ...frozen, amp: { ready: false, annotations: { 'cluster.x-k8s.io/paused': '' } } },
+      /^The pool is paused/,
+    ],
+    [
+      'MachinePool being deleted',
+      { ...frozen, mp: { ...frozen.mp, deleting: true } },
+      /^The MachinePool is being deleted/,
+    ],
   ])('refuses both modes when %s', (_name, spec, reason) => {
     const v = verdict(spec);
     expect(v.recommended).toBeNull();
@@ -54,21 +77,49 @@ describe('resync verdict', () => {
   });
 
   it.each<[string, PoolSpec, string]>([
-    ['the AMP list is empty while replicas > 0',
-      { replicas: 2, instances: healthyInstances(2).map((i) => ({ ...i, ampm: false })), amp: { ready: false, providerIDList: [] }, mp: { providerIDList: [id('0'), id('1')] } },
-      'The AzureMachinePool list is empty while replicas > 0; copying it would drop every instance.'],
-    ['the AMP list holds IDs absent from Azure',
-      { replicas: 2, instances: [{ member: '0' }, { member: '1', inAzure: false }], amp: { ready: false }, mp: { providerIDList: [id('0')] } },
-      'The AzureMachinePool list holds 1 ID absent from Azure; copying it would add ghosts.'],
-    ['case-mismatch drift exists',
-      { ...frozen, instances: [...healthyInstances(2), { member: '2', nodeProviderID: id('2').replace('prod-weu', 'Prod-WEU') }] },
-      'Sources disagree on the case of some providerIDs; rewriting the list could make CAPI delete Nodes it believes retired.'],
-    ['Azure could not be read', { ...frozen, azure: { unknown: 'timeout' } },
-      'Azure could not be read, so poolscope cannot check that every ID in the AzureMachinePool list still exists.'],
-    ['the workload cluster is unreachable', { ...frozen, workload: { unreachable: 'no route' } },
-      'poolscope cannot read the workload cluster\'s Nodes, so it cannot check the list against them (and if CAPI cannot reach it either, it cannot maintain nodeRefs for a rewritten list); restore connectivity first.'],
-    ['there is nothing to change', { replicas: 2, instances: healthyInstances(2), amp: { ready: false } },
-      'The MachinePool list already holds the same IDs as the AzureMachinePool list.'],
+    [
+      'the AMP list is empty while replicas > 0',
+      {
+        replicas: 2,
+        instances: healthyInstances(2).map((i) => ({ ...i, ampm: false })),
+        amp: { ready: false, providerIDList: [] },
+        mp: { providerIDList: [id('0'), id('1')] },
+      },
+      'The AzureMachinePool list is empty while replicas > 0; copying it would drop every instance.',
+    ],
+    [
+      'the AMP list holds IDs absent from Azure',
+      {
+        replicas: 2,
+        instances: [{ member: '0' }, { member: '1', inAzure: false }],
+        amp: { ready: false },
+        mp: { providerIDList: [id('0')] },
+      },
+      'The AzureMachinePool list holds 1 ID absent from Azure; copying it would add ghosts.',
+    ],
+    [
+      'case-mismatch drift exists',
+      {
+        ...frozen,
+        instances: [...healthyInstances(2), { member: '2', nodeProviderID: id('2').replace('prod-weu', 'Prod-WEU') }],
+      },
+      'Sources disagree on the case of some providerIDs; rewriting the list could make CAPI delete Nodes it believes retired.',
+    ],
+    [
+      'Azure could not be read',
+      { ...frozen, azure: { unknown: 'timeout' } },
+      'Azure could not be read, so poolscope cannot check that every ID in the AzureMachinePool list still exists.',
+    ],
+    [
+      'the workload cluster is unreachable',
+      { ...frozen, workload: { unreachable: 'no route' } },
+      "poolscope cannot read the workload cluster's Nodes, so it cannot check the list against them (and if CAPI cannot reach it either, it cannot maintain nodeRefs for a rewritten list); restore connectivity first.",
+    ],
+    [
+      'there is nothing to change',
+      { replicas: 2, instances: healthyInstances(2), amp: { ready: false } },
+      'The MachinePool list already holds the same IDs as the AzureMachinePool list.',
+    ],
   ])('refuses sync-provider-ids when %s', (_name, spec, reason) => {
     expect(verdict(spec).syncProviderIds).toMatchObject({ allowed: false, canHelp: false, reason });
   });
@@ -80,14 +131,23 @@ describe('resync verdict', () => {
   });
 
   it('says a reconcile cannot help while the workload cluster is unreachable', () => {
-    expect(verdict({ ...frozen, amp: { ready: true }, workload: { unreachable: 'x' } }).reconcile).toMatchObject({ allowed: true, canHelp: false });
+    expect(verdict({ ...frozen, amp: { ready: true }, workload: { unreachable: 'x' } }).reconcile).toMatchObject({
+      allowed: true,
+      canHelp: false,
+    });
   });
 
   it('refuses both modes when there is no AzureMachinePool', () => {
     const b = buildPool(frozen);
     b.input.azureMachinePool = null;
     const v = analyzePool(b.input, { now: NOW }).verdict;
-    expect(v.reconcile).toMatchObject({ allowed: false, reason: 'No AzureMachinePool was found for this MachinePool.' });
-    expect(v.syncProviderIds).toMatchObject({ allowed: false, reason: 'No AzureMachinePool was found for this MachinePool.' });
+    expect(v.reconcile).toMatchObject({
+      allowed: false,
+      reason: 'No AzureMachinePool was found for this MachinePool.',
+    });
+    expect(v.syncProviderIds).toMatchObject({
+      allowed: false,
+      reason: 'No AzureMachinePool was found for this MachinePool.',
+    });
   });
 });

@@ -33,30 +33,58 @@ export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[], kub
   if (blocked) {
     reconcile = { allowed: false, canHelp: false, reason: blocked };
   } else if (unreachable) {
-    reconcile = { allowed: true, canHelp: false, reason: 'poolscope cannot read the workload cluster; if CAPI cannot either, it stops before its readiness gate and a reconcile changes nothing until the cluster is back.' };
+    reconcile = {
+      allowed: true,
+      canHelp: false,
+      reason:
+        'poolscope cannot read the workload cluster; if CAPI cannot either, it stops before its readiness gate and a reconcile changes nothing until the cluster is back.',
+    };
   } else if (model.amp && model.amp.providerIDList.length === 0 && (model.mp.replicas ?? 0) > 0) {
-    reconcile = { allowed: true, canHelp: true, reason: 'Re-runs CAPZ so it lists the AMPMs again and repopulates the empty list (harmless; CAPZ may wait out its 10 s debounce).' };
+    reconcile = {
+      allowed: true,
+      canHelp: true,
+      reason:
+        'Re-runs CAPZ so it lists the AMPMs again and repopulates the empty list (harmless; CAPZ may wait out its 10 s debounce).',
+    };
   } else if (closed) {
-    reconcile = { allowed: true, canHelp: false, reason: 'The AzureMachinePool is not ready: a reconcile re-runs the controllers but cannot get past CAPI\'s readiness gate.' };
+    reconcile = {
+      allowed: true,
+      canHelp: false,
+      reason:
+        "The AzureMachinePool is not ready: a reconcile re-runs the controllers but cannot get past CAPI's readiness gate.",
+    };
   } else if (differ) {
-    reconcile = { allowed: true, canHelp: true, reason: 'The gate is open: CAPI copies the list on its next reconcile, and a trigger makes that happen now.' };
+    reconcile = {
+      allowed: true,
+      canHelp: true,
+      reason: 'The gate is open: CAPI copies the list on its next reconcile, and a trigger makes that happen now.',
+    };
   } else if (has('ghost-in-azuremachinepool') || has('missing-from-azuremachinepool')) {
-    reconcile = { allowed: true, canHelp: true, reason: 'The AzureMachinePool list lags Azure: a reconcile makes CAPZ re-read the scale set (after its 10 s debounce).' };
+    reconcile = {
+      allowed: true,
+      canHelp: true,
+      reason:
+        'The AzureMachinePool list lags Azure: a reconcile makes CAPZ re-read the scale set (after its 10 s debounce).',
+    };
   } else {
     reconcile = { allowed: true, canHelp: false, reason: 'Nothing is out of date that a reconcile would fix.' };
   }
 
   // sync-provider-ids: write exactly what CAPI would copy, only when that can't make things worse.
   let syncReason: string | null = blocked;
-  if (!syncReason && unreachable) syncReason = 'poolscope cannot read the workload cluster\'s Nodes, so it cannot check the list against them (and if CAPI cannot reach it either, it cannot maintain nodeRefs for a rewritten list); restore connectivity first.';
+  if (!syncReason && unreachable)
+    syncReason =
+      "poolscope cannot read the workload cluster's Nodes, so it cannot check the list against them (and if CAPI cannot reach it either, it cannot maintain nodeRefs for a rewritten list); restore connectivity first.";
   if (!syncReason && model.amp && model.amp.providerIDList.length === 0 && (model.mp.replicas ?? 0) > 0) {
     syncReason = 'The AzureMachinePool list is empty while replicas > 0; copying it would drop every instance.';
   }
   if (!syncReason && has('case-mismatch')) {
-    syncReason = 'Sources disagree on the case of some providerIDs; rewriting the list could make CAPI delete Nodes it believes retired.';
+    syncReason =
+      'Sources disagree on the case of some providerIDs; rewriting the list could make CAPI delete Nodes it believes retired.';
   }
   if (!syncReason && model.azure.state !== 'ok' && model.azure.state !== 'not-found') {
-    syncReason = 'Azure could not be read, so poolscope cannot check that every ID in the AzureMachinePool list still exists.';
+    syncReason =
+      'Azure could not be read, so poolscope cannot check that every ID in the AzureMachinePool list still exists.';
   }
   const otherInAmp = drift.filter((d) => d.kind === 'other-scale-set' && d.sources.amp !== null).length;
   if (!syncReason && otherInAmp) {
@@ -66,15 +94,30 @@ export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[], kub
     const n = drift.filter((d) => d.kind === 'ghost-in-azuremachinepool').length;
     syncReason = `The AzureMachinePool list holds ${plural(n, 'ID')} absent from Azure; copying it would add ghosts.`;
   }
-  if (!syncReason && !differ) syncReason = 'The MachinePool list already holds the same IDs as the AzureMachinePool list.';
+  if (!syncReason && !differ)
+    syncReason = 'The MachinePool list already holds the same IDs as the AzureMachinePool list.';
 
-  const othersLeaving = drift.filter((d) => d.kind === 'other-scale-set' && d.sources.mp !== null && d.sources.amp === null).length;
+  const othersLeaving = drift.filter(
+    (d) => d.kind === 'other-scale-set' && d.sources.mp !== null && d.sources.amp === null,
+  ).length;
   const counts = `${add.length} to add, ${remove.length} to remove${othersLeaving ? `, ${othersLeaving} of them of another scale set, whose Node${othersLeaving === 1 ? '' : 's'} CAPI may then delete once as retired (${othersLeaving === 1 ? 'it registers' : 'they register'} again)` : ''}`;
   const syncProviderIds: ResyncVerdict['syncProviderIds'] = syncReason
     ? { allowed: false, canHelp: false, reason: syncReason, wouldAdd: add, wouldRemove: remove }
     : closed
-      ? { allowed: true, canHelp: true, reason: `CAPI will not copy the list while the AzureMachinePool is not ready; this writes exactly what it would copy (${counts}).`, wouldAdd: add, wouldRemove: remove }
-      : { allowed: true, canHelp: true, reason: `CAPI copies the list itself on its next reconcile; writing it now has the same effect (${counts}).`, wouldAdd: add, wouldRemove: remove };
+      ? {
+          allowed: true,
+          canHelp: true,
+          reason: `CAPI will not copy the list while the AzureMachinePool is not ready; this writes exactly what it would copy (${counts}).`,
+          wouldAdd: add,
+          wouldRemove: remove,
+        }
+      : {
+          allowed: true,
+          canHelp: true,
+          reason: `CAPI copies the list itself on its next reconcile; writing it now has the same effect (${counts}).`,
+          wouldAdd: add,
+          wouldRemove: remove,
+        };
 
   let recommended: ResyncVerdict['recommended'] = null;
   if (closed && syncProviderIds.allowed && syncProviderIds.canHelp) recommended = 'sync-provider-ids';

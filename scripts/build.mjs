@@ -8,7 +8,11 @@ import { cpSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const r = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'next'), ['build'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+const r = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'next'), ['build'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+});
 if (r.status !== 0) process.exit(r.status ?? 1);
 const standalone = path.join(ROOT, '.next', 'standalone');
 if (!existsSync(path.join(standalone, 'server.js'))) {
@@ -17,5 +21,6 @@ if (!existsSync(path.join(standalone, 'server.js'))) {
 }
 rmSync(path.join(standalone, '.next', 'static'), { recursive: true, force: true });
 cpSync(path.join(ROOT, '.next', 'static'), path.join(standalone, '.next', 'static'), { recursive: true });
-if (existsSync(path.join(ROOT, 'public'))) cpSync(path.join(ROOT, 'public'), path.join(standalone, 'public'), { recursive: true });
+if (existsSync(path.join(ROOT, 'public')))
+  cpSync(path.join(ROOT, 'public'), path.join(standalone, 'public'), { recursive: true });
 console.log('build: standalone server ready in .next/standalone (node .next/standalone/server.js)');

@@ -1,3 +1,9 @@
 import type { Server } from 'node:http';
 
-export function startAuthProxy(opts: { port: number; target: string; user: string; groups: string[]; secret: string }): Promise<Server>;
+export function startAuthProxy(opts: {
+  port: number;
+  target: string;
+  user: string;
+  groups: string[];
+  secret: string;
+}): Promise<Server>;

@@ -19,16 +19,23 @@ export function startAuthProxy({ port, target, user, groups, secret }) {
     headers['x-forwarded-groups'] = groups.join(',');
     headers['x-poolscope-proxy-secret'] = secret;
     headers['x-forwarded-host'] = req.headers.host ?? `localhost:${port}`;
-    const upstream = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers }, (up) => {
-      const out = {};
-      for (const [k, v] of Object.entries(up.headers)) if (!HOP.has(k)) out[k] = v;
-      res.writeHead(up.statusCode ?? 502, out);
-      res.flushHeaders();
-      up.pipe(res);
-    });
+    const upstream = http.request(
+      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers },
+      (up) => {
+        const out = {};
+        for (const [k, v] of Object.entries(up.headers)) if (!HOP.has(k)) out[k] = v;
+        res.writeHead(up.statusCode ?? 502, out);
+        res.flushHeaders();
+        up.pipe(res);
+      },
+    );
     upstream.on('error', (e) => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { code: 'bad-gateway', message: `the dashboard behind the demo proxy does not answer: ${e.message}` } }));
+      res.end(
+        JSON.stringify({
+          error: { code: 'bad-gateway', message: `the dashboard behind the demo proxy does not answer: ${e.message}` },
+        }),
+      );
     });
     req.on('aborted', () => upstream.destroy());
     res.on('close', () => upstream.destroy());

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthProxy } from './demo-auth-proxy.mjs';
 
 /** This machine's addresses other than loopback (link-local IPv6 left out: it needs a zone to be dialled). */
-const outside = Object.values(os.networkInterfaces()).flatMap((list) => list ?? [])
+const outside = Object.values(os.networkInterfaces())
+  .flatMap((list) => list ?? [])
   .filter((a) => !a.internal && !(a.family === 'IPv6' && a.address.startsWith('fe80:')))
   .map((a) => a.address);
 
@@ -22,7 +23,13 @@ beforeAll(async () => {
   upstream = http.createServer((req, res) => res.end(String(req.headers['x-forwarded-user'])));
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  proxy = await startAuthProxy({ port: 0, target, user: 'operator', groups: ['pool-operators'], secret: 's'.repeat(64) });
+  proxy = await startAuthProxy({
+    port: 0,
+    target,
+    user: 'operator',
+    groups: ['pool-operators'],
+    secret: 's'.repeat(64),
+  });
   port = (proxy.address() as AddressInfo).port;
 });
 afterAll(async () => {
@@ -51,7 +58,10 @@ describe('the demo auth proxy', () => {
     expect(await res.text()).toBe('operator');
   });
 
-  it.skipIf(outside.length === 0)(`cannot be reached on this machine's other addresses (${outside.join(', ') || 'none here'})`, async () => {
-    for (const address of outside) expect(await dial(address), address).not.toBe('connected');
-  });
+  it.skipIf(outside.length === 0)(
+    `cannot be reached on this machine's other addresses (${outside.join(', ') || 'none here'})`,
+    async () => {
+      for (const address of outside) expect(await dial(address), address).not.toBe('connected');
+    },
+  );
 });

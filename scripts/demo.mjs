@@ -21,7 +21,13 @@ const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
 const SERVER = path.join(ROOT, '.next', 'standalone', 'server.js');
 
 function parseArgs(argv) {
-  const o = { port: 3000, build: true, stateDir: null, scenario: path.join(ROOT, 'sim', 'scenarios', 'demo.yaml'), speed: null };
+  const o = {
+    port: 3000,
+    build: true,
+    stateDir: null,
+    scenario: path.join(ROOT, 'sim', 'scenarios', 'demo.yaml'),
+    speed: null,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -41,7 +47,9 @@ function parseArgs(argv) {
 }
 
 function fail(message) {
-  console.error(`demo: ${message}\nusage: npm run demo -- [--port 3000] [--no-build] [--state-dir DIR] [--scenario FILE] [--speed N]`);
+  console.error(
+    `demo: ${message}\nusage: npm run demo -- [--port 3000] [--no-build] [--state-dir DIR] [--scenario FILE] [--speed N]`,
+  );
   process.exit(2);
 }
 
@@ -80,7 +88,9 @@ function stopAll(code) {
   stopping = true;
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   setTimeout(() => process.exit(code), 1500).unref();
-  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r))))).then(() => process.exit(code));
+  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r))))).then(() =>
+    process.exit(code),
+  );
 }
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
@@ -112,7 +122,14 @@ function start(tag, cmd, args, env) {
   return child;
 }
 
-const simArgs = [path.join(ROOT, 'sim', 'cli.ts'), '--scenario', opts.scenario, '--state-dir', stateDir, ...(opts.speed ? ['--speed', opts.speed] : [])];
+const simArgs = [
+  path.join(ROOT, 'sim', 'cli.ts'),
+  '--scenario',
+  opts.scenario,
+  '--state-dir',
+  stateDir,
+  ...(opts.speed ? ['--speed', opts.speed] : []),
+];
 start('sim', bin('tsx'), simArgs, process.env);
 for (let i = 0; i < 600 && !existsSync(envFile); i++) await new Promise((r) => setTimeout(r, 100));
 if (!existsSync(envFile)) {
@@ -137,16 +154,27 @@ if (!existsSync(envFile)) {
   env.POOLSCOPE_TRUSTED_PROXY_SECRET = secret;
   start('dashboard', process.execPath, [SERVER], { ...env, PORT: String(inner), HOSTNAME: '127.0.0.1' });
   try {
-    await startAuthProxy({ port: opts.port, target: `http://127.0.0.1:${inner}`, user: 'operator', groups: ['pool-operators'], secret });
+    await startAuthProxy({
+      port: opts.port,
+      target: `http://127.0.0.1:${inner}`,
+      user: 'operator',
+      groups: ['pool-operators'],
+      secret,
+    });
   } catch (e) {
     console.error(`demo: cannot listen on port ${opts.port}: ${e.message}`);
     stopAll(1);
   }
   const url = `http://localhost:${opts.port}`;
   for (let i = 0; i < 300 && !stopping; i++) {
-    const ok = await fetch(`${url}/api/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/api/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) {
-      console.log(`\npoolscope demo is running: ${url} (signed in as "operator" through the demo auth proxy)\n  simulator state and settings: ${stateDir} (env file: ${envFile})\n  Ctrl-C stops everything.\n`);
+      console.log(
+        `\npoolscope demo is running: ${url} (signed in as "operator" through the demo auth proxy)\n  simulator state and settings: ${stateDir} (env file: ${envFile})\n  Ctrl-C stops everything.\n`,
+      );
       break;
     }
     await new Promise((r) => setTimeout(r, 200));

@@ -22,15 +22,23 @@ describe('lib/ import boundary', () => {
     "import { readFileSync } from 'node:fs';",
     "import { env } from '@/server/env';",
     "import { startSim } from '../sim/kube/server';",
-  ])('rejects %s in lib/', async (line) => {
-    expect(await restricted('lib/probe.ts', `${line}\nexport const x = 1;\n`)).toHaveLength(1);
-  }, 30_000);
+  ])(
+    'rejects %s in lib/',
+    async (line) => {
+      expect(await restricted('lib/probe.ts', `${line}\nexport const x = 1;\n`)).toHaveLength(1);
+    },
+    30_000,
+  );
 
   it('allows lib/ to import lib/', async () => {
-    expect(await restricted('lib/probe.ts', "import { joinKey } from './provider-id';\nexport const x = joinKey;\n")).toEqual([]);
+    expect(
+      await restricted('lib/probe.ts', "import { joinKey } from './provider-id';\nexport const x = joinKey;\n"),
+    ).toEqual([]);
   }, 30_000);
 
   it('does not restrict server/', async () => {
-    expect(await restricted('server/probe.ts', "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n")).toEqual([]);
+    expect(
+      await restricted('server/probe.ts', "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n"),
+    ).toEqual([]);
   }, 30_000);
 });

@@ -8,12 +8,15 @@ import { pathToFileURL } from 'node:url';
 
 const addon = process.env.POOLSCOPE_TEST_SQLITE_ADDON;
 if (!addon) throw new Error('scripts/node24-sqlite.mjs: POOLSCOPE_TEST_SQLITE_ADDON names no addon');
-if (typeof module.registerHooks !== 'function') throw new Error(`scripts/node24-sqlite.mjs needs module.registerHooks (Node 22.15+), not Node ${process.version}`);
+if (typeof module.registerHooks !== 'function')
+  throw new Error(`scripts/node24-sqlite.mjs needs module.registerHooks (Node 22.15+), not Node ${process.version}`);
 const target = pathToFileURL(addon).href;
 
 module.registerHooks({
   resolve(specifier, context, nextResolve) {
     const resolved = nextResolve(specifier, context);
-    return resolved.url?.endsWith('/better-sqlite3/build/Release/better_sqlite3.node') && resolved.url !== target ? { ...resolved, url: target } : resolved;
+    return resolved.url?.endsWith('/better-sqlite3/build/Release/better_sqlite3.node') && resolved.url !== target
+      ? { ...resolved, url: target }
+      : resolved;
   },
 });

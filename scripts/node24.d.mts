@@ -2,4 +2,7 @@
 
 export const NODE24_CACHE: string;
 export const NODE24_MAJOR: number;
-export function prepareNode24(base?: Record<string, string | undefined>, cache?: string): { node: string; version: string; env: Record<string, string | undefined> };
+export function prepareNode24(
+  base?: Record<string, string | undefined>,
+  cache?: string,
+): { node: string; version: string; env: Record<string, string | undefined> };

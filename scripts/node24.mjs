@@ -7,7 +7,17 @@
 // Usage: node scripts/node24.mjs   prepares it and prints the Node binary's path.
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -35,7 +45,9 @@ function fetchNode(cache) {
   mkdirSync(cache, { recursive: true });
   const scratch = mkdtempSync(path.join(cache, 'fetch-'));
   try {
-    step(`fetching ${pkg} from the npm registry`, 'npm', ['pack', pkg, '--pack-destination', scratch, '--silent'], { cwd: scratch });
+    step(`fetching ${pkg} from the npm registry`, 'npm', ['pack', pkg, '--pack-destination', scratch, '--silent'], {
+      cwd: scratch,
+    });
     const tgz = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
     if (!tgz) throw new Error(`npm pack ${pkg} left no package`);
     step('unpacking it', 'tar', ['-xzf', tgz], { cwd: scratch });
@@ -44,15 +56,23 @@ function fetchNode(cache) {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  if (!nodeVersion(node).startsWith(`v${NODE24_MAJOR}.`)) throw new Error(`${pkg} holds no Node ${NODE24_MAJOR} binary that runs here`);
-  if (!existsSync(path.join(dir, 'include', 'node', 'node_version.h'))) throw new Error(`${pkg} holds no headers (include/node)`);
+  if (!nodeVersion(node).startsWith(`v${NODE24_MAJOR}.`))
+    throw new Error(`${pkg} holds no Node ${NODE24_MAJOR} binary that runs here`);
+  if (!existsSync(path.join(dir, 'include', 'node', 'node_version.h')))
+    throw new Error(`${pkg} holds no headers (include/node)`);
   return { dir, node };
 }
 
 /** node-gyp as npm ships it (npm runs it for native packages too): found from npm's own location. */
 function nodeGyp() {
-  const npmDirs = [process.env.npm_execpath && path.join(path.dirname(process.env.npm_execpath), '..'), path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm')];
-  const candidates = [process.env.npm_config_node_gyp, ...npmDirs.filter(Boolean).map((d) => path.join(d, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'))];
+  const npmDirs = [
+    process.env.npm_execpath && path.join(path.dirname(process.env.npm_execpath), '..'),
+    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm'),
+  ];
+  const candidates = [
+    process.env.npm_config_node_gyp,
+    ...npmDirs.filter(Boolean).map((d) => path.join(d, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js')),
+  ];
   const found = candidates.find((p) => p && existsSync(p));
   if (!found) throw new Error('node-gyp (shipped with npm) was not found: run this through `npm test`');
   return found;
@@ -65,22 +85,35 @@ function buildSqlite(cache, node) {
   const stamp = `better-sqlite3 ${JSON.parse(readFileSync(path.join(source, 'package.json'), 'utf8')).version} for Node ${nodeVersion(node.node)}`;
   const stampFile = path.join(copy, 'built-for');
   const addon = path.join(copy, ADDON);
-  if (existsSync(addon) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && loads(node.node, addon)) return addon;
+  if (
+    existsSync(addon) &&
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8') === stamp &&
+    loads(node.node, addon)
+  )
+    return addon;
   rmSync(copy, { recursive: true, force: true });
   cpSync(source, copy, { recursive: true, filter: (f) => f !== path.join(source, 'build') });
   // Node 24 first on PATH: the build runs `node` for one of its steps. npm's settings stay out (under `npm test`
   // npm passes them as npm_config_*, and node-gyp prefers a `nodedir` among them to --nodedir).
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k)));
   env.PATH = `${path.dirname(node.node)}${path.delimiter}${process.env.PATH ?? ''}`;
-  step(`compiling ${stamp}`, node.node, [nodeGyp(), 'rebuild', '--release', `--nodedir=${node.dir}`, '--jobs=max'], { cwd: copy, env });
-  if (!loads(node.node, addon, true)) throw new Error(`the better-sqlite3 addon compiled in ${copy} does not load in Node ${nodeVersion(node.node)}`);
+  step(`compiling ${stamp}`, node.node, [nodeGyp(), 'rebuild', '--release', `--nodedir=${node.dir}`, '--jobs=max'], {
+    cwd: copy,
+    env,
+  });
+  if (!loads(node.node, addon, true))
+    throw new Error(`the better-sqlite3 addon compiled in ${copy} does not load in Node ${nodeVersion(node.node)}`);
   writeFileSync(stampFile, stamp);
   return addon;
 }
 
 /** Whether `node` loads the native addon (compiled for another Node, it refuses it); the reason shown if asked. */
 function loads(node, addon, show = false) {
-  const r = spawnSync(node, ['-e', 'require(process.argv[1])', addon], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const r = spawnSync(node, ['-e', 'require(process.argv[1])', addon], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+  });
   if (r.status !== 0 && show) console.error(r.stderr);
   return r.status === 0;
 }
@@ -91,7 +124,8 @@ function loads(node, addon, show = false) {
  */
 export function prepareNode24(base = process.env, cache = NODE24_CACHE) {
   // Already Node 24: node_modules' better-sqlite3 was compiled for it.
-  if (process.versions.node.startsWith(`${NODE24_MAJOR}.`)) return { node: process.execPath, version: process.version, env: base };
+  if (process.versions.node.startsWith(`${NODE24_MAJOR}.`))
+    return { node: process.execPath, version: process.version, env: base };
   const node = fetchNode(cache);
   const addon = buildSqlite(cache, node);
   const hook = pathToFileURL(path.join(ROOT, 'scripts', 'node24-sqlite.mjs')).href;

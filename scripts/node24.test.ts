@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { NODE24_MAJOR } from './node24.mjs';
 
-it('the image\'s Node is the major the node24 suite tests, the same Debian slim tag in both stages', () => {
+it("the image's Node is the major the node24 suite tests, the same Debian slim tag in both stages", () => {
   const dockerfile = readFileSync(path.join(import.meta.dirname, '..', 'Dockerfile'), 'utf8');
   const stages = [...dockerfile.matchAll(/^FROM (node:\S+) AS (\w+)$/gm)].map((m) => ({ image: m[1], stage: m[2] }));
   expect(stages.map((s) => s.stage)).toEqual(['deps', 'run']);

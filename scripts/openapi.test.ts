@@ -19,8 +19,13 @@ function handlers(dir = API): string[] {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) out.push(...handlers(p));
     else if (e.name === 'route.ts') {
-      const route = `/api/${path.relative(API, dir).split(path.sep).map((s) => s.replace(/^\[(.+)\]$/, '{$1}')).join('/')}`;
-      for (const m of readFileSync(p, 'utf8').matchAll(/^export const (GET|POST|PUT|PATCH|DELETE) =/gm)) out.push(`${m[1]} ${route}`);
+      const route = `/api/${path
+        .relative(API, dir)
+        .split(path.sep)
+        .map((s) => s.replace(/^\[(.+)\]$/, '{$1}'))
+        .join('/')}`;
+      for (const m of readFileSync(p, 'utf8').matchAll(/^export const (GET|POST|PUT|PATCH|DELETE) =/gm))
+        out.push(`${m[1]} ${route}`);
     }
   }
   return out.sort();
@@ -34,7 +39,9 @@ describe('openapi.json', () => {
 
   it('describes every route handler and method, and nothing else', () => {
     const doc = loadOpenApi();
-    const described = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort();
+    const described = Object.entries(doc.paths)
+      .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`))
+      .sort();
     const routes = handlers();
     expect(routes.length).toBeGreaterThanOrEqual(9);
     expect(described).toEqual(routes);
@@ -43,7 +50,8 @@ describe('openapi.json', () => {
   it('has schemas that compile (JSON Schema 2020-12, strict), answers and parameters alike', () => {
     const doc = loadOpenApi();
     const ajv = openApiAjv(doc);
-    for (const name of Object.keys(doc.components.schemas)) expect(ajv.getSchema(componentRef(name)), name).toBeTypeOf('function');
+    for (const name of Object.keys(doc.components.schemas))
+      expect(ajv.getSchema(componentRef(name)), name).toBeTypeOf('function');
     for (const ops of Object.values(doc.paths)) {
       for (const op of Object.values(ops)) {
         for (const p of op.parameters ?? []) expect(() => ajv.compile(p.schema)).not.toThrow();
@@ -51,6 +59,17 @@ describe('openapi.json', () => {
       }
     }
     // The answer types are all there, with the doc comments of lib/api-types.ts as descriptions.
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['FleetResponse', 'PoolResponse', 'TimelineResponse', 'ResyncStatus', 'ResyncResult', 'ApiError', 'InstanceRow', 'DriftItem']));
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'FleetResponse',
+        'PoolResponse',
+        'TimelineResponse',
+        'ResyncStatus',
+        'ResyncResult',
+        'ApiError',
+        'InstanceRow',
+        'DriftItem',
+      ]),
+    );
   });
 });

@@ -41,10 +41,21 @@ function to2020(v: unknown): unknown {
 function answerSchemas(): Json {
   const schemas: Json = {};
   for (const [file, types] of Object.entries(TYPES)) {
-    const generator = createGenerator({ path: path.join(ROOT, file), tsconfig: path.join(ROOT, 'tsconfig.json'), expose: 'export', topRef: true, jsDoc: 'extended', skipTypeCheck: true });
+    const generator = createGenerator({
+      path: path.join(ROOT, file),
+      tsconfig: path.join(ROOT, 'tsconfig.json'),
+      expose: 'export',
+      topRef: true,
+      jsDoc: 'extended',
+      skipTypeCheck: true,
+    });
     for (const t of types) Object.assign(schemas, (generator.createSchema(t) as { definitions: Json }).definitions);
   }
-  return Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, s]) => [k, to2020(s)]));
+  return Object.fromEntries(
+    Object.entries(schemas)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, s]) => [k, to2020(s)]),
+  );
 }
 
 /** The JSON Schema of what a zod schema takes (its input: before transforms), without the dialect line. */
@@ -58,7 +69,13 @@ function parameters(where: 'path' | 'query', schema: z.ZodType): Json[] {
   const s = inputSchema(schema) as { properties?: Record<string, Json>; required?: string[] };
   return Object.entries(s.properties ?? {}).map(([name, p]) => {
     const { description, ...rest } = p;
-    return { name, in: where, required: where === 'path' || (s.required ?? []).includes(name), ...(description ? { description } : {}), schema: rest };
+    return {
+      name,
+      in: where,
+      required: where === 'path' || (s.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
   });
 }
 
@@ -68,16 +85,31 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 /** An error answer: its status, the `code`s it can carry, and when. */
 function errors(list: [status: number, codes: string, when: string][]): Record<string, Json> {
   const out: Record<string, Json> = {};
-  for (const [status, codes, when] of list) out[String(status)] = { description: `${when} (\`error.code\`: ${codes.split(' ').map((c) => `\`${c}\``).join(', ')}).`, content: json(ref('ApiError')) };
+  for (const [status, codes, when] of list)
+    out[String(status)] = {
+      description: `${when} (\`error.code\`: ${codes
+        .split(' ')
+        .map((c) => `\`${c}\``)
+        .join(', ')}).`,
+      content: json(ref('ApiError')),
+    };
   return out;
 }
 
 /** What every operation can answer besides its own. */
 const COMMON = errors([
   [500, 'internal', 'An unexpected failure; the server log has the details, keyed by the `x-request-id` answer header'],
-  [503, 'not-configured store-failing', 'poolscope is not configured (a setting is missing or wrong; the message names it), or its store is failing: corrupt, or it cannot be read (the message says which, and what to do)'],
+  [
+    503,
+    'not-configured store-failing',
+    'poolscope is not configured (a setting is missing or wrong; the message names it), or its store is failing: corrupt, or it cannot be read (the message says which, and what to do)',
+  ],
 ]);
-const BAD_QUERY: [number, string, string] = [400, 'invalid-query invalid-path', 'A parameter is unknown or malformed; the message names it'];
+const BAD_QUERY: [number, string, string] = [
+  400,
+  'invalid-query invalid-path',
+  'A parameter is unknown or malformed; the message names it',
+];
 
 export function openApiDocument(): Json {
   const pool = '/api/pools/{context}/{namespace}/{name}';
@@ -86,37 +118,63 @@ export function openApiDocument(): Json {
       get: {
         operationId: 'listPools',
         summary: 'Every pool of every watched context, filtered and sorted',
-        description: "Each pool's summary (replica counts by source, readiness, drift counts, worst finding), the state of each source, and the last stored cycle.",
+        description:
+          "Each pool's summary (replica counts by source, readiness, drift counts, worst finding), the state of each source, and the last stored cycle.",
         parameters: parameters('query', fleetQuery),
-        responses: { 200: { description: 'The fleet.', content: json(ref('FleetResponse')) }, ...errors([BAD_QUERY]), ...COMMON },
+        responses: {
+          200: { description: 'The fleet.', content: json(ref('FleetResponse')) },
+          ...errors([BAD_QUERY]),
+          ...COMMON,
+        },
       },
     },
     '/api/sources': {
       get: {
         operationId: 'getSources',
-        summary: 'The state of every source, and whether the store takes the collector\'s writes',
-        description: 'Each management cluster, workload cluster and Azure subscription with its state, the last stored cycle, and the store: `failing` (since when, why) while it refuses the collector\'s writes, when nothing new is recorded. The same as `sources` in `GET /api/pools`, without reading the fleet.',
-        responses: { 200: { description: 'The sources.', content: json(ref('SourcesReport')) }, ...errors([BAD_QUERY]), ...COMMON },
+        summary: "The state of every source, and whether the store takes the collector's writes",
+        description:
+          "Each management cluster, workload cluster and Azure subscription with its state, the last stored cycle, and the store: `failing` (since when, why) while it refuses the collector's writes, when nothing new is recorded. The same as `sources` in `GET /api/pools`, without reading the fleet.",
+        responses: {
+          200: { description: 'The sources.', content: json(ref('SourcesReport')) },
+          ...errors([BAD_QUERY]),
+          ...COMMON,
+        },
       },
     },
     [pool]: {
       get: {
         operationId: 'getPool',
         summary: "A pool's whole state, now or as of an instant",
-        description: 'Summary, conditions, findings, the resync verdict, drift items, one row per instance joining Azure, the two providerID lists, AzureMachinePoolMachines, Machines and Nodes, and source states.',
+        description:
+          'Summary, conditions, findings, the resync verdict, drift items, one row per instance joining Azure, the two providerID lists, AzureMachinePoolMachines, Machines and Nodes, and source states.',
         parameters: [...parameters('path', poolParams), ...parameters('query', poolQuery)],
-        responses: { 200: { description: 'The pool.', content: json(ref('PoolResponse')) }, ...errors([BAD_QUERY, [404, 'pool-not-found', 'No such pool (or not yet known at `at`)']]), ...COMMON },
+        responses: {
+          200: { description: 'The pool.', content: json(ref('PoolResponse')) },
+          ...errors([BAD_QUERY, [404, 'pool-not-found', 'No such pool (or not yet known at `at`)']]),
+          ...COMMON,
+        },
       },
     },
     [`${pool}/timeline`]: {
       get: {
         operationId: 'getPoolTimeline',
         summary: "A pool's changes in a window, or its full state at an instant",
-        description: 'With `from`/`to` (default: the last 6 hours): lanes of periods per field, replica counters as steps, Event and resync markers, and the newest transitions. With `at`: the state at that instant, as `GET /api/pools/{context}/{namespace}/{name}?at=` answers it.',
+        description:
+          'With `from`/`to` (default: the last 6 hours): lanes of periods per field, replica counters as steps, Event and resync markers, and the newest transitions. With `at`: the state at that instant, as `GET /api/pools/{context}/{namespace}/{name}?at=` answers it.',
         parameters: [...parameters('path', poolParams), ...parameters('query', timelineQuery)],
         responses: {
-          200: { description: 'The window (or, with `at`, the pool).', content: json({ oneOf: [ref('TimelineResponse'), ref('PoolResponse')] }) },
-          ...errors([[400, 'invalid-query invalid-path invalid-range', 'A parameter is unknown or malformed, `at` comes with `from`/`to`, or the window is empty or longer than 31 days'], [404, 'pool-not-found', 'No such pool (or not yet known at `at`)']]),
+          200: {
+            description: 'The window (or, with `at`, the pool).',
+            content: json({ oneOf: [ref('TimelineResponse'), ref('PoolResponse')] }),
+          },
+          ...errors([
+            [
+              400,
+              'invalid-query invalid-path invalid-range',
+              'A parameter is unknown or malformed, `at` comes with `from`/`to`, or the window is empty or longer than 31 days',
+            ],
+            [404, 'pool-not-found', 'No such pool (or not yet known at `at`)'],
+          ]),
           ...COMMON,
         },
       },
@@ -125,34 +183,87 @@ export function openApiDocument(): Json {
       get: {
         operationId: 'getResyncStatus',
         summary: 'What the caller may do to this pool',
-        description: "The caller's identity (or why it is not known), for each mode whether the cluster's RBAC permits it and why not, the verdict on the latest collected state, and a resync under way.",
+        description:
+          "The caller's identity (or why it is not known), for each mode whether the cluster's RBAC permits it and why not, the verdict on the latest collected state, and a resync under way.",
         parameters: parameters('path', poolParams),
-        responses: { 200: { description: 'The status.', content: json(ref('ResyncStatus')) }, ...errors([[400, 'invalid-path', 'A path parameter is malformed'], [404, 'unknown-context pool-not-found', 'poolscope does not watch this context, or knows no such MachinePool']]), ...COMMON },
+        responses: {
+          200: { description: 'The status.', content: json(ref('ResyncStatus')) },
+          ...errors([
+            [400, 'invalid-path', 'A path parameter is malformed'],
+            [
+              404,
+              'unknown-context pool-not-found',
+              'poolscope does not watch this context, or knows no such MachinePool',
+            ],
+          ]),
+          ...COMMON,
+        },
       },
       post: {
         operationId: 'resyncPool',
         summary: 'Trigger a reconcile, or copy the AzureMachinePool providerIDList into the MachinePool',
-        description: 'Every decision is made again on fresh reads of the cluster and Azure; the write is guarded (identity, RBAC, same-site, one at a time per pool, rate limits, idempotency keys, optimistic concurrency) and recorded as a Kubernetes Event and a timeline marker.',
+        description:
+          'Every decision is made again on fresh reads of the cluster and Azure; the write is guarded (identity, RBAC, same-site, one at a time per pool, rate limits, idempotency keys, optimistic concurrency) and recorded as a Kubernetes Event and a timeline marker.',
         parameters: [
           ...parameters('path', poolParams),
-          { name: 'X-Poolscope-Request', in: 'header', required: true, description: 'Must be `1`: a header a cross-site form cannot send.', schema: { type: 'string', const: '1' } },
-          { name: 'Idempotency-Key', in: 'header', required: false, description: 'Recommended: a retry with the same key (and body) answers the first result (`replayed: true`) instead of acting twice.', schema: { type: 'string', minLength: 1, maxLength: 200 } },
+          {
+            name: 'X-Poolscope-Request',
+            in: 'header',
+            required: true,
+            description: 'Must be `1`: a header a cross-site form cannot send.',
+            schema: { type: 'string', const: '1' },
+          },
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description:
+              'Recommended: a retry with the same key (and body) answers the first result (`replayed: true`) instead of acting twice.',
+            schema: { type: 'string', minLength: 1, maxLength: 200 },
+          },
         ],
         requestBody: { required: true, content: json(inputSchema(resyncBody)) },
         security: [{ bearer: [] }, {}],
         responses: {
-          200: { description: 'Done, previewed (`dryRun`) or partly done; `objects` says what changed.', content: json(ref('ResyncResult')) },
+          200: {
+            description: 'Done, previewed (`dryRun`) or partly done; `objects` says what changed.',
+            content: json(ref('ResyncResult')),
+          },
           ...errors([
-            [400, 'invalid-body invalid-path invalid-idempotency-key', 'The body, a path parameter or the Idempotency-Key is malformed'],
+            [
+              400,
+              'invalid-body invalid-path invalid-idempotency-key',
+              'The body, a path parameter or the Idempotency-Key is malformed',
+            ],
             [401, 'not-signed-in', 'No identity: send a bearer token, or sign in through the auth proxy'],
-            [403, 'forbidden cross-site missing-request-header read-only', "The cluster's RBAC does not permit it, the request is cross-site or lacks X-Poolscope-Request, or poolscope is read-only"],
+            [
+              403,
+              'forbidden cross-site missing-request-header read-only',
+              "The cluster's RBAC does not permit it, the request is cross-site or lacks X-Poolscope-Request, or poolscope is read-only",
+            ],
             [404, 'unknown-context pool-not-found', 'No such context or MachinePool'],
-            [409, 'resync-refused resync-running concurrent-write', 'Refused on the fresh state (the message says why), another resync is running, or a controller wrote the MachinePool first (nothing was overwritten)'],
-            [413, 'body-too-large', 'The body is over 64 KiB (a declared Content-Length is refused before anything is read)'],
+            [
+              409,
+              'resync-refused resync-running concurrent-write',
+              'Refused on the fresh state (the message says why), another resync is running, or a controller wrote the MachinePool first (nothing was overwritten)',
+            ],
+            [
+              413,
+              'body-too-large',
+              'The body is over 64 KiB (a declared Content-Length is refused before anything is read)',
+            ],
             [415, 'unsupported-media-type', 'The body is not `application/json`'],
             [422, 'idempotency-key-reused', 'The Idempotency-Key was used for a different request'],
-            [429, 'rate-limited', 'Too many resyncs, or too many sign-ins with new bearer tokens from this client; the `Retry-After` header says when to try again'],
-            [502, 'cluster-error cluster-unreachable cluster-forbidden', "The cluster failed a call, could not be reached, or refused poolscope's own service account; nothing was changed"],
+            [
+              429,
+              'rate-limited',
+              'Too many resyncs, or too many sign-ins with new bearer tokens from this client; the `Retry-After` header says when to try again',
+            ],
+            [
+              502,
+              'cluster-error cluster-unreachable cluster-forbidden',
+              "The cluster failed a call, could not be reached, or refused poolscope's own service account; nothing was changed",
+            ],
           ]),
           ...COMMON,
         },
@@ -162,30 +273,59 @@ export function openApiDocument(): Json {
       get: {
         operationId: 'stream',
         summary: 'Live changes as Server-Sent Events',
-        description: '`hello` `{stream, seq}` first, then a `change` event `{seq, poolKey, at, fields, summary?}` per stored change (`id:` is `seq`), and a comment every 15 s. A new `stream` or a gap in `seq` means: fetch again.',
-        responses: { 200: { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...COMMON },
+        description:
+          '`hello` `{stream, seq}` first, then a `change` event `{seq, poolKey, at, fields, summary?}` per stored change (`id:` is `seq`), and a comment every 15 s. A new `stream` or a gap in `seq` means: fetch again.',
+        responses: {
+          200: { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...COMMON,
+        },
       },
     },
     '/api/metrics': {
       get: {
         operationId: 'metrics',
         summary: 'Prometheus metrics',
-        description: 'Per pool (drift, findings, frozen list age, replicas, readiness), the collector, the sources, Azure calls and budgets, and HTTP request durations (see the README).',
-        responses: { 200: { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } }, ...COMMON },
+        description:
+          'Per pool (drift, findings, frozen list age, replicas, readiness), the collector, the sources, Azure calls and budgets, and HTTP request durations (see the README).',
+        responses: {
+          200: { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } },
+          ...COMMON,
+        },
       },
     },
     '/api/openapi.json': {
       get: {
         operationId: 'openapi',
         summary: 'This document',
-        responses: { 200: { description: 'The OpenAPI 3.1 document of this API.', content: json({ type: 'object', properties: { openapi: { type: 'string' }, paths: { type: 'object' } }, required: ['openapi', 'paths'] }) }, ...COMMON },
+        responses: {
+          200: {
+            description: 'The OpenAPI 3.1 document of this API.',
+            content: json({
+              type: 'object',
+              properties: { openapi: { type: 'string' }, paths: { type: 'object' } },
+              required: ['openapi', 'paths'],
+            }),
+          },
+          ...COMMON,
+        },
       },
     },
     '/api/healthz': {
       get: {
         operationId: 'healthz',
         summary: 'Liveness: the process answers and its store is not corrupt',
-        responses: { 200: { description: 'Alive.', content: json({ type: 'object', properties: { status: { const: 'ok' } }, required: ['status'], additionalProperties: false }) }, ...COMMON },
+        responses: {
+          200: {
+            description: 'Alive.',
+            content: json({
+              type: 'object',
+              properties: { status: { const: 'ok' } },
+              required: ['status'],
+              additionalProperties: false,
+            }),
+          },
+          ...COMMON,
+        },
       },
     },
     '/api/readyz': {
@@ -199,14 +339,25 @@ export function openApiDocument(): Json {
               type: 'object',
               properties: {
                 status: { const: 'ready' },
-                lastCycle: { type: 'object', properties: { id: { type: 'string' }, at: { type: 'string', format: 'date-time' } }, required: ['id', 'at'], additionalProperties: false },
+                lastCycle: {
+                  type: 'object',
+                  properties: { id: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+                  required: ['id', 'at'],
+                  additionalProperties: false,
+                },
                 collecting: { type: 'boolean', description: 'Whether this replica runs the collector.' },
               },
               required: ['status', 'lastCycle', 'collecting'],
               additionalProperties: false,
             }),
           },
-          ...errors([[503, 'not-ready shutting-down not-configured store-failing', 'No cycle is stored yet, the process is shutting down, poolscope is not configured, or its store is failing (corrupt, or it cannot be read)']]),
+          ...errors([
+            [
+              503,
+              'not-ready shutting-down not-configured store-failing',
+              'No cycle is stored yet, the process is shutting down, poolscope is not configured, or its store is failing (corrupt, or it cannot be read)',
+            ],
+          ]),
           500: COMMON[500] as Json,
         },
       },
@@ -218,13 +369,21 @@ export function openApiDocument(): Json {
     info: {
       title: 'poolscope',
       version,
-      description: 'The HTTP API of poolscope: Cluster API MachinePools on Azure, their scale sets and providerID drift, with their history. Every error is `{"error":{"code","message"}}`.',
+      description:
+        'The HTTP API of poolscope: Cluster API MachinePools on Azure, their scale sets and providerID drift, with their history. Every error is `{"error":{"code","message"}}`.',
     },
     servers: [{ url: '/' }],
     paths,
     components: {
       schemas: answerSchemas(),
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: "A Kubernetes bearer token (the caller's own: poolscope asks the cluster whether it may act), unless an auth proxy signs the user in." } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "A Kubernetes bearer token (the caller's own: poolscope asks the cluster whether it may act), unless an auth proxy signs the user in.",
+        },
+      },
     },
   };
 }

@@ -14,15 +14,27 @@ export const PROMTOOL_CACHE = path.join(ROOT, 'node_modules', '.cache', 'promtoo
 
 /** The promtool to use without fetching: POOLSCOPE_PROMTOOL, then PATH, then the usual places, then the cache. */
 export function findPromtool(cacheDir = PROMTOOL_CACHE, env = process.env) {
-  const onPath = (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, 'promtool'));
-  const candidates = [env.POOLSCOPE_PROMTOOL, ...onPath, '/usr/bin/promtool', '/usr/local/bin/promtool', path.join(cacheDir, 'promtool')];
+  const onPath = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((d) => path.join(d, 'promtool'));
+  const candidates = [
+    env.POOLSCOPE_PROMTOOL,
+    ...onPath,
+    '/usr/bin/promtool',
+    '/usr/local/bin/promtool',
+    path.join(cacheDir, 'promtool'),
+  ];
   return candidates.find((p) => p && existsSync(p)) ?? null;
 }
 
 /** Runs a command quietly; its output is shown only when it fails. */
 function quiet(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
-  if (r.status !== 0) process.stderr.write(`promtool: \`${[cmd, ...args].join(' ')}\` failed: ${r.error?.message ?? ''}${r.stdout ?? ''}${r.stderr ?? ''}\n`);
+  if (r.status !== 0)
+    process.stderr.write(
+      `promtool: \`${[cmd, ...args].join(' ')}\` failed: ${r.error?.message ?? ''}${r.stdout ?? ''}${r.stderr ?? ''}\n`,
+    );
   return r.status === 0;
 }
 
@@ -34,13 +46,17 @@ function fetchPromtool(cacheDir) {
   const scratch = mkdtempSync(path.join(cacheDir, 'fetch-'));
   try {
     // As root apt would hand the download to its `_apt` user, which may not write here; it is only a download.
-    const download = () => quiet('apt-get', ['download', ...(isRoot ? ['-o', 'APT::Sandbox::User=root'] : []), 'prometheus'], { cwd: scratch });
+    const download = () =>
+      quiet('apt-get', ['download', ...(isRoot ? ['-o', 'APT::Sandbox::User=root'] : []), 'prometheus'], {
+        cwd: scratch,
+      });
     console.error('promtool is missing: taking it alone from Debian package prometheus (not installing the package) …');
     if (!download() && !(isRoot && quiet('apt-get', ['update', '-qq']) && download())) return null;
     const deb = path.join(scratch, readdirSync(scratch).find((f) => f.endsWith('.deb')) ?? 'none.deb');
     const tree = path.join(scratch, 'tree');
     mkdirSync(tree);
-    if (!quiet('sh', ['-c', 'dpkg-deb --fsys-tarfile "$1" | tar -x -C "$2" ./usr/bin/promtool', 'sh', deb, tree])) return null;
+    if (!quiet('sh', ['-c', 'dpkg-deb --fsys-tarfile "$1" | tar -x -C "$2" ./usr/bin/promtool', 'sh', deb, tree]))
+      return null;
     const binary = path.join(cacheDir, 'promtool');
     renameSync(path.join(tree, 'usr', 'bin', 'promtool'), binary);
     return quiet(binary, ['--version']) ? binary : null;
@@ -53,9 +69,11 @@ function fetchPromtool(cacheDir) {
 export function ensurePromtool(cacheDir = PROMTOOL_CACHE) {
   const binary = findPromtool(cacheDir) ?? fetchPromtool(cacheDir);
   if (!binary) {
-    console.error('\npromtool is missing and could not be taken from Debian\'s prometheus package. Either install it\n' +
-      '(`sudo apt-get install -y prometheus`, which also sets up a Prometheus service) or point POOLSCOPE_PROMTOOL\n' +
-      'at a promtool binary (https://prometheus.io/download/).\n');
+    console.error(
+      "\npromtool is missing and could not be taken from Debian's prometheus package. Either install it\n" +
+        '(`sudo apt-get install -y prometheus`, which also sets up a Prometheus service) or point POOLSCOPE_PROMTOOL\n' +
+        'at a promtool binary (https://prometheus.io/download/).\n',
+    );
   }
   return binary;
 }

@@ -35,19 +35,28 @@ describe('promtool for the tests', () => {
   it('is POOLSCOPE_PROMTOOL when that is set, before anything on PATH', () => {
     const bin = tmp('bin');
     for (const f of ['promtool', 'mine']) writeFileSync(path.join(bin, f), '');
-    expect(findPromtool('/nonexistent', { PATH: bin, POOLSCOPE_PROMTOOL: path.join(bin, 'mine') })).toBe(path.join(bin, 'mine'));
+    expect(findPromtool('/nonexistent', { PATH: bin, POOLSCOPE_PROMTOOL: path.join(bin, 'mine') })).toBe(
+      path.join(bin, 'mine'),
+    );
   });
 
-  const canFetch = existsSync('/usr/bin/apt-get') && existsSync('/usr/bin/dpkg-deb') && !findPromtool('/nonexistent', { PATH: SYSTEM_PATH });
-  it.skipIf(!canFetch)('is otherwise taken alone from Debian\'s prometheus package, which stays uninstalled', () => {
-    const before = packageStatus();
-    const cache = path.join(tmp('cache'), 'promtool');
-    const r = promtoolScript(cache, SYSTEM_PATH);
-    expect(r, r.stderr).toMatchObject({ status: 0, path: path.join(cache, 'promtool') });
-    expect(spawnSync(r.path!, ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^promtool, version 2\./);
-    // Only the binary is kept (no download or scratch left), and dpkg knows no more of the package than before.
-    expect(readdirSync(cache)).toEqual(['promtool']);
-    expect(packageStatus()).toBe(before);
-    expect(existsSync('/usr/bin/prometheus')).toBe(false);
-  }, 200_000);
+  const canFetch =
+    existsSync('/usr/bin/apt-get') &&
+    existsSync('/usr/bin/dpkg-deb') &&
+    !findPromtool('/nonexistent', { PATH: SYSTEM_PATH });
+  it.skipIf(!canFetch)(
+    "is otherwise taken alone from Debian's prometheus package, which stays uninstalled",
+    () => {
+      const before = packageStatus();
+      const cache = path.join(tmp('cache'), 'promtool');
+      const r = promtoolScript(cache, SYSTEM_PATH);
+      expect(r, r.stderr).toMatchObject({ status: 0, path: path.join(cache, 'promtool') });
+      expect(spawnSync(r.path!, ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^promtool, version 2\./);
+      // Only the binary is kept (no download or scratch left), and dpkg knows no more of the package than before.
+      expect(readdirSync(cache)).toEqual(['promtool']);
+      expect(packageStatus()).toBe(before);
+      expect(existsSync('/usr/bin/prometheus')).toBe(false);
+    },
+    200_000,
+  );
 });

@@ -49,10 +49,16 @@ function ensurePackage({ binary, pkg, envVar }) {
   if (isRoot && hasApt) {
     console.log(`\n${binary} is missing: installing Debian package ${pkg} …`);
     run('apt-get', ['update', '-qq']);
-    if (run('apt-get', ['install', '-y', '-qq', pkg], { env: { ...env, DEBIAN_FRONTEND: 'noninteractive' } }) === 0 && found(binary)) return true;
+    if (
+      run('apt-get', ['install', '-y', '-qq', pkg], { env: { ...env, DEBIAN_FRONTEND: 'noninteractive' } }) === 0 &&
+      found(binary)
+    )
+      return true;
   }
-  console.error(`\n${binary} is missing. Install it with:\n\n    sudo apt-get install -y ${pkg}\n` +
-    (envVar ? `\nor point ${envVar} at an existing binary.\n` : ''));
+  console.error(
+    `\n${binary} is missing. Install it with:\n\n    sudo apt-get install -y ${pkg}\n` +
+      (envVar ? `\nor point ${envVar} at an existing binary.\n` : ''),
+  );
   return false;
 }
 
@@ -70,7 +76,9 @@ function unitNeeds() {
 /** The unit tests (vitest) under `node`, its JSON report in `out`: { passed, failed, skipped[, note] }. */
 function vitest(out, node = process.execPath, runEnv = env) {
   rmSync(out, { force: true });
-  const code = run(node, [bin('vitest'), 'run', '--reporter=default', '--reporter=json', `--outputFile=${out}`], { env: runEnv });
+  const code = run(node, [bin('vitest'), 'run', '--reporter=default', '--reporter=json', `--outputFile=${out}`], {
+    env: runEnv,
+  });
   const r = readJson(out);
   if (!r) return { passed: 0, failed: 1, skipped: 0, note: `vitest exited ${code} without a report` };
   const failed = r.numFailedTests + (code !== 0 && r.numFailedTests === 0 ? 1 : 0);
@@ -84,11 +92,16 @@ let built = false;
 
 /** Each suite returns { passed, failed, skipped }. Static checks count as one check each. */
 const suites = {
-  lint: () => (run(bin('eslint'), ['--max-warnings=0', '.']) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 }),
+  lint: () =>
+    run(bin('eslint'), ['--max-warnings=0', '.']) === 0
+      ? { passed: 1, failed: 0, skipped: 0 }
+      : { passed: 0, failed: 1, skipped: 0 },
 
-  typecheck: () => (run(bin('tsc'), ['--noEmit']) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 }),
+  typecheck: () =>
+    run(bin('tsc'), ['--noEmit']) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 },
 
-  unit: () => (unitNeeds() ? vitest('test-results/vitest.json') : { passed: 0, failed: 1, skipped: 0, note: 'kubectl missing' }),
+  unit: () =>
+    unitNeeds() ? vitest('test-results/vitest.json') : { passed: 0, failed: 1, skipped: 0, note: 'kubectl missing' },
 
   // The image's Node (24) whatever this machine runs: the unit tests, the production build and a smoke start of the
   // standalone server under it. scripts/node24.mjs fetches Node 24 from the npm registry and compiles better-sqlite3
@@ -113,10 +126,14 @@ const suites = {
     t0 = Date.now();
     const smoke = built && run(n24.node, ['scripts/smoke.mjs'], { env: n24.env }) === 0;
     if (built) times.push(`smoke ${since(t0)}`);
-    const failures = [unit.note, !built && 'the build failed', built && !smoke && 'the smoke start failed'].filter(Boolean);
+    const failures = [unit.note, !built && 'the build failed', built && !smoke && 'the smoke start failed'].filter(
+      Boolean,
+    );
     return {
-      passed: unit.passed + Number(built) + Number(smoke), failed: unit.failed + Number(!built) + Number(built && !smoke),
-      skipped: unit.skipped + Number(!built), note: [...failures, times.join(', ')].join('; '),
+      passed: unit.passed + Number(built) + Number(smoke),
+      failed: unit.failed + Number(!built) + Number(built && !smoke),
+      skipped: unit.skipped + Number(!built),
+      note: [...failures, times.join(', ')].join('; '),
     };
   },
 
@@ -126,7 +143,8 @@ const suites = {
       return { passed: 0, failed: 1, skipped: 0, note: 'chromium missing' };
     }
     // A build this run made is the same build (its traced better-sqlite3 is node_modules' own, for this Node).
-    if (!built && run(process.execPath, ['scripts/build.mjs']) !== 0) return { passed: 0, failed: 1, skipped: 0, note: 'the build failed' };
+    if (!built && run(process.execPath, ['scripts/build.mjs']) !== 0)
+      return { passed: 0, failed: 1, skipped: 0, note: 'the build failed' };
     const out = 'test-results/playwright.json';
     rmSync(out, { force: true });
     const code = run(bin('playwright'), ['test']);
@@ -155,8 +173,13 @@ for (const name of wanted.length ? wanted : Object.keys(suites)) {
 
 console.log('\n━━ summary ━━');
 for (const r of results) {
-  console.log(`${r.name.padEnd(10)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${String(r.seconds).padStart(6)} s${r.note ? `  (${r.note})` : ''}`);
+  console.log(
+    `${r.name.padEnd(10)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${String(r.seconds).padStart(6)} s${r.note ? `  (${r.note})` : ''}`,
+  );
 }
-const total = results.reduce((t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+const total = results.reduce(
+  (t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + r.skipped }),
+  { passed: 0, failed: 0, skipped: 0 },
+);
 console.log(`total: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(total.failed > 0 ? 1 : 0);

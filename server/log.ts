@@ -26,12 +26,15 @@ export function log(): Logger {
     } catch {
       // A configuration error is reported by start-up itself; log at the default level meanwhile.
     }
-    g[KEY] = pino({
-      level,
-      base: { service: 'poolscope' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-    }, destination);
+    g[KEY] = pino(
+      {
+        level,
+        base: { service: 'poolscope' },
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+      },
+      destination,
+    );
   }
   return g[KEY];
 }
@@ -40,6 +43,9 @@ export function log(): Logger {
 export function logLine(line: Record<string, unknown>): void {
   const { level = 'info', msg, ...rest } = line as { level?: string; msg?: string } & Record<string, unknown>;
   const l = log();
-  const fn = (level in l ? (l as unknown as Record<string, (o: object, m?: string) => void>)[level] : l.info) as (o: object, m?: string) => void;
+  const fn = (level in l ? (l as unknown as Record<string, (o: object, m?: string) => void>)[level] : l.info) as (
+    o: object,
+    m?: string,
+  ) => void;
   fn.call(l, rest, typeof msg === 'string' ? msg : undefined);
 }

@@ -29,7 +29,15 @@ export function registry(): Registry {
 }
 
 /** The API's routes, as the `route` label names them. */
-const ROUTES = new Set(['/api/pools', '/api/sources', '/api/stream', '/api/healthz', '/api/readyz', '/api/metrics', '/api/openapi.json']);
+const ROUTES = new Set([
+  '/api/pools',
+  '/api/sources',
+  '/api/stream',
+  '/api/healthz',
+  '/api/readyz',
+  '/api/metrics',
+  '/api/openapi.json',
+]);
 const POOL_ROUTES = new Set(['', 'timeline', 'resync']);
 
 /**
@@ -38,7 +46,12 @@ const POOL_ROUTES = new Set(['', 'timeline', 'resync']);
  */
 export function routeLabel(pathname: string): string {
   const parts = pathname.split('/').filter(Boolean);
-  if (parts[0] === 'api' && parts[1] === 'pools' && (parts.length === 5 || parts.length === 6) && POOL_ROUTES.has(parts[5] ?? '')) {
+  if (
+    parts[0] === 'api' &&
+    parts[1] === 'pools' &&
+    (parts.length === 5 || parts.length === 6) &&
+    POOL_ROUTES.has(parts[5] ?? '')
+  ) {
     return ['/api/pools/:context/:namespace/:name', ...parts.slice(5)].join('/');
   }
   const path = `/${parts.join('/')}`;

@@ -2,7 +2,14 @@ import 'server-only';
 // What the API and the pages read: the fleet, one pool (now or at an instant), its timeline for a window, and
 // the state of every source. Reads come from the store, so a replica that does not collect answers the same.
 
-import { goneSince, poolKey, type FleetResponse, type PoolResponse, type PoolSummary, type SourcesReport } from '@/lib/api-types';
+import {
+  goneSince,
+  poolKey,
+  type FleetResponse,
+  type PoolResponse,
+  type PoolSummary,
+  type SourcesReport,
+} from '@/lib/api-types';
 import { ENTRY_LIMIT, buildTimeline, minPeriodMs, type TimelineResponse } from '@/lib/timeline';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import { runtime, type Runtime } from './collector/start';
@@ -12,7 +19,13 @@ import { storeReport } from './store/health';
 export async function sourcesReport(rt: Runtime): Promise<SourcesReport> {
   const c = rt.collector;
   const health = c?.health() ?? { kube: [], azure: [] };
-  return { collecting: c !== null, lastCycle: await rt.store.lastCycle(), kube: health.kube, azure: health.azure, store: storeReport(c?.storeHealth() ?? null, rt.store.health()) };
+  return {
+    collecting: c !== null,
+    lastCycle: await rt.store.lastCycle(),
+    kube: health.kube,
+    azure: health.azure,
+    store: storeReport(c?.storeHealth() ?? null, rt.store.health()),
+  };
 }
 
 /**
@@ -21,12 +34,17 @@ export async function sourcesReport(rt: Runtime): Promise<SourcesReport> {
  */
 let summaries: { cycle: string | null; pools: Promise<PoolSummary[]> } | null = null;
 
-export async function currentSummaries(rt: Runtime, cycle: string | null | undefined = undefined): Promise<PoolSummary[]> {
+export async function currentSummaries(
+  rt: Runtime,
+  cycle: string | null | undefined = undefined,
+): Promise<PoolSummary[]> {
   if (cycle === undefined) cycle = (await rt.store.lastCycle())?.id ?? null;
   if (!summaries || summaries.cycle !== cycle || cycle === null) {
     const pools = rt.store.currentSummaries();
     summaries = { cycle, pools };
-    pools.catch(() => { summaries = null; });
+    pools.catch(() => {
+      summaries = null;
+    });
   }
   return summaries.pools;
 }
@@ -36,7 +54,13 @@ export async function readFleet(filters: FleetFilters): Promise<FleetResponse> {
   const sources = await sourcesReport(rt);
   const all = await currentSummaries(rt, sources.lastCycle?.id ?? null);
   const deleted = all.reduce((n, p) => (goneSince(p) ? n + 1 : n), 0);
-  return { pools: selectPools(all, filters), total: filters.deleted ? all.length : all.length - deleted, deleted, sources, at: new Date().toISOString() };
+  return {
+    pools: selectPools(all, filters),
+    total: filters.deleted ? all.length : all.length - deleted,
+    deleted,
+    sources,
+    at: new Date().toISOString(),
+  };
 }
 
 /**
@@ -44,14 +68,25 @@ export async function readFleet(filters: FleetFilters): Promise<FleetResponse> {
  * is after `at` (a link to before poolscope first saw it, or before retention's cutoff); the message says so too.
  */
 export class PoolNotFound extends HttpError {
-  constructor(ref: { context: string; namespace: string; name: string }, at?: string | null, readonly recordStart: string | null = null) {
-    super(404, 'pool-not-found', at
-      ? `MachinePool ${ref.namespace}/${ref.name} in context ${ref.context} was not known to poolscope at ${at}.${recordStart ? ` Its record starts at ${recordStart}.` : ''}`
-      : `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`);
+  constructor(
+    ref: { context: string; namespace: string; name: string },
+    at?: string | null,
+    readonly recordStart: string | null = null,
+  ) {
+    super(
+      404,
+      'pool-not-found',
+      at
+        ? `MachinePool ${ref.namespace}/${ref.name} in context ${ref.context} was not known to poolscope at ${at}.${recordStart ? ` Its record starts at ${recordStart}.` : ''}`
+        : `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`,
+    );
   }
 }
 
-export async function readPool(ref: { context: string; namespace: string; name: string }, at: string | null): Promise<PoolResponse> {
+export async function readPool(
+  ref: { context: string; namespace: string; name: string },
+  at: string | null,
+): Promise<PoolResponse> {
   const rt = await runtime();
   const pool = at ? await rt.store.poolAt(poolKey(ref), at) : await rt.store.currentPool(poolKey(ref));
   if (!pool) {
@@ -59,10 +94,19 @@ export async function readPool(ref: { context: string; namespace: string; name: 
     throw new PoolNotFound(ref, at, start && at && start > at ? start : null);
   }
   const live = at === null;
-  return { pool, asOf: at, azureReadAt: live ? await rt.store.azureReadAt(poolKey(ref)) : null, azureNextRead: live ? (rt.collector?.nextAzureRead(poolKey(ref)) ?? null) : null };
+  return {
+    pool,
+    asOf: at,
+    azureReadAt: live ? await rt.store.azureReadAt(poolKey(ref)) : null,
+    azureNextRead: live ? (rt.collector?.nextAzureRead(poolKey(ref)) ?? null) : null,
+  };
 }
 
-export async function readTimeline(ref: { context: string; namespace: string; name: string }, from: string, to: string): Promise<TimelineResponse> {
+export async function readTimeline(
+  ref: { context: string; namespace: string; name: string },
+  from: string,
+  to: string,
+): Promise<TimelineResponse> {
   if (from >= to) throw new HttpError(400, 'invalid-range', `"from" (${from}) must be before "to" (${to}).`);
   const rt = await runtime();
   const k = poolKey(ref);
@@ -70,5 +114,9 @@ export async function readTimeline(ref: { context: string; namespace: string; na
   if (!initial && entries.length === 0 && !(await rt.store.currentPool(k))) throw new PoolNotFound(ref);
   // Periods narrower than about a pixel of the chart as it opens are merged; the raw list is capped to the newest.
   const shortest = minPeriodMs(from, to, initial ? null : (entries[0]?.at ?? null));
-  return { ...buildTimeline(initial, entries, from, to, { minPeriodMs: shortest }), entries: entries.slice(-ENTRY_LIMIT), entriesTotal: entries.length };
+  return {
+    ...buildTimeline(initial, entries, from, to, { minPeriodMs: shortest }),
+    entries: entries.slice(-ENTRY_LIMIT),
+    entriesTotal: entries.length,
+  };
 }

@@ -13,7 +13,9 @@ import { shutdown } from './shutdown';
 describe('shutdown', () => {
   it('ends live streams, closes the store and exits 0', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-stop-'));
-    const rt = await startRuntime(parseEnv({ POOLSCOPE_COLLECTOR: 'false', POOLSCOPE_DB_PATH: path.join(dir, 'db.sqlite') }));
+    const rt = await startRuntime(
+      parseEnv({ POOLSCOPE_COLLECTOR: 'false', POOLSCOPE_DB_PATH: path.join(dir, 'db.sqlite') }),
+    );
     const res = sseResponse(new Request('http://localhost/api/stream'), { bus: rt.bus, hello: rt.hello });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/event: hello/);
@@ -33,7 +35,9 @@ describe('shutdown', () => {
     const logs: Record<string, unknown>[] = [];
     const exits: number[] = [];
     const t0 = Date.now();
-    expect(await shutdown(stuck, 'SIGTERM', { graceMs: 300, exit: (c) => exits.push(c), log: (l) => logs.push(l) })).toBe(1);
+    expect(
+      await shutdown(stuck, 'SIGTERM', { graceMs: 300, exit: (c) => exits.push(c), log: (l) => logs.push(l) }),
+    ).toBe(1);
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(exits).toEqual([1]);
     expect(logs.at(-1)?.msg).toBe('grace period over: exiting without a clean stop');

@@ -13,7 +13,6 @@ export interface ShutdownOptions {
   log?: (line: Record<string, unknown>) => void;
 }
 
-
 /** Stops `rt` within the grace period; resolves with the exit code it chose (and calls `exit` with it). */
 export async function shutdown(rt: Runtime, signal: string, opts: ShutdownOptions): Promise<number> {
   const log = opts.log ?? logLine;
@@ -21,12 +20,29 @@ export async function shutdown(rt: Runtime, signal: string, opts: ShutdownOption
   const t0 = Date.now();
   log({ level: 'info', msg: 'shutting down', signal, graceSeconds: opts.graceMs / 1000 });
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), opts.graceMs); });
-  const done = rt.stop().then(() => 'done' as const, (e: unknown) => { log({ level: 'error', msg: 'shutdown failed', error: (e as Error).message }); return 'failed' as const; });
+  const late = new Promise<'late'>((r) => {
+    timer = setTimeout(() => r('late'), opts.graceMs);
+  });
+  const done = rt.stop().then(
+    () => 'done' as const,
+    (e: unknown) => {
+      log({ level: 'error', msg: 'shutdown failed', error: (e as Error).message });
+      return 'failed' as const;
+    },
+  );
   const how = await Promise.race([done, late]);
   clearTimeout(timer);
   const code = how === 'done' ? 0 : 1;
-  log({ level: how === 'done' ? 'info' : 'error', msg: how === 'done' ? 'stopped cleanly' : how === 'late' ? 'grace period over: exiting without a clean stop' : 'stopped with errors', seconds: (Date.now() - t0) / 1000 });
+  log({
+    level: how === 'done' ? 'info' : 'error',
+    msg:
+      how === 'done'
+        ? 'stopped cleanly'
+        : how === 'late'
+          ? 'grace period over: exiting without a clean stop'
+          : 'stopped with errors',
+    seconds: (Date.now() - t0) / 1000,
+  });
   exit(code);
   return code;
 }

@@ -12,7 +12,11 @@ type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) 
 const checkAnswer = answerChecker();
 const handlers: Record<string, { h: Handler; template: string }> = {};
 
-async function call(name: string, url: string, params: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+async function call(
+  name: string,
+  url: string,
+  params: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   const { h, template } = handlers[name] as { h: Handler; template: string };
   const res = await h(new Request(`http://localhost${url}`), { params: Promise.resolve(params) });
   const body: unknown = await res.json();
@@ -29,9 +33,15 @@ beforeAll(async () => {
   process.env.POOLSCOPE_COLLECTOR = 'false';
   const pool = '/api/pools/{context}/{namespace}/{name}';
   handlers.readyz = { h: (await import('@/app/api/readyz/route')).GET as unknown as Handler, template: '/api/readyz' };
-  handlers.healthz = { h: (await import('@/app/api/healthz/route')).GET as unknown as Handler, template: '/api/healthz' };
+  handlers.healthz = {
+    h: (await import('@/app/api/healthz/route')).GET as unknown as Handler,
+    template: '/api/healthz',
+  };
   handlers.fleet = { h: (await import('@/app/api/pools/route')).GET as unknown as Handler, template: '/api/pools' };
-  handlers.pool = { h: (await import('@/app/api/pools/[context]/[namespace]/[name]/route')).GET as unknown as Handler, template: pool };
+  handlers.pool = {
+    h: (await import('@/app/api/pools/[context]/[namespace]/[name]/route')).GET as unknown as Handler,
+    template: pool,
+  };
 });
 afterAll(async () => {
   const { runtime } = await import('./collector/start');
@@ -45,7 +55,11 @@ describe('a store found corrupt while running', () => {
     const message = `poolscope's SQLite store ${file} is corrupt (SQLITE_CORRUPT: database disk image is malformed): nothing more is recorded, and what cannot be read is not shown. With poolscope stopped, restore ${file} from a backup, or move it away together with ${file}-wal and ${file}-shm (poolscope then starts with an empty store).`;
     const failing = { error: { code: 'store-failing', message } } satisfies ApiError;
     // The pool as it was half an hour into its history: the damaged pages.
-    const past = await call('pool', `/api/pools/mgmt-weu/default/busy?at=${at(30)}`, { context: 'mgmt-weu', namespace: 'default', name: 'busy' });
+    const past = await call('pool', `/api/pools/mgmt-weu/default/busy?at=${at(30)}`, {
+      context: 'mgmt-weu',
+      namespace: 'default',
+      name: 'busy',
+    });
     expect(past).toEqual({ status: 503, body: failing });
     expect(await call('readyz', '/api/readyz')).toEqual({ status: 503, body: failing });
     expect(await call('healthz', '/api/healthz')).toEqual({ status: 503, body: failing });
@@ -61,8 +75,16 @@ describe('a store found corrupt while running', () => {
     const { sourcesReport } = await import('./read-model');
     const rt = await runtime();
     // This process's runtime, as a collector whose writes have not been refused yet sees it.
-    const collector = { health: () => ({ kube: [], azure: [] }), storeHealth: () => ({ state: 'ok', since: null, failingWrites: 0 }) };
+    const collector = {
+      health: () => ({ kube: [], azure: [] }),
+      storeHealth: () => ({ state: 'ok', since: null, failingWrites: 0 }),
+    };
     const report = await sourcesReport({ ...rt, collector } as unknown as Runtime);
-    expect(report.store).toEqual({ state: 'failing', since: expect.any(String), failingWrites: 0, error: expect.stringMatching(/ is corrupt \(SQLITE_CORRUPT: database disk image is malformed\)/) });
+    expect(report.store).toEqual({
+      state: 'failing',
+      since: expect.any(String),
+      failingWrites: 0,
+      error: expect.stringMatching(/ is corrupt \(SQLITE_CORRUPT: database disk image is malformed\)/),
+    });
   });
 });

@@ -29,7 +29,11 @@ function onStop(stop: () => Promise<void>): void {
   process.on('SIGTERM', handler);
 }
 
-async function runScenario(source: { file: string } | { fleet: string }, speed: number | undefined, stateDir: string | undefined): Promise<void> {
+async function runScenario(
+  source: { file: string } | { fleet: string },
+  speed: number | undefined,
+  stateDir: string | undefined,
+): Promise<void> {
   let scenario: Scenario;
   try {
     scenario = 'file' in source ? readScenario(path.resolve(source.file)) : fleetScenario(parseFleetSpec(source.fleet));
@@ -38,13 +42,17 @@ async function runScenario(source: { file: string } | { fleet: string }, speed: 
     process.exit(e instanceof ScenarioError ? 1 : 2);
   }
   const sim = await startSimulation(scenario, { speed, stateDir: stateDir && path.resolve(stateDir) });
-  console.log(`poolscope simulator running scenario "${scenario.name}"${scenario.controllers ? ` (controllers on, CAPZ ${capzSummary(scenario)}, speed ${speed ?? scenario.speed}×)` : ' (static)'}`);
+  console.log(
+    `poolscope simulator running scenario "${scenario.name}"${scenario.controllers ? ` (controllers on, CAPZ ${capzSummary(scenario)}, speed ${speed ?? scenario.speed}×)` : ' (static)'}`,
+  );
   for (const [name, server] of sim.kube.clusters) {
     const role = scenario.management.has(name) ? 'management' : 'workload';
     console.log(`  ${role.padEnd(10)} ${name.padEnd(20)} ${server.url}`);
   }
   console.log(`  azure      ${'ARM + token endpoint'.padEnd(20)} ${sim.azure.url}`);
-  console.log(`\nkubeconfig: ${sim.kubeconfigPath}\nenv file:   ${sim.envPath}\n  set -a; . ${sim.envPath}; set +a\n  kubectl get machinepools -A\n\nCtrl-C to stop.`);
+  console.log(
+    `\nkubeconfig: ${sim.kubeconfigPath}\nenv file:   ${sim.envPath}\n  set -a; . ${sim.envPath}; set +a\n  kubectl get machinepools -A\n\nCtrl-C to stop.`,
+  );
   onStop(sim.stop);
 }
 
@@ -59,14 +67,20 @@ async function runManifests(dir: string, kubeconfigPath: string | undefined): Pr
     }
     throw e;
   }
-  const sim = await startKubeSimulator({ clusters, kubeconfigPath: kubeconfigPath && path.resolve(kubeconfigPath), log: (m) => console.error(m) });
+  const sim = await startKubeSimulator({
+    clusters,
+    kubeconfigPath: kubeconfigPath && path.resolve(kubeconfigPath),
+    log: (m) => console.error(m),
+  });
   console.log('poolscope simulator running');
   for (const [name, server] of sim.clusters) {
     const role = clusters.find((c) => c.name === name)?.role;
     console.log(`  ${role?.padEnd(10)} ${name.padEnd(20)} ${server.url}`);
   }
   for (const [user, file] of sim.userKubeconfigPaths) console.log(`  kubeconfig for ${user}: ${file}`);
-  console.log(`\nkubeconfig: ${sim.kubeconfigPath}\n  export KUBECONFIG=${sim.kubeconfigPath}\n  kubectl get machinepools -A\n\nCtrl-C to stop.`);
+  console.log(
+    `\nkubeconfig: ${sim.kubeconfigPath}\n  export KUBECONFIG=${sim.kubeconfigPath}\n  kubectl get machinepools -A\n\nCtrl-C to stop.`,
+  );
   onStop(sim.stop);
 }
 

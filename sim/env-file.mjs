@@ -7,7 +7,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 /** Writes the file (owner-only: it holds a client secret), with a comment line naming the scenario. */
 export function writeEnvFile(file, title, env) {
-  writeFileSync(file, `# poolscope simulator: ${title}\n${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
+  writeFileSync(
+    file,
+    `# poolscope simulator: ${title}\n${Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n')}\n`,
+    { mode: 0o600 },
+  );
 }
 
 /** The settings in the file: each line's text up to the first `=` is the name, the rest its value. */

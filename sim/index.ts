@@ -50,11 +50,32 @@ const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachineP
 const CLUSTER = findByKind('cluster.x-k8s.io/v1beta2', 'Cluster') as ResourceDef;
 
 /** Simulated people (besides `admin`): kubeconfigs `<stateDir>/kubeconfig-operator` and `-viewer`. */
-export const SIM_USERS = [{ name: 'operator', groups: ['pool-operators'] }, { name: 'viewer', groups: ['pool-viewers'] }];
+export const SIM_USERS = [
+  { name: 'operator', groups: ['pool-operators'] },
+  { name: 'viewer', groups: ['pool-viewers'] },
+];
 export const SIM_POLICY: PolicyRule[] = [
-  { groups: ['pool-operators', 'pool-viewers'], verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] },
-  { groups: ['pool-operators'], verbs: ['patch'], apiGroups: ['cluster.x-k8s.io'], resources: ['machinepools'], namespaces: ['*'] },
-  { groups: ['pool-operators'], verbs: ['patch'], apiGroups: ['infrastructure.cluster.x-k8s.io'], resources: ['azuremachinepools'], namespaces: ['*'] },
+  {
+    groups: ['pool-operators', 'pool-viewers'],
+    verbs: ['get', 'list', 'watch'],
+    apiGroups: ['*'],
+    resources: ['*'],
+    namespaces: ['*'],
+  },
+  {
+    groups: ['pool-operators'],
+    verbs: ['patch'],
+    apiGroups: ['cluster.x-k8s.io'],
+    resources: ['machinepools'],
+    namespaces: ['*'],
+  },
+  {
+    groups: ['pool-operators'],
+    verbs: ['patch'],
+    apiGroups: ['infrastructure.cluster.x-k8s.io'],
+    resources: ['azuremachinepools'],
+    namespaces: ['*'],
+  },
 ];
 
 export async function startSimulation(scenario: Scenario, opts: SimulationOptions = {}): Promise<Simulation> {
@@ -65,7 +86,9 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
   const kube = await startKubeSimulator({
     clusters: [
       ...[...scenario.management].map(([name, objects]) => ({ name, role: 'management' as const, objects })),
-      ...[...scenario.workload].filter(([name]) => !scenario.management.has(name)).map(([name, objects]) => ({ name, role: 'workload' as const, objects })),
+      ...[...scenario.workload]
+        .filter(([name]) => !scenario.management.has(name))
+        .map(([name, objects]) => ({ name, role: 'workload' as const, objects })),
     ],
     tls,
     kubeconfigPath: path.join(stateDir, 'kubeconfig'),
@@ -82,11 +105,18 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
   for (const w of scenario.unreachable) kube.clusters.get(w)?.setAvailable(false);
 
   const speed = opts.speed ?? scenario.speed;
-  const world = scenario.controllers ? new World(kube, azure, { capz: scenario.capz, speed, delays: scenario.delays }) : null;
+  const world = scenario.controllers
+    ? new World(kube, azure, { capz: scenario.capz, speed, delays: scenario.delays })
+    : null;
   // Each management cluster runs the CAPZ build the scenario names (the one whose behaviour the world plays).
   for (const name of scenario.management.keys()) {
     const behaviour = capzOf(scenario, name);
-    if (!kube.cluster(name).store.has(findByKind('apps/v1', 'Deployment') as ResourceDef, 'capz-system', 'capz-controller-manager')) kube.load(name, [capzDeployment(behaviour) as KubeObject]);
+    if (
+      !kube
+        .cluster(name)
+        .store.has(findByKind('apps/v1', 'Deployment') as ResourceDef, 'capz-system', 'capz-controller-manager')
+    )
+      kube.load(name, [capzDeployment(behaviour) as KubeObject]);
   }
   for (const w of scenario.unreachable) world?.unreachable.add(w);
 
@@ -111,14 +141,20 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
     const store = kube.cluster(ref.cluster).store;
     const ns = ref.namespace ?? 'default';
     const mp = store.get(MP, ns, ref.name);
-    const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name ?? ref.name;
+    const ampName =
+      (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef
+        ?.name ?? ref.name;
     return { store, ns, mp, amp: store.get(AMP, ns, ampName) };
   };
   const scaleSetOf = (ref: { cluster: string; namespace?: string; name: string }) => {
     const id = String(poolAmp(ref).amp.spec?.providerID ?? '').replace(/^azure:\/\//, '');
-    const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(id);
+    const m =
+      /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(
+        id,
+      );
     const rec = m ? azure.state.get(m[1] as string, m[2] as string, m[3] as string) : undefined;
-    if (!rec) throw new Error(`no scale set for MachinePool ${ref.name} (AzureMachinePool spec.providerID ${id || 'unset'})`);
+    if (!rec)
+      throw new Error(`no scale set for MachinePool ${ref.name} (AzureMachinePool spec.providerID ${id || 'unset'})`);
     return rec;
   };
   const runStep = (step: Step): void => {
@@ -128,7 +164,11 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
     } else if ('mergePatch' in step) {
       const s = step.mergePatch;
       const r = findByKind(s.apiVersion, s.kind) as ResourceDef;
-      kube.cluster(s.cluster).store.patch(r, s.namespace ?? (r.namespaced ? 'default' : undefined), s.name, 'merge', s.patch, { version: s.apiVersion.split('/').pop() });
+      kube
+        .cluster(s.cluster)
+        .store.patch(r, s.namespace ?? (r.namespaced ? 'default' : undefined), s.name, 'merge', s.patch, {
+          version: s.apiVersion.split('/').pop(),
+        });
     } else if ('delete' in step) {
       const s = step.delete;
       const r = findByKind(s.apiVersion, s.kind) as ResourceDef;
@@ -136,8 +176,12 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
     } else if ('setAzure' in step) {
       azure.state.putScaleSet(step.setAzure.vmss, step.setAzure.vms ?? []);
     } else if ('deleteAzure' in step) {
-      const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(step.deleteAzure.scaleSet);
-      if (!m || !azure.state.deleteScaleSet(m[1] as string, m[2] as string, m[3] as string)) throw new Error(`no scale set ${step.deleteAzure.scaleSet}`);
+      const m =
+        /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(
+          step.deleteAzure.scaleSet,
+        );
+      if (!m || !azure.state.deleteScaleSet(m[1] as string, m[2] as string, m[3] as string))
+        throw new Error(`no scale set ${step.deleteAzure.scaleSet}`);
     } else if ('scale' in step) {
       const { store, ns } = poolAmp(step.scale);
       store.patch(MP, ns, step.scale.name, 'merge', { spec: { replicas: step.scale.replicas } });
@@ -147,7 +191,8 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
       world.failNextInstances(String(rec.body.id), step.failInstances.count, step.failInstances.errorCode);
     } else if ('deleteVm' in step) {
       const rec = scaleSetOf(step.deleteVm);
-      if (!azure.state.deleteVm(rec, step.deleteVm.member)) throw new Error(`no VM ${step.deleteVm.member} in ${rec.name}`);
+      if (!azure.state.deleteVm(rec, step.deleteVm.member))
+        throw new Error(`no VM ${step.deleteVm.member} in ${rec.name}`);
     } else if ('nodeJoins' in step) {
       const rec = scaleSetOf(step.nodeJoins);
       if (!world) throw new Error('nodeJoins needs controllers: on');
@@ -155,7 +200,9 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
       else world.noJoin.add(String(rec.body.id).toLowerCase());
     } else if ('pauseCluster' in step) {
       const s = step.pauseCluster;
-      kube.cluster(s.cluster).store.patch(CLUSTER, s.namespace ?? 'default', s.name, 'merge', { spec: { paused: s.paused ? true : null } });
+      kube
+        .cluster(s.cluster)
+        .store.patch(CLUSTER, s.namespace ?? 'default', s.name, 'merge', { spec: { paused: s.paused ? true : null } });
     } else if ('throttle' in step) {
       azure.throttler.throttleSubscription(step.throttle.subscription, step.throttle.seconds);
     } else if ('unreachable' in step) {
@@ -165,33 +212,55 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
       else world?.unreachable.delete(s.workload);
     }
   };
-  const timers = scenario.steps.map((step) => setTimeout(() => {
-    try {
-      runStep(step);
-    } catch (e) {
-      const msg = `${scenario.file}:${step.line}: step at ${step.at}s failed: ${(e as Error).message}`;
-      stepErrors.push(msg);
-      log(msg);
-    }
-  }, (step.at * 1000) / speed));
+  const timers = scenario.steps.map((step) =>
+    setTimeout(
+      () => {
+        try {
+          runStep(step);
+        } catch (e) {
+          const msg = `${scenario.file}:${step.line}: step at ${step.at}s failed: ${(e as Error).message}`;
+          stepErrors.push(msg);
+          log(msg);
+        }
+      },
+      (step.at * 1000) / speed,
+    ),
+  );
   world?.start();
   // Churn: a fraction of all instances deleted out of band each simulated minute (the controllers replace them),
   // all at the minute (a fleet-wide burst), or spread over it, a second's share each second.
   const churn = scenario.churnPerMinute ?? 0;
   const spread = scenario.churnSpread === true;
   let owed = 0;
-  const churnTimer = churn > 0 && world ? setInterval(() => {
-    const all = [...azure.state.scaleSets.values()].flatMap((rec) => [...rec.vms.keys()].map((member) => ({ rec, member })));
-    let n: number;
-    ({ n, owed } = churnDue(all.length, churn, spread, owed));
-    for (let i = 0; i < n && all.length; i++) {
-      const [pick] = all.splice(Math.floor(Math.random() * all.length), 1);
-      if (pick) azure.state.deleteVm(pick.rec, pick.member);
-    }
-  }, (spread ? 1000 : 60_000) / speed) : null;
+  const churnTimer =
+    churn > 0 && world
+      ? setInterval(
+          () => {
+            const all = [...azure.state.scaleSets.values()].flatMap((rec) =>
+              [...rec.vms.keys()].map((member) => ({ rec, member })),
+            );
+            let n: number;
+            ({ n, owed } = churnDue(all.length, churn, spread, owed));
+            for (let i = 0; i < n && all.length; i++) {
+              const [pick] = all.splice(Math.floor(Math.random() * all.length), 1);
+              if (pick) azure.state.deleteVm(pick.rec, pick.member);
+            }
+          },
+          (spread ? 1000 : 60_000) / speed,
+        )
+      : null;
 
   return {
-    scenario, kube, azure, world, stateDir, kubeconfigPath: kube.kubeconfigPath, envPath, env, stepErrors, runStep,
+    scenario,
+    kube,
+    azure,
+    world,
+    stateDir,
+    kubeconfigPath: kube.kubeconfigPath,
+    envPath,
+    env,
+    stepErrors,
+    runStep,
     stop: async () => {
       for (const t of timers) clearTimeout(t);
       if (churnTimer) clearInterval(churnTimer);

@@ -3,7 +3,11 @@
 import type { ApiError } from '@/lib/api-types';
 
 export class ApiRequestError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -11,14 +15,26 @@ export class ApiRequestError extends Error {
 export async function fetchJson<T>(url: string, signal?: AbortSignal, init: RequestInit = {}): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(url, { ...init, signal, headers: { accept: 'application/json', ...(init.headers as Record<string, string> | undefined) } });
+    res = await fetch(url, {
+      ...init,
+      signal,
+      headers: { accept: 'application/json', ...(init.headers as Record<string, string> | undefined) },
+    });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
-    throw new ApiRequestError(0, 'network', 'poolscope\'s server does not answer. Check that it is running, then retry.');
+    throw new ApiRequestError(
+      0,
+      'network',
+      "poolscope's server does not answer. Check that it is running, then retry.",
+    );
   }
   if (res.ok) return (await res.json()) as T;
   const body = (await res.json().catch(() => null)) as ApiError | null;
-  throw new ApiRequestError(res.status, body?.error.code ?? 'http', body?.error.message ?? `The server answered ${res.status}.`);
+  throw new ApiRequestError(
+    res.status,
+    body?.error.code ?? 'http',
+    body?.error.message ?? `The server answered ${res.status}.`,
+  );
 }
 
 /** A write: JSON body, the header poolscope requires of every write, and an idempotency key. */

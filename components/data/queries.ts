@@ -2,15 +2,26 @@
 // components and the live-update hook agree on them.
 
 import { queryOptions } from '@tanstack/react-query';
-import { poolKey, type FleetResponse, type PoolRef, type PoolResponse, type ResyncRequest, type ResyncResult, type ResyncStatus, type SourcesReport } from '@/lib/api-types';
+import {
+  poolKey,
+  type FleetResponse,
+  type PoolRef,
+  type PoolResponse,
+  type ResyncRequest,
+  type ResyncResult,
+  type ResyncStatus,
+  type SourcesReport,
+} from '@/lib/api-types';
 import type { TimelineResponse } from '@/lib/timeline';
 import { RANGES, fleetQuery, withoutSeverity, type FleetFilters, type TimeWindow } from '@/lib/url-state';
 import { fetchJson, postJson } from './fetch-json';
 
-const apiPath = (ref: PoolRef) => `/api/pools/${encodeURIComponent(ref.context)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
+const apiPath = (ref: PoolRef) =>
+  `/api/pools/${encodeURIComponent(ref.context)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
 
 /** What identifies a window in a key: a named range that follows "now", or fixed instants. */
-export type WindowKey = { range: TimeWindow['range']; at: string | null } | { from: string; to: string; at: string | null };
+export type WindowKey =
+  { range: TimeWindow['range']; at: string | null } | { from: string; to: string; at: string | null };
 
 export function windowKey(w: TimeWindow): WindowKey {
   return w.range ? { range: w.range, at: w.at } : { from: w.from, to: w.to, at: w.at };
@@ -39,18 +50,20 @@ export const queryKeys = {
 const SOURCES_REFRESH_MS = 30_000;
 
 /** The sources and the store, for pages that do not read the fleet. */
-export const sourcesOptions = () => queryOptions({
-  queryKey: queryKeys.sources(),
-  queryFn: ({ signal }) => fetchJson<SourcesReport>('/api/sources', signal),
-  refetchInterval: SOURCES_REFRESH_MS,
-});
+export const sourcesOptions = () =>
+  queryOptions({
+    queryKey: queryKeys.sources(),
+    queryFn: ({ signal }) => fetchJson<SourcesReport>('/api/sources', signal),
+    refetchInterval: SOURCES_REFRESH_MS,
+  });
 
-export const fleetOptions = (f: FleetFilters) => queryOptions({
-  queryKey: queryKeys.fleet(f),
-  queryFn: ({ signal }) => fetchJson<FleetResponse>(`/api/pools?${fleetQuery(withoutSeverity(f))}`, signal),
-  // The sources come with the fleet (read again while the page is visible).
-  refetchInterval: SOURCES_REFRESH_MS,
-});
+export const fleetOptions = (f: FleetFilters) =>
+  queryOptions({
+    queryKey: queryKeys.fleet(f),
+    queryFn: ({ signal }) => fetchJson<FleetResponse>(`/api/pools?${fleetQuery(withoutSeverity(f))}`, signal),
+    // The sources come with the fleet (read again while the page is visible).
+    refetchInterval: SOURCES_REFRESH_MS,
+  });
 
 /**
  * How often a pool's page reads its current state again: an Azure read that changes nothing stores nothing (no live
@@ -58,29 +71,36 @@ export const fleetOptions = (f: FleetFilters) => queryOptions({
  */
 const POOL_REFRESH_MS = 15_000;
 
-export const poolOptions = (ref: PoolRef, at: string | null) => queryOptions({
-  queryKey: queryKeys.pool(ref, at),
-  queryFn: ({ signal }) => fetchJson<PoolResponse>(`${apiPath(ref)}${at ? `?at=${encodeURIComponent(at)}` : ''}`, signal),
-  // A past instant never changes.
-  staleTime: at ? Infinity : 5_000,
-  refetchInterval: at ? false : POOL_REFRESH_MS,
-});
+export const poolOptions = (ref: PoolRef, at: string | null) =>
+  queryOptions({
+    queryKey: queryKeys.pool(ref, at),
+    queryFn: ({ signal }) =>
+      fetchJson<PoolResponse>(`${apiPath(ref)}${at ? `?at=${encodeURIComponent(at)}` : ''}`, signal),
+    // A past instant never changes.
+    staleTime: at ? Infinity : 5_000,
+    refetchInterval: at ? false : POOL_REFRESH_MS,
+  });
 
-export const timelineOptions = (ref: PoolRef, w: WindowKey) => queryOptions({
-  queryKey: queryKeys.timeline(ref, w),
-  queryFn: ({ signal }) => {
-    const { from, to } = resolveWindow(w);
-    return fetchJson<TimelineResponse>(`${apiPath(ref)}/timeline?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, signal);
-  },
-  staleTime: w.at || 'from' in w ? Infinity : 5_000,
-});
+export const timelineOptions = (ref: PoolRef, w: WindowKey) =>
+  queryOptions({
+    queryKey: queryKeys.timeline(ref, w),
+    queryFn: ({ signal }) => {
+      const { from, to } = resolveWindow(w);
+      return fetchJson<TimelineResponse>(
+        `${apiPath(ref)}/timeline?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
+        signal,
+      );
+    },
+    staleTime: w.at || 'from' in w ? Infinity : 5_000,
+  });
 
 /** What the signed-in caller may do to the pool (never cached long: RBAC and running resyncs change). */
-export const resyncStatusOptions = (ref: PoolRef) => queryOptions({
-  queryKey: queryKeys.resync(ref),
-  queryFn: ({ signal }) => fetchJson<ResyncStatus>(`${apiPath(ref)}/resync`, signal),
-  staleTime: 10_000,
-});
+export const resyncStatusOptions = (ref: PoolRef) =>
+  queryOptions({
+    queryKey: queryKeys.resync(ref),
+    queryFn: ({ signal }) => fetchJson<ResyncStatus>(`${apiPath(ref)}/resync`, signal),
+    staleTime: 10_000,
+  });
 
 export const postResync = (ref: PoolRef, body: ResyncRequest, idempotencyKey: string) =>
   postJson<ResyncResult>(`${apiPath(ref)}/resync`, body, idempotencyKey);

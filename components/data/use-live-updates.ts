@@ -6,7 +6,15 @@
 import { useQueryClient, type Query, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { goneSince, type FleetResponse } from '@/lib/api-types';
-import { INITIAL_LIVE_STATE, applySummary, reduceLive, type ChangeMessage, type HelloMessage, type LiveEffect, type LiveState } from '@/lib/live';
+import {
+  INITIAL_LIVE_STATE,
+  applySummary,
+  reduceLive,
+  type ChangeMessage,
+  type HelloMessage,
+  type LiveEffect,
+  type LiveState,
+} from '@/lib/live';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import type { WindowKey } from './queries';
 
@@ -41,12 +49,18 @@ function apply(client: QueryClient, effect: LiveEffect): void {
         continue;
       }
       const merged = applySummary(data.pools, summary);
-      client.setQueryData<FleetResponse>(key, { ...data, pools: selectPools(merged, filters), total: data.total + (had || data.pools.length < data.total ? 0 : 1) });
+      client.setQueryData<FleetResponse>(key, {
+        ...data,
+        pools: selectPools(merged, filters),
+        total: data.total + (had || data.pools.length < data.total ? 0 : 1),
+      });
     }
   } else {
     void client.invalidateQueries({ queryKey: ['fleet'] });
   }
-  void client.invalidateQueries({ predicate: (q) => isLive(q) && q.queryKey[0] !== 'fleet' && q.queryKey[1] === poolKey });
+  void client.invalidateQueries({
+    predicate: (q) => isLive(q) && q.queryKey[0] !== 'fleet' && q.queryKey[1] === poolKey,
+  });
 }
 
 /**

@@ -8,7 +8,9 @@ export function DriftBadges({ counts }: { counts: Partial<Record<DriftKind, numb
     <span className="flex flex-wrap gap-1">
       {entries.map(([kind, n]) => (
         <Badge key={kind} tone={driftTone(kind)} title={kind}>
-          <span data-drift-kind={kind}>{DRIFT_KIND_LABELS[kind] ?? kind}: {n}</span>
+          <span data-drift-kind={kind}>
+            {DRIFT_KIND_LABELS[kind] ?? kind}: {n}
+          </span>
         </Badge>
       ))}
     </span>

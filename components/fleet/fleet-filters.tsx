@@ -7,7 +7,17 @@ import { useUrlFilters } from './use-url-filters';
 
 const input = 'rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900';
 
-export function FleetFilters({ filters: fromUrl, contexts, namespaces, deleted }: { filters: Filters; contexts: string[]; namespaces: string[]; deleted: number }) {
+export function FleetFilters({
+  filters: fromUrl,
+  contexts,
+  namespaces,
+  deleted,
+}: {
+  filters: Filters;
+  contexts: string[];
+  namespaces: string[];
+  deleted: number;
+}) {
   const [text, setText] = useState(fromUrl.q ?? '');
   const [filters, go] = useUrlFilters(fromUrl, (f) => {
     if ((f.q ?? '') !== text.trim()) setText(f.q ?? '');
@@ -35,32 +45,59 @@ export function FleetFilters({ filters: fromUrl, contexts, namespaces, deleted }
         }}
       >
         <option value="">All</option>
-        {options.map((o) => <option key={o} value={o}>{o}</option>)}
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
       </select>
     </label>
   );
 
   return (
-    <form role="search" aria-label="Filter pools" className="flex flex-wrap items-center gap-x-5 gap-y-2 text-sm" onSubmit={(e) => e.preventDefault()}>
+    <form
+      role="search"
+      aria-label="Filter pools"
+      className="flex flex-wrap items-center gap-x-5 gap-y-2 text-sm"
+      onSubmit={(e) => e.preventDefault()}
+    >
       {select('context', contexts)}
       {select('namespace', namespaces)}
       <label className="flex items-center gap-2">
-        <input type="checkbox" checked={filters.drifting} onChange={(e) => go({ ...filters, drifting: e.target.checked })} />
+        <input
+          type="checkbox"
+          checked={filters.drifting}
+          onChange={(e) => go({ ...filters, drifting: e.target.checked })}
+        />
         Drifting only
       </label>
       <label className="flex items-center gap-2">
-        <input type="checkbox" checked={filters.notReady} onChange={(e) => go({ ...filters, notReady: e.target.checked })} />
+        <input
+          type="checkbox"
+          checked={filters.notReady}
+          onChange={(e) => go({ ...filters, notReady: e.target.checked })}
+        />
         Not ready only
       </label>
       {deleted > 0 || filters.deleted ? (
         <label className="flex items-center gap-2">
-          <input type="checkbox" checked={filters.deleted} onChange={(e) => go({ ...filters, deleted: e.target.checked })} />
+          <input
+            type="checkbox"
+            checked={filters.deleted}
+            onChange={(e) => go({ ...filters, deleted: e.target.checked })}
+          />
           Show deleted or not watched ({deleted})
         </label>
       ) : null}
       <label className="flex items-center gap-2">
         <span>Search</span>
-        <input type="search" className={input} value={text} onChange={(e) => setText(e.target.value)} placeholder="pool, cluster, finding…" />
+        <input
+          type="search"
+          className={input}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder="pool, cluster, finding…"
+        />
       </label>
     </form>
   );

@@ -40,7 +40,8 @@ const COLUMNS: { key: SortKey | null; label: string; wide?: true }[] = [
  * A cell: a table cell, and on a phone's width a line of its pool's block, named by its `data-label`, as the
  * changes list does it (components/pool/changes-list).
  */
-const CELL = 'px-1.5 py-2 max-sm:flex max-sm:items-start max-sm:gap-2 max-sm:px-0 max-sm:py-0.5 max-sm:before:w-24 max-sm:before:shrink-0 max-sm:before:text-xs max-sm:before:leading-5 max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] dark:max-sm:before:text-slate-300';
+const CELL =
+  'px-1.5 py-2 max-sm:flex max-sm:items-start max-sm:gap-2 max-sm:px-0 max-sm:py-0.5 max-sm:before:w-24 max-sm:before:shrink-0 max-sm:before:text-xs max-sm:before:leading-5 max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] dark:max-sm:before:text-slate-300';
 
 const n = (v: number | null) => (v === null ? '?' : String(v));
 
@@ -50,22 +51,42 @@ function Replicas({ r }: { r: PoolSummary['replicas'] }) {
   return (
     <span title={title}>
       <span className="sr-only">{title}</span>
-      <span aria-hidden="true" className="font-mono text-xs tabular-nums max-sm:hidden">{[r.desired, r.vmssCapacity, r.azureInstances, r.capz, r.capi, r.readyNodes].map(n).join('/')}</span>
-      <span aria-hidden="true" className="sm:hidden">desired {n(r.desired)} · VMSS {n(r.vmssCapacity)} · Azure {n(r.azureInstances)} · CAPZ {n(r.capz)} · CAPI {n(r.capi)} · Ready {n(r.readyNodes)}</span>
+      <span aria-hidden="true" className="font-mono text-xs tabular-nums max-sm:hidden">
+        {[r.desired, r.vmssCapacity, r.azureInstances, r.capz, r.capi, r.readyNodes].map(n).join('/')}
+      </span>
+      <span aria-hidden="true" className="sm:hidden">
+        desired {n(r.desired)} · VMSS {n(r.vmssCapacity)} · Azure {n(r.azureInstances)} · CAPZ {n(r.capz)} · CAPI{' '}
+        {n(r.capi)} · Ready {n(r.readyNodes)}
+      </span>
     </span>
   );
 }
 
 function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: FleetFilters }) {
   const router = useRouter();
-  if (!col.key) return <th scope="col" className={`px-1.5 py-2 text-left font-medium ${col.wide ? 'max-2xl:hidden' : ''}`}>{col.label}</th>;
+  if (!col.key)
+    return (
+      <th scope="col" className={`px-1.5 py-2 text-left font-medium ${col.wide ? 'max-2xl:hidden' : ''}`}>
+        {col.label}
+      </th>
+    );
   const active = filters.sort === col.key;
   const next: FleetFilters = { ...filters, sort: col.key, desc: active ? !filters.desc : false };
   return (
-    <th scope="col" aria-sort={active ? (filters.desc ? 'descending' : 'ascending') : 'none'} className="px-1.5 py-2 text-left font-medium">
-      <button type="button" className="inline-flex items-center gap-1 hover:underline" onClick={() => router.replace(`/?${fleetQuery(next)}`, { scroll: false })}>
+    <th
+      scope="col"
+      aria-sort={active ? (filters.desc ? 'descending' : 'ascending') : 'none'}
+      className="px-1.5 py-2 text-left font-medium"
+    >
+      <button
+        type="button"
+        className="inline-flex items-center gap-1 hover:underline"
+        onClick={() => router.replace(`/?${fleetQuery(next)}`, { scroll: false })}
+      >
         {col.label}
-        <span aria-hidden="true" className="text-slate-400">{active ? (filters.desc ? '▼' : '▲') : '↕'}</span>
+        <span aria-hidden="true" className="text-slate-400">
+          {active ? (filters.desc ? '▼' : '▲') : '↕'}
+        </span>
       </button>
     </th>
   );
@@ -86,7 +107,15 @@ function SortSelect({ filters: fromUrl }: { filters: FleetFilters }) {
           value={filters.sort}
           onChange={(e) => go({ ...filters, sort: e.target.value as SortKey, desc: false })}
         >
-          {COLUMNS.flatMap((c) => (c.key ? [<option key={c.key} value={c.key}>{c.label}</option>] : []))}
+          {COLUMNS.flatMap((c) =>
+            c.key
+              ? [
+                  <option key={c.key} value={c.key}>
+                    {c.label}
+                  </option>,
+                ]
+              : [],
+          )}
         </select>
       </span>
       <label className="flex items-center gap-2">
@@ -98,7 +127,15 @@ function SortSelect({ filters: fromUrl }: { filters: FleetFilters }) {
 }
 
 /** A pool's worst finding; a frozen list's says for how long, counting on (only those cells tick). */
-function WorstFinding({ finding, active, at }: { finding: NonNullable<PoolSummary['worstFinding']>; active: PoolSummary['activeFindings']; at: string }) {
+function WorstFinding({
+  finding,
+  active,
+  at,
+}: {
+  finding: NonNullable<PoolSummary['worstFinding']>;
+  active: PoolSummary['activeFindings'];
+  at: string;
+}) {
   const now = useLiveNow(at, finding.code === 'readiness-gate-frozen');
   return <Breakable text={worstHeadline(finding, active, now)} />;
 }
@@ -114,51 +151,121 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
   const [limit, setLimit] = useState(FIRST_ROWS);
   return (
     <div className="space-y-2">
-    <SortSelect filters={filters} />
-    <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
-      <table className="w-full text-sm max-sm:block">
-        <caption className="sr-only">MachinePools. Replicas are desired / VMSS capacity / Azure instances / CAPZ / CAPI / Ready Nodes.</caption>
-        <thead className="bg-slate-50 max-sm:hidden dark:bg-slate-900">
-          <tr>{COLUMNS.map((c) => <SortHeader key={c.label} col={c} filters={filters} />)}</tr>
-        </thead>
-        <tbody className="max-sm:block">
-          {pools.slice(0, limit).map((p) => (
-            <tr key={p.key} data-pool={p.key} className="border-t border-slate-200 align-top hover:bg-slate-50 max-sm:flex max-sm:flex-col max-sm:px-3 max-sm:py-2 max-sm:first:border-t-0 dark:border-slate-800 dark:hover:bg-slate-900">
-              <td data-label="Context" className={`${CELL} whitespace-nowrap max-sm:hidden`}>{p.ref.context}</td>
-              <td data-label="Namespace" className={`${CELL} whitespace-nowrap max-sm:hidden`}>{p.ref.namespace}</td>
-              <td data-label="Cluster" className={`${CELL} whitespace-nowrap max-sm:hidden`}>{p.clusterName ?? '—'}</td>
-              <td className="px-1.5 py-2 font-medium max-sm:order-first max-sm:px-0 max-sm:pb-1 max-sm:pt-0 max-sm:text-base">
-                {/* A block of its own: the line below is text beside the link, which then must be told apart by more than its colour. */}
-                <div>
-                  <Link href={poolPath(p.ref)} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">{p.ref.name}</Link>
-                  {p.paused ? <> <Badge tone="warn">paused</Badge></> : null}
-                  {p.deletedAt ? <> <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>deleted</Badge></> : null}
-                  {p.unwatchedSince ? <> <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>not watched</Badge></> : null}
-                </div>
-                <div className="text-xs font-normal text-slate-600 sm:hidden dark:text-slate-300">{p.ref.context} / {p.ref.namespace} · cluster {p.clusterName ?? '—'}</div>
-              </td>
-              <td data-label="Mode" className={`${CELL} max-2xl:hidden`}>{p.orchestrationMode ?? '—'}</td>
-              <td data-label="Replicas" className={`${CELL} whitespace-nowrap max-sm:whitespace-normal`}><Replicas r={p.replicas} /></td>
-              <td data-label="Provisioning" className={CELL}><StateBadge value={p.provisioningState} /></td>
-              <td data-label="Ready" className={CELL}><StateBadge value={p.ampReady} label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'} /></td>
-              <td data-label="Phase" className={CELL}>{p.phase ?? '—'}</td>
-              <td data-label="Drift" className={CELL}><DriftBadges counts={p.driftCounts} /></td>
-              <td data-label="Finding" className={`${CELL} min-w-[16rem] max-w-md max-sm:min-w-0 max-sm:max-w-none`}>
-                {p.worstFinding ? (
-                  <span className="flex items-start gap-1.5"><StateBadge value={p.worstFinding.severity} /><span className="wrap-anywhere"><WorstFinding finding={p.worstFinding} active={p.activeFindings} at={at} /></span></span>
-                ) : '—'}
-              </td>
-              <td data-label="Last change" className={`${CELL} min-w-[7.5rem] max-sm:min-w-0`}><LocalTime iso={p.lastChange} /></td>
+      <SortSelect filters={filters} />
+      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+        <table className="w-full text-sm max-sm:block">
+          <caption className="sr-only">
+            MachinePools. Replicas are desired / VMSS capacity / Azure instances / CAPZ / CAPI / Ready Nodes.
+          </caption>
+          <thead className="bg-slate-50 max-sm:hidden dark:bg-slate-900">
+            <tr>
+              {COLUMNS.map((c) => (
+                <SortHeader key={c.label} col={c} filters={filters} />
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-    {pools.length > limit ? (
-      <button type="button" onClick={() => setLimit(pools.length)} className="rounded border border-slate-300 px-3 py-1 text-sm dark:border-slate-700">
-        Show all {pools.length} pools ({pools.length - limit} more)
-      </button>
-    ) : null}
+          </thead>
+          <tbody className="max-sm:block">
+            {pools.slice(0, limit).map((p) => (
+              <tr
+                key={p.key}
+                data-pool={p.key}
+                className="border-t border-slate-200 align-top hover:bg-slate-50 max-sm:flex max-sm:flex-col max-sm:px-3 max-sm:py-2 max-sm:first:border-t-0 dark:border-slate-800 dark:hover:bg-slate-900"
+              >
+                <td data-label="Context" className={`${CELL} whitespace-nowrap max-sm:hidden`}>
+                  {p.ref.context}
+                </td>
+                <td data-label="Namespace" className={`${CELL} whitespace-nowrap max-sm:hidden`}>
+                  {p.ref.namespace}
+                </td>
+                <td data-label="Cluster" className={`${CELL} whitespace-nowrap max-sm:hidden`}>
+                  {p.clusterName ?? '—'}
+                </td>
+                <td className="px-1.5 py-2 font-medium max-sm:order-first max-sm:px-0 max-sm:pt-0 max-sm:pb-1 max-sm:text-base">
+                  {/* A block of its own: the line below is text beside the link, which then must be told apart by more than its colour. */}
+                  <div>
+                    <Link
+                      href={poolPath(p.ref)}
+                      className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300"
+                    >
+                      {p.ref.name}
+                    </Link>
+                    {p.paused ? (
+                      <>
+                        {' '}
+                        <Badge tone="warn">paused</Badge>
+                      </>
+                    ) : null}
+                    {p.deletedAt ? (
+                      <>
+                        {' '}
+                        <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>
+                          deleted
+                        </Badge>
+                      </>
+                    ) : null}
+                    {p.unwatchedSince ? (
+                      <>
+                        {' '}
+                        <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>
+                          not watched
+                        </Badge>
+                      </>
+                    ) : null}
+                  </div>
+                  <div className="text-xs font-normal text-slate-600 sm:hidden dark:text-slate-300">
+                    {p.ref.context} / {p.ref.namespace} · cluster {p.clusterName ?? '—'}
+                  </div>
+                </td>
+                <td data-label="Mode" className={`${CELL} max-2xl:hidden`}>
+                  {p.orchestrationMode ?? '—'}
+                </td>
+                <td data-label="Replicas" className={`${CELL} whitespace-nowrap max-sm:whitespace-normal`}>
+                  <Replicas r={p.replicas} />
+                </td>
+                <td data-label="Provisioning" className={CELL}>
+                  <StateBadge value={p.provisioningState} />
+                </td>
+                <td data-label="Ready" className={CELL}>
+                  <StateBadge
+                    value={p.ampReady}
+                    label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'}
+                  />
+                </td>
+                <td data-label="Phase" className={CELL}>
+                  {p.phase ?? '—'}
+                </td>
+                <td data-label="Drift" className={CELL}>
+                  <DriftBadges counts={p.driftCounts} />
+                </td>
+                <td data-label="Finding" className={`${CELL} max-w-md min-w-[16rem] max-sm:max-w-none max-sm:min-w-0`}>
+                  {p.worstFinding ? (
+                    <span className="flex items-start gap-1.5">
+                      <StateBadge value={p.worstFinding.severity} />
+                      <span className="wrap-anywhere">
+                        <WorstFinding finding={p.worstFinding} active={p.activeFindings} at={at} />
+                      </span>
+                    </span>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td data-label="Last change" className={`${CELL} min-w-[7.5rem] max-sm:min-w-0`}>
+                  <LocalTime iso={p.lastChange} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {pools.length > limit ? (
+        <button
+          type="button"
+          onClick={() => setLimit(pools.length)}
+          className="rounded border border-slate-300 px-3 py-1 text-sm dark:border-slate-700"
+        >
+          Show all {pools.length} pools ({pools.length - limit} more)
+        </button>
+      ) : null}
     </div>
   );
 }

@@ -18,10 +18,19 @@ export function FleetView() {
   const q = useQuery({ ...fleetOptions(filters), placeholderData: keepPreviousData });
   useHydratedView();
   if (q.isPending) return <FleetSkeleton />;
-  if (q.isError) return <ErrorPanel title="The fleet could not be loaded" error={q.error} onRetry={() => void q.refetch()} />;
+  if (q.isError)
+    return <ErrorPanel title="The fleet could not be loaded" error={q.error} onRetry={() => void q.refetch()} />;
   const data = q.data;
-  const contexts = [...new Set([...data.sources.kube.filter((s) => s.kind === 'management').map((s) => s.context), ...data.pools.map((p) => p.ref.context), ...(filters.context ? [filters.context] : [])])].sort();
-  const namespaces = [...new Set([...data.pools.map((p) => p.ref.namespace), ...(filters.namespace ? [filters.namespace] : [])])].sort();
+  const contexts = [
+    ...new Set([
+      ...data.sources.kube.filter((s) => s.kind === 'management').map((s) => s.context),
+      ...data.pools.map((p) => p.ref.context),
+      ...(filters.context ? [filters.context] : []),
+    ]),
+  ].sort();
+  const namespaces = [
+    ...new Set([...data.pools.map((p) => p.ref.namespace), ...(filters.namespace ? [filters.namespace] : [])]),
+  ].sort();
   // The severity filter is applied here, to pools read without it: the tally counts every severity among them.
   const shown = filters.severity ? data.pools.filter((p) => hasSeverity(p, filters.severity)) : data.pools;
   return (
@@ -33,15 +42,22 @@ export function FleetView() {
           {shown.length === data.total ? `${data.total} pools` : `${shown.length} of ${data.total} pools match`}
           {data.deleted > 0 && !filters.deleted ? ` (${data.deleted} deleted or not watched, not shown)` : null}
         </p>
-        {data.pools.length > 0 || filters.severity ? <SeverityTally filters={filters} counts={severityCounts(data.pools)} /> : null}
+        {data.pools.length > 0 || filters.severity ? (
+          <SeverityTally filters={filters} counts={severityCounts(data.pools)} />
+        ) : null}
       </div>
       {data.total === 0 ? (
         <p className="rounded border border-dashed border-slate-300 p-6 text-center dark:border-slate-700">
-          No MachinePools seen yet. poolscope lists the MachinePools of every configured kubeconfig context once it has read them.
+          No MachinePools seen yet. poolscope lists the MachinePools of every configured kubeconfig context once it has
+          read them.
         </p>
       ) : shown.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-300 p-6 text-center dark:border-slate-700">No pool matches these filters.</p>
-      ) : <FleetTable pools={shown} filters={filters} at={data.at} />}
+        <p className="rounded border border-dashed border-slate-300 p-6 text-center dark:border-slate-700">
+          No pool matches these filters.
+        </p>
+      ) : (
+        <FleetTable pools={shown} filters={filters} at={data.at} />
+      )}
     </div>
   );
 }

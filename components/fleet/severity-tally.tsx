@@ -16,7 +16,13 @@ const DOT: Record<ReturnType<typeof toneOf>, string> = {
   neutral: 'bg-slate-400',
 };
 
-export function SeverityTally({ filters: fromUrl, counts }: { filters: FleetFilters; counts: Record<Severity | 'none', number> }) {
+export function SeverityTally({
+  filters: fromUrl,
+  counts,
+}: {
+  filters: FleetFilters;
+  counts: Record<Severity | 'none', number>;
+}) {
   const [filters, go] = useUrlFilters(fromUrl);
   const toggle = (s: Severity) => {
     const { severity: _old, ...rest } = filters;
@@ -44,7 +50,11 @@ export function SeverityTally({ filters: fromUrl, counts }: { filters: FleetFilt
           </button>
         );
       })}
-      {counts.none > 0 ? <span className="text-slate-600 dark:text-slate-300">{counts.none} without a finding (Azure or the workload cluster not read)</span> : null}
+      {counts.none > 0 ? (
+        <span className="text-slate-600 dark:text-slate-300">
+          {counts.none} without a finding (Azure or the workload cluster not read)
+        </span>
+      ) : null}
     </div>
   );
 }

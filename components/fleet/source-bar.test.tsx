@@ -9,7 +9,9 @@ import { SourceBar } from './source-bar';
 const report = (store: SourcesReport['store']): SourcesReport => ({
   collecting: true,
   lastCycle: { id: 'c1', at: '2026-12-04T07:00:00.000Z' },
-  kube: [{ name: 'mgmt-weu', context: 'mgmt-weu', kind: 'management', state: 'live', since: '2026-12-04T06:00:00.000Z' }],
+  kube: [
+    { name: 'mgmt-weu', context: 'mgmt-weu', kind: 'management', state: 'live', since: '2026-12-04T06:00:00.000Z' },
+  ],
   azure: [{ subscription: 'sub-a', state: 'throttled', since: '2026-12-04T06:50:00.000Z' }],
   store,
 });
@@ -27,9 +29,20 @@ describe('SourceBar', () => {
   });
 
   it('says when the store refuses writes: since when, why, and that the changes wait', () => {
-    const html = renderToStaticMarkup(<SourceBar sources={report({ state: 'failing', since: '2026-12-04T06:58:00.000Z', failingWrites: 12, error: 'database or disk is full' })} />);
+    const html = renderToStaticMarkup(
+      <SourceBar
+        sources={report({
+          state: 'failing',
+          since: '2026-12-04T06:58:00.000Z',
+          failingWrites: 12,
+          error: 'database or disk is full',
+        })}
+      />,
+    );
     const alert = html.match(/<p role="alert"[^>]*>(.*?)<\/p>/)?.[1] ?? '';
-    expect(text(alert)).toBe('Not recording: the store has refused every write since 04 Dec 2026, 06:58:00 UTC (database or disk is full). What you see is as last stored; the changes since are stored once it takes writes again.');
+    expect(text(alert)).toBe(
+      'Not recording: the store has refused every write since 04 Dec 2026, 06:58:00 UTC (database or disk is full). What you see is as last stored; the changes since are stored once it takes writes again.',
+    );
     expect(alert).toContain('dateTime="2026-12-04T06:58:00.000Z"');
   });
 });

@@ -8,7 +8,10 @@ import { useState } from 'react';
 import { fleetQuery, type FleetFilters } from '@/lib/url-state';
 
 /** `onUrlChange`: called (while rendering) with the URL's filters when they replace the controls' values. */
-export function useUrlFilters(fromUrl: FleetFilters, onUrlChange?: (f: FleetFilters) => void): [FleetFilters, (next: FleetFilters) => void] {
+export function useUrlFilters(
+  fromUrl: FleetFilters,
+  onUrlChange?: (f: FleetFilters) => void,
+): [FleetFilters, (next: FleetFilters) => void] {
   const router = useRouter();
   const urlQuery = fleetQuery(fromUrl);
   const [seen, setSeen] = useState(urlQuery);

@@ -9,14 +9,25 @@ import { useLiveNow } from '@/components/ui/use-live-now';
 
 const WHY: Record<NonNullable<PoolResponse['azureNextRead']>['waitingFor'], string> = {
   interval: 'Read every ~15 s while the pool moves, is not ready or drifts; every ~2 min when it is steady.',
-  budget: 'Its subscription and region share a Compute read budget: poolscope uses a share of what is left (POOLSCOPE_AZURE_BUDGET_SHARE, a tenth by default), spread evenly, the longest due first.',
+  budget:
+    'Its subscription and region share a Compute read budget: poolscope uses a share of what is left (POOLSCOPE_AZURE_BUDGET_SHARE, a tenth by default), spread evenly, the longest due first.',
   throttled: 'Azure answered 429: nothing is read in this subscription and region until its Retry-After has passed.',
 };
 
-export function AzureNextRead({ plan, shownAt }: { plan: NonNullable<PoolResponse['azureNextRead']>; shownAt: string }) {
+export function AzureNextRead({
+  plan,
+  shownAt,
+}: {
+  plan: NonNullable<PoolResponse['azureNextRead']>;
+  shownAt: string;
+}) {
   const now = useLiveNow(shownAt);
   return (
-    <span data-testid="azure-next-read" data-waiting-for={plan.waitingFor} title={`Planned for ${formatInstant(plan.at, 'UTC')}. ${WHY[plan.waitingFor]}`}>
+    <span
+      data-testid="azure-next-read"
+      data-waiting-for={plan.waitingFor}
+      title={`Planned for ${formatInstant(plan.at, 'UTC')}. ${WHY[plan.waitingFor]}`}
+    >
       · {nextReadText(plan, Date.parse(now))}
     </span>
   );

@@ -6,12 +6,24 @@ import type { TimelineEntry } from '@/lib/api-types';
 import { ChangesList } from './changes-list';
 
 const at = '2026-12-04T15:46:30.562Z';
-const entry = (field: string, from: string | null, to: string | null, detail?: string): TimelineEntry => ({ at, poolKey: 'ctx/ns/pool', field, from, to, ...(detail === undefined ? {} : { detail }) });
+const entry = (field: string, from: string | null, to: string | null, detail?: string): TimelineEntry => ({
+  at,
+  poolKey: 'ctx/ns/pool',
+  field,
+  from,
+  to,
+  ...(detail === undefined ? {} : { detail }),
+});
 /** Each row's cells' text, tags dropped. */
-const rows = (html: string) => [...html.matchAll(/<tr[^>]*>(.*?)<\/tr>/g)].slice(1).map((m) => [...(m[1] as string).matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => (c[1] as string).replace(/<[^>]+>/g, '')));
+const rows = (html: string) =>
+  [...html.matchAll(/<tr[^>]*>(.*?)<\/tr>/g)]
+    .slice(1)
+    .map((m) =>
+      [...(m[1] as string).matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => (c[1] as string).replace(/<[^>]+>/g, '')),
+    );
 
 describe('ChangesList', () => {
-  it('says what changed when a value stayed the same: a finding\'s summary, a condition\'s message', () => {
+  it("says what changed when a value stayed the same: a finding's summary, a condition's message", () => {
     const entries = [
       entry('finding.readiness-gate-frozen', null, 'critical', 'frozen: 3 AMPMs ready'),
       entry('finding.readiness-gate-frozen', 'critical', 'critical', 'frozen: 1 instance failed'),
@@ -29,9 +41,15 @@ describe('ChangesList', () => {
   });
 
   it('breaks long IDs after their slashes, not mid-word, and keeps their text', () => {
-    const id = 'azure:///subscriptions/6f0a/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/spot/virtualMachines/1';
+    const id =
+      'azure:///subscriptions/6f0a/resourceGroups/prod-weu/providers/Microsoft.Compute/virtualMachineScaleSets/spot/virtualMachines/1';
     const entries = [
-      entry('event.UnexpectedVMDeletion', null, 'AzureMachinePool/spot', `Warning: VM 1 (${id}) was deleted outside of CAPZ`),
+      entry(
+        'event.UnexpectedVMDeletion',
+        null,
+        'AzureMachinePool/spot',
+        `Warning: VM 1 (${id}) was deleted outside of CAPZ`,
+      ),
       entry('condition.amp.Ready', 'True', 'False/ScaleSetModelOutOfDate'),
     ];
     const html = renderToStaticMarkup(<ChangesList entries={entries} total={entries.length} />);

@@ -10,7 +10,8 @@ import { LocalTime } from '@/components/ui/local-time';
  * A cell: a table cell, and on a phone's width a line of its change's block, named by its `data-label` (a table
  * there scrolled sideways with rows hundreds of pixels tall).
  */
-const CELL = 'px-2 py-1 max-sm:block max-sm:max-w-none max-sm:py-0.5 max-sm:before:mr-2 max-sm:before:inline-block max-sm:before:w-12 max-sm:before:text-xs max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] max-sm:before:font-sans dark:max-sm:before:text-slate-300';
+const CELL =
+  'px-2 py-1 max-sm:block max-sm:max-w-none max-sm:py-0.5 max-sm:before:mr-2 max-sm:before:inline-block max-sm:before:w-12 max-sm:before:text-xs max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] max-sm:before:font-sans dark:max-sm:before:text-slate-300';
 
 /**
  * Every stored change in the window as text, newest first: the timeline for keyboards and screen readers. A table;
@@ -21,29 +22,63 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
   const newest = [...entries].reverse();
   return (
     <section aria-labelledby="changes-h" className="space-y-2">
-      <h2 id="changes-h" className="text-lg font-semibold">Changes in this window ({total})</h2>
-      {total > entries.length ? <p className="text-sm text-slate-600 dark:text-slate-300">The newest {entries.length} are listed; choose a shorter range to list the others.</p> : null}
-      {entries.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">Nothing changed in this window.</p> : (
+      <h2 id="changes-h" className="text-lg font-semibold">
+        Changes in this window ({total})
+      </h2>
+      {total > entries.length ? (
+        <p className="text-sm text-slate-600 dark:text-slate-300">
+          The newest {entries.length} are listed; choose a shorter range to list the others.
+        </p>
+      ) : null}
+      {entries.length === 0 ? (
+        <p className="text-sm text-slate-600 dark:text-slate-300">Nothing changed in this window.</p>
+      ) : (
         <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
           <table className="w-full text-sm max-sm:block">
             <thead className="bg-slate-50 max-sm:hidden dark:bg-slate-900">
-              <tr>{['Time', 'What', 'From', 'To', 'Detail'].map((h) => <th key={h} scope="col" className="px-2 py-2 text-left font-medium">{h}</th>)}</tr>
+              <tr>
+                {['Time', 'What', 'From', 'To', 'Detail'].map((h) => (
+                  <th key={h} scope="col" className="px-2 py-2 text-left font-medium">
+                    {h}
+                  </th>
+                ))}
+              </tr>
             </thead>
             <tbody className="max-sm:block">
               {newest.slice(0, limit).map((e, i) => (
-                <tr key={`${e.at}-${e.field}-${i}`} className="border-t border-slate-200 align-top max-sm:block max-sm:py-1 max-sm:first:border-t-0 dark:border-slate-800">
-                  <td data-label="Time" className={`${CELL} whitespace-nowrap`}><LocalTime iso={e.at} /></td>
-                  <td data-label="What" className={`${CELL} font-mono text-xs max-sm:wrap-anywhere`}>{e.field}</td>
+                <tr
+                  key={`${e.at}-${e.field}-${i}`}
+                  className="border-t border-slate-200 align-top max-sm:block max-sm:py-1 max-sm:first:border-t-0 dark:border-slate-800"
+                >
+                  <td data-label="Time" className={`${CELL} whitespace-nowrap`}>
+                    <LocalTime iso={e.at} />
+                  </td>
+                  <td data-label="What" className={`${CELL} font-mono text-xs max-sm:wrap-anywhere`}>
+                    {e.field}
+                  </td>
                   <Value entry={e} value={e.from} label="From" />
                   <Value entry={e} value={e.to} label="To" same={e.from !== null && e.from === e.to} />
-                  <td data-label="Detail" className={`${CELL} max-w-md wrap-break-word text-slate-700 dark:text-slate-300 ${e.detail ? '' : 'max-sm:hidden'}`}>{e.detail ? <Breakable text={e.detail} /> : null}</td>
+                  <td
+                    data-label="Detail"
+                    className={`${CELL} max-w-md wrap-break-word text-slate-700 dark:text-slate-300 ${e.detail ? '' : 'max-sm:hidden'}`}
+                  >
+                    {e.detail ? <Breakable text={e.detail} /> : null}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {newest.length > limit ? <button type="button" className="rounded border border-slate-300 px-3 py-1 text-sm dark:border-slate-700" onClick={() => setLimit(limit + 200)}>Show more</button> : null}
+      {newest.length > limit ? (
+        <button
+          type="button"
+          className="rounded border border-slate-300 px-3 py-1 text-sm dark:border-slate-700"
+          onClick={() => setLimit(limit + 200)}
+        >
+          Show more
+        </button>
+      ) : null}
     </section>
   );
 }
@@ -53,10 +88,35 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
  * providerID) in a few words, in full on hover. `same`: the value is the one it replaces, and only what it says
  * changed (a condition's message, a finding's summary).
  */
-function Value({ entry, value, label, same = false }: { entry: TimelineEntry; value: string | null; label: string; same?: boolean }) {
-  if (value === null) return <td data-label={label} className={`${CELL} max-w-xs`}>—</td>;
-  if (entry.field === 'drift') return <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`} title={value} data-drift-key={value}><Breakable text={driftKeyText(value, DRIFT_KIND_LABELS)} /></td>;
-  return <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`}><Breakable text={value} />{same ? <span className="ml-1 text-slate-600 dark:text-slate-300">({sameValueNote(entry.field)})</span> : null}</td>;
+function Value({
+  entry,
+  value,
+  label,
+  same = false,
+}: {
+  entry: TimelineEntry;
+  value: string | null;
+  label: string;
+  same?: boolean;
+}) {
+  if (value === null)
+    return (
+      <td data-label={label} className={`${CELL} max-w-xs`}>
+        —
+      </td>
+    );
+  if (entry.field === 'drift')
+    return (
+      <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`} title={value} data-drift-key={value}>
+        <Breakable text={driftKeyText(value, DRIFT_KIND_LABELS)} />
+      </td>
+    );
+  return (
+    <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`}>
+      <Breakable text={value} />
+      {same ? <span className="ml-1 text-slate-600 dark:text-slate-300">({sameValueNote(entry.field)})</span> : null}
+    </td>
+  );
 }
 
 /** What changed when a change's value did not: what its detail is. */

@@ -7,38 +7,63 @@ import { buildPool, healthyInstances } from '@/lib/fixtures/pool';
 import { DriftMatrix, awaitingSentence } from './drift-matrix';
 import { InstanceTable } from './instance-table';
 
-const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&#x27;/g, "'").replace(/\s+/g, ' ').trim();
-const row = (html: string, member: string) => text(html.match(new RegExp(`<tr[^>]*data-instance="${member}".*?</tr>`))?.[0] ?? '');
+const text = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&#x27;/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim();
+const row = (html: string, member: string) =>
+  text(html.match(new RegExp(`<tr[^>]*data-instance="${member}".*?</tr>`))?.[0] ?? '');
 
-describe('an instance newer than Azure\'s last read', () => {
+describe("an instance newer than Azure's last read", () => {
   // Azure listed the scale set a minute ago; instance 3's AMPM is 30 s old; instance 4's VM is gone (AMPM 5 min old).
-  const d = analyzePool(buildPool({
-    replicas: 4, capacity: 4, azureReadMinutesAgo: 1,
-    instances: [...healthyInstances(3), { member: '3', inAzure: false, node: 'none', createdMinutesAgo: 0.5 }, { member: '4', inAzure: false, node: 'none', createdMinutesAgo: 5 }],
-  }).input, { now: '2026-11-29T12:00:00Z' });
+  const d = analyzePool(
+    buildPool({
+      replicas: 4,
+      capacity: 4,
+      azureReadMinutesAgo: 1,
+      instances: [
+        ...healthyInstances(3),
+        { member: '3', inAzure: false, node: 'none', createdMinutesAgo: 0.5 },
+        { member: '4', inAzure: false, node: 'none', createdMinutesAgo: 5 },
+      ],
+    }).input,
+    { now: '2026-11-29T12:00:00Z' },
+  );
 
   it('reads "not read yet" in the Azure column of the drift matrix, and "absent" for a VM that is gone', () => {
     const html = renderToStaticMarkup(<DriftMatrix rows={d.instances} drift={d.drift} />);
     expect(row(html, '3')).toBe('3 … not read yet ✓ ✓ ✓ ✓ ✗ absent');
     expect(row(html, '4')).toMatch(/^4 ✗ absent ✓ ✓ ✓ ✓ ✗ absent /);
-    expect(text(html)).toContain('1 instance newer than Azure\'s last read waits for the next one.');
+    expect(text(html)).toContain("1 instance newer than Azure's last read waits for the next one.");
   });
 
   it('says every source agrees only on what Azure has been asked about, when nothing else drifts', () => {
     const calm = { ...d, instances: d.instances.filter((r) => !r.providerID.endsWith('/4')) };
     const html = renderToStaticMarkup(<DriftMatrix rows={calm.instances} drift={[]} />);
-    expect(text(html)).toContain('Every source agrees on every instance Azure has been asked about. 1 instance newer than Azure\'s last read waits for the next one.');
+    expect(text(html)).toContain(
+      "Every source agrees on every instance Azure has been asked about. 1 instance newer than Azure's last read waits for the next one.",
+    );
   });
 
   it('shows an instance the read lists, whose AMPM went after it, as going, and says so', () => {
     // Instance 5 is in Azure's read, but its AMPM (and Machine and Node) went 30 s ago, after the read.
-    const g = analyzePool(buildPool({
-      replicas: 3, azureReadMinutesAgo: 1, departedAmpms: [{ member: '5', minutesAgo: 0.5 }],
-      instances: [...healthyInstances(3), { member: '5', ampm: false, node: 'none' }], mp: { providerIDList: [] },
-    }).input, { now: '2026-11-29T12:00:00Z' });
+    const g = analyzePool(
+      buildPool({
+        replicas: 3,
+        azureReadMinutesAgo: 1,
+        departedAmpms: [{ member: '5', minutesAgo: 0.5 }],
+        instances: [...healthyInstances(3), { member: '5', ampm: false, node: 'none' }],
+        mp: { providerIDList: [] },
+      }).input,
+      { now: '2026-11-29T12:00:00Z' },
+    );
     const html = renderToStaticMarkup(<DriftMatrix rows={g.instances} drift={g.drift} />);
     expect(row(html, '5')).toBe('5 ✓ at last read ✗ absent ✗ absent ✗ absent ✗ absent ✗ absent');
-    expect(text(html)).toContain('1 instance whose AMPM went after Azure\'s last read, most likely gone, waits for the next one.');
+    expect(text(html)).toContain(
+      "1 instance whose AMPM went after Azure's last read, most likely gone, waits for the next one.",
+    );
     expect(text(renderToStaticMarkup(<InstanceTable rows={g.instances} />))).toContain('pool0_5 (pool0000005) · going');
   });
 
@@ -51,8 +76,13 @@ describe('an instance newer than Azure\'s last read', () => {
 
 describe('awaitingSentence', () => {
   it('says nothing when nothing waits, and counts instances coming and going apart', () => {
-    const r = (azure: boolean) => ({ awaitingAzureRead: true, azure: azure ? {} : null }) as unknown as Parameters<typeof awaitingSentence>[0][number];
+    const r = (azure: boolean) =>
+      ({ awaitingAzureRead: true, azure: azure ? {} : null }) as unknown as Parameters<
+        typeof awaitingSentence
+      >[0][number];
     expect(awaitingSentence([])).toBeNull();
-    expect(awaitingSentence([r(false), r(false), r(true)])).toBe('2 instances newer than Azure\'s last read wait for the next one. 1 instance whose AMPM went after Azure\'s last read, most likely gone, waits for the next one.');
+    expect(awaitingSentence([r(false), r(false), r(true)])).toBe(
+      "2 instances newer than Azure's last read wait for the next one. 1 instance whose AMPM went after Azure's last read, most likely gone, waits for the next one.",
+    );
   });
 });

@@ -12,8 +12,12 @@ export function awaitingSentence(rows: readonly InstanceRow[]): string | null {
   const coming = rows.filter((r) => r.awaitingAzureRead && !r.azure).length;
   const going = rows.filter((r) => r.awaitingAzureRead && r.azure).length;
   const parts = [
-    coming ? `${plural(coming, 'instance')} newer than Azure's last read ${coming === 1 ? 'waits' : 'wait'} for the next one.` : null,
-    going ? `${plural(going, 'instance')} whose AMPM went after Azure's last read, most likely gone, ${going === 1 ? 'waits' : 'wait'} for the next one.` : null,
+    coming
+      ? `${plural(coming, 'instance')} newer than Azure's last read ${coming === 1 ? 'waits' : 'wait'} for the next one.`
+      : null,
+    going
+      ? `${plural(going, 'instance')} whose AMPM went after Azure's last read, most likely gone, ${going === 1 ? 'waits' : 'wait'} for the next one.`
+      : null,
   ].filter(Boolean);
   return parts.length ? parts.join(' ') : null;
 }
@@ -27,18 +31,40 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
   const awaitingText = awaitingSentence(rows);
   return (
     <section aria-labelledby="drift-h" className="space-y-2">
-      <h2 id="drift-h" className="text-lg font-semibold">ProviderID drift</h2>
-      {drift.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-300">{awaitingText ? `Every source agrees on every instance Azure has been asked about. ${awaitingText}` : 'Every source agrees on every instance.'}</p> : (
+      <h2 id="drift-h" className="text-lg font-semibold">
+        ProviderID drift
+      </h2>
+      {drift.length === 0 ? (
+        <p className="text-sm text-slate-600 dark:text-slate-300">
+          {awaitingText
+            ? `Every source agrees on every instance Azure has been asked about. ${awaitingText}`
+            : 'Every source agrees on every instance.'}
+        </p>
+      ) : (
         <ul className="space-y-1 text-sm">
           {drift.map((d) => (
             <li key={d.key} data-drift={d.kind} className="flex flex-wrap items-center gap-2">
-              <Badge tone={driftTone(d.kind)} title={d.kind}>{DRIFT_KIND_LABELS[d.kind] ?? d.kind}</Badge>
-              {d.providerID ? <code className="text-xs" title={d.providerID}>{short(d.providerID)}</code> : null}
+              <Badge tone={driftTone(d.kind)} title={d.kind}>
+                {DRIFT_KIND_LABELS[d.kind] ?? d.kind}
+              </Badge>
+              {d.providerID ? (
+                <code className="text-xs" title={d.providerID}>
+                  {short(d.providerID)}
+                </code>
+              ) : null}
               <span>{d.summary}</span>
-              {d.since ? <span className="text-slate-500 dark:text-slate-400">since <LocalTime iso={d.since} /></span> : null}
+              {d.since ? (
+                <span className="text-slate-500 dark:text-slate-400">
+                  since <LocalTime iso={d.since} />
+                </span>
+              ) : null}
             </li>
           ))}
-          {awaitingText ? <li className="text-slate-600 dark:text-slate-300" data-awaiting-azure>{awaitingText}</li> : null}
+          {awaitingText ? (
+            <li className="text-slate-600 dark:text-slate-300" data-awaiting-azure>
+              {awaitingText}
+            </li>
+          ) : null}
         </ul>
       )}
       <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
@@ -46,30 +72,76 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
           <caption className="sr-only">Which source holds which providerID</caption>
           <thead className="bg-slate-50 dark:bg-slate-900">
             <tr>
-              <th scope="col" className={`${STICKY_HEAD_CELL} px-2 py-2 text-left font-medium`}>Instance</th>
-              {ID_SOURCES.map((s) => <th key={s} scope="col" className="px-2 py-2 text-left font-medium">{ID_SOURCE_LABELS[s]}</th>)}
-              <th scope="col" className="px-2 py-2 text-left font-medium">Drift</th>
+              <th scope="col" className={`${STICKY_HEAD_CELL} px-2 py-2 text-left font-medium`}>
+                Instance
+              </th>
+              {ID_SOURCES.map((s) => (
+                <th key={s} scope="col" className="px-2 py-2 text-left font-medium">
+                  {ID_SOURCE_LABELS[s]}
+                </th>
+              ))}
+              <th scope="col" className="px-2 py-2 text-left font-medium">
+                Drift
+              </th>
             </tr>
           </thead>
           <tbody>
             {rows.map((r) => {
               const ref = r.sources.azure ?? r.providerID;
               return (
-                <tr key={r.providerID} data-instance={short(r.providerID)} className="border-t border-slate-200 dark:border-slate-800">
-                  <th scope="row" className={`${STICKY_ROW_CELL} px-2 py-1.5 text-left font-mono text-xs font-normal`} title={r.providerID}>{short(r.providerID)}</th>
+                <tr
+                  key={r.providerID}
+                  data-instance={short(r.providerID)}
+                  className="border-t border-slate-200 dark:border-slate-800"
+                >
+                  <th
+                    scope="row"
+                    className={`${STICKY_ROW_CELL} px-2 py-1.5 text-left font-mono text-xs font-normal`}
+                    title={r.providerID}
+                  >
+                    {short(r.providerID)}
+                  </th>
                   {ID_SOURCES.map((s) => {
                     const v = r.sources[s];
                     const caseDiff = v !== null && v !== ref && v.toLowerCase() === ref.toLowerCase();
                     const awaiting = s === 'azure' && r.awaitingAzureRead === true;
                     return (
-                      <td key={s} className={`px-2 py-1.5 ${caseDiff ? 'bg-sky-100 dark:bg-sky-950' : ''}`} title={awaiting ? (v === null ? AWAITING_TITLE : LEAVING_TITLE) : (v ?? `not in ${ID_SOURCE_LABELS[s]}`)}>
-                        {awaiting ? <span className="text-slate-600 dark:text-slate-300">{v === null ? '… not read yet' : '✓ at last read'}</span> : v === null ? <span className="text-red-700 dark:text-red-300">✗ absent</span> : caseDiff ? <span>✓ other case</span> : <span className="text-emerald-700 dark:text-emerald-300">✓</span>}
+                      <td
+                        key={s}
+                        className={`px-2 py-1.5 ${caseDiff ? 'bg-sky-100 dark:bg-sky-950' : ''}`}
+                        title={
+                          awaiting
+                            ? v === null
+                              ? AWAITING_TITLE
+                              : LEAVING_TITLE
+                            : (v ?? `not in ${ID_SOURCE_LABELS[s]}`)
+                        }
+                      >
+                        {awaiting ? (
+                          <span className="text-slate-600 dark:text-slate-300">
+                            {v === null ? '… not read yet' : '✓ at last read'}
+                          </span>
+                        ) : v === null ? (
+                          <span className="text-red-700 dark:text-red-300">✗ absent</span>
+                        ) : caseDiff ? (
+                          <span>✓ other case</span>
+                        ) : (
+                          <span className="text-emerald-700 dark:text-emerald-300">✓</span>
+                        )}
                       </td>
                     );
                   })}
                   <td className="px-2 py-1.5">
                     <span className="flex flex-wrap gap-1">
-                      {r.driftKinds.map((k) => <Badge key={k} tone={driftTone(k)} title={`${k}: ${since.get(r.providerID.toLowerCase())?.summary ?? ''}`}>{DRIFT_KIND_LABELS[k] ?? k}</Badge>)}
+                      {r.driftKinds.map((k) => (
+                        <Badge
+                          key={k}
+                          tone={driftTone(k)}
+                          title={`${k}: ${since.get(r.providerID.toLowerCase())?.summary ?? ''}`}
+                        >
+                          {DRIFT_KIND_LABELS[k] ?? k}
+                        </Badge>
+                      ))}
                     </span>
                   </td>
                 </tr>

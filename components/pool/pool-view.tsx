@@ -32,44 +32,101 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
   const sources = useQuery(sourcesOptions());
   useHydratedView();
   if (pool.isPending) return <PoolSkeleton />;
-  if (pool.isError) return <ErrorPanel title="This pool could not be loaded" error={pool.error} onRetry={() => void pool.refetch()} />;
+  if (pool.isError)
+    return <ErrorPanel title="This pool could not be loaded" error={pool.error} onRetry={() => void pool.refetch()} />;
   const { pool: d } = pool.data;
   const s = d.summary;
   return (
     <div className="space-y-6">
       <div className="space-y-1">
-        <p className="text-sm"><Link href="/" className="underline">All pools</Link> / {s.ref.context} / {s.ref.namespace}</p>
+        <p className="text-sm">
+          <Link href="/" className="underline">
+            All pools
+          </Link>{' '}
+          / {s.ref.context} / {s.ref.namespace}
+        </p>
         <h1 className="text-2xl font-bold tracking-tight">{s.ref.name}</h1>
         <p className="flex flex-wrap items-center gap-2 text-sm">
           <span>Cluster {s.clusterName ?? '?'}</span>
           <span>· {s.orchestrationMode ?? '?'}</span>
           <span>· CAPZ {s.capzVersion ?? 'version unknown'}</span>
-          {w.at === null && pool.data.azureReadAt ? <AzureReadAge readAt={pool.data.azureReadAt} shownAt={d.at} /> : null}
-          {w.at === null && pool.data.azureNextRead ? <AzureNextRead plan={pool.data.azureNextRead} shownAt={d.at} /> : null}
+          {w.at === null && pool.data.azureReadAt ? (
+            <AzureReadAge readAt={pool.data.azureReadAt} shownAt={d.at} />
+          ) : null}
+          {w.at === null && pool.data.azureNextRead ? (
+            <AzureNextRead plan={pool.data.azureNextRead} shownAt={d.at} />
+          ) : null}
           <StateBadge value={s.provisioningState} />
-          <StateBadge value={s.ampReady} label={s.ampReady === null ? 'ready unknown' : s.ampReady ? 'AzureMachinePool ready' : 'AzureMachinePool not ready'} />
+          <StateBadge
+            value={s.ampReady}
+            label={
+              s.ampReady === null
+                ? 'ready unknown'
+                : s.ampReady
+                  ? 'AzureMachinePool ready'
+                  : 'AzureMachinePool not ready'
+            }
+          />
           {s.paused ? <Badge tone="warn">paused</Badge> : null}
-          {s.deletedAt ? <Badge tone="bad">deleted</Badge> : s.unwatchedSince ? <Badge tone="bad">not watched</Badge> : null}
+          {s.deletedAt ? (
+            <Badge tone="bad">deleted</Badge>
+          ) : s.unwatchedSince ? (
+            <Badge tone="bad">not watched</Badge>
+          ) : null}
         </p>
       </div>
       <StoreAlert store={sources.data?.store} />
       <DeletedNote summary={s} />
       {w.at ? (
-        <p role="note" data-testid="as-of" className="rounded border border-amber-300 bg-amber-50 p-3 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
-          You are looking at this pool as it was at <LocalTime iso={w.at} />. <Link href={w.range || w.from ? `${path}?${windowQuery({ ...w, at: null })}` : path} className="underline">Back to now</Link>
+        <p
+          role="note"
+          data-testid="as-of"
+          className="rounded border border-amber-300 bg-amber-50 p-3 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+        >
+          You are looking at this pool as it was at <LocalTime iso={w.at} />.{' '}
+          <Link href={w.range || w.from ? `${path}?${windowQuery({ ...w, at: null })}` : path} className="underline">
+            Back to now
+          </Link>
         </p>
       ) : null}
       <FindingsPanel findings={d.findings} sources={d.sources} at={d.at} live={w.at === null} />
-      <VerdictPanel verdict={d.verdict} action={<ResyncButton poolRef={s.ref} past={w.at !== null} gone={s.deletedAt ? 'deleted' : s.unwatchedSince ? 'unwatched' : null} />} />
+      <VerdictPanel
+        verdict={d.verdict}
+        action={
+          <ResyncButton
+            poolRef={s.ref}
+            past={w.at !== null}
+            gone={s.deletedAt ? 'deleted' : s.unwatchedSince ? 'unwatched' : null}
+          />
+        }
+      />
       <section aria-labelledby="timeline-h" className="space-y-3">
-        <h2 id="timeline-h" className="text-lg font-semibold">Timeline</h2>
+        <h2 id="timeline-h" className="text-lg font-semibold">
+          Timeline
+        </h2>
         <TimeControls path={path} window={w} shownAt={d.at} />
-        {timeline.isPending ? <Skeleton className="h-96 w-full" /> : timeline.isError ? (
-          <ErrorPanel title="The timeline could not be loaded" error={timeline.error} onRetry={() => void timeline.refetch()} />
+        {timeline.isPending ? (
+          <Skeleton className="h-96 w-full" />
+        ) : timeline.isError ? (
+          <ErrorPanel
+            title="The timeline could not be loaded"
+            error={timeline.error}
+            onRetry={() => void timeline.refetch()}
+          />
         ) : (
           <>
-            {!timeline.data.knownAtStart ? <p className="text-sm text-slate-600 dark:text-slate-300">poolscope first saw this pool inside this window: lanes start where it was first seen, and the chart opens there (the bar below it spans the whole window).</p> : null}
-            <TimelineChart view={timeline.data} at={w.at} windowKey={windowQuery(w)} onPick={(iso) => router.push(`${path}?${windowQuery({ ...w, at: iso })}`, { scroll: false })} />
+            {!timeline.data.knownAtStart ? (
+              <p className="text-sm text-slate-600 dark:text-slate-300">
+                poolscope first saw this pool inside this window: lanes start where it was first seen, and the chart
+                opens there (the bar below it spans the whole window).
+              </p>
+            ) : null}
+            <TimelineChart
+              view={timeline.data}
+              at={w.at}
+              windowKey={windowQuery(w)}
+              onPick={(iso) => router.push(`${path}?${windowQuery({ ...w, at: iso })}`, { scroll: false })}
+            />
           </>
         )}
       </section>
@@ -78,8 +135,14 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
       {timeline.data ? <ChangesList entries={timeline.data.entries} total={timeline.data.entriesTotal} /> : null}
       {d.notes.length ? (
         <section aria-labelledby="notes-h" className="text-sm">
-          <h2 id="notes-h" className="font-semibold">Notes</h2>
-          <ul className="list-disc pl-5">{d.notes.map((n) => <li key={n}>{n}</li>)}</ul>
+          <h2 id="notes-h" className="font-semibold">
+            Notes
+          </h2>
+          <ul className="list-disc pl-5">
+            {d.notes.map((n) => (
+              <li key={n}>{n}</li>
+            ))}
+          </ul>
         </section>
       ) : null}
     </div>

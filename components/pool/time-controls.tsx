@@ -35,27 +35,55 @@ export function TimeControls({ path, window: w, shownAt }: { path: string; windo
     <div className="flex flex-wrap items-center gap-x-6 gap-y-2 text-sm">
       <nav aria-label="Time range" className="flex items-center gap-1">
         {(Object.keys(RANGES) as RangeName[]).map((r) => (
-          <Link key={r} href={href(windowQuery({ range: r, from: '', to: '', at: w.at }))} aria-current={w.range === r ? 'page' : undefined} scroll={false}
-            className={`rounded px-2 py-1 ${w.range === r ? 'bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900' : 'border border-slate-300 dark:border-slate-700'}`}>
+          <Link
+            key={r}
+            href={href(windowQuery({ range: r, from: '', to: '', at: w.at }))}
+            aria-current={w.range === r ? 'page' : undefined}
+            scroll={false}
+            className={`rounded px-2 py-1 ${w.range === r ? 'bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900' : 'border border-slate-300 dark:border-slate-700'}`}
+          >
             {r}
           </Link>
         ))}
       </nav>
-      <form className="flex items-center gap-2" onSubmit={(e) => {
-        e.preventDefault();
-        const t = Date.parse(when);
-        if (Number.isNaN(t)) return;
-        router.push(href(windowQuery({ ...w, at: new Date(t).toISOString() })), { scroll: false });
-      }}>
+      <form
+        className="flex items-center gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const t = Date.parse(when);
+          if (Number.isNaN(t)) return;
+          router.push(href(windowQuery({ ...w, at: new Date(t).toISOString() })), { scroll: false });
+        }}
+      >
         <label className="flex items-center gap-2">
           <span>Show the state at</span>
-          <input type="datetime-local" step={1} value={when} onChange={(e) => setWhen(e.target.value)} className="rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900" />
+          <input
+            type="datetime-local"
+            step={1}
+            value={when}
+            onChange={(e) => setWhen(e.target.value)}
+            className="rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
+          />
         </label>
-        <button type="submit" className="rounded border border-slate-300 px-2 py-1 dark:border-slate-700">Go</button>
-        {w.at ? <Link href={href(windowQuery({ ...w, at: null }))} className="underline" scroll={false}>Back to now</Link> : null}
+        <button type="submit" className="rounded border border-slate-300 px-2 py-1 dark:border-slate-700">
+          Go
+        </button>
+        {w.at ? (
+          <Link href={href(windowQuery({ ...w, at: null }))} className="underline" scroll={false}>
+            Back to now
+          </Link>
+        ) : null}
       </form>
-      <button type="button" onClick={() => void copy()} className="rounded bg-sky-700 px-3 py-1 font-medium text-white hover:bg-sky-800">Copy link</button>
-      <span role="status" className="text-slate-600 dark:text-slate-300">{copied ?? ''}</span>
+      <button
+        type="button"
+        onClick={() => void copy()}
+        className="rounded bg-sky-700 px-3 py-1 font-medium text-white hover:bg-sky-800"
+      >
+        Copy link
+      </button>
+      <span role="status" className="text-slate-600 dark:text-slate-300">
+        {copied ?? ''}
+      </span>
     </div>
   );
 }

@@ -8,15 +8,38 @@ type Datum = { value: (string | number)[]; itemStyle: { color: string } };
 type Lanes = { data: Datum[]; renderItem(params: unknown, api: unknown): { style: Record<string, unknown> } | null };
 
 const view: TimelineView = {
-  from: '2026-12-04T10:00:00.000Z', to: '2026-12-04T16:00:00.000Z', knownAtStart: true, markers: [],
-  series: { desired: [], vmssCapacity: [], azureInstances: [], azureSucceeded: [], azureFailed: [], capz: [], capi: [], readyNodes: [] },
-  lanes: [{
-    field: 'amp.provisioningState', label: 'AzureMachinePool provisioningState', group: 'state', periods: [
-      { start: '2026-12-04T10:00:00.000Z', end: '2026-12-04T12:00:00.000Z', value: 'Succeeded' },
-      { start: '2026-12-04T12:00:00.000Z', end: '2026-12-04T12:00:20.000Z', value: '4 changes', detail: '2 different values in this span; choose a shorter range to see each.', merged: 4 },
-      { start: '2026-12-04T12:00:20.000Z', end: '2026-12-04T16:00:00.000Z', value: 'Succeeded' },
-    ],
-  }],
+  from: '2026-12-04T10:00:00.000Z',
+  to: '2026-12-04T16:00:00.000Z',
+  knownAtStart: true,
+  markers: [],
+  series: {
+    desired: [],
+    vmssCapacity: [],
+    azureInstances: [],
+    azureSucceeded: [],
+    azureFailed: [],
+    capz: [],
+    capi: [],
+    readyNodes: [],
+  },
+  lanes: [
+    {
+      field: 'amp.provisioningState',
+      label: 'AzureMachinePool provisioningState',
+      group: 'state',
+      periods: [
+        { start: '2026-12-04T10:00:00.000Z', end: '2026-12-04T12:00:00.000Z', value: 'Succeeded' },
+        {
+          start: '2026-12-04T12:00:00.000Z',
+          end: '2026-12-04T12:00:20.000Z',
+          value: '4 changes',
+          detail: '2 different values in this span; choose a shorter range to see each.',
+          merged: 4,
+        },
+        { start: '2026-12-04T12:00:20.000Z', end: '2026-12-04T16:00:00.000Z', value: 'Succeeded' },
+      ],
+    },
+  ],
 };
 
 /** Draws one lane datum through the series' renderItem, on a coordinate system that holds it. */
@@ -42,8 +65,12 @@ describe('buildOption', () => {
     expect(s?.style).toEqual({ fill: state?.itemStyle.color });
   });
 
-  it('names the lanes in short and gives them less room on a phone\'s width, the tooltip keeping the full name', () => {
-    type Shape = { yAxis: { data?: string[]; axisLabel: { width: number } }[]; grid: { left: number }[]; series: Lanes[] };
+  it("names the lanes in short and gives them less room on a phone's width, the tooltip keeping the full name", () => {
+    type Shape = {
+      yAxis: { data?: string[]; axisLabel: { width: number } }[];
+      grid: { left: number }[];
+      series: Lanes[];
+    };
     const wide = buildOption(view, null, false) as Shape;
     const narrow = buildOption(view, null, false, true) as Shape;
     expect(wide.yAxis[0]?.data).toEqual(['AzureMachinePool provisioningState']);
@@ -56,7 +83,7 @@ describe('buildOption', () => {
 });
 
 describe('shortLabel', () => {
-  it('shortens the kind that starts a lane\'s label, and nothing else', () => {
+  it("shortens the kind that starts a lane's label, and nothing else", () => {
     expect(shortLabel('AzureMachinePool ScaleSetDesiredReplicas')).toBe('AMP ScaleSetDesiredReplicas');
     expect(shortLabel('MachinePool infrastructure ready')).toBe('MP infrastructure ready');
     expect(shortLabel('Finding: readiness-gate-frozen')).toBe('Finding: readiness-gate-frozen');

@@ -3,7 +3,13 @@
 // above the replica counters, with Events and resync actions as markers. ECharts draws it; zoom is shared.
 
 import { CustomChart, LineChart, ScatterChart } from 'echarts/charts';
-import { DataZoomComponent, GridComponent, LegendComponent, MarkLineComponent, TooltipComponent } from 'echarts/components';
+import {
+  DataZoomComponent,
+  GridComponent,
+  LegendComponent,
+  MarkLineComponent,
+  TooltipComponent,
+} from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
@@ -11,7 +17,17 @@ import { REPLICA_SERIES, initialZoom, laneToneValue, type TimelineView } from '@
 import { toneOf, type Tone } from '@/components/ui/badge';
 import { formatInstant } from '@/components/ui/local-time';
 
-echarts.use([CustomChart, LineChart, ScatterChart, GridComponent, TooltipComponent, DataZoomComponent, LegendComponent, MarkLineComponent, CanvasRenderer]);
+echarts.use([
+  CustomChart,
+  LineChart,
+  ScatterChart,
+  GridComponent,
+  TooltipComponent,
+  DataZoomComponent,
+  LegendComponent,
+  MarkLineComponent,
+  CanvasRenderer,
+]);
 
 const COLORS: Record<Tone, [light: string, dark: string]> = {
   good: ['#059669', '#34d399'],
@@ -27,7 +43,12 @@ function subscribeDark(cb: () => void) {
   o.observe(document.documentElement, { attributes: true, attributeFilter: ['class'] });
   return () => o.disconnect();
 }
-const useDark = () => useSyncExternalStore(subscribeDark, () => document.documentElement.classList.contains('dark'), () => false);
+const useDark = () =>
+  useSyncExternalStore(
+    subscribeDark,
+    () => document.documentElement.classList.contains('dark'),
+    () => false,
+  );
 
 const LANE_HEIGHT = 26;
 /** The lanes' label column: wide enough for the longest condition lanes ("AzureMachinePool ScaleSetDesiredReplicas"). */
@@ -43,13 +64,19 @@ const NARROW_LABELS_PX = 150;
 export function shortLabel(label: string): string {
   return label.replace(/^AzureMachinePool\b/, 'AMP').replace(/^MachinePool\b/, 'MP');
 }
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
+const esc = (s: string) =>
+  s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
 const time = (ms: number) => formatInstant(new Date(ms).toISOString(), undefined);
 
 /** A lane period: lane index, start, end (ms), value, detail, lane label, how many periods it merges (0: none). */
 type LaneDatum = { value: [number, number, number, string, string, string, number] };
 
-export function buildOption(view: TimelineView, at: string | null, dark: boolean, narrow = false): echarts.EChartsCoreOption {
+export function buildOption(
+  view: TimelineView,
+  at: string | null,
+  dark: boolean,
+  narrow = false,
+): echarts.EChartsCoreOption {
   const labels = view.lanes.map((l) => (narrow ? shortLabel(l.label) : l.label));
   if (view.markers.length) labels.push(narrow ? 'Events, resyncs' : 'Events and resyncs');
   const labelsPx = narrow ? NARROW_LABELS_PX : LABELS_PX;
@@ -59,30 +86,78 @@ export function buildOption(view: TimelineView, at: string | null, dark: boolean
   const color = (v: string) => COLORS[toneOf(v)][dark ? 1 : 0];
   const from = Date.parse(view.from);
   const to = Date.parse(view.to);
-  const laneData: LaneDatum[] = view.lanes.flatMap((l, i) => l.periods.map((p) => ({
-    value: [i, Date.parse(p.start), Date.parse(p.end), p.value, p.detail ?? '', l.label, p.merged ?? 0] as LaneDatum['value'],
-    itemStyle: { color: color(laneToneValue(l.field, p.value)) },
-  })));
+  const laneData: LaneDatum[] = view.lanes.flatMap((l, i) =>
+    l.periods.map((p) => ({
+      value: [
+        i,
+        Date.parse(p.start),
+        Date.parse(p.end),
+        p.value,
+        p.detail ?? '',
+        l.label,
+        p.merged ?? 0,
+      ] as LaneDatum['value'],
+      itemStyle: { color: color(laneToneValue(l.field, p.value)) },
+    })),
+  );
   const markerLane = view.lanes.length;
   const top = 10;
   const replicasTop = top + lanesHeight + 40;
   const xAxis = (gridIndex: number, show: boolean) => ({
-    type: 'time', gridIndex, min: from, max: to, axisLabel: { show, color: text, hideOverlap: true }, axisLine: { lineStyle: { color: grid } }, splitLine: { show: true, lineStyle: { color: grid } },
+    type: 'time',
+    gridIndex,
+    min: from,
+    max: to,
+    axisLabel: { show, color: text, hideOverlap: true },
+    axisLine: { lineStyle: { color: grid } },
+    splitLine: { show: true, lineStyle: { color: grid } },
   });
   return {
     backgroundColor: 'transparent',
     textStyle: { color: text },
     animation: false,
-    tooltip: { trigger: 'item', confine: true, backgroundColor: dark ? '#0f172a' : '#ffffff', textStyle: { color: text }, borderColor: grid },
-    legend: { top: replicasTop - 28, left: 16, right: 24, textStyle: { color: text }, type: 'scroll', data: REPLICA_SERIES.map((s) => s.label) },
+    tooltip: {
+      trigger: 'item',
+      confine: true,
+      backgroundColor: dark ? '#0f172a' : '#ffffff',
+      textStyle: { color: text },
+      borderColor: grid,
+    },
+    legend: {
+      top: replicasTop - 28,
+      left: 16,
+      right: 24,
+      textStyle: { color: text },
+      type: 'scroll',
+      data: REPLICA_SERIES.map((s) => s.label),
+    },
     grid: [
       { left: labelsPx, right: narrow ? 12 : 24, top, height: lanesHeight },
       { left: labelsPx, right: narrow ? 12 : 24, top: replicasTop, height: 180 },
     ],
     xAxis: [xAxis(0, false), xAxis(1, true)],
     yAxis: [
-      { type: 'category', gridIndex: 0, data: labels, inverse: true, axisLabel: { color: text, width: labelsPx - 10, overflow: 'truncate' }, axisTick: { show: false }, axisLine: { lineStyle: { color: grid } } },
-      { type: 'value', gridIndex: 1, minInterval: 1, name: 'replicas', nameLocation: 'middle', nameRotate: 90, nameGap: 32, nameTextStyle: { color: text }, axisLabel: { color: text }, splitLine: { lineStyle: { color: grid } } },
+      {
+        type: 'category',
+        gridIndex: 0,
+        data: labels,
+        inverse: true,
+        axisLabel: { color: text, width: labelsPx - 10, overflow: 'truncate' },
+        axisTick: { show: false },
+        axisLine: { lineStyle: { color: grid } },
+      },
+      {
+        type: 'value',
+        gridIndex: 1,
+        minInterval: 1,
+        name: 'replicas',
+        nameLocation: 'middle',
+        nameRotate: 90,
+        nameGap: 32,
+        nameTextStyle: { color: text },
+        axisLabel: { color: text },
+        splitLine: { lineStyle: { color: grid } },
+      },
     ],
     dataZoom: [
       { type: 'inside', xAxisIndex: [0, 1], filterMode: 'none' },
@@ -90,20 +165,48 @@ export function buildOption(view: TimelineView, at: string | null, dark: boolean
     ],
     series: [
       {
-        type: 'custom', name: 'lanes', xAxisIndex: 0, yAxisIndex: 0, encode: { x: [1, 2], y: 0 }, data: laneData,
-        renderItem: (params: { coordSys: { x: number; y: number; width: number; height: number } }, api: { value(i: number): number; coord(v: number[]): number[]; size(v: number[]): number[]; style(): object }) => {
+        type: 'custom',
+        name: 'lanes',
+        xAxisIndex: 0,
+        yAxisIndex: 0,
+        encode: { x: [1, 2], y: 0 },
+        data: laneData,
+        renderItem: (
+          params: { coordSys: { x: number; y: number; width: number; height: number } },
+          api: { value(i: number): number; coord(v: number[]): number[]; size(v: number[]): number[]; style(): object },
+        ) => {
           const lane = api.value(0);
           const start = api.coord([api.value(1), lane]) as [number, number];
           const end = api.coord([api.value(2), lane]) as [number, number];
-          const h = (api.size([0, 1]) as number[])[1] as number * 0.62;
+          const h = ((api.size([0, 1]) as number[])[1] as number) * 0.62;
           const rect = echarts.graphic.clipRectByRect(
             { x: start[0], y: start[1] - h / 2, width: Math.max(1, end[0] - start[0]), height: h },
-            { x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height },
+            {
+              x: params.coordSys.x,
+              y: params.coordSys.y,
+              width: params.coordSys.width,
+              height: params.coordSys.height,
+            },
           );
           // Merged periods ("N changes": too short to draw apart at this scale): translucent, outlined with a dash,
           // unlike any one state.
           const merged = api.value(6) > 0;
-          return rect && { type: 'rect', transition: [], shape: rect, style: merged ? { ...api.style(), opacity: 0.45, stroke: dark ? '#cbd5e1' : '#334155', lineWidth: 1, lineDash: [3, 2] } : api.style() };
+          return (
+            rect && {
+              type: 'rect',
+              transition: [],
+              shape: rect,
+              style: merged
+                ? {
+                    ...api.style(),
+                    opacity: 0.45,
+                    stroke: dark ? '#cbd5e1' : '#334155',
+                    lineWidth: 1,
+                    lineDash: [3, 2],
+                  }
+                : api.style(),
+            }
+          );
         },
         tooltip: {
           formatter: (p: { value: LaneDatum['value'] }) => {
@@ -113,15 +216,46 @@ export function buildOption(view: TimelineView, at: string | null, dark: boolean
         },
       },
       {
-        type: 'scatter', name: 'markers', xAxisIndex: 0, yAxisIndex: 0, symbol: 'diamond', symbolSize: 11,
-        data: view.markers.map((m) => ({ value: [Date.parse(m.at), markerLane, m.label, m.detail ?? ''], itemStyle: { color: m.kind === 'resync' ? COLORS.info[dark ? 1 : 0] : COLORS.warn[dark ? 1 : 0] } })),
-        tooltip: { formatter: (p: { value: [number, number, string, string] }) => `<b>${esc(p.value[2])}</b><br/>${time(p.value[0])}${p.value[3] ? `<br/><span style="white-space:normal;display:inline-block;max-width:420px">${esc(p.value[3])}</span>` : ''}` },
+        type: 'scatter',
+        name: 'markers',
+        xAxisIndex: 0,
+        yAxisIndex: 0,
+        symbol: 'diamond',
+        symbolSize: 11,
+        data: view.markers.map((m) => ({
+          value: [Date.parse(m.at), markerLane, m.label, m.detail ?? ''],
+          itemStyle: { color: m.kind === 'resync' ? COLORS.info[dark ? 1 : 0] : COLORS.warn[dark ? 1 : 0] },
+        })),
+        tooltip: {
+          formatter: (p: { value: [number, number, string, string] }) =>
+            `<b>${esc(p.value[2])}</b><br/>${time(p.value[0])}${p.value[3] ? `<br/><span style="white-space:normal;display:inline-block;max-width:420px">${esc(p.value[3])}</span>` : ''}`,
+        },
       },
       ...REPLICA_SERIES.map((s, i) => ({
-        type: 'line', name: s.label, xAxisIndex: 1, yAxisIndex: 1, step: 'end', showSymbol: true, symbolSize: 4, color: SERIES_COLORS[i],
+        type: 'line',
+        name: s.label,
+        xAxisIndex: 1,
+        yAxisIndex: 1,
+        step: 'end',
+        showSymbol: true,
+        symbolSize: 4,
+        color: SERIES_COLORS[i],
         data: view.series[s.key].map(([t, v]) => [Date.parse(t), v]),
-        tooltip: { formatter: (p: { seriesName: string; value: [number, number | null] }) => `${esc(p.seriesName)}: <b>${p.value[1] ?? 'unknown'}</b><br/>${time(p.value[0])}` },
-        ...(i === 0 && at ? { markLine: { symbol: 'none', silent: true, lineStyle: { color: text, type: 'dashed' }, label: { formatter: 'shown instant', color: text }, data: [{ xAxis: Date.parse(at) }] } } : {}),
+        tooltip: {
+          formatter: (p: { seriesName: string; value: [number, number | null] }) =>
+            `${esc(p.seriesName)}: <b>${p.value[1] ?? 'unknown'}</b><br/>${time(p.value[0])}`,
+        },
+        ...(i === 0 && at
+          ? {
+              markLine: {
+                symbol: 'none',
+                silent: true,
+                lineStyle: { color: text, type: 'dashed' },
+                label: { formatter: 'shown instant', color: text },
+                data: [{ xAxis: Date.parse(at) }],
+              },
+            }
+          : {}),
       })),
     ],
   };
@@ -135,7 +269,17 @@ export function chartHeight(view: TimelineView): number {
  * `windowKey` names the window shown (its range or bounds, and the instant): when it changes, the chart opens
  * anew (see `initialZoom`); live updates within one window keep the viewer's zoom.
  */
-export function TimelineChart({ view, at, windowKey, onPick }: { view: TimelineView; at: string | null; windowKey: string; onPick?: (iso: string) => void }) {
+export function TimelineChart({
+  view,
+  at,
+  windowKey,
+  onPick,
+}: {
+  view: TimelineView;
+  at: string | null;
+  windowKey: string;
+  onPick?: (iso: string) => void;
+}) {
   const el = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
   const zoomedFor = useRef<string | null>(null);
@@ -176,7 +320,11 @@ export function TimelineChart({ view, at, windowKey, onPick }: { view: TimelineV
     if (zoomedFor.current !== windowKey) {
       zoomedFor.current = windowKey;
       const z = initialZoom(view);
-      c.dispatchAction(z ? { type: 'dataZoom', startValue: z.startValue, endValue: z.endValue } : { type: 'dataZoom', start: 0, end: 100 });
+      c.dispatchAction(
+        z
+          ? { type: 'dataZoom', startValue: z.startValue, endValue: z.endValue }
+          : { type: 'dataZoom', start: 0, end: 100 },
+      );
       // Where it opened, for the browser tests (the canvas says it only in pixels).
       if (el.current) el.current.dataset.opensAt = z ? new Date(z.startValue).toISOString() : 'window';
     }
@@ -184,5 +332,15 @@ export function TimelineChart({ view, at, windowKey, onPick }: { view: TimelineV
 
   const summary = `Timeline from ${view.from} to ${view.to}: ${view.lanes.length} state lanes, ${view.markers.length} events and resyncs, and the replica counters. The same changes are listed as text below.`;
   // data-lane-labels: which labels it shows, for the browser tests (the canvas says it only in pixels).
-  return <div ref={el} role="img" aria-label={summary} data-testid="timeline-chart" data-lane-labels={narrow ? 'short' : 'full'} style={{ height: chartHeight(view) }} className="w-full" />;
+  return (
+    <div
+      ref={el}
+      role="img"
+      aria-label={summary}
+      data-testid="timeline-chart"
+      data-lane-labels={narrow ? 'short' : 'full'}
+      style={{ height: chartHeight(view) }}
+      className="w-full"
+    />
+  );
 }

@@ -6,7 +6,9 @@ function Option({ title, o, children }: { title: string; o: ResyncOption; childr
     <div className="rounded border border-slate-200 p-3 dark:border-slate-800">
       <p className="flex flex-wrap items-center gap-2 font-medium">
         {title}
-        <Badge tone={o.allowed ? (o.canHelp ? 'good' : 'neutral') : 'bad'}>{o.allowed ? (o.canHelp ? 'would help' : 'allowed, would not change anything') : 'refused'}</Badge>
+        <Badge tone={o.allowed ? (o.canHelp ? 'good' : 'neutral') : 'bad'}>
+          {o.allowed ? (o.canHelp ? 'would help' : 'allowed, would not change anything') : 'refused'}
+        </Badge>
       </p>
       <p className="mt-1 text-sm text-slate-700 dark:text-slate-300">{o.reason}</p>
       {children}
@@ -21,18 +23,32 @@ export function VerdictPanel({ verdict, action }: { verdict: ResyncVerdict; acti
   const s = verdict.syncProviderIds;
   return (
     <section aria-labelledby="verdict-h" className="space-y-2">
-      <h2 id="verdict-h" className="text-lg font-semibold">Resync</h2>
+      <h2 id="verdict-h" className="text-lg font-semibold">
+        Resync
+      </h2>
       {action}
       <p className="text-sm">
-        {verdict.recommended === null ? 'No resync is recommended.' : verdict.recommended === 'reconcile' ? 'Recommended: trigger a reconcile.' : 'Recommended: copy the AzureMachinePool providerIDList into the MachinePool.'}
+        {verdict.recommended === null
+          ? 'No resync is recommended.'
+          : verdict.recommended === 'reconcile'
+            ? 'Recommended: trigger a reconcile.'
+            : 'Recommended: copy the AzureMachinePool providerIDList into the MachinePool.'}
       </p>
       <div className="grid gap-2 md:grid-cols-2">
         <Option title="Trigger a reconcile" o={verdict.reconcile} />
         <Option title="Sync the MachinePool providerIDList" o={s}>
           {s.wouldAdd.length || s.wouldRemove.length ? (
             <p className="mt-1 font-mono text-xs">
-              {s.wouldAdd.map((id) => <span key={id} className="block text-emerald-700 dark:text-emerald-300" title={id}>+ {short(id)}</span>)}
-              {s.wouldRemove.map((id) => <span key={id} className="block text-red-700 dark:text-red-300" title={id}>− {short(id)}</span>)}
+              {s.wouldAdd.map((id) => (
+                <span key={id} className="block text-emerald-700 dark:text-emerald-300" title={id}>
+                  + {short(id)}
+                </span>
+              ))}
+              {s.wouldRemove.map((id) => (
+                <span key={id} className="block text-red-700 dark:text-red-300" title={id}>
+                  − {short(id)}
+                </span>
+              ))}
             </p>
           ) : null}
         </Option>

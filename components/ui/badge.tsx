@@ -17,7 +17,14 @@ export const TONES: Record<Tone, string> = {
 };
 
 export function Badge({ tone, children, title }: { tone: Tone; children: ReactNode; title?: string }) {
-  return <span title={title} className={`inline-flex items-center whitespace-nowrap rounded px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${TONES[tone]}`}>{children}</span>;
+  return (
+    <span
+      title={title}
+      className={`inline-flex items-center rounded px-1.5 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${TONES[tone]}`}
+    >
+      {children}
+    </span>
+  );
 }
 
 /** The tone of a state value as CAPZ, CAPI, Azure or poolscope spell it. */
@@ -25,8 +32,25 @@ export function toneOf(value: string | boolean | null | undefined): Tone {
   if (value === null || value === undefined) return 'neutral';
   const v = String(value).split('/')[0]?.toLowerCase() ?? '';
   if (['succeeded', 'true', 'running', 'ready', 'live', 'ok'].includes(v)) return 'good';
-  if (['failed', 'false', 'critical', 'error', 'unreachable', 'canceled', 'deleted', 'not-found'].includes(v)) return 'bad';
-  if (['updating', 'creating', 'deleting', 'warning', 'scalingup', 'scalingdown', 'scaling', 'provisioning', 'stale', 'throttled', 'starting', 'migrating'].includes(v)) return 'warn';
+  if (['failed', 'false', 'critical', 'error', 'unreachable', 'canceled', 'deleted', 'not-found'].includes(v))
+    return 'bad';
+  if (
+    [
+      'updating',
+      'creating',
+      'deleting',
+      'warning',
+      'scalingup',
+      'scalingdown',
+      'scaling',
+      'provisioning',
+      'stale',
+      'throttled',
+      'starting',
+      'migrating',
+    ].includes(v)
+  )
+    return 'warn';
   if (v === 'info') return 'info';
   return 'neutral';
 }
@@ -35,5 +59,7 @@ export function toneOf(value: string | boolean | null | undefined): Tone {
 export const driftTone = (kind: DriftKind): Tone => toneOf(DRIFT_SEVERITY[kind]);
 
 export function StateBadge({ value, label }: { value: string | boolean | null | undefined; label?: string }) {
-  return <Badge tone={toneOf(value)}>{label ?? (value === null || value === undefined ? 'unknown' : String(value))}</Badge>;
+  return (
+    <Badge tone={toneOf(value)}>{label ?? (value === null || value === undefined ? 'unknown' : String(value))}</Badge>
+  );
 }

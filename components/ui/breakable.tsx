@@ -7,5 +7,14 @@ import { breakPieces } from '@/lib/format';
  */
 export function Breakable({ text }: { text: string }) {
   const pieces = breakPieces(text);
-  return <>{pieces.map((p, i) => <Fragment key={i}>{i > 0 ? <wbr /> : null}{p}</Fragment>)}</>;
+  return (
+    <>
+      {pieces.map((p, i) => (
+        <Fragment key={i}>
+          {i > 0 ? <wbr /> : null}
+          {p}
+        </Fragment>
+      ))}
+    </>
+  );
 }

@@ -8,8 +8,16 @@ const TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconne
 export function LiveIndicator() {
   const status = useLiveUpdates();
   return (
-    <span role="status" aria-live="polite" data-live={status} className="flex items-center gap-1.5 text-sm text-slate-600 dark:text-slate-300">
-      <span aria-hidden="true" className={`h-2 w-2 rounded-full ${status === 'live' ? 'bg-emerald-500' : 'bg-amber-500'}`} />
+    <span
+      role="status"
+      aria-live="polite"
+      data-live={status}
+      className="flex items-center gap-1.5 text-sm text-slate-600 dark:text-slate-300"
+    >
+      <span
+        aria-hidden="true"
+        className={`h-2 w-2 rounded-full ${status === 'live' ? 'bg-emerald-500' : 'bg-amber-500'}`}
+      />
       {TEXT[status]}
     </span>
   );

@@ -14,7 +14,9 @@ describe('LocalTime', () => {
   });
 
   it('leaves the milliseconds out of an instant on a whole second', () => {
-    expect(renderToStaticMarkup(<LocalTime iso="2026-12-04T15:46:30Z" />)).toContain('title="04 Dec 2026, 15:46:30 UTC"');
+    expect(renderToStaticMarkup(<LocalTime iso="2026-12-04T15:46:30Z" />)).toContain(
+      'title="04 Dec 2026, 15:46:30 UTC"',
+    );
     expect(renderToStaticMarkup(<LocalTime iso={null} />)).toBe('<span>—</span>');
   });
 });

@@ -6,17 +6,35 @@
 import { useSyncExternalStore } from 'react';
 
 const subscribe = () => () => {};
-const useIsClient = () => useSyncExternalStore(subscribe, () => true, () => false);
+const useIsClient = () =>
+  useSyncExternalStore(
+    subscribe,
+    () => true,
+    () => false,
+  );
 
 export function formatInstant(iso: string, timeZone: string | undefined, withDate = true, withMs = false): string {
   return new Intl.DateTimeFormat('en-GB', {
     ...(withDate ? { year: 'numeric', month: 'short', day: '2-digit' } : {}),
-    hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false, timeZone, timeZoneName: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hour12: false,
+    timeZone,
+    timeZoneName: 'short',
     ...(withMs ? { fractionalSecondDigits: 3 } : {}),
   }).format(new Date(iso));
 }
 
-export function LocalTime({ iso, withDate = true, className }: { iso: string | null; withDate?: boolean; className?: string }) {
+export function LocalTime({
+  iso,
+  withDate = true,
+  className,
+}: {
+  iso: string | null;
+  withDate?: boolean;
+  className?: string;
+}) {
   const client = useIsClient();
   if (!iso) return <span className={className}>—</span>;
   const utc = formatInstant(iso, 'UTC', true, new Date(iso).getUTCMilliseconds() !== 0);

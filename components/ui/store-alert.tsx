@@ -8,8 +8,8 @@ export function StoreAlert({ store }: { store: StoreHealth | null | undefined })
   return (
     <p role="alert" className="font-medium text-red-800 dark:text-red-300">
       Not recording: the store has refused every write since {store.since ? <LocalTime iso={store.since} /> : 'start'}
-      {store.error ? <> ({store.error})</> : null}. What you see is as last stored; the changes since are stored once
-      it takes writes again.
+      {store.error ? <> ({store.error})</> : null}. What you see is as last stored; the changes since are stored once it
+      takes writes again.
     </p>
   );
 }

@@ -16,7 +16,16 @@ async function storeFailure(signal: AbortSignal): Promise<string | null> {
 }
 
 export function StoreFailure() {
-  const q = useQuery({ queryKey: ['store-failure'], queryFn: ({ signal }) => storeFailure(signal), retry: false, staleTime: 0 });
+  const q = useQuery({
+    queryKey: ['store-failure'],
+    queryFn: ({ signal }) => storeFailure(signal),
+    retry: false,
+    staleTime: 0,
+  });
   if (!q.data) return null;
-  return <p role="alert" className="font-medium text-red-800 dark:text-red-300">The store is failing: {q.data}</p>;
+  return (
+    <p role="alert" className="font-medium text-red-800 dark:text-red-300">
+      The store is failing: {q.data}
+    </p>
+  );
 }

@@ -23,7 +23,6 @@ export function applyTheme(t: Theme): void {
   document.documentElement.classList.toggle('dark', dark);
 }
 
-
 export function ThemeToggle() {
   const theme = useSyncExternalStore(subscribe, read, () => 'system' as Theme);
   const set = (t: Theme) => {
@@ -34,7 +33,11 @@ export function ThemeToggle() {
   return (
     <label className="flex items-center gap-2 text-sm">
       <span className="sr-only sm:not-sr-only">Theme</span>
-      <select value={theme} onChange={(e) => set(e.target.value as Theme)} className="rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900">
+      <select
+        value={theme}
+        onChange={(e) => set(e.target.value as Theme)}
+        className="rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
+      >
         <option value="system">System</option>
         <option value="light">Light</option>
         <option value="dark">Dark</option>

@@ -6,7 +6,13 @@ import { checkSameOrigin } from './guards';
 const write = (host: string | null, headers: Record<string, string> = {}) =>
   new Request('http://0.0.0.0:3000/api/pools/mgmt-weu/default/pool0/resync', {
     method: 'POST',
-    headers: { ...(host === null ? {} : { host }), 'content-type': 'application/json', 'x-poolscope-request': '1', 'sec-fetch-site': 'same-origin', ...headers },
+    headers: {
+      ...(host === null ? {} : { host }),
+      'content-type': 'application/json',
+      'x-poolscope-request': '1',
+      'sec-fetch-site': 'same-origin',
+      ...headers,
+    },
   });
 
 const refusal = (request: Request) => {
@@ -30,10 +36,24 @@ describe('checkSameOrigin', () => {
   });
 
   it('never believes X-Forwarded-Host, which any client can send', () => {
-    const forged = write('poolscope.example.com', { origin: 'https://evil.example', 'x-forwarded-host': 'evil.example' });
-    expect(refusal(forged)).toEqual({ status: 403, code: 'cross-site', message: 'Requests from https://evil.example cannot change pools on poolscope.example.com.' });
+    const forged = write('poolscope.example.com', {
+      origin: 'https://evil.example',
+      'x-forwarded-host': 'evil.example',
+    });
+    expect(refusal(forged)).toEqual({
+      status: 403,
+      code: 'cross-site',
+      message: 'Requests from https://evil.example cannot change pools on poolscope.example.com.',
+    });
     // Nor the other way round: a proxy's X-Forwarded-Host does not stand in for the Host the request carries.
-    expect(refusal(write('poolscope.internal:3000', { origin: 'https://poolscope.example.com', 'x-forwarded-host': 'poolscope.example.com' }))?.code).toBe('cross-site');
+    expect(
+      refusal(
+        write('poolscope.internal:3000', {
+          origin: 'https://poolscope.example.com',
+          'x-forwarded-host': 'poolscope.example.com',
+        }),
+      )?.code,
+    ).toBe('cross-site');
   });
 
   it('refuses another host or port, an opaque or malformed Origin, and a malformed Host', () => {

@@ -21,10 +21,19 @@ export function checkSameOrigin(request: Request): void {
     throw new HttpError(403, 'cross-site', `Requests from ${origin} cannot change pools on ${host}.`);
   }
   if (h.get(WRITE_HEADER) === null) {
-    throw new HttpError(403, 'missing-request-header', `Writes must carry the ${WRITE_HEADER} header (the dashboard sends it; scripts must too).`);
+    throw new HttpError(
+      403,
+      'missing-request-header',
+      `Writes must carry the ${WRITE_HEADER} header (the dashboard sends it; scripts must too).`,
+    );
   }
   const type = (h.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') throw new HttpError(415, 'unsupported-media-type', 'The request body must be JSON (Content-Type: application/json).');
+  if (type !== 'application/json')
+    throw new HttpError(
+      415,
+      'unsupported-media-type',
+      'The request body must be JSON (Content-Type: application/json).',
+    );
 }
 
 /**
@@ -46,7 +55,11 @@ function sameHost(origin: string, host: string): boolean {
 export class RateLimiter {
   private readonly hits = new Map<string, number[]>();
 
-  constructor(private readonly limit: number, private readonly windowMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Records a hit; returns 0 when allowed, else the seconds until the next one would be. */
   take(key: string): number {
@@ -69,7 +82,10 @@ export class RateLimiter {
 export class IdempotencyCache<T> {
   private readonly entries = new Map<string, { fingerprint: string; result: Promise<T>; until: number }>();
 
-  constructor(private readonly ttlMs = 600_000, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly ttlMs = 600_000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * Runs `fn` once per (user, key): a repeat with the same request gets the same promise; a repeat with a
@@ -82,7 +98,11 @@ export class IdempotencyCache<T> {
     const hit = this.entries.get(id);
     if (hit) {
       if (hit.fingerprint !== fingerprint) {
-        throw new HttpError(422, 'idempotency-key-reused', `Idempotency-Key "${key}" was already used for a different request (${hit.fingerprint}).`);
+        throw new HttpError(
+          422,
+          'idempotency-key-reused',
+          `Idempotency-Key "${key}" was already used for a different request (${hit.fingerprint}).`,
+        );
       }
       return { result: hit.result, replayed: true };
     }
@@ -90,7 +110,9 @@ export class IdempotencyCache<T> {
     this.entries.set(id, { fingerprint, result, until: t + this.ttlMs });
     // A request that was refused or failed wrote nothing (partial writes are results, not errors): the same key
     // may be retried.
-    result.catch(() => { this.entries.delete(id); });
+    result.catch(() => {
+      this.entries.delete(id);
+    });
     return { result, replayed: false };
   }
 }
@@ -102,7 +124,9 @@ export class PoolLocks<T> {
   acquire(pool: string, holder: T): (() => void) | null {
     if (this.held.has(pool)) return null;
     this.held.set(pool, holder);
-    return () => { this.held.delete(pool); };
+    return () => {
+      this.held.delete(pool);
+    };
   }
 
   holder(pool: string): T | null {

@@ -49,7 +49,14 @@ class TtlCache<T> {
     const entry: Cached<T> = { value, until: now + 60_000 };
     this.map.set(key, entry);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-    value.then((v) => { entry.until = Date.now() + ttlMs(v); }, () => { this.map.delete(key); });
+    value.then(
+      (v) => {
+        entry.until = Date.now() + ttlMs(v);
+      },
+      () => {
+        this.map.delete(key);
+      },
+    );
     return value;
   }
 }
@@ -97,19 +104,34 @@ export class Access {
       const key = `${context}\0${sha(token)}`;
       // A token not seen lately costs the API server a TokenReview: limited by client, then overall, first.
       if (!this.tokens.has(key)) this.admitReview(peerOf(headers));
-      return this.tokens.get(key, (r) => (r.identity ? 60_000 : 30_000), () => this.review(context, token));
+      return this.tokens.get(
+        key,
+        (r) => (r.identity ? 60_000 : 30_000),
+        () => this.review(context, token),
+      );
     }
     const proxy = this.opts.trustedProxy;
     const user = headers.get('x-forwarded-user');
     const presented = headers.get(PROXY_SECRET_HEADER);
     if (!proxy) {
-      return { identity: null, problem: user ? 'X-Forwarded-User is ignored: no trusted auth proxy is configured (POOLSCOPE_TRUSTED_PROXY).' : 'Not signed in: no bearer token and no trusted auth proxy in front of poolscope.' };
+      return {
+        identity: null,
+        problem: user
+          ? 'X-Forwarded-User is ignored: no trusted auth proxy is configured (POOLSCOPE_TRUSTED_PROXY).'
+          : 'Not signed in: no bearer token and no trusted auth proxy in front of poolscope.',
+      };
     }
     if (presented === null || !sameSecret(presented, proxy.secret)) {
-      return { identity: null, problem: `The request did not come through the trusted auth proxy (${proxy.name}): its secret header is ${presented === null ? 'missing' : 'wrong'}.` };
+      return {
+        identity: null,
+        problem: `The request did not come through the trusted auth proxy (${proxy.name}): its secret header is ${presented === null ? 'missing' : 'wrong'}.`,
+      };
     }
     if (!user?.trim()) return { identity: null, problem: `The auth proxy (${proxy.name}) sent no X-Forwarded-User.` };
-    const groups = (headers.get('x-forwarded-groups') ?? '').split(',').map((g) => g.trim()).filter(Boolean);
+    const groups = (headers.get('x-forwarded-groups') ?? '')
+      .split(',')
+      .map((g) => g.trim())
+      .filter(Boolean);
     // Every authenticated user is in system:authenticated, as the API server's own authenticators add it.
     if (!groups.includes('system:authenticated')) groups.push('system:authenticated');
     return { identity: { user: user.trim(), groups, via: `proxy:${proxy.name}` }, problem: null };
@@ -118,20 +140,44 @@ export class Access {
   /** Throws 429 when this client, or every client together, asked for too many TokenReviews this minute. */
   private admitReview(client: string): void {
     const mine = this.perClient.take(client);
-    if (mine) throw new HttpError(429, 'rate-limited', `Too many sign-in attempts with new tokens from ${client}; try again in ${mine} s.`, { 'retry-after': String(mine) });
+    if (mine)
+      throw new HttpError(
+        429,
+        'rate-limited',
+        `Too many sign-in attempts with new tokens from ${client}; try again in ${mine} s.`,
+        { 'retry-after': String(mine) },
+      );
     const all = this.overall.take('all');
-    if (all) throw new HttpError(429, 'rate-limited', `Too many sign-in attempts with new tokens; try again in ${all} s.`, { 'retry-after': String(all) });
+    if (all)
+      throw new HttpError(429, 'rate-limited', `Too many sign-in attempts with new tokens; try again in ${all} s.`, {
+        'retry-after': String(all),
+      });
   }
 
   private async review(context: string, token: string): Promise<IdentityResult> {
     const api = this.opts.kubeconfigFor(context).makeApiClient(AuthenticationV1Api);
     try {
-      const r = await api.createTokenReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } }, callOptions(this.opts.timeoutMs));
+      const r = await api.createTokenReview(
+        { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } } },
+        callOptions(this.opts.timeoutMs),
+      );
       if (!r.status?.authenticated || !r.status.user?.username) {
-        return { identity: null, problem: `The cluster ${context} did not accept the bearer token${r.status?.error ? `: ${r.status.error}` : ''}.` };
+        return {
+          identity: null,
+          problem: `The cluster ${context} did not accept the bearer token${r.status?.error ? `: ${r.status.error}` : ''}.`,
+        };
       }
       const u = r.status.user;
-      return { identity: { user: u.username as string, groups: u.groups ?? [], ...(u.uid ? { uid: u.uid } : {}), ...(u.extra ? { extra: u.extra } : {}), via: 'bearer-token' }, problem: null };
+      return {
+        identity: {
+          user: u.username as string,
+          groups: u.groups ?? [],
+          ...(u.uid ? { uid: u.uid } : {}),
+          ...(u.extra ? { extra: u.extra } : {}),
+          via: 'bearer-token',
+        },
+        problem: null,
+      };
     } catch (e) {
       const f = kubeFailure(e);
       throw new Error(`TokenReview on ${context} failed: ${f.message}`);
@@ -140,29 +186,56 @@ export class Access {
 
   /** A SubjectAccessReview for the identity on that cluster: its RBAC decides. Cached for 30 s. */
   async may(identity: ResyncIdentity, context: string, a: AccessCheck): Promise<{ allowed: boolean; reason: string }> {
-    const key = [context, identity.user, identity.groups.join(','), a.verb, a.group, a.resource, a.namespace, a.name].join('\0');
-    return this.reviews.get(key, () => 30_000, async () => {
-      const api = this.opts.kubeconfigFor(context).makeApiClient(AuthorizationV1Api);
-      try {
-        const r = await api.createSubjectAccessReview({
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind: 'SubjectAccessReview',
-            spec: {
-              user: identity.user,
-              groups: identity.groups,
-              ...(identity.uid ? { uid: identity.uid } : {}),
-              ...(identity.extra ? { extra: identity.extra } : {}),
-              resourceAttributes: { verb: a.verb, group: a.group, resource: a.resource, namespace: a.namespace, name: a.name },
+    const key = [
+      context,
+      identity.user,
+      identity.groups.join(','),
+      a.verb,
+      a.group,
+      a.resource,
+      a.namespace,
+      a.name,
+    ].join('\0');
+    return this.reviews.get(
+      key,
+      () => 30_000,
+      async () => {
+        const api = this.opts.kubeconfigFor(context).makeApiClient(AuthorizationV1Api);
+        try {
+          const r = await api.createSubjectAccessReview(
+            {
+              body: {
+                apiVersion: 'authorization.k8s.io/v1',
+                kind: 'SubjectAccessReview',
+                spec: {
+                  user: identity.user,
+                  groups: identity.groups,
+                  ...(identity.uid ? { uid: identity.uid } : {}),
+                  ...(identity.extra ? { extra: identity.extra } : {}),
+                  resourceAttributes: {
+                    verb: a.verb,
+                    group: a.group,
+                    resource: a.resource,
+                    namespace: a.namespace,
+                    name: a.name,
+                  },
+                },
+              },
             },
-          },
-        }, callOptions(this.opts.timeoutMs));
-        const allowed = r.status?.allowed === true && r.status.denied !== true;
-        const what = `${a.verb} ${a.resource}${a.group ? `.${a.group}` : ''} "${a.name}" in namespace ${a.namespace}`;
-        return { allowed, reason: allowed ? `may ${what}` : `${identity.user} may not ${what} on ${context}${r.status?.reason ? ` (${r.status.reason})` : ''}.` };
-      } catch (e) {
-        throw new Error(`SubjectAccessReview on ${context} failed: ${kubeFailure(e).message}`);
-      }
-    });
+            callOptions(this.opts.timeoutMs),
+          );
+          const allowed = r.status?.allowed === true && r.status.denied !== true;
+          const what = `${a.verb} ${a.resource}${a.group ? `.${a.group}` : ''} "${a.name}" in namespace ${a.namespace}`;
+          return {
+            allowed,
+            reason: allowed
+              ? `may ${what}`
+              : `${identity.user} may not ${what} on ${context}${r.status?.reason ? ` (${r.status.reason})` : ''}.`,
+          };
+        } catch (e) {
+          throw new Error(`SubjectAccessReview on ${context} failed: ${kubeFailure(e).message}`);
+        }
+      },
+    );
   }
 }

@@ -12,7 +12,6 @@ import { ResyncService, type ResyncDeps } from './resync';
 
 const services = new WeakMap<Runtime, ResyncService>();
 
-
 export interface ResyncWiring {
   env: Env;
   store: ResyncDeps['store'];
@@ -37,10 +36,16 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
     return c;
   };
   const timeoutMs = e.POOLSCOPE_KUBE_TIMEOUT_SECONDS * 1000;
-  const trustedProxy = e.POOLSCOPE_TRUSTED_PROXY && e.POOLSCOPE_TRUSTED_PROXY_SECRET ? { name: e.POOLSCOPE_TRUSTED_PROXY, secret: e.POOLSCOPE_TRUSTED_PROXY_SECRET } : undefined;
+  const trustedProxy =
+    e.POOLSCOPE_TRUSTED_PROXY && e.POOLSCOPE_TRUSTED_PROXY_SECRET
+      ? { name: e.POOLSCOPE_TRUSTED_PROXY, secret: e.POOLSCOPE_TRUSTED_PROXY_SECRET }
+      : undefined;
   let readAzure = w.readAzure;
   if (!readAzure) {
-    const azure = new AzureReader({ endpoint: e.POOLSCOPE_ARM_ENDPOINT, disableInstanceDiscovery: e.POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY });
+    const azure = new AzureReader({
+      endpoint: e.POOLSCOPE_ARM_ENDPOINT,
+      disableInstanceDiscovery: e.POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY,
+    });
     readAzure = (ref) => azure.read(ref);
   }
   return new ResyncService({

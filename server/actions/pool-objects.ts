@@ -12,7 +12,10 @@ const CAPI = 'cluster.x-k8s.io';
 const INFRA = 'infrastructure.cluster.x-k8s.io';
 
 export class KubeCallError extends Error {
-  constructor(readonly failure: KubeFailure, readonly what: string) {
+  constructor(
+    readonly failure: KubeFailure,
+    readonly what: string,
+  ) {
     super(`${what}: ${failure.message}`);
   }
 }
@@ -39,7 +42,11 @@ export const rvOf = (o: KubeObject | null | undefined): string | null => o?.meta
 export class PoolObjects {
   private readonly custom: CustomObjectsApi;
 
-  constructor(private readonly kc: KubeConfig, readonly ref: PoolRef, private readonly timeoutMs: number) {
+  constructor(
+    private readonly kc: KubeConfig,
+    readonly ref: PoolRef,
+    private readonly timeoutMs: number,
+  ) {
     this.custom = kc.makeApiClient(CustomObjectsApi);
   }
 
@@ -54,7 +61,9 @@ export class PoolObjects {
   async mpVersion(): Promise<string> {
     let v = versions.get(this.ref.context);
     if (!v) {
-      v = this.call('discovering the Cluster API version', () => servedMachinePoolVersion(this.kc, callOptions(this.timeoutMs)));
+      v = this.call('discovering the Cluster API version', () =>
+        servedMachinePoolVersion(this.kc, callOptions(this.timeoutMs)),
+      );
       versions.set(this.ref.context, v);
       v.catch(() => versions.delete(this.ref.context));
     }
@@ -64,7 +73,10 @@ export class PoolObjects {
   /** null when the object does not exist. */
   private async get(group: string, version: string, plural: string, name: string): Promise<KubeObject | null> {
     try {
-      return (await this.custom.getNamespacedCustomObject({ group, version, plural, namespace: this.ref.namespace, name }, callOptions(this.timeoutMs))) as KubeObject;
+      return (await this.custom.getNamespacedCustomObject(
+        { group, version, plural, namespace: this.ref.namespace, name },
+        callOptions(this.timeoutMs),
+      )) as KubeObject;
     } catch (e) {
       const f = kubeFailure(e);
       if (f.status === 404) return null;
@@ -77,7 +89,10 @@ export class PoolObjects {
   }
 
   static ampName(mp: KubeObject): string {
-    return (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name ?? String(mp.metadata?.name);
+    return (
+      (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef
+        ?.name ?? String(mp.metadata?.name)
+    );
   }
 
   async azureMachinePool(name: string): Promise<KubeObject | null> {
@@ -91,7 +106,16 @@ export class PoolObjects {
     const ampName = PoolObjects.ampName(mp);
     const clusterName = String(mp.spec?.clusterName ?? '');
     const list = (group: string, v: string, plural: string, labelSelector: string) =>
-      this.call(`listing ${plural}`, async () => ((await this.custom.listNamespacedCustomObject({ group, version: v, plural, namespace: ns, labelSelector }, callOptions(this.timeoutMs))) as { items: KubeObject[] }).items);
+      this.call(
+        `listing ${plural}`,
+        async () =>
+          (
+            (await this.custom.listNamespacedCustomObject(
+              { group, version: v, plural, namespace: ns, labelSelector },
+              callOptions(this.timeoutMs),
+            )) as { items: KubeObject[] }
+          ).items,
+      );
     const [amp, cluster, ampms, machines] = await Promise.all([
       this.azureMachinePool(ampName),
       clusterName ? this.get(CAPI, version, 'clusters', clusterName) : Promise.resolve(null),
@@ -102,12 +126,32 @@ export class PoolObjects {
   }
 
   /** Merge-patches an annotation; returns the object as the API server stored (or, dry run, would store) it. */
-  async annotate(kind: 'MachinePool' | 'AzureMachinePool', name: string, key: string, value: string, dryRun: boolean): Promise<KubeObject> {
-    const [group, version, plural] = kind === 'MachinePool' ? [CAPI, await this.mpVersion(), 'machinepools'] : [INFRA, 'v1beta1', 'azuremachinepools'];
-    return this.call(`annotating ${kind} ${this.ref.namespace}/${name}`, async () => (await this.custom.patchNamespacedCustomObject(
-      { group, version, plural, namespace: this.ref.namespace, name, body: { metadata: { annotations: { [key]: value } } }, fieldManager: 'poolscope', ...(dryRun ? { dryRun: 'All' } : {}) },
-      callOptions(this.timeoutMs, PatchStrategy.MergePatch),
-    )) as KubeObject);
+  async annotate(
+    kind: 'MachinePool' | 'AzureMachinePool',
+    name: string,
+    key: string,
+    value: string,
+    dryRun: boolean,
+  ): Promise<KubeObject> {
+    const [group, version, plural] =
+      kind === 'MachinePool' ? [CAPI, await this.mpVersion(), 'machinepools'] : [INFRA, 'v1beta1', 'azuremachinepools'];
+    return this.call(
+      `annotating ${kind} ${this.ref.namespace}/${name}`,
+      async () =>
+        (await this.custom.patchNamespacedCustomObject(
+          {
+            group,
+            version,
+            plural,
+            namespace: this.ref.namespace,
+            name,
+            body: { metadata: { annotations: { [key]: value } } },
+            fieldManager: 'poolscope',
+            ...(dryRun ? { dryRun: 'All' } : {}),
+          },
+          callOptions(this.timeoutMs, PatchStrategy.MergePatch),
+        )) as KubeObject,
+    );
   }
 
   /**
@@ -117,34 +161,65 @@ export class PoolObjects {
   async setProviderIdList(mp: KubeObject, target: string[], dryRun: boolean): Promise<KubeObject> {
     const current = listOf(mp);
     const ops = current
-      ? [{ op: 'test', path: '/spec/providerIDList', value: current }, { op: 'replace', path: '/spec/providerIDList', value: target }]
-      : [{ op: 'test', path: '/metadata/resourceVersion', value: rvOf(mp) }, { op: 'add', path: '/spec/providerIDList', value: target }];
-    return this.call(`patching MachinePool ${this.ref.namespace}/${this.ref.name}`, async () => (await this.custom.patchNamespacedCustomObject(
-      { group: CAPI, version: await this.mpVersion(), plural: 'machinepools', namespace: this.ref.namespace, name: this.ref.name, body: ops, fieldManager: 'poolscope', ...(dryRun ? { dryRun: 'All' } : {}) },
-      callOptions(this.timeoutMs, PatchStrategy.JsonPatch),
-    )) as KubeObject);
+      ? [
+          { op: 'test', path: '/spec/providerIDList', value: current },
+          { op: 'replace', path: '/spec/providerIDList', value: target },
+        ]
+      : [
+          { op: 'test', path: '/metadata/resourceVersion', value: rvOf(mp) },
+          { op: 'add', path: '/spec/providerIDList', value: target },
+        ];
+    return this.call(
+      `patching MachinePool ${this.ref.namespace}/${this.ref.name}`,
+      async () =>
+        (await this.custom.patchNamespacedCustomObject(
+          {
+            group: CAPI,
+            version: await this.mpVersion(),
+            plural: 'machinepools',
+            namespace: this.ref.namespace,
+            name: this.ref.name,
+            body: ops,
+            fieldManager: 'poolscope',
+            ...(dryRun ? { dryRun: 'All' } : {}),
+          },
+          callOptions(this.timeoutMs, PatchStrategy.JsonPatch),
+        )) as KubeObject,
+    );
   }
 
   /** Records a core/v1 Event on the MachinePool; returns its name. */
   async event(mp: KubeObject, type: 'Normal' | 'Warning', message: string, instance: string): Promise<string> {
     const now = new Date();
     const name = `${this.ref.name}.${now.getTime().toString(16)}${Math.floor(Math.random() * 0xffff).toString(16)}`;
-    await this.call('recording the Event', () => this.kc.makeApiClient(CoreV1Api).createNamespacedEvent({
-      namespace: this.ref.namespace,
-      body: {
-        metadata: { name, namespace: this.ref.namespace },
-        involvedObject: { apiVersion: String(mp.apiVersion), kind: 'MachinePool', name: this.ref.name, namespace: this.ref.namespace, uid: mp.metadata?.uid, resourceVersion: rvOf(mp) ?? undefined },
-        reason: 'PoolscopeResync',
-        message,
-        type,
-        source: { component: 'poolscope' },
-        reportingComponent: 'poolscope',
-        reportingInstance: instance,
-        firstTimestamp: now,
-        lastTimestamp: now,
-        count: 1,
-      },
-    }, callOptions(this.timeoutMs)));
+    await this.call('recording the Event', () =>
+      this.kc.makeApiClient(CoreV1Api).createNamespacedEvent(
+        {
+          namespace: this.ref.namespace,
+          body: {
+            metadata: { name, namespace: this.ref.namespace },
+            involvedObject: {
+              apiVersion: String(mp.apiVersion),
+              kind: 'MachinePool',
+              name: this.ref.name,
+              namespace: this.ref.namespace,
+              uid: mp.metadata?.uid,
+              resourceVersion: rvOf(mp) ?? undefined,
+            },
+            reason: 'PoolscopeResync',
+            message,
+            type,
+            source: { component: 'poolscope' },
+            reportingComponent: 'poolscope',
+            reportingInstance: instance,
+            firstTimestamp: now,
+            lastTimestamp: now,
+            count: 1,
+          },
+        },
+        callOptions(this.timeoutMs),
+      ),
+    );
     return name;
   }
 }

@@ -19,18 +19,26 @@ const HEADERS = { 'content-type': 'application/json', 'x-poolscope-request': '1'
 function countingBody(total: number): { body: ReadableStream<Uint8Array>; pulled: () => number } {
   let pulled = 0;
   const chunk = new Uint8Array(64 * 1024).fill(0x20);
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (pulled >= total) return controller.close();
-      pulled += chunk.length;
-      controller.enqueue(chunk);
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (pulled >= total) return controller.close();
+        pulled += chunk.length;
+        controller.enqueue(chunk);
+      },
     },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { body, pulled: () => pulled };
 }
 
 const post = (body: ReadableStream<Uint8Array> | string, headers: Record<string, string> = {}) =>
-  new Request('http://localhost:3000/api/pools/mgmt/default/pool0/resync', { method: 'POST', body, headers: { ...HEADERS, ...headers }, duplex: 'half' } as RequestInit);
+  new Request('http://localhost:3000/api/pools/mgmt/default/pool0/resync', {
+    method: 'POST',
+    body,
+    headers: { ...HEADERS, ...headers },
+    duplex: 'half',
+  } as RequestInit);
 
 async function refusal(p: Promise<unknown>): Promise<{ status: number; code: string }> {
   try {
@@ -45,19 +53,40 @@ async function refusal(p: Promise<unknown>): Promise<{ status: number; code: str
 /** A kubeconfig for a cluster nothing here reaches: these requests are refused before any call. */
 function clusterlessConfig(): KubeConfig {
   const kc = new KubeConfig();
-  kc.loadFromOptions({ clusters: [{ name: 'c', server: 'https://127.0.0.1:9', skipTLSVerify: false }], users: [{ name: 'u' }], contexts: [{ name: 'mgmt', cluster: 'c', user: 'u' }], currentContext: 'mgmt' });
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:9', skipTLSVerify: false }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'mgmt', cluster: 'c', user: 'u' }],
+    currentContext: 'mgmt',
+  });
   return kc;
 }
 
 /** A resync service whose identity step is `identify` and whose store knows no pool (it never reaches a cluster here). */
 function service(identify: () => Promise<IdentityResult>, calls: string[]): ResyncService {
-  const access = { identify: async () => { calls.push('identify'); return identify(); } } as unknown as Access;
+  const access = {
+    identify: async () => {
+      calls.push('identify');
+      return identify();
+    },
+  } as unknown as Access;
   const store = { currentPool: async () => null };
-  return new ResyncService({ contexts: ['mgmt'], kubeconfigFor: () => clusterlessConfig(), access, store, readOnly: false, timeoutMs: 1000, waitSeconds: 0 } as unknown as ResyncDeps);
+  return new ResyncService({
+    contexts: ['mgmt'],
+    kubeconfigFor: () => clusterlessConfig(),
+    access,
+    store,
+    readOnly: false,
+    timeoutMs: 1000,
+    waitSeconds: 0,
+  } as unknown as ResyncDeps);
 }
 
 describe('resync POST limits', () => {
-  const operator = async (): Promise<IdentityResult> => ({ identity: { user: 'operator', groups: [], via: 'bearer-token' }, problem: null });
+  const operator = async (): Promise<IdentityResult> => ({
+    identity: { user: 'operator', groups: [], via: 'bearer-token' },
+    problem: null,
+  });
 
   it('refuses a declared length over 64 KiB before identifying the caller or reading a byte', async () => {
     const calls: string[] = [];
@@ -71,7 +100,9 @@ describe('resync POST limits', () => {
   it('answers an anonymous caller before reading the body', async () => {
     const calls: string[] = [];
     const { body, pulled } = countingBody(200 * 2 ** 20);
-    const r = await refusal(service(async () => ({ identity: null, problem: 'Not signed in.' }), calls).run(REF, post(body)));
+    const r = await refusal(
+      service(async () => ({ identity: null, problem: 'Not signed in.' }), calls).run(REF, post(body)),
+    );
     expect(r).toEqual({ status: 401, code: 'not-signed-in' });
     expect(calls).toEqual(['identify']);
     expect(pulled()).toBe(0);
@@ -85,12 +116,14 @@ describe('resync POST limits', () => {
   });
 
   it('says what is wrong with a length that is not a number', async () => {
-    expect(await refusal(service(operator, []).run(REF, post('{"mode":"reconcile"}', { 'content-length': 'lots' })))).toEqual({ status: 400, code: 'invalid-body' });
+    expect(
+      await refusal(service(operator, []).run(REF, post('{"mode":"reconcile"}', { 'content-length': 'lots' }))),
+    ).toEqual({ status: 400, code: 'invalid-body' });
   });
 });
 
 describe('resync GET', () => {
-  it('answers 404 for a pool poolscope does not know, as the pool\'s own page does', async () => {
+  it("answers 404 for a pool poolscope does not know, as the pool's own page does", async () => {
     const calls: string[] = [];
     const r = await refusal(service(async () => ({ identity: null, problem: 'x' }), calls).status(REF, new Headers()));
     expect(r).toEqual({ status: 404, code: 'pool-not-found' });
@@ -109,12 +142,25 @@ describe('TokenReviews of new bearer tokens', () => {
       req.resume();
       req.on('end', () => {
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', status: { authenticated: false } }));
+        res.end(
+          JSON.stringify({
+            apiVersion: 'authentication.k8s.io/v1',
+            kind: 'TokenReview',
+            status: { authenticated: false },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }], users: [{ name: 'u', token: 'poolscope' }], contexts: [{ name: 'mgmt', cluster: 'c', user: 'u' }], currentContext: 'mgmt' });
+    kc.loadFromOptions({
+      clusters: [
+        { name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
+      ],
+      users: [{ name: 'u', token: 'poolscope' }],
+      contexts: [{ name: 'mgmt', cluster: 'c', user: 'u' }],
+      currentContext: 'mgmt',
+    });
   });
   afterAll(async () => {
     server.closeAllConnections();
@@ -122,11 +168,19 @@ describe('TokenReviews of new bearer tokens', () => {
   });
 
   const attempt = (access: Access, token: string, peer: string) =>
-    access.identify(new Headers({ authorization: `Bearer ${token}`, [PEER_HEADER]: peer }), 'mgmt').then((r) => r.problem ?? 'ok', (e: unknown) => (e instanceof HttpError ? `${e.status}` : String(e)));
+    access.identify(new Headers({ authorization: `Bearer ${token}`, [PEER_HEADER]: peer }), 'mgmt').then(
+      (r) => r.problem ?? 'ok',
+      (e: unknown) => (e instanceof HttpError ? `${e.status}` : String(e)),
+    );
 
-  it('asks the API server for at most the client\'s share, then answers 429', async () => {
+  it("asks the API server for at most the client's share, then answers 429", async () => {
     reviews = 0;
-    const access = new Access({ kubeconfigFor: () => kc, timeoutMs: 2000, reviewsPerClientPerMinute: 5, reviewsPerMinute: 100 });
+    const access = new Access({
+      kubeconfigFor: () => kc,
+      timeoutMs: 2000,
+      reviewsPerClientPerMinute: 5,
+      reviewsPerMinute: 100,
+    });
     const answers = [];
     for (let i = 0; i < 40; i++) answers.push(await attempt(access, `bogus-${i}`, '203.0.113.7'));
     expect(reviews).toBe(5);
@@ -139,7 +193,12 @@ describe('TokenReviews of new bearer tokens', () => {
 
   it('bounds the reviews of every client together', async () => {
     reviews = 0;
-    const access = new Access({ kubeconfigFor: () => kc, timeoutMs: 2000, reviewsPerClientPerMinute: 5, reviewsPerMinute: 12 });
+    const access = new Access({
+      kubeconfigFor: () => kc,
+      timeoutMs: 2000,
+      reviewsPerClientPerMinute: 5,
+      reviewsPerMinute: 12,
+    });
     for (let i = 0; i < 60; i++) await attempt(access, `spread-${i}`, `203.0.113.${i}`);
     expect(reviews).toBe(12);
   });

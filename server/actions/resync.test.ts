@@ -45,33 +45,46 @@ async function setup(scenario: string, opts: { speed?: number; env?: Record<stri
   const h = await harness(cleanups, scenario, opts.speed ?? 1);
   await h.start();
   // The collector has read the pool, its Nodes and its scale set: the stored state the resync starts from.
-  await until('the pool analysed with Azure read', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+  await until('the pool analysed with Azure read', async () =>
+    (await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined,
+  );
   const logs: Record<string, unknown>[] = [];
   const published: Setup['published'] = [];
-  const svc = checked(buildResyncService({
-    env: parseEnv({ POOLSCOPE_RESYNC_WAIT_SECONDS: '4', ...opts.env }),
-    store: h.store,
-    publish: (c) => published.push(c),
-    kubeconfig: h.kubeconfig,
-    contexts: ['mgmt-weu'],
-    readAzure: (ref) => h.azure.read(ref),
-    log: (l) => logs.push(l),
-  }));
+  const svc = checked(
+    buildResyncService({
+      env: parseEnv({ POOLSCOPE_RESYNC_WAIT_SECONDS: '4', ...opts.env }),
+      store: h.store,
+      publish: (c) => published.push(c),
+      kubeconfig: h.kubeconfig,
+      contexts: ['mgmt-weu'],
+      readAzure: (ref) => h.azure.read(ref),
+      log: (l) => logs.push(l),
+    }),
+  );
   const server = h.sim.kube.cluster('mgmt-weu');
   const token = (user: string) => h.sim.kube.tokens.get(user) as string;
   return {
-    h, svc, logs, published, token,
-    post: (body, o = {}) => new Request(URL_, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: {
-        'content-type': 'application/json', 'x-poolscope-request': '1', 'sec-fetch-site': 'same-origin', origin: 'http://localhost:3000',
-        ...(o.user === null ? {} : { authorization: `Bearer ${token(o.user ?? 'operator')}` }),
-        ...o.headers,
-      },
-    }),
+    h,
+    svc,
+    logs,
+    published,
+    token,
+    post: (body, o = {}) =>
+      new Request(URL_, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: {
+          'content-type': 'application/json',
+          'x-poolscope-request': '1',
+          'sec-fetch-site': 'same-origin',
+          origin: 'http://localhost:3000',
+          ...(o.user === null ? {} : { authorization: `Bearer ${token(o.user ?? 'operator')}` }),
+          ...o.headers,
+        },
+      }),
     mp: () => server.store.get(MP, 'default', 'pool0'),
-    mpPatches: () => server.writes.filter((w) => w.verb === 'patch' && w.resource === 'machinepools' && !w.dryRun).length,
+    mpPatches: () =>
+      server.writes.filter((w) => w.verb === 'patch' && w.resource === 'machinepools' && !w.dryRun).length,
   };
 }
 
@@ -85,7 +98,8 @@ function checked(svc: ResyncService): ResyncService {
     try {
       out = await p;
     } catch (e) {
-      if (e instanceof HttpError) expect(checkAnswer(path, method, e.status, { error: { code: e.code, message: e.message } })).toEqual([]);
+      if (e instanceof HttpError)
+        expect(checkAnswer(path, method, e.status, { error: { code: e.code, message: e.message } })).toEqual([]);
       throw e;
     }
     expect(checkAnswer(path, method, 200, JSON.parse(JSON.stringify(out)))).toEqual([]);
@@ -116,33 +130,75 @@ describe('sync-provider-ids on a frozen pool (S1)', () => {
     expect(listOf(before)).toEqual([id('0'), id('1'), id('2')]);
 
     const preview = await s.svc.run(REF, s.post({ mode: 'sync-provider-ids', dryRun: true }));
-    expect(preview).toMatchObject({ outcome: 'dry-run', dryRun: true, added: [id('3'), id('4')], removed: [], audit: { event: null, marker: false } });
-    expect(preview.objects).toEqual([expect.objectContaining({ kind: 'MachinePool', action: 'dry-run', resourceVersionBefore: before.metadata?.resourceVersion, resourceVersionAfter: null })]);
+    expect(preview).toMatchObject({
+      outcome: 'dry-run',
+      dryRun: true,
+      added: [id('3'), id('4')],
+      removed: [],
+      audit: { event: null, marker: false },
+    });
+    expect(preview.objects).toEqual([
+      expect.objectContaining({
+        kind: 'MachinePool',
+        action: 'dry-run',
+        resourceVersionBefore: before.metadata?.resourceVersion,
+        resourceVersionAfter: null,
+      }),
+    ]);
     expect(s.mp().metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
-    expect(s.h.sim.kube.cluster('mgmt-weu').writes.filter((w) => w.resource === 'machinepools').map((w) => w.dryRun)).toEqual([true]);
+    expect(
+      s.h.sim.kube
+        .cluster('mgmt-weu')
+        .writes.filter((w) => w.resource === 'machinepools')
+        .map((w) => w.dryRun),
+    ).toEqual([true]);
 
     const done = await s.svc.run(REF, s.post({ mode: 'sync-provider-ids' }, { headers: { 'idempotency-key': 'k1' } }));
-    expect(done).toMatchObject({ outcome: 'done', user: 'operator', added: [id('3'), id('4')], removed: [], replayed: false });
+    expect(done).toMatchObject({
+      outcome: 'done',
+      user: 'operator',
+      added: [id('3'), id('4')],
+      removed: [],
+      replayed: false,
+    });
     expect(listOf(s.mp())).toEqual([id('0'), id('1'), id('2'), id('3'), id('4')]);
     expect(done.objects[0]?.resourceVersionAfter).toBe(s.mp().metadata?.resourceVersion);
     expect(done.message).toMatch(/2 IDs added, 0 removed/);
 
     // Audit: a Kubernetes Event on the MachinePool naming the user and mode, a timeline marker, a log line.
-    const events = s.h.sim.kube.cluster('mgmt-weu').store.list(EVENT, { namespace: 'default' }).items.filter((e) => e.reason === 'PoolscopeResync');
+    const events = s.h.sim.kube
+      .cluster('mgmt-weu')
+      .store.list(EVENT, { namespace: 'default' })
+      .items.filter((e) => e.reason === 'PoolscopeResync');
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: 'Normal', involvedObject: { kind: 'MachinePool', name: 'pool0' }, metadata: { name: done.audit.event } });
+    expect(events[0]).toMatchObject({
+      type: 'Normal',
+      involvedObject: { kind: 'MachinePool', name: 'pool0' },
+      metadata: { name: done.audit.event },
+    });
     expect(String(events[0]?.message)).toMatch(/^operator \(bearer-token\) ran sync-provider-ids: done/);
-    const markers = (await s.h.store.timeline(POOL, '2000-01-01T00:00:00Z', '2100-01-01T00:00:00Z')).filter((e) => e.field === 'resync');
-    expect(markers).toEqual([expect.objectContaining({ to: 'sync-provider-ids by operator: done', detail: done.message })]);
+    const markers = (await s.h.store.timeline(POOL, '2000-01-01T00:00:00Z', '2100-01-01T00:00:00Z')).filter(
+      (e) => e.field === 'resync',
+    );
+    expect(markers).toEqual([
+      expect.objectContaining({ to: 'sync-provider-ids by operator: done', detail: done.message }),
+    ]);
     expect(s.published).toEqual([expect.objectContaining({ poolKey: POOL, fields: ['resync'] })]);
-    expect(s.logs.filter((l) => l.msg === 'resync').map((l) => [l.mode, l.dryRun, l.outcome, l.user])).toEqual([['sync-provider-ids', true, 'dry-run', 'operator'], ['sync-provider-ids', false, 'done', 'operator']]);
+    expect(s.logs.filter((l) => l.msg === 'resync').map((l) => [l.mode, l.dryRun, l.outcome, l.user])).toEqual([
+      ['sync-provider-ids', true, 'dry-run', 'operator'],
+      ['sync-provider-ids', false, 'done', 'operator'],
+    ]);
 
     // The same Idempotency-Key again: the stored answer, no second patch.
     const again = await s.svc.run(REF, s.post({ mode: 'sync-provider-ids' }, { headers: { 'idempotency-key': 'k1' } }));
     expect(again).toEqual({ ...done, replayed: true });
     expect(s.mpPatches()).toBe(1);
     // The drift clears in the stored state once the collector sees the new list.
-    await until('the drift to clear', async () => ((await s.h.store.currentPool(POOL))?.drift.some((d) => d.kind === 'missing-from-machinepool') === false ? true : undefined));
+    await until('the drift to clear', async () =>
+      (await s.h.store.currentPool(POOL))?.drift.some((d) => d.kind === 'missing-from-machinepool') === false
+        ? true
+        : undefined,
+    );
   }, 60_000);
 
   it('patches once for two concurrent clicks with the same key, and refuses a second resync while one runs', async () => {
@@ -155,12 +211,20 @@ describe('sync-provider-ids on a frozen pool (S1)', () => {
     expect(a.objects).toEqual(b.objects);
     expect([a.replayed, b.replayed].sort()).toEqual([false, true]);
     // A key reused for another request is an error, not a silent replay.
-    expect(await refusal(s.svc.run(REF, s.post({ mode: 'reconcile' }, { headers: { 'idempotency-key': 'double' } })))).toMatchObject({ status: 422, code: 'idempotency-key-reused' });
+    expect(
+      await refusal(s.svc.run(REF, s.post({ mode: 'reconcile' }, { headers: { 'idempotency-key': 'double' } }))),
+    ).toMatchObject({ status: 422, code: 'idempotency-key-reused' });
 
     // A reconcile holds the pool while it watches for the controllers' answer: a second one is refused.
     const first = s.svc.run(REF, s.post({ mode: 'reconcile' }, { headers: { 'idempotency-key': 'r1' } }));
-    await until('the first reconcile to annotate', () => (s.h.sim.kube.cluster('mgmt-weu').store.get(AMP, 'default', 'pool0').metadata?.annotations?.[RESYNC_ANNOTATION] ? true : undefined));
-    const second = await refusal(s.svc.run(REF, s.post({ mode: 'reconcile' }, { headers: { 'idempotency-key': 'r2' } })));
+    await until('the first reconcile to annotate', () =>
+      s.h.sim.kube.cluster('mgmt-weu').store.get(AMP, 'default', 'pool0').metadata?.annotations?.[RESYNC_ANNOTATION]
+        ? true
+        : undefined,
+    );
+    const second = await refusal(
+      s.svc.run(REF, s.post({ mode: 'reconcile' }, { headers: { 'idempotency-key': 'r2' } })),
+    );
     expect(second).toMatchObject({ status: 409, code: 'resync-running' });
     expect(second.message).toMatch(/A reconcile started by operator at .* is still running/);
     expect((await first).outcome).toBe('done');
@@ -186,11 +250,15 @@ describe('sync-provider-ids on a frozen pool (S1)', () => {
     const s = await setup('s01-scale-up-pre-fix.yaml');
     const server = s.h.sim.kube.cluster('mgmt-weu');
     server.beforeWrite = (w) => {
-      if (w.resource === 'machinepools' && w.verb === 'patch') throw new ApiError(500, 'InternalError', 'etcdserver: request timed out');
+      if (w.resource === 'machinepools' && w.verb === 'patch')
+        throw new ApiError(500, 'InternalError', 'etcdserver: request timed out');
     };
     const r = await s.svc.run(REF, s.post({ mode: 'reconcile' }));
     expect(r.outcome).toBe('partial');
-    expect(r.objects.map((o) => [o.kind, o.action])).toEqual([['AzureMachinePool', 'patched'], ['MachinePool', 'failed']]);
+    expect(r.objects.map((o) => [o.kind, o.action])).toEqual([
+      ['AzureMachinePool', 'patched'],
+      ['MachinePool', 'failed'],
+    ]);
     expect(r.objects[1]?.error).toMatch(/etcdserver: request timed out/);
     expect(r.message).toMatch(/^Partly done: the AzureMachinePool was annotated .* but the MachinePool was not/);
     expect(server.store.get(AMP, 'default', 'pool0').metadata?.annotations?.[RESYNC_ANNOTATION]).toBeTruthy();
@@ -204,7 +272,8 @@ describe('sync-provider-ids on a frozen pool (S1)', () => {
     const s = await setup('s01-scale-up-pre-fix.yaml');
     await s.svc.run(REF, s.post({ mode: 'sync-provider-ids' }));
     // Later attempts are refused (the lists agree) but still count against the pool's budget.
-    for (let i = 0; i < 3; i++) expect((await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' })))).code).toBe('resync-refused');
+    for (let i = 0; i < 3; i++)
+      expect((await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' })))).code).toBe('resync-refused');
     const limited = await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' })));
     expect(limited).toMatchObject({ status: 429, code: 'rate-limited' });
     expect(limited.message).toMatch(/try again in \d+ s/);
@@ -215,16 +284,25 @@ describe('reconcile on the seed scenario', () => {
   it('annotates both objects and reports that the readiness gate is still closed', async () => {
     const s = await setup('seed-scale-up-frozen.yaml', { speed: 5 });
     // Wait for the freeze: the AzureMachinePool not ready, its list ahead of the MachinePool's.
-    await until('the freeze', () => {
-      const amp = s.h.sim.kube.cluster('mgmt-weu').store.get(AMP, 'default', 'pool0');
-      return (amp.status as { ready?: boolean }).ready === false && listOf(amp).length > listOf(s.mp()).length ? true : undefined;
-    }, 40_000);
+    await until(
+      'the freeze',
+      () => {
+        const amp = s.h.sim.kube.cluster('mgmt-weu').store.get(AMP, 'default', 'pool0');
+        return (amp.status as { ready?: boolean }).ready === false && listOf(amp).length > listOf(s.mp()).length
+          ? true
+          : undefined;
+      },
+      40_000,
+    );
     const r = await s.svc.run(REF, s.post({ mode: 'reconcile' }));
     const amp = s.h.sim.kube.cluster('mgmt-weu').store.get(AMP, 'default', 'pool0');
     const value = amp.metadata?.annotations?.[RESYNC_ANNOTATION];
     expect(value).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);
     expect(s.mp().metadata?.annotations?.[RESYNC_ANNOTATION]).toBe(value);
-    expect(r.objects.map((o) => [o.kind, o.action])).toEqual([['AzureMachinePool', 'patched'], ['MachinePool', 'patched']]);
+    expect(r.objects.map((o) => [o.kind, o.action])).toEqual([
+      ['AzureMachinePool', 'patched'],
+      ['MachinePool', 'patched'],
+    ]);
     expect(r.outcome).toBe('done');
     expect(r.observed).toMatchObject({ ampReady: false, listsAgree: false });
     expect(r.observed?.summary).toMatch(/still not ready: CAPI's readiness gate stays closed/);
@@ -236,13 +314,17 @@ describe('refusals, each with its reason', () => {
     ['s09-paused.yaml', /paused; controllers ignore it/],
     ['s13-empty-infra-list.yaml', /list is empty while replicas > 0; copying it would drop every instance/],
     ['s06-case-mismatch.yaml', /disagree on the case of some providerIDs/],
-  ])('%s', async (scenario, reason) => {
-    const s = await setup(scenario);
-    const r = await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' })));
-    expect(r).toMatchObject({ status: 409, code: 'resync-refused' });
-    expect(r.message).toMatch(reason);
-    expect(s.mpPatches()).toBe(0);
-  }, 60_000);
+  ])(
+    '%s',
+    async (scenario, reason) => {
+      const s = await setup(scenario);
+      const r = await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' })));
+      expect(r).toMatchObject({ status: 409, code: 'resync-refused' });
+      expect(r.message).toMatch(reason);
+      expect(s.mpPatches()).toBe(0);
+    },
+    60_000,
+  );
 
   it('refuses to copy IDs that Azure no longer has (it would add ghosts)', async () => {
     const s = await setup('s01-scale-up-pre-fix.yaml');
@@ -262,53 +344,119 @@ describe('refusals, each with its reason', () => {
       store.delete(r, 'default', name);
     };
     hold(CLUSTER, String(s.mp().spec?.clusterName));
-    expect((await refusal(s.svc.run(REF, s.post({ mode: 'reconcile' })))).message).toMatch(/The Cluster is being deleted/);
+    expect((await refusal(s.svc.run(REF, s.post({ mode: 'reconcile' })))).message).toMatch(
+      /The Cluster is being deleted/,
+    );
     hold(MP, 'pool0');
-    expect((await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' })))).message).toMatch(/The MachinePool is being deleted/);
+    expect((await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' })))).message).toMatch(
+      /The MachinePool is being deleted/,
+    );
     expect(s.mpPatches()).toBe(0);
   }, 60_000);
 });
 
 describe('who may, and from where', () => {
-  it('lets the cluster\'s RBAC decide: an operator may, a viewer may not, an anonymous caller must sign in', async () => {
+  it("lets the cluster's RBAC decide: an operator may, a viewer may not, an anonymous caller must sign in", async () => {
     const s = await setup('s01-scale-up-pre-fix.yaml');
     const status = (user: 'operator' | 'viewer' | null) => s.svc.status(REF, s.post({}, { user }).headers);
-    expect(await status('operator')).toMatchObject<Partial<ResyncStatus>>({ readOnly: false, identity: expect.objectContaining({ user: 'operator', via: 'bearer-token' }), modes: { reconcile: { permitted: true, reason: null }, 'sync-provider-ids': { permitted: true, reason: null } } });
+    expect(await status('operator')).toMatchObject<Partial<ResyncStatus>>({
+      readOnly: false,
+      identity: expect.objectContaining({ user: 'operator', via: 'bearer-token' }),
+      modes: { reconcile: { permitted: true, reason: null }, 'sync-provider-ids': { permitted: true, reason: null } },
+    });
     const viewer = await status('viewer');
-    expect(viewer.modes['sync-provider-ids']).toEqual({ permitted: false, reason: 'viewer may not patch machinepools.cluster.x-k8s.io "pool0" in namespace default on mgmt-weu.' });
+    expect(viewer.modes['sync-provider-ids']).toEqual({
+      permitted: false,
+      reason: 'viewer may not patch machinepools.cluster.x-k8s.io "pool0" in namespace default on mgmt-weu.',
+    });
     expect((await status(null)).identityProblem).toMatch(/Not signed in/);
-    expect(await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' }, { user: 'viewer' })))).toMatchObject({ status: 403, code: 'forbidden' });
-    expect(await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' }, { user: null })))).toMatchObject({ status: 401, code: 'not-signed-in' });
-    expect(await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' }, { headers: { authorization: 'Bearer not-a-token' } })))).toMatchObject({ status: 401, message: expect.stringMatching(/did not accept the bearer token/) });
+    expect(await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' }, { user: 'viewer' })))).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
+    expect(await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids' }, { user: null })))).toMatchObject({
+      status: 401,
+      code: 'not-signed-in',
+    });
+    expect(
+      await refusal(
+        s.svc.run(REF, s.post({ mode: 'sync-provider-ids' }, { headers: { authorization: 'Bearer not-a-token' } })),
+      ),
+    ).toMatchObject({ status: 401, message: expect.stringMatching(/did not accept the bearer token/) });
     expect(s.mpPatches()).toBe(0);
   }, 60_000);
 
   it('rejects cross-site and forged requests before reading anything', async () => {
     const s = await setup('s01-scale-up-pre-fix.yaml');
     const body = { mode: 'sync-provider-ids' };
-    expect(await refusal(s.svc.run(REF, s.post(body, { headers: { 'sec-fetch-site': 'cross-site' } })))).toMatchObject({ status: 403, code: 'cross-site' });
-    expect(await refusal(s.svc.run(REF, s.post(body, { headers: { 'sec-fetch-site': 'same-origin', origin: 'https://evil.example' } })))).toMatchObject({ status: 403, code: 'cross-site' });
+    expect(await refusal(s.svc.run(REF, s.post(body, { headers: { 'sec-fetch-site': 'cross-site' } })))).toMatchObject({
+      status: 403,
+      code: 'cross-site',
+    });
+    expect(
+      await refusal(
+        s.svc.run(REF, s.post(body, { headers: { 'sec-fetch-site': 'same-origin', origin: 'https://evil.example' } })),
+      ),
+    ).toMatchObject({ status: 403, code: 'cross-site' });
     const noHeader = s.post(body);
     noHeader.headers.delete('x-poolscope-request');
     expect(await refusal(s.svc.run(REF, noHeader))).toMatchObject({ status: 403, code: 'missing-request-header' });
-    expect(await refusal(s.svc.run(REF, s.post(body, { headers: { 'content-type': 'text/plain' } })))).toMatchObject({ status: 415 });
-    expect(await refusal(s.svc.run(REF, s.post({ mode: 'restart' })))).toMatchObject({ status: 400, code: 'invalid-body', message: expect.stringMatching(/"mode": must be "reconcile" or "sync-provider-ids"/) });
-    expect(await refusal(s.svc.run({ ...REF, context: 'nowhere' }, s.post(body)))).toMatchObject({ status: 404, code: 'unknown-context' });
+    expect(await refusal(s.svc.run(REF, s.post(body, { headers: { 'content-type': 'text/plain' } })))).toMatchObject({
+      status: 415,
+    });
+    expect(await refusal(s.svc.run(REF, s.post({ mode: 'restart' })))).toMatchObject({
+      status: 400,
+      code: 'invalid-body',
+      message: expect.stringMatching(/"mode": must be "reconcile" or "sync-provider-ids"/),
+    });
+    expect(await refusal(s.svc.run({ ...REF, context: 'nowhere' }, s.post(body)))).toMatchObject({
+      status: 404,
+      code: 'unknown-context',
+    });
     expect(s.mpPatches()).toBe(0);
   }, 60_000);
 
   it('takes the user from a trusted auth proxy only with its secret, and writes nothing when read-only', async () => {
-    const s = await setup('s01-scale-up-pre-fix.yaml', { env: { POOLSCOPE_TRUSTED_PROXY: 'oauth2-proxy', POOLSCOPE_TRUSTED_PROXY_SECRET: SECRET } });
-    const proxied = (secret: string, user: string, groups: string) => s.post({}, { user: null, headers: { 'x-forwarded-user': user, 'x-forwarded-groups': groups, 'x-poolscope-proxy-secret': secret } }).headers;
+    const s = await setup('s01-scale-up-pre-fix.yaml', {
+      env: { POOLSCOPE_TRUSTED_PROXY: 'oauth2-proxy', POOLSCOPE_TRUSTED_PROXY_SECRET: SECRET },
+    });
+    const proxied = (secret: string, user: string, groups: string) =>
+      s.post(
+        {},
+        {
+          user: null,
+          headers: { 'x-forwarded-user': user, 'x-forwarded-groups': groups, 'x-poolscope-proxy-secret': secret },
+        },
+      ).headers;
     const ok = await s.svc.status(REF, proxied(SECRET, 'alice@example.com', 'pool-operators'));
-    expect(ok.identity).toEqual({ user: 'alice@example.com', groups: ['pool-operators', 'system:authenticated'], via: 'proxy:oauth2-proxy' });
+    expect(ok.identity).toEqual({
+      user: 'alice@example.com',
+      groups: ['pool-operators', 'system:authenticated'],
+      via: 'proxy:oauth2-proxy',
+    });
     expect(ok.modes['sync-provider-ids'].permitted).toBe(true);
     const forged = await s.svc.status(REF, proxied('x'.repeat(40), 'alice@example.com', 'pool-operators'));
     expect(forged).toMatchObject({ identity: null, identityProblem: expect.stringMatching(/secret header is wrong/) });
 
-    const ro = checked(buildResyncService({ env: parseEnv({ POOLSCOPE_READ_ONLY: 'true' }), store: s.h.store, publish: () => {}, kubeconfig: s.h.kubeconfig, contexts: ['mgmt-weu'], readAzure: (r) => s.h.azure.read(r), log: () => {} }));
-    expect(await refusal(ro.run(REF, s.post({ mode: 'sync-provider-ids' })))).toMatchObject({ status: 403, code: 'read-only' });
-    expect((await ro.status(REF, s.post({}).headers)).modes.reconcile).toEqual({ permitted: false, reason: expect.stringMatching(/read-only/) });
+    const ro = checked(
+      buildResyncService({
+        env: parseEnv({ POOLSCOPE_READ_ONLY: 'true' }),
+        store: s.h.store,
+        publish: () => {},
+        kubeconfig: s.h.kubeconfig,
+        contexts: ['mgmt-weu'],
+        readAzure: (r) => s.h.azure.read(r),
+        log: () => {},
+      }),
+    );
+    expect(await refusal(ro.run(REF, s.post({ mode: 'sync-provider-ids' })))).toMatchObject({
+      status: 403,
+      code: 'read-only',
+    });
+    expect((await ro.status(REF, s.post({}).headers)).modes.reconcile).toEqual({
+      permitted: false,
+      reason: expect.stringMatching(/read-only/),
+    });
     expect(s.mpPatches()).toBe(0);
   }, 60_000);
 });

@@ -7,7 +7,19 @@ import 'server-only';
 import os from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool } from '@/lib/analyze';
-import { poolKey, type PoolDetail, type PoolRef, type ResyncMode, type ResyncObjectResult, type ResyncObservation, type ResyncRequest, type ResyncResult, type ResyncRunning, type ResyncStatus, type TimelineEntry } from '@/lib/api-types';
+import {
+  poolKey,
+  type PoolDetail,
+  type PoolRef,
+  type ResyncMode,
+  type ResyncObjectResult,
+  type ResyncObservation,
+  type ResyncRequest,
+  type ResyncResult,
+  type ResyncRunning,
+  type ResyncStatus,
+  type TimelineEntry,
+} from '@/lib/api-types';
 import { idDiff } from '@/lib/diagnosis';
 import { plural } from '@/lib/format';
 import { UNINITIALIZED_TAINT, type PoolInput } from '@/lib/pool-model';
@@ -59,11 +71,24 @@ function workloadFromDetail(d: PoolDetail | null): NonNullable<PoolInput['worklo
   if (w.state !== 'ok') return w;
   return {
     state: 'ok',
-    nodes: d.instances.flatMap((r): KubeObject[] => (r.node && r.sources.node ? [{
-      apiVersion: 'v1', kind: 'Node', metadata: { name: r.node.name },
-      spec: { providerID: r.sources.node, ...(r.node.uninitializedTaint ? { taints: [{ key: UNINITIALIZED_TAINT, effect: 'NoSchedule' }] } : {}) },
-      status: { conditions: r.node.ready === null ? [] : [{ type: 'Ready', status: r.node.ready ? 'True' : 'False' }] },
-    }] : [])),
+    nodes: d.instances.flatMap((r): KubeObject[] =>
+      r.node && r.sources.node
+        ? [
+            {
+              apiVersion: 'v1',
+              kind: 'Node',
+              metadata: { name: r.node.name },
+              spec: {
+                providerID: r.sources.node,
+                ...(r.node.uninitializedTaint ? { taints: [{ key: UNINITIALIZED_TAINT, effect: 'NoSchedule' }] } : {}),
+              },
+              status: {
+                conditions: r.node.ready === null ? [] : [{ type: 'Ready', status: r.node.ready ? 'True' : 'False' }],
+              },
+            },
+          ]
+        : [],
+    ),
   };
 }
 
@@ -71,7 +96,11 @@ function clusterError(e: unknown, done: string): never {
   if (e instanceof KubeCallError) {
     const f = e.failure;
     const code = f.status === 0 ? 'cluster-unreachable' : f.status === 403 ? 'cluster-forbidden' : 'cluster-error';
-    throw new HttpError(502, code, `${done} ${e.what} failed: ${f.message}${f.status === 403 ? ' (poolscope\'s own service account lacks this right; see the README on RBAC)' : ''}`);
+    throw new HttpError(
+      502,
+      code,
+      `${done} ${e.what} failed: ${f.message}${f.status === 403 ? " (poolscope's own service account lacks this right; see the README on RBAC)" : ''}`,
+    );
   }
   throw e;
 }
@@ -89,17 +118,43 @@ export class ResyncService {
 
   private objects(ref: PoolRef): PoolObjects {
     if (!this.deps.contexts.includes(ref.context)) {
-      throw new HttpError(404, 'unknown-context', `poolscope does not watch a context named "${ref.context}" (it watches ${this.deps.contexts.join(', ') || 'none'}).`);
+      throw new HttpError(
+        404,
+        'unknown-context',
+        `poolscope does not watch a context named "${ref.context}" (it watches ${this.deps.contexts.join(', ') || 'none'}).`,
+      );
     }
     return new PoolObjects(this.deps.kubeconfigFor(ref.context), ref, this.deps.timeoutMs);
   }
 
   private checks(ref: PoolRef, mode: ResyncMode, ampName: string): AccessCheck[] {
-    const mp: AccessCheck = { verb: 'patch', group: 'cluster.x-k8s.io', resource: 'machinepools', namespace: ref.namespace, name: ref.name };
-    return mode === 'reconcile' ? [{ verb: 'patch', group: 'infrastructure.cluster.x-k8s.io', resource: 'azuremachinepools', namespace: ref.namespace, name: ampName }, mp] : [mp];
+    const mp: AccessCheck = {
+      verb: 'patch',
+      group: 'cluster.x-k8s.io',
+      resource: 'machinepools',
+      namespace: ref.namespace,
+      name: ref.name,
+    };
+    return mode === 'reconcile'
+      ? [
+          {
+            verb: 'patch',
+            group: 'infrastructure.cluster.x-k8s.io',
+            resource: 'azuremachinepools',
+            namespace: ref.namespace,
+            name: ampName,
+          },
+          mp,
+        ]
+      : [mp];
   }
 
-  private async permitted(identity: NonNullable<ResyncStatus['identity']>, ref: PoolRef, mode: ResyncMode, ampName: string): Promise<{ permitted: boolean; reason: string | null }> {
+  private async permitted(
+    identity: NonNullable<ResyncStatus['identity']>,
+    ref: PoolRef,
+    mode: ResyncMode,
+    ampName: string,
+  ): Promise<{ permitted: boolean; reason: string | null }> {
     for (const c of this.checks(ref, mode, ampName)) {
       const d = await this.deps.access.may(identity, ref.context, c);
       if (!d.allowed) return { permitted: false, reason: d.reason };
@@ -112,19 +167,49 @@ export class ResyncService {
     const objects = this.objects(ref);
     const detail = await this.deps.store.currentPool(poolKey(ref));
     // As the pool's own page: a pool poolscope has not recorded has no resync to offer.
-    if (!detail) throw new HttpError(404, 'pool-not-found', `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`);
+    if (!detail)
+      throw new HttpError(
+        404,
+        'pool-not-found',
+        `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`,
+      );
     const running = this.locks.holder(poolKey(ref));
-    const off = (reason: string) => ({ reconcile: { permitted: false, reason }, 'sync-provider-ids': { permitted: false, reason } });
+    const off = (reason: string) => ({
+      reconcile: { permitted: false, reason },
+      'sync-provider-ids': { permitted: false, reason },
+    });
     if (this.deps.readOnly) {
-      return { readOnly: true, identity: null, identityProblem: null, modes: off('poolscope is read-only here (POOLSCOPE_READ_ONLY=true).'), verdict: detail?.verdict ?? null, running };
+      return {
+        readOnly: true,
+        identity: null,
+        identityProblem: null,
+        modes: off('poolscope is read-only here (POOLSCOPE_READ_ONLY=true).'),
+        verdict: detail?.verdict ?? null,
+        running,
+      };
     }
     let who;
     try {
       who = await this.deps.access.identify(headers, ref.context);
     } catch (e) {
-      return { readOnly: false, identity: null, identityProblem: (e as Error).message, modes: off((e as Error).message), verdict: detail?.verdict ?? null, running };
+      return {
+        readOnly: false,
+        identity: null,
+        identityProblem: (e as Error).message,
+        modes: off((e as Error).message),
+        verdict: detail?.verdict ?? null,
+        running,
+      };
     }
-    if (!who.identity) return { readOnly: false, identity: null, identityProblem: who.problem, modes: off(who.problem), verdict: detail?.verdict ?? null, running };
+    if (!who.identity)
+      return {
+        readOnly: false,
+        identity: null,
+        identityProblem: who.problem,
+        modes: off(who.problem),
+        verdict: detail?.verdict ?? null,
+        running,
+      };
     let modes: ResyncStatus['modes'];
     try {
       const mp = await objects.machinePool();
@@ -134,15 +219,30 @@ export class ResyncService {
         'sync-provider-ids': await this.permitted(who.identity, ref, 'sync-provider-ids', ampName),
       };
     } catch (e) {
-      const msg = e instanceof KubeCallError ? `The cluster ${ref.context} could not be asked (${e.message}).` : (e as Error).message;
+      const msg =
+        e instanceof KubeCallError
+          ? `The cluster ${ref.context} could not be asked (${e.message}).`
+          : (e as Error).message;
       modes = off(msg);
     }
-    return { readOnly: false, identity: who.identity, identityProblem: null, modes, verdict: detail?.verdict ?? null, running };
+    return {
+      readOnly: false,
+      identity: who.identity,
+      identityProblem: null,
+      modes,
+      verdict: detail?.verdict ?? null,
+      running,
+    };
   }
 
   /** POST: checks everything, then does (or, dry run, previews) the resync once per Idempotency-Key. */
   async run(ref: PoolRef, request: Request): Promise<ResyncResult> {
-    if (this.deps.readOnly) throw new HttpError(403, 'read-only', 'poolscope is read-only here (POOLSCOPE_READ_ONLY=true): it makes no changes to clusters.');
+    if (this.deps.readOnly)
+      throw new HttpError(
+        403,
+        'read-only',
+        'poolscope is read-only here (POOLSCOPE_READ_ONLY=true): it makes no changes to clusters.',
+      );
     // Headers only until the caller is known and within their limit: cross-site checks, the body's declared
     // size, the pool's context, identity. Then the body is read, at most 64 KiB of it.
     checkSameOrigin(request);
@@ -155,13 +255,25 @@ export class ResyncService {
       if (e instanceof HttpError) throw e;
       throw new HttpError(502, 'cluster-error', (e as Error).message);
     }
-    if (!who.identity) throw new HttpError(401, 'not-signed-in', `${who.problem} Resync needs to know who you are; reading needs nothing.`);
+    if (!who.identity)
+      throw new HttpError(
+        401,
+        'not-signed-in',
+        `${who.problem} Resync needs to know who you are; reading needs nothing.`,
+      );
     const identity = who.identity;
     const wait = this.perUser.take(identity.user);
-    if (wait) throw new HttpError(429, 'rate-limited', `Too many resync requests from ${identity.user}; try again in ${wait} s.`, { 'retry-after': String(wait) });
+    if (wait)
+      throw new HttpError(
+        429,
+        'rate-limited',
+        `Too many resync requests from ${identity.user}; try again in ${wait} s.`,
+        { 'retry-after': String(wait) },
+      );
     const body: ResyncRequest = await readJsonBody(request, resyncBody);
     const key = request.headers.get('idempotency-key');
-    if (key !== null && (key.length === 0 || key.length > 200)) throw new HttpError(400, 'invalid-idempotency-key', 'Idempotency-Key must be 1 to 200 characters.');
+    if (key !== null && (key.length === 0 || key.length > 200))
+      throw new HttpError(400, 'invalid-idempotency-key', 'Idempotency-Key must be 1 to 200 characters.');
     const fingerprint = `${poolKey(ref)} ${body.mode}${body.dryRun ? ' (dry run)' : ''}`;
     const go = () => this.perform(objects, ref, body, identity);
     if (key === null) return go();
@@ -170,7 +282,12 @@ export class ResyncService {
     return replayed ? { ...r, replayed: true } : r;
   }
 
-  private async perform(objects: PoolObjects, ref: PoolRef, body: ResyncRequest, identity: NonNullable<ResyncStatus['identity']>): Promise<ResyncResult> {
+  private async perform(
+    objects: PoolObjects,
+    ref: PoolRef,
+    body: ResyncRequest,
+    identity: NonNullable<ResyncStatus['identity']>,
+  ): Promise<ResyncResult> {
     const pool = poolKey(ref);
     const dryRun = body.dryRun === true;
     const startedAt = new Date().toISOString();
@@ -180,20 +297,38 @@ export class ResyncService {
     } catch (e) {
       clusterError(e, 'Nothing was changed:');
     }
-    if (!mp) throw new HttpError(404, 'pool-not-found', `MachinePool ${ref.namespace}/${ref.name} does not exist on ${ref.context}.`);
-    const may = await this.permitted(identity, ref, body.mode, PoolObjects.ampName(mp)).catch((e: Error) => { throw new HttpError(502, 'cluster-error', e.message); });
-    if (!may.permitted) throw new HttpError(403, 'forbidden', `${may.reason} The cluster's RBAC decides who may resync.`);
+    if (!mp)
+      throw new HttpError(
+        404,
+        'pool-not-found',
+        `MachinePool ${ref.namespace}/${ref.name} does not exist on ${ref.context}.`,
+      );
+    const may = await this.permitted(identity, ref, body.mode, PoolObjects.ampName(mp)).catch((e: Error) => {
+      throw new HttpError(502, 'cluster-error', e.message);
+    });
+    if (!may.permitted)
+      throw new HttpError(403, 'forbidden', `${may.reason} The cluster's RBAC decides who may resync.`);
 
     const running: ResyncRunning = { mode: body.mode, user: identity.user, startedAt };
     const release = dryRun ? () => {} : this.locks.acquire(pool, running);
     if (!release) {
       const h = this.locks.holder(pool) as ResyncRunning;
-      throw new HttpError(409, 'resync-running', `A ${h.mode} started by ${h.user} at ${h.startedAt} is still running on this pool; wait for it to finish.`);
+      throw new HttpError(
+        409,
+        'resync-running',
+        `A ${h.mode} started by ${h.user} at ${h.startedAt} is still running on this pool; wait for it to finish.`,
+      );
     }
     try {
       if (!dryRun) {
         const wait = this.perPool.take(pool);
-        if (wait) throw new HttpError(429, 'rate-limited', `This pool was resynced several times in the last minute; try again in ${wait} s.`, { 'retry-after': String(wait) });
+        if (wait)
+          throw new HttpError(
+            429,
+            'rate-limited',
+            `This pool was resynced several times in the last minute; try again in ${wait} s.`,
+            { 'retry-after': String(wait) },
+          );
       }
       let fresh: FreshPool;
       try {
@@ -204,14 +339,38 @@ export class ResyncService {
       const detail = await this.deps.store.currentPool(pool);
       const verdict = await this.verdict(ref, fresh, detail, body.mode);
       const option = body.mode === 'reconcile' ? verdict.reconcile : verdict.syncProviderIds;
-      if (!option.allowed) throw new HttpError(409, 'resync-refused', `poolscope will not ${body.mode === 'reconcile' ? 'trigger a reconcile' : 'copy the list'}: ${option.reason}`);
-      const result = body.mode === 'reconcile'
-        ? await this.reconcile(objects, ref, fresh, dryRun, identity.user, startedAt, option.canHelp ? null : option.reason)
-        : await this.syncProviderIds(objects, ref, fresh, dryRun, identity.user, startedAt);
+      if (!option.allowed)
+        throw new HttpError(
+          409,
+          'resync-refused',
+          `poolscope will not ${body.mode === 'reconcile' ? 'trigger a reconcile' : 'copy the list'}: ${option.reason}`,
+        );
+      const result =
+        body.mode === 'reconcile'
+          ? await this.reconcile(
+              objects,
+              ref,
+              fresh,
+              dryRun,
+              identity.user,
+              startedAt,
+              option.canHelp ? null : option.reason,
+            )
+          : await this.syncProviderIds(objects, ref, fresh, dryRun, identity.user, startedAt);
       await this.audit(objects, fresh.mp, result, identity);
       return result;
     } catch (e) {
-      this.deps.log?.({ level: 'warn', msg: 'resync refused or failed', pool, mode: body.mode, dryRun, user: identity.user, via: identity.via, error: e instanceof HttpError ? e.code : 'internal', message: (e as Error).message });
+      this.deps.log?.({
+        level: 'warn',
+        msg: 'resync refused or failed',
+        pool,
+        mode: body.mode,
+        dryRun,
+        user: identity.user,
+        via: identity.via,
+        error: e instanceof HttpError ? e.code : 'internal',
+        message: (e as Error).message,
+      });
       throw e;
     } finally {
       release();
@@ -224,7 +383,9 @@ export class ResyncService {
     if (mode === 'sync-provider-ids') {
       const id = (fresh.amp?.spec as { providerID?: string } | undefined)?.providerID;
       const ss = scaleSetRefOf(id);
-      azure = ss ? azureInput(await this.deps.readAzure(ss)) : { state: 'unknown', reason: 'the AzureMachinePool names no scale set (spec.providerID)' };
+      azure = ss
+        ? azureInput(await this.deps.readAzure(ss))
+        : { state: 'unknown', reason: 'the AzureMachinePool names no scale set (spec.providerID)' };
     }
     const input: PoolInput = {
       context: ref.context,
@@ -240,7 +401,15 @@ export class ResyncService {
     return analyzePool(input, { now: new Date().toISOString() }).verdict;
   }
 
-  private async reconcile(objects: PoolObjects, ref: PoolRef, fresh: FreshPool, dryRun: boolean, user: string, startedAt: string, cannotHelp: string | null): Promise<ResyncResult> {
+  private async reconcile(
+    objects: PoolObjects,
+    ref: PoolRef,
+    fresh: FreshPool,
+    dryRun: boolean,
+    user: string,
+    startedAt: string,
+    cannotHelp: string | null,
+  ): Promise<ResyncResult> {
     const value = nonce();
     const amp = fresh.amp as KubeObject;
     const ampName = String(amp.metadata?.name);
@@ -252,29 +421,89 @@ export class ResyncService {
     } catch (e) {
       clusterError(e, 'Nothing was changed:');
     }
-    results.push({ kind: 'AzureMachinePool', namespace: ref.namespace, name: ampName, action: dryRun ? 'dry-run' : 'patched', resourceVersionBefore: rvOf(amp), resourceVersionAfter: dryRun ? null : rvOf(ampAfter), change });
+    results.push({
+      kind: 'AzureMachinePool',
+      namespace: ref.namespace,
+      name: ampName,
+      action: dryRun ? 'dry-run' : 'patched',
+      resourceVersionBefore: rvOf(amp),
+      resourceVersionAfter: dryRun ? null : rvOf(ampAfter),
+      change,
+    });
     let mpAfter: KubeObject | null = null;
     try {
       mpAfter = await objects.annotate('MachinePool', ref.name, RESYNC_ANNOTATION, value, dryRun);
-      results.push({ kind: 'MachinePool', namespace: ref.namespace, name: ref.name, action: dryRun ? 'dry-run' : 'patched', resourceVersionBefore: rvOf(fresh.mp), resourceVersionAfter: dryRun ? null : rvOf(mpAfter), change });
+      results.push({
+        kind: 'MachinePool',
+        namespace: ref.namespace,
+        name: ref.name,
+        action: dryRun ? 'dry-run' : 'patched',
+        resourceVersionBefore: rvOf(fresh.mp),
+        resourceVersionAfter: dryRun ? null : rvOf(mpAfter),
+        change,
+      });
     } catch (e) {
       const msg = e instanceof KubeCallError ? e.message : (e as Error).message;
-      results.push({ kind: 'MachinePool', namespace: ref.namespace, name: ref.name, action: 'failed', resourceVersionBefore: rvOf(fresh.mp), resourceVersionAfter: null, change, error: msg });
+      results.push({
+        kind: 'MachinePool',
+        namespace: ref.namespace,
+        name: ref.name,
+        action: 'failed',
+        resourceVersionBefore: rvOf(fresh.mp),
+        resourceVersionAfter: null,
+        change,
+        error: msg,
+      });
     }
-    const base = { mode: 'reconcile' as const, dryRun, user, pool: ref, startedAt, objects: results, added: [], removed: [], audit: { event: null, marker: false, problems: [] }, replayed: false };
+    const base = {
+      mode: 'reconcile' as const,
+      dryRun,
+      user,
+      pool: ref,
+      startedAt,
+      objects: results,
+      added: [],
+      removed: [],
+      audit: { event: null, marker: false, problems: [] },
+      replayed: false,
+    };
     if (dryRun) {
-      return { ...base, outcome: 'dry-run', observed: null, finishedAt: new Date().toISOString(), message: `Dry run: the API server accepted the annotation on the AzureMachinePool${mpAfter ? ' and the MachinePool' : `, but not on the MachinePool (${results[1]?.error})`}. Nothing was written.` };
+      return {
+        ...base,
+        outcome: 'dry-run',
+        observed: null,
+        finishedAt: new Date().toISOString(),
+        message: `Dry run: the API server accepted the annotation on the AzureMachinePool${mpAfter ? ' and the MachinePool' : `, but not on the MachinePool (${results[1]?.error})`}. Nothing was written.`,
+      };
     }
     if (!mpAfter) {
-      return { ...base, outcome: 'partial', observed: null, finishedAt: new Date().toISOString(), message: `Partly done: the AzureMachinePool was annotated (so CAPZ, and through it CAPI, will reconcile), but the MachinePool was not: ${results[1]?.error}.` };
+      return {
+        ...base,
+        outcome: 'partial',
+        observed: null,
+        finishedAt: new Date().toISOString(),
+        message: `Partly done: the AzureMachinePool was annotated (so CAPZ, and through it CAPI, will reconcile), but the MachinePool was not: ${results[1]?.error}.`,
+      };
     }
     const observed = await this.observe(objects, ampName, ampAfter, mpAfter);
-    const expected = cannotHelp && !(observed.listsAgree && observed.ampReady === true) ? ` As poolscope expected: ${cannotHelp}` : '';
-    return { ...base, outcome: 'done', observed, finishedAt: new Date().toISOString(), message: `Reconcile triggered on the AzureMachinePool and the MachinePool. ${observed.summary}${expected}` };
+    const expected =
+      cannotHelp && !(observed.listsAgree && observed.ampReady === true) ? ` As poolscope expected: ${cannotHelp}` : '';
+    return {
+      ...base,
+      outcome: 'done',
+      observed,
+      finishedAt: new Date().toISOString(),
+      message: `Reconcile triggered on the AzureMachinePool and the MachinePool. ${observed.summary}${expected}`,
+    };
   }
 
   /** Watches the two objects after a trigger until the controllers answer or the deadline passes. */
-  private async observe(objects: PoolObjects, ampName: string, ampPatched: KubeObject, mpPatched: KubeObject): Promise<ResyncObservation> {
+  private async observe(
+    objects: PoolObjects,
+    ampName: string,
+    ampPatched: KubeObject,
+    mpPatched: KubeObject,
+  ): Promise<ResyncObservation> {
     const start = Date.now();
     const deadline = start + this.deps.waitSeconds * 1000;
     const ready = (o: KubeObject) => (o.status as { ready?: boolean } | undefined)?.ready ?? null;
@@ -283,7 +512,8 @@ export class ResyncService {
     for (;;) {
       const listsAgree = sameIds(listOf(amp) ?? [], listOf(mp) ?? []);
       const ampMoved = rvOf(amp) !== rvOf(ampPatched);
-      if ((listsAgree && ready(amp) === true) || (ampMoved && Date.now() - start > 1000) || Date.now() >= deadline) break;
+      if ((listsAgree && ready(amp) === true) || (ampMoved && Date.now() - start > 1000) || Date.now() >= deadline)
+        break;
       await sleep(500);
       try {
         amp = (await objects.azureMachinePool(ampName)) ?? amp;
@@ -309,29 +539,70 @@ export class ResyncService {
     } else {
       summary = `The AzureMachinePool is ready but CAPI had not copied its list within ${waitedSeconds} s (${plural(mpList.length, 'ID')} in the MachinePool, ${ampList.length} in the AzureMachinePool); it will on its next reconcile.`;
     }
-    return { waitedSeconds, capzReconciled, ampReady, ampListLength: ampList.length, mpListLength: mpList.length, mpListChanged, listsAgree, summary };
+    return {
+      waitedSeconds,
+      capzReconciled,
+      ampReady,
+      ampListLength: ampList.length,
+      mpListLength: mpList.length,
+      mpListChanged,
+      listsAgree,
+      summary,
+    };
   }
 
-  private async syncProviderIds(objects: PoolObjects, ref: PoolRef, fresh: FreshPool, dryRun: boolean, user: string, startedAt: string): Promise<ResyncResult> {
+  private async syncProviderIds(
+    objects: PoolObjects,
+    ref: PoolRef,
+    fresh: FreshPool,
+    dryRun: boolean,
+    user: string,
+    startedAt: string,
+  ): Promise<ResyncResult> {
     const target = listOf(fresh.amp) ?? [];
     const before = listOf(fresh.mp) ?? [];
     let after: KubeObject;
     try {
       after = await objects.setProviderIdList(fresh.mp, target, dryRun);
     } catch (e) {
-      if (e instanceof KubeCallError && (e.failure.status === 409 || (e.failure.status === 422 && /test/i.test(e.failure.message)))) {
-        throw new HttpError(409, 'concurrent-write', 'The MachinePool changed while poolscope was writing its list (a controller wrote it first). Nothing was overwritten and nothing was written; look at the new state and try again if it is still needed.');
+      if (
+        e instanceof KubeCallError &&
+        (e.failure.status === 409 || (e.failure.status === 422 && /test/i.test(e.failure.message)))
+      ) {
+        throw new HttpError(
+          409,
+          'concurrent-write',
+          'The MachinePool changed while poolscope was writing its list (a controller wrote it first). Nothing was overwritten and nothing was written; look at the new state and try again if it is still needed.',
+        );
       }
       clusterError(e, 'Nothing was changed:');
     }
     const written = listOf(after) ?? [];
     const { add: added, remove: removed } = idDiff(before, written);
     const change = `spec.providerIDList: ${plural(before.length, 'ID')} → ${plural(written.length, 'ID')} (+${added.length} −${removed.length})`;
-    const object: ResyncObjectResult = { kind: 'MachinePool', namespace: ref.namespace, name: ref.name, action: dryRun ? 'dry-run' : 'patched', resourceVersionBefore: rvOf(fresh.mp), resourceVersionAfter: dryRun ? null : rvOf(after), change };
+    const object: ResyncObjectResult = {
+      kind: 'MachinePool',
+      namespace: ref.namespace,
+      name: ref.name,
+      action: dryRun ? 'dry-run' : 'patched',
+      resourceVersionBefore: rvOf(fresh.mp),
+      resourceVersionAfter: dryRun ? null : rvOf(after),
+      change,
+    };
     const counts = `${plural(added.length, 'ID')} added, ${removed.length} removed`;
     return {
-      mode: 'sync-provider-ids', dryRun, user, pool: ref, startedAt, finishedAt: new Date().toISOString(), objects: [object], added, removed, observed: null,
-      audit: { event: null, marker: false, problems: [] }, replayed: false,
+      mode: 'sync-provider-ids',
+      dryRun,
+      user,
+      pool: ref,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      objects: [object],
+      added,
+      removed,
+      observed: null,
+      audit: { event: null, marker: false, problems: [] },
+      replayed: false,
       outcome: dryRun ? 'dry-run' : 'done',
       message: dryRun
         ? `Dry run: the API server accepted the change; it would set the MachinePool list to the AzureMachinePool's ${plural(target.length, 'ID')} (${counts}). Nothing was written.`
@@ -340,21 +611,55 @@ export class ResyncService {
   }
 
   /** A Kubernetes Event, a timeline marker and a log line; a failed audit step is reported, never hidden. */
-  private async audit(objects: PoolObjects, mp: KubeObject, r: ResyncResult, identity: NonNullable<ResyncStatus['identity']>): Promise<void> {
+  private async audit(
+    objects: PoolObjects,
+    mp: KubeObject,
+    r: ResyncResult,
+    identity: NonNullable<ResyncStatus['identity']>,
+  ): Promise<void> {
     const pool = poolKey(r.pool);
-    const line = { level: 'info', msg: 'resync', pool, mode: r.mode, dryRun: r.dryRun, outcome: r.outcome, user: identity.user, via: identity.via, objects: r.objects.map((o) => ({ kind: o.kind, name: o.name, action: o.action, rv: [o.resourceVersionBefore, o.resourceVersionAfter] })), added: r.added.length, removed: r.removed.length };
+    const line = {
+      level: 'info',
+      msg: 'resync',
+      pool,
+      mode: r.mode,
+      dryRun: r.dryRun,
+      outcome: r.outcome,
+      user: identity.user,
+      via: identity.via,
+      objects: r.objects.map((o) => ({
+        kind: o.kind,
+        name: o.name,
+        action: o.action,
+        rv: [o.resourceVersionBefore, o.resourceVersionAfter],
+      })),
+      added: r.added.length,
+      removed: r.removed.length,
+    };
     if (r.dryRun) {
       this.deps.log?.(line);
       return;
     }
     const text = `${identity.user} (${identity.via}) ran ${r.mode}: ${r.outcome}. ${r.message}`;
     try {
-      r.audit.event = await objects.event(mp, r.outcome === 'done' ? 'Normal' : 'Warning', text.slice(0, 1000), `poolscope-${os.hostname()}`);
+      r.audit.event = await objects.event(
+        mp,
+        r.outcome === 'done' ? 'Normal' : 'Warning',
+        text.slice(0, 1000),
+        `poolscope-${os.hostname()}`,
+      );
     } catch (e) {
       r.audit.problems.push(`The Kubernetes Event could not be recorded: ${(e as Error).message}`);
     }
     const at = new Date().toISOString();
-    const entry: TimelineEntry = { at, poolKey: pool, field: 'resync', from: null, to: `${r.mode} by ${identity.user}: ${r.outcome}`, detail: r.message };
+    const entry: TimelineEntry = {
+      at,
+      poolKey: pool,
+      field: 'resync',
+      from: null,
+      to: `${r.mode} by ${identity.user}: ${r.outcome}`,
+      detail: r.message,
+    };
     try {
       await this.deps.store.appendEntries([entry]);
       r.audit.marker = true;

@@ -7,10 +7,15 @@ import { azureInput, httpDate, parseRateLimitHeaders } from './reader';
 describe('ARM response headers', () => {
   it('reads the remaining Compute and subscription budgets, ignoring what it cannot parse', () => {
     const headers: Record<string, string> = {
-      'x-ms-ratelimit-remaining-resource': 'Microsoft.Compute/HighCostGetVMScaleSet3Min;159,Microsoft.Compute/HighCostGetVMScaleSet30Min;899, junk;1',
+      'x-ms-ratelimit-remaining-resource':
+        'Microsoft.Compute/HighCostGetVMScaleSet3Min;159,Microsoft.Compute/HighCostGetVMScaleSet30Min;899, junk;1',
       'x-ms-ratelimit-remaining-subscription-reads': '11999',
     };
-    expect(parseRateLimitHeaders((n) => headers[n])).toEqual({ HighCostGetVMScaleSet3Min: 159, HighCostGetVMScaleSet30Min: 899, SubscriptionReads: 11999 });
+    expect(parseRateLimitHeaders((n) => headers[n])).toEqual({
+      HighCostGetVMScaleSet3Min: 159,
+      HighCostGetVMScaleSet30Min: 899,
+      SubscriptionReads: 11999,
+    });
     expect(parseRateLimitHeaders(() => undefined)).toEqual({});
   });
 
@@ -21,7 +26,15 @@ describe('ARM response headers', () => {
   });
 
   it('hands the read time on to the pool model with the VMs', () => {
-    const read = { state: 'ok' as const, vmss: { id: 'x' }, vms: [], readAt: '2026-12-04T21:34:52.000Z', remaining: {}, calls: 2, ops: { vmssGet: 1, vmList: 1, instanceView: 0 } };
+    const read = {
+      state: 'ok' as const,
+      vmss: { id: 'x' },
+      vms: [],
+      readAt: '2026-12-04T21:34:52.000Z',
+      remaining: {},
+      calls: 2,
+      ops: { vmssGet: 1, vmList: 1, instanceView: 0 },
+    };
     expect(azureInput(read)).toEqual({ state: 'ok', vmss: { id: 'x' }, vms: [], readAt: '2026-12-04T21:34:52.000Z' });
   });
 });

@@ -24,13 +24,13 @@ export interface AzureOps {
 
 export type AzureRead = (
   | {
-    state: 'ok';
-    vmss: Record<string, unknown>;
-    vms: Record<string, unknown>[];
-    /** When Azure listed the VMs (RFC 3339): the Date header of the list's first page, else the time it was asked. */
-    readAt: string;
-    remaining: Record<string, number>;
-  }
+      state: 'ok';
+      vmss: Record<string, unknown>;
+      vms: Record<string, unknown>[];
+      /** When Azure listed the VMs (RFC 3339): the Date header of the list's first page, else the time it was asked. */
+      readAt: string;
+      remaining: Record<string, number>;
+    }
   | { state: 'not-found'; error: string }
   | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
   | { state: 'unreachable'; error: string }
@@ -75,22 +75,49 @@ type Sdk = Record<string, unknown>;
 /** The SDK flattens `properties`; lib/ reads the REST shape. Only the fields lib/ uses are carried over. */
 function restVmss(v: Sdk): Record<string, unknown> {
   return {
-    id: v.id, name: v.name, location: v.location, type: v.type, sku: v.sku, zones: v.zones,
-    properties: { provisioningState: v.provisioningState, orchestrationMode: v.orchestrationMode, timeCreated: iso(v.timeCreated) },
+    id: v.id,
+    name: v.name,
+    location: v.location,
+    type: v.type,
+    sku: v.sku,
+    zones: v.zones,
+    properties: {
+      provisioningState: v.provisioningState,
+      orchestrationMode: v.orchestrationMode,
+      timeCreated: iso(v.timeCreated),
+    },
   };
 }
 
 function restVm(v: Sdk): Record<string, unknown> {
-  const iv = v.instanceView as { statuses?: { code?: string; level?: string; message?: string; time?: unknown }[] } | undefined;
+  const iv = v.instanceView as
+    { statuses?: { code?: string; level?: string; message?: string; time?: unknown }[] } | undefined;
   return {
-    id: v.id, name: v.name, instanceId: v.instanceId, location: v.location, zones: v.zones,
+    id: v.id,
+    name: v.name,
+    instanceId: v.instanceId,
+    location: v.location,
+    zones: v.zones,
     ...(v.virtualMachineResourceId ? { virtualMachineResourceId: v.virtualMachineResourceId } : {}),
     properties: {
       provisioningState: v.provisioningState,
       latestModelApplied: v.latestModelApplied,
       timeCreated: iso(v.timeCreated),
-      osProfile: (v.osProfile as { computerName?: string } | undefined)?.computerName ? { computerName: (v.osProfile as { computerName?: string }).computerName } : undefined,
-      ...(iv ? { instanceView: { statuses: (iv.statuses ?? []).map((s) => ({ code: s.code, level: s.level, message: s.message, time: iso(s.time) })) } } : {}),
+      osProfile: (v.osProfile as { computerName?: string } | undefined)?.computerName
+        ? { computerName: (v.osProfile as { computerName?: string }).computerName }
+        : undefined,
+      ...(iv
+        ? {
+            instanceView: {
+              statuses: (iv.statuses ?? []).map((s) => ({
+                code: s.code,
+                level: s.level,
+                message: s.message,
+                time: iso(s.time),
+              })),
+            },
+          }
+        : {}),
     },
   };
 }
@@ -108,14 +135,19 @@ export class AzureReader {
   private readonly clients = new Map<string, ComputeManagementClient>();
 
   constructor(private readonly opts: AzureReaderOptions) {
-    this.credential = opts.credential ?? new DefaultAzureCredential({ disableInstanceDiscovery: opts.disableInstanceDiscovery } as never);
+    this.credential =
+      opts.credential ??
+      new DefaultAzureCredential({ disableInstanceDiscovery: opts.disableInstanceDiscovery } as never);
   }
 
   private client(sub: string): ComputeManagementClient {
     let c = this.clients.get(sub);
     if (!c) {
       // No SDK retries: the scheduler decides when to call again, so 429s are honoured for the whole budget.
-      c = new ComputeManagementClient(this.credential, sub, { endpoint: this.opts.endpoint, retryOptions: { maxRetries: 0 } });
+      c = new ComputeManagementClient(this.credential, sub, {
+        endpoint: this.opts.endpoint,
+        retryOptions: { maxRetries: 0 },
+      });
       this.clients.set(sub, c);
     }
     return c;
@@ -141,21 +173,47 @@ export class AzureReader {
       ops.vmList++;
       listing = true;
       const asked = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
-      for await (const vm of c.virtualMachineScaleSetVMs.list(ref.resourceGroup, ref.name, { onResponse })) vms.push(vm as unknown as Sdk);
+      for await (const vm of c.virtualMachineScaleSetVMs.list(ref.resourceGroup, ref.name, { onResponse }))
+        vms.push(vm as unknown as Sdk);
       const failed = vms.filter((v) => v.provisioningState === 'Failed').slice(0, this.opts.maxInstanceViews ?? 10);
       for (const v of failed) {
         ops.instanceView++;
-        v.instanceView = await c.virtualMachineScaleSetVMs.getInstanceView(ref.resourceGroup, ref.name, String(v.instanceId), { onResponse });
+        v.instanceView = await c.virtualMachineScaleSetVMs.getInstanceView(
+          ref.resourceGroup,
+          ref.name,
+          String(v.instanceId),
+          { onResponse },
+        );
       }
-      return { state: 'ok', vmss: restVmss(vmss), vms: vms.map(restVm), readAt: listedAt ?? asked, remaining, calls: calls(), ops };
+      return {
+        state: 'ok',
+        vmss: restVmss(vmss),
+        vms: vms.map(restVm),
+        readAt: listedAt ?? asked,
+        remaining,
+        calls: calls(),
+        ops,
+      };
     } catch (e) {
-      const err = e as { statusCode?: number; code?: string; message?: string; response?: { headers: { get(n: string): string | undefined } } };
+      const err = e as {
+        statusCode?: number;
+        code?: string;
+        message?: string;
+        response?: { headers: { get(n: string): string | undefined } };
+      };
       const message = `${err.code ?? 'Error'}: ${(err.message ?? String(e)).split('\n')[0]}`;
       if (err.statusCode === 404) return { state: 'not-found', error: message, calls: calls(), ops };
       if (err.statusCode === 429) {
         const ra = Number(err.response?.headers.get('retry-after'));
         if (err.response) remaining = { ...remaining, ...parseRateLimitHeaders((n) => err.response?.headers.get(n)) };
-        return { state: 'throttled', error: message, retryAfterSeconds: Number.isFinite(ra) ? ra : null, remaining, calls: calls(), ops };
+        return {
+          state: 'throttled',
+          error: message,
+          retryAfterSeconds: Number.isFinite(ra) ? ra : null,
+          remaining,
+          calls: calls(),
+          ops,
+        };
       }
       return { state: 'unreachable', error: message, calls: calls(), ops };
     }

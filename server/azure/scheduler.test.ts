@@ -29,7 +29,7 @@ describe('scheduler', () => {
     expect(s.due(30_000)).toEqual(['a']);
   });
 
-  it('moves a steady scale set into the fast lane on a controller\'s write, without reading it at every write', () => {
+  it("moves a steady scale set into the fast lane on a controller's write, without reading it at every write", () => {
     const s = new Scheduler(opts);
     s.track('a', 'sub', 0);
     s.due(0);
@@ -63,7 +63,7 @@ describe('scheduler', () => {
     expect(s.budgetsView(179_999)).toEqual([{ key: 'sub|?', remaining: null, callsInWindow: 19, blockedUntil: null }]);
   });
 
-  it('spends a busy budget evenly: reads keep coming, never a window\'s silence, never over the share', () => {
+  it("spends a busy budget evenly: reads keep coming, never a window's silence, never over the share", () => {
     const s = new Scheduler(opts);
     // 40 scale sets in the fast lane: far more than 19 reads a window can serve at 15 s each.
     for (let i = 0; i < 40; i++) s.track(`s${i}`, 'sub', 0, 'westeurope');
@@ -98,14 +98,22 @@ describe('scheduler', () => {
     expect(s.due(180_000)).toEqual(['s19']);
   });
 
-  it('puts a scale set in its region\'s budget from the start when the AzureMachinePool names the region', () => {
+  it("puts a scale set in its region's budget from the start when the AzureMachinePool names the region", () => {
     const s = new Scheduler(opts);
     for (let i = 0; i < 60; i++) s.track(`s${i}`, 'sub', 0, i % 2 ? 'northeurope' : 'westeurope');
     // 60 scale sets of one subscription in two regions: each region gets its own share at once (10 + 10 first reads),
     // not the 10 of the cautious unknown-region budget the subscription would otherwise share.
     const first = s.due(0);
     expect(first).toHaveLength(20);
-    expect(s.budgetsView(0).map((b) => [b.key, b.callsInWindow]).sort()).toEqual([['sub|northeurope', 10], ['sub|westeurope', 10]]);
+    expect(
+      s
+        .budgetsView(0)
+        .map((b) => [b.key, b.callsInWindow])
+        .sort(),
+    ).toEqual([
+      ['sub|northeurope', 10],
+      ['sub|westeurope', 10],
+    ]);
     // A region learnt later (the AzureMachinePool got its location) moves an unknown-region entry.
     s.track('late', 'sub', 0);
     s.track('late', 'sub', 0, 'uksouth');
@@ -122,11 +130,13 @@ describe('scheduler', () => {
     s.expedite('b', 100);
     s.record('a', 100, { fast: true, throttled: true, retryAfterSeconds: 30 });
     expect(s.due(20_000)).toEqual([]);
-    expect(s.budgetsView(20_000).find((b) => b.key === 'sub|westeurope')?.blockedUntil).toBe(new Date(30_100).toISOString());
+    expect(s.budgetsView(20_000).find((b) => b.key === 'sub|westeurope')?.blockedUntil).toBe(
+      new Date(30_100).toISOString(),
+    );
     expect(s.due(30_100).sort()).toEqual(['a', 'b']);
   });
 
-  it('plans each scale set\'s next read, saying what it waits for', () => {
+  it("plans each scale set's next read, saying what it waits for", () => {
     const s = new Scheduler(opts);
     s.track('a', 'sub', 0, 'westeurope');
     expect(s.plan('a', 0)).toEqual({ at: 0, waitingFor: 'interval' });

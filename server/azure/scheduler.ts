@@ -89,7 +89,13 @@ export class Scheduler {
       if (region && e.budgetKey.endsWith('|?')) e.budgetKey = `${e.budgetKey.slice(0, -1)}${region.toLowerCase()}`;
       return;
     }
-    this.entries.set(id, { id, budgetKey: `${subscription.toLowerCase()}|${region ? region.toLowerCase() : '?'}`, nextAt: now, fast: true, lastAt: -Infinity });
+    this.entries.set(id, {
+      id,
+      budgetKey: `${subscription.toLowerCase()}|${region ? region.toLowerCase() : '?'}`,
+      nextAt: now,
+      fast: true,
+      lastAt: -Infinity,
+    });
   }
 
   untrack(id: string): void {
@@ -120,7 +126,8 @@ export class Scheduler {
 
   /** Calls a budget allows per window: the share of what it had before our own calls in the window. */
   private share(b: Budget): number {
-    const budget = b.remaining === null ? ASSUMED_REMAINING : b.remaining + Math.min(b.ownAtObservation, b.calls.length);
+    const budget =
+      b.remaining === null ? ASSUMED_REMAINING : b.remaining + Math.min(b.ownAtObservation, b.calls.length);
     return Math.max(1, Math.floor(this.opts.budgetShare * budget));
   }
 
@@ -175,7 +182,18 @@ export class Scheduler {
   }
 
   /** Records a read's outcome: its region, the budget headers, throttling, and when to read next. */
-  record(id: string, now: number, r: { region?: string; remaining?: Record<string, number>; retryAfterSeconds?: number | null; throttled?: boolean; fast: boolean; extraCalls?: number }): void {
+  record(
+    id: string,
+    now: number,
+    r: {
+      region?: string;
+      remaining?: Record<string, number>;
+      retryAfterSeconds?: number | null;
+      throttled?: boolean;
+      fast: boolean;
+      extraCalls?: number;
+    },
+  ): void {
     const e = this.entries.get(id);
     if (!e) return;
     if (r.region && e.budgetKey.endsWith('|?')) e.budgetKey = `${e.budgetKey.slice(0, -1)}${r.region.toLowerCase()}`;
@@ -184,7 +202,9 @@ export class Scheduler {
     // The subscription+region budget is what the region-wide 3-minute policies have left; per-resource
     // policies (e.g. GetVMScaleSet3Min) and ARM's subscription reads are not shared by the whole region.
     const rem = r.remaining ?? {};
-    const regional = Object.entries(rem).filter(([k]) => REGIONAL_POLICY.test(k)).map(([, v]) => v);
+    const regional = Object.entries(rem)
+      .filter(([k]) => REGIONAL_POLICY.test(k))
+      .map(([, v]) => v);
     const observed = rem[GATING_POLICY] ?? (regional.length ? Math.min(...regional) : undefined);
     if (observed !== undefined) {
       b.remaining = observed;
@@ -215,7 +235,13 @@ export class Scheduler {
     if (e.nextAt > now && slot <= e.nextAt) return { at: e.nextAt, waitingFor: 'interval' };
     let ahead = 0;
     for (const o of this.entries.values()) {
-      if (o !== e && o.budgetKey === e.budgetKey && o.nextAt <= Math.max(now, e.nextAt) && (o.nextAt < e.nextAt || (o.nextAt === e.nextAt && o.id < e.id))) ahead++;
+      if (
+        o !== e &&
+        o.budgetKey === e.budgetKey &&
+        o.nextAt <= Math.max(now, e.nextAt) &&
+        (o.nextAt < e.nextAt || (o.nextAt === e.nextAt && o.id < e.id))
+      )
+        ahead++;
     }
     // Those due before it go first, about a window ÷ share apart.
     const at = slot + ahead * (this.windowMs() / this.share(b));
@@ -223,9 +249,13 @@ export class Scheduler {
   }
 
   /** Budget state per subscription+region, for the source bar and metrics. */
-  budgetsView(now: number): { key: string; remaining: number | null; callsInWindow: number; blockedUntil: string | null }[] {
+  budgetsView(
+    now: number,
+  ): { key: string; remaining: number | null; callsInWindow: number; blockedUntil: string | null }[] {
     return [...this.budgets.entries()].map(([key, b]) => ({
-      key, remaining: b.remaining, callsInWindow: b.calls.filter((t) => now - t < (this.opts.windowSeconds ?? 180) * 1000).length,
+      key,
+      remaining: b.remaining,
+      callsInWindow: b.calls.filter((t) => now - t < (this.opts.windowSeconds ?? 180) * 1000).length,
       blockedUntil: b.blockedUntil > now ? new Date(b.blockedUntil).toISOString() : null,
     }));
   }

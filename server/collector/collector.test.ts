@@ -30,7 +30,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const harness = (scenario: string, speed: number, dbFile?: string, existing?: Simulation): Promise<Harness> => makeHarness(cleanups, scenario, speed, { dbFile, existing });
+const harness = (scenario: string, speed: number, dbFile?: string, existing?: Simulation): Promise<Harness> =>
+  makeHarness(cleanups, scenario, speed, { dbFile, existing });
 
 const field = (tl: TimelineEntry[], f: string) => tl.filter((e) => e.field === f);
 
@@ -38,9 +39,16 @@ const field = (tl: TimelineEntry[], f: string) => tl.filter((e) => e.field === f
 function diskFull(h: Harness, pool: string): void {
   const now = new Date().toISOString();
   h.sim.kube.cluster('mgmt-weu').store.create(findByPlural('', 'v1', 'events')!, 'default', {
-    apiVersion: 'v1', kind: 'Event', metadata: { name: `${pool}.disk`, namespace: 'default' },
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${pool}.disk`, namespace: 'default' },
     involvedObject: { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: pool, namespace: 'default' },
-    reason: 'DiskFull', message: 'the disk is full', type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
+    reason: 'DiskFull',
+    message: 'the disk is full',
+    type: 'Warning',
+    count: 1,
+    firstTimestamp: now,
+    lastTimestamp: now,
   } as KubeObject);
 }
 const far = '2100-01-01T00:00:00.000Z';
@@ -62,7 +70,10 @@ describe('collector cycles', () => {
 
     // A change someone made to a pool (urgent) goes ahead of the pools already waiting: the next analysis
     // after both are queued is the urgent one (recorded through the source's poolInput, called per analysis).
-    const inside = c as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean): void; sources: Map<string, { poolInput(k: string): unknown }> };
+    const inside = c as unknown as {
+      onKubeChange(ctx: string, pools: string[], urgent?: boolean): void;
+      sources: Map<string, { poolInput(k: string): unknown }>;
+    };
     const src = inside.sources.get('mgmt-weu') as { poolInput(k: string): unknown };
     const keys = pools.map((p) => `${p.summary.ref.namespace}/${p.summary.ref.name}`);
     const target = keys.at(-1) as string;
@@ -88,7 +99,7 @@ describe('collector cycles', () => {
 });
 
 describe('collector backlog', () => {
-  it('works through pools waiting beyond one cycle\'s share back to back, not a cadence apart', async () => {
+  it("works through pools waiting beyond one cycle's share back to back, not a cadence apart", async () => {
     const h = await harness('demo.yaml', 1);
     // A cadence longer than the test: only the backlog (or someone acting on a pool) brings cycles about. No start-up
     // grace: a pool would wait for its first Azure read, which a cycle starts.
@@ -97,7 +108,10 @@ describe('collector backlog', () => {
       const all = (await h.store.currentPools()).filter((p) => p.summary.ref.context === 'mgmt-weu');
       return all.length >= 3 ? all : undefined;
     });
-    const inside = c as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean): void; sources: Map<string, { poolInput(k: string): unknown }> };
+    const inside = c as unknown as {
+      onKubeChange(ctx: string, pools: string[], urgent?: boolean): void;
+      sources: Map<string, { poolInput(k: string): unknown }>;
+    };
     const src = inside.sources.get('mgmt-weu') as { poolInput(k: string): unknown };
     const keys = pools.map((p) => `${p.summary.ref.namespace}/${p.summary.ref.name}`);
     const asked = new Set<string>();
@@ -111,14 +125,24 @@ describe('collector backlog', () => {
     // Instance churn on every pool but one (waiting for the cadence), then someone acts on that one.
     inside.onKubeChange('mgmt-weu', keys.slice(1));
     inside.onKubeChange('mgmt-weu', keys.slice(0, 1), true);
-    await until('every pool analysed again, one a cycle', () => (keys.every((k) => asked.has(k)) ? true : undefined), 5000);
+    await until(
+      'every pool analysed again, one a cycle',
+      () => (keys.every((k) => asked.has(k)) ? true : undefined),
+      5000,
+    );
     // Each cycle (one pool each) says how many pools it left waiting: at least those of these not analysed yet (the
     // simulator's changes and Azure reads may add others), down to none once they are all done.
-    cycles.slice(0, keys.length).forEach((e, i) => expect(e.waiting, `cycle ${i}`).toBeGreaterThanOrEqual(keys.length - 1 - i));
-    await until('a cycle that left no pool waiting', () => (cycles.some((e) => e.waiting === 0) ? true : undefined), 5000);
+    cycles
+      .slice(0, keys.length)
+      .forEach((e, i) => expect(e.waiting, `cycle ${i}`).toBeGreaterThanOrEqual(keys.length - 1 - i));
+    await until(
+      'a cycle that left no pool waiting',
+      () => (cycles.some((e) => e.waiting === 0) ? true : undefined),
+      5000,
+    );
   }, 60_000);
 
-  it('writes the other pools of a cycle when one pool\'s analysis throws, and says which', async () => {
+  it("writes the other pools of a cycle when one pool's analysis throws, and says which", async () => {
     const h = await harness('demo.yaml', 1);
     // No start-up grace: with a cadence this long, a pool would wait for its first Azure read, which a cycle starts.
     const c = await h.start({ cycleMs: 600_000, startGraceMs: 0 });
@@ -126,9 +150,15 @@ describe('collector backlog', () => {
       const all = (await h.store.currentPools()).filter((p) => p.summary.ref.context === 'mgmt-weu');
       return all.length >= 3 ? all : undefined;
     });
-    const inside = c as unknown as { onKubeChange(ctx: string, pools: string[], urgent?: boolean): void; sources: Map<string, { poolInput(k: string): unknown }> };
+    const inside = c as unknown as {
+      onKubeChange(ctx: string, pools: string[], urgent?: boolean): void;
+      sources: Map<string, { poolInput(k: string): unknown }>;
+    };
     const src = inside.sources.get('mgmt-weu') as { poolInput(k: string): unknown };
-    const [bad, ...good] = pools.map((p) => `${p.summary.ref.namespace}/${p.summary.ref.name}`) as [string, ...string[]];
+    const [bad, ...good] = pools.map((p) => `${p.summary.ref.namespace}/${p.summary.ref.name}`) as [
+      string,
+      ...string[],
+    ];
     const original = src.poolInput.bind(src);
     const asked = new Set<string>();
     src.poolInput = (k: string) => {
@@ -150,7 +180,9 @@ describe('collector and new pools', () => {
   it('reads the scale set of a pool that appears after it started (its Azure index follows the pools)', async () => {
     const h = await harness('seed-one-vm-failed.yaml', 1);
     await h.start();
-    await until('the first Azure read', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    await until('the first Azure read', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined,
+    );
     // A new pool whose AzureMachinePool names a scale set nobody read yet (it does not exist in Azure).
     const store = h.sim.kube.cluster('mgmt-weu').store;
     const MP = findByPlural('cluster.x-k8s.io', 'v1beta2', 'machinepools')!;
@@ -158,13 +190,32 @@ describe('collector and new pools', () => {
     const mp = store.get(MP, 'default', 'pool0', 'v1beta2');
     const amp = store.get(AMP, 'default', 'pool0');
     const vmss = String(amp.spec?.providerID).replace(/pool0$/, 'pool-late');
-    store.create(AMP, 'default', { ...amp, metadata: { name: 'pool-late', namespace: 'default' }, spec: { ...amp.spec, providerID: vmss, providerIDList: [] } });
+    store.create(AMP, 'default', {
+      ...amp,
+      metadata: { name: 'pool-late', namespace: 'default' },
+      spec: { ...amp.spec, providerID: vmss, providerIDList: [] },
+    });
     const template = mp.spec?.template as { spec: { infrastructureRef: object } };
-    store.create(MP, 'default', { ...mp, metadata: { name: 'pool-late', namespace: 'default' }, spec: { ...mp.spec, providerIDList: [], template: { ...template, spec: { ...template.spec, infrastructureRef: { ...template.spec.infrastructureRef, name: 'pool-late' } } } } });
-    const late = await until('the new pool read from Azure', async () => {
-      const p = await h.store.currentPool('mgmt-weu/default/pool-late');
-      return p && p.sources.azure.state !== 'unknown' ? p : undefined;
-    }, 20_000);
+    store.create(MP, 'default', {
+      ...mp,
+      metadata: { name: 'pool-late', namespace: 'default' },
+      spec: {
+        ...mp.spec,
+        providerIDList: [],
+        template: {
+          ...template,
+          spec: { ...template.spec, infrastructureRef: { ...template.spec.infrastructureRef, name: 'pool-late' } },
+        },
+      },
+    });
+    const late = await until(
+      'the new pool read from Azure',
+      async () => {
+        const p = await h.store.currentPool('mgmt-weu/default/pool-late');
+        return p && p.sources.azure.state !== 'unknown' ? p : undefined;
+      },
+      20_000,
+    );
     expect(late.sources.azure.state).toBe('not-found');
   }, 40_000);
 });
@@ -173,11 +224,15 @@ describe('collector on the seed scenario', () => {
   it('records the freeze from its start to its end, with the two instances the autoscaler cannot see', async () => {
     const h = await harness('seed-scale-up-frozen.yaml', 20);
     await h.start();
-    const ended = await until('the freeze to start and end', async () => {
-      const tl = await h.store.timeline(POOL, ago, far);
-      const f = field(tl, 'finding.readiness-gate-frozen');
-      return f.length >= 2 && f.at(-1)?.to === null ? tl : undefined;
-    }, 40_000);
+    const ended = await until(
+      'the freeze to start and end',
+      async () => {
+        const tl = await h.store.timeline(POOL, ago, far);
+        const f = field(tl, 'finding.readiness-gate-frozen');
+        return f.length >= 2 && f.at(-1)?.to === null ? tl : undefined;
+      },
+      40_000,
+    );
     const frozen = field(ended, 'finding.readiness-gate-frozen');
     const start = frozen.find((e) => e.from === null);
     const end = frozen.at(-1);
@@ -187,14 +242,18 @@ describe('collector on the seed scenario', () => {
     const lasted = Date.parse(end!.at) - Date.parse(start!.at);
     expect(lasted).toBeGreaterThan(2000);
     expect(lasted).toBeLessThan(10_000);
-    const missing = field(ended, 'drift').filter((e) => e.to?.startsWith('missing-from-machinepool:')).map((e) => e.to?.split('/').pop());
+    const missing = field(ended, 'drift')
+      .filter((e) => e.to?.startsWith('missing-from-machinepool:'))
+      .map((e) => e.to?.split('/').pop());
     expect(missing.sort()).toEqual(['3', '4']);
     // A past instant inside the freeze shows it, with the instances missing from the MachinePool list.
     const mid = new Date((Date.parse(start!.at) + Date.parse(end!.at)) / 2).toISOString();
     const then = await h.store.poolAt(POOL, mid);
     expect(then?.findings.map((f) => f.code)).toContain('readiness-gate-frozen');
-    expect(then?.drift.filter((d) => d.kind === 'missing-from-machinepool').map((d) => d.providerID)).toEqual(
-      [instanceProviderId(DEFAULT_AZURE, 'pool0', '3'), instanceProviderId(DEFAULT_AZURE, 'pool0', '4')]);
+    expect(then?.drift.filter((d) => d.kind === 'missing-from-machinepool').map((d) => d.providerID)).toEqual([
+      instanceProviderId(DEFAULT_AZURE, 'pool0', '3'),
+      instanceProviderId(DEFAULT_AZURE, 'pool0', '4'),
+    ]);
     const now = await h.store.currentPool(POOL);
     expect(now?.summary.ampReady).toBe(true);
     expect(now?.drift).toEqual([]);
@@ -202,7 +261,7 @@ describe('collector on the seed scenario', () => {
 });
 
 describe('collector and Azure reads older than the Kubernetes objects', () => {
-  it('records no drift on Azure\'s account for instances come or gone since its last read (a scale-up, then down)', async () => {
+  it("records no drift on Azure's account for instances come or gone since its last read (a scale-up, then down)", async () => {
     const h = await harness('seed-scale-up-frozen.yaml', 20);
     // Each read reaches the collector 2.5 s after Azure listed the VMs (as a budget-limited or slow read would):
     // the new instances' AMPMs and Nodes come while the read in hand predates them.
@@ -214,20 +273,33 @@ describe('collector and Azure reads older than the Kubernetes objects', () => {
     };
     await h.start({ azure: slow });
     let awaited = 0;
-    const tl = await until('the scale-up to end with all five instances read from Azure', async () => {
-      const cur = await h.store.currentPool(POOL);
-      awaited = Math.max(awaited, cur?.instances.filter((r) => r.awaitingAzureRead).length ?? 0);
-      const t = await h.store.timeline(POOL, ago, far);
-      const ended = field(t, 'finding.readiness-gate-frozen').at(-1)?.to === null;
-      return ended && cur?.summary.replicas.azureInstances === 5 && cur.drift.length === 0 ? t : undefined;
-    }, 45_000);
+    const tl = await until(
+      'the scale-up to end with all five instances read from Azure',
+      async () => {
+        const cur = await h.store.currentPool(POOL);
+        awaited = Math.max(awaited, cur?.instances.filter((r) => r.awaitingAzureRead).length ?? 0);
+        const t = await h.store.timeline(POOL, ago, far);
+        const ended = field(t, 'finding.readiness-gate-frozen').at(-1)?.to === null;
+        return ended && cur?.summary.replicas.azureInstances === 5 && cur.drift.length === 0 ? t : undefined;
+      },
+      45_000,
+    );
     // The lag was there to be tolerated: some state showed a new instance as not read yet.
     expect(awaited).toBeGreaterThan(0);
     const fresh = new Set(['3', '4']);
-    const wrong = field(tl, 'drift').filter((e) => /^(ghost-in-machinepool|ghost-in-azuremachinepool|node-without-instance):/.test(e.to ?? '') && fresh.has(e.to?.split('/').pop() ?? ''));
+    const wrong = field(tl, 'drift').filter(
+      (e) =>
+        /^(ghost-in-machinepool|ghost-in-azuremachinepool|node-without-instance):/.test(e.to ?? '') &&
+        fresh.has(e.to?.split('/').pop() ?? ''),
+    );
     expect(wrong).toEqual([]);
     // What the freeze really did is still recorded: the two instances missing from the MachinePool list.
-    expect(field(tl, 'drift').filter((e) => e.to?.startsWith('missing-from-machinepool:')).map((e) => e.to?.split('/').pop()).sort()).toEqual(['3', '4']);
+    expect(
+      field(tl, 'drift')
+        .filter((e) => e.to?.startsWith('missing-from-machinepool:'))
+        .map((e) => e.to?.split('/').pop())
+        .sort(),
+    ).toEqual(['3', '4']);
 
     // Scaled down to 3: the read in hand still lists the two VMs CAPZ deletes after their AMPMs are gone. They are
     // not called missing from the lists or without a Node (only the next read may call them ghosts).
@@ -235,15 +307,25 @@ describe('collector and Azure reads older than the Kubernetes objects', () => {
     const t0 = new Date().toISOString();
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 3 } });
     let going = 0;
-    const down = await until('the scale-down to end, read from Azure', async () => {
-      const cur = await h.store.currentPool(POOL);
-      going = Math.max(going, cur?.instances.filter((r) => r.awaitingAzureRead && r.azure).length ?? 0);
-      return cur?.summary.replicas.azureInstances === 3 && cur.summary.ampReady && cur.drift.length === 0 ? h.store.timeline(POOL, t0, far) : undefined;
-    }, 45_000);
+    const down = await until(
+      'the scale-down to end, read from Azure',
+      async () => {
+        const cur = await h.store.currentPool(POOL);
+        going = Math.max(going, cur?.instances.filter((r) => r.awaitingAzureRead && r.azure).length ?? 0);
+        return cur?.summary.replicas.azureInstances === 3 && cur.summary.ampReady && cur.drift.length === 0
+          ? h.store.timeline(POOL, t0, far)
+          : undefined;
+      },
+      45_000,
+    );
     const after = new Set((await h.store.currentPool(POOL))?.instances.map((r) => r.providerID));
     const removed = [...before].filter((id) => !after.has(id)).map((id) => id.split('/').pop() ?? '');
     expect(removed).toHaveLength(2);
-    const stale = field(down, 'drift').filter((e) => /^(missing-from-machinepool|missing-from-azuremachinepool|instance-without-node):/.test(e.to ?? '') && removed.includes(e.to?.split('/').pop() ?? ''));
+    const stale = field(down, 'drift').filter(
+      (e) =>
+        /^(missing-from-machinepool|missing-from-azuremachinepool|instance-without-node):/.test(e.to ?? '') &&
+        removed.includes(e.to?.split('/').pop() ?? ''),
+    );
     expect(stale).toEqual([]);
     expect(going).toBeGreaterThan(0);
   }, 90_000);
@@ -261,10 +343,16 @@ describe('collector resilience', () => {
       server.store.compact();
     }, 700);
     try {
-      await until('the failure to be recorded', async () => {
-        const tl = await h.store.timeline(POOL, ago, far);
-        return field(tl, 'finding.vmss-failed').length > 0 && field(tl, 'amp.ready').some((e) => e.to === 'false') ? true : undefined;
-      }, 40_000);
+      await until(
+        'the failure to be recorded',
+        async () => {
+          const tl = await h.store.timeline(POOL, ago, far);
+          return field(tl, 'finding.vmss-failed').length > 0 && field(tl, 'amp.ready').some((e) => e.to === 'false')
+            ? true
+            : undefined;
+        },
+        40_000,
+      );
     } finally {
       clearInterval(cutter);
     }
@@ -276,37 +364,58 @@ describe('collector resilience', () => {
       return e.length ? e : undefined;
     });
     expect(events.map((e) => e.to)).toEqual(['AzureMachinePoolMachine/pool0-3']);
-    expect(cur?.drift.map((d) => `${d.kind}:${d.providerID?.split('/').pop()}`)).toContain('missing-from-machinepool:3');
+    expect(cur?.drift.map((d) => `${d.kind}:${d.providerID?.split('/').pop()}`)).toContain(
+      'missing-from-machinepool:3',
+    );
   }, 60_000);
 
   it('keeps Kubernetes data fresh while Azure is down, honours 429 Retry-After without extra calls, and reports both', async () => {
     const h = await harness('s05-flexible.yaml', 1);
     await h.start();
     const scheduler = (h.collector as unknown as { opts: { scheduler: Scheduler } }).opts.scheduler;
-    await until('the first full analysis', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    await until('the first full analysis', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined,
+    );
     // Azure down: every call fails; a Kubernetes change must still be recorded.
     h.sim.azure.addFault({ operation: '*', kind: 'error', status: 503 });
-    await until('Azure to be reported unreachable', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'unreachable' ? true : undefined));
+    await until('Azure to be reported unreachable', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'unreachable' ? true : undefined,
+    );
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
-    await until('the Kubernetes change to be recorded', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined));
+    await until('the Kubernetes change to be recorded', async () =>
+      (await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined,
+    );
     h.sim.azure.clearFaults();
-    await until('Azure to be read again', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined), 15_000);
+    await until(
+      'Azure to be read again',
+      async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined),
+      15_000,
+    );
     // A 429 storm: one throttled answer blocks the subscription for Retry-After, with no further calls.
     h.sim.azure.throttler.throttleSubscription(DEFAULT_AZURE.subscriptionId, 6);
-    await until('the throttling to be reported', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'throttled' ? true : undefined));
+    await until('the throttling to be reported', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'throttled' ? true : undefined,
+    );
     const calls = h.sim.azure.requestCounts.get('vmss.get') ?? 0;
-    const blocked = scheduler.budgetsView(Date.now()).map((b) => b.blockedUntil).find((b) => b !== null);
+    const blocked = scheduler
+      .budgetsView(Date.now())
+      .map((b) => b.blockedUntil)
+      .find((b) => b !== null);
     expect(blocked, 'the subscription+region is blocked until Retry-After').toBeTruthy();
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(blocked as string) - Date.now() - 150)));
     expect(h.sim.azure.requestCounts.get('vmss.get') ?? 0).toBe(calls);
-    await until('Azure to recover after Retry-After', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined), 15_000);
+    await until(
+      'Azure to recover after Retry-After',
+      async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined),
+      15_000,
+    );
     const tl = await h.store.timeline(POOL, ago, far);
     const states = field(tl, 'source.azure').map((e) => e.to);
     // The first analysis may come before the first Azure read answered (reads run beside the cycles).
     expect(states[0] === 'unknown' ? states.slice(1) : states).toEqual(['ok', 'unreachable', 'ok', 'throttled', 'ok']);
   }, 60_000);
 
-  it('records when a pool\'s scale set was last read from Azure, once the read is analysed, and not while Azure fails', async () => {
+  it("records when a pool's scale set was last read from Azure, once the read is analysed, and not while Azure fails", async () => {
     const h = await harness('s05-flexible.yaml', 1);
     await h.start();
     const first = await until('a read to be recorded', async () => (await h.store.azureReadAt(POOL)) ?? undefined);
@@ -314,16 +423,26 @@ describe('collector resilience', () => {
     expect(Date.parse(first)).toBeLessThanOrEqual(Date.now());
     expect(Date.now() - Date.parse(first)).toBeLessThan(20_000);
     h.sim.azure.addFault({ operation: '*', kind: 'error', status: 503 });
-    await until('Azure to be reported unreachable', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'unreachable' ? true : undefined));
+    await until('Azure to be reported unreachable', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'unreachable' ? true : undefined,
+    );
     const last = await h.store.azureReadAt(POOL);
     const failing = h.sim.azure.requestCounts.get('vmss.get') ?? 0;
-    await until('another read to fail', async () => ((h.sim.azure.requestCounts.get('vmss.get') ?? 0) > failing ? true : undefined), 20_000);
+    await until(
+      'another read to fail',
+      async () => ((h.sim.azure.requestCounts.get('vmss.get') ?? 0) > failing ? true : undefined),
+      20_000,
+    );
     expect(await h.store.azureReadAt(POOL)).toBe(last);
     h.sim.azure.clearFaults();
-    const again = await until('a read after Azure is back', async () => {
-      const r = await h.store.azureReadAt(POOL);
-      return r && r > (last as string) ? r : undefined;
-    }, 20_000);
+    const again = await until(
+      'a read after Azure is back',
+      async () => {
+        const r = await h.store.azureReadAt(POOL);
+        return r && r > (last as string) ? r : undefined;
+      },
+      20_000,
+    );
     expect((await h.store.currentPool(POOL))?.sources.azure.state).toBe('ok');
     expect(again > (last as string)).toBe(true);
   }, 60_000);
@@ -331,13 +450,17 @@ describe('collector resilience', () => {
   it('records a Kubernetes change at once while Azure answers slowly (reads run beside the cycles)', async () => {
     const h = await harness('s05-flexible.yaml', 1);
     await h.start();
-    await until('the first full analysis', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    await until('the first full analysis', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined,
+    );
     h.sim.azure.addFault({ operation: '*', kind: 'slow', delayMs: 8000 });
     // Let a read start and hang.
     await new Promise((r) => setTimeout(r, 1500));
     const t0 = Date.now();
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
-    await until('the Kubernetes change to be recorded', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined));
+    await until('the Kubernetes change to be recorded', async () =>
+      (await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined,
+    );
     expect(Date.now() - t0).toBeLessThan(3000);
     h.sim.azure.clearFaults();
   }, 40_000);
@@ -350,14 +473,20 @@ describe('collector resilience', () => {
     // The pool appearing is such a change.
     await until('the pool to be recorded', async () => (await h.store.currentPool(POOL)) ?? undefined, 20_000);
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'pool0', replicas: 4 } });
-    const d = await until('the scale to be recorded', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined), 20_000);
+    const d = await until(
+      'the scale to be recorded',
+      async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined),
+      20_000,
+    );
     expect(d).toBe(true);
   }, 40_000);
 
   it('keeps a cycle the store refused (its changes and Events) for a later one, backing off meanwhile', async () => {
     const h = await harness('s05-flexible.yaml', 1);
     const c = await h.start();
-    await until('the first full analysis', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    await until('the first full analysis', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined,
+    );
     // The store refuses every write until it has refused two holding the Event below.
     const write = h.store.writeCycle.bind(h.store);
     const refusedAt: number[] = [];
@@ -395,18 +524,58 @@ describe('collector resilience', () => {
     expect(healthBefore[0]).toEqual({ state: 'ok', since: null, failingWrites: 0 });
     const since = healthBefore[1]?.since;
     expect(since).toMatch(/^\d{4}-\d\d-\d\dT/);
-    expect(healthBefore.slice(1)).toEqual(healthBefore.slice(1).map((_, i) => ({ state: 'failing', since, failingWrites: i + 1, error: 'database is locked' })));
+    expect(healthBefore.slice(1)).toEqual(
+      healthBefore
+        .slice(1)
+        .map((_, i) => ({ state: 'failing', since, failingWrites: i + 1, error: 'database is locked' })),
+    );
     // Each failed cycle says why, and how many writes failed in a row; it is logged as an error.
-    expect(failed.map((e) => [e.error, e.failingWrites])).toEqual(refusedAt.map((_, i) => ['database is locked', i + 1]));
+    expect(failed.map((e) => [e.error, e.failingWrites])).toEqual(
+      refusedAt.map((_, i) => ['database is locked', i + 1]),
+    );
     const lines: Record<string, unknown>[] = [];
-    useLogDestination(new Writable({ write(chunk: Buffer, _enc, cb) { lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); cb(); } }));
+    useLogDestination(
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+          cb();
+        },
+      }),
+    );
     try {
       // At once for a failure; a cycle that stored something only at debug, and in the minute's summary at info.
       const cycles = new CycleLog();
       cycles.record({ ...(failed[1] as CycleEvent), azureCalls: 5 });
-      cycles.record({ seconds: 0.01, pools: 2, cycle: 'c1', azureCalls: 10, changeLags: [0.2], analyseMs: 1, writeMs: 2, waiting: 0 });
-      cycles.record({ seconds: 0.03, pools: 3, cycle: 'c2', azureCalls: 14, changeLags: [0.1, 0.4], analyseMs: 3, writeMs: 4, waiting: 1 });
-      cycles.record({ seconds: 0.001, pools: 0, cycle: null, azureCalls: 15, changeLags: [], analyseMs: 0, writeMs: 0, waiting: 0 });
+      cycles.record({
+        seconds: 0.01,
+        pools: 2,
+        cycle: 'c1',
+        azureCalls: 10,
+        changeLags: [0.2],
+        analyseMs: 1,
+        writeMs: 2,
+        waiting: 0,
+      });
+      cycles.record({
+        seconds: 0.03,
+        pools: 3,
+        cycle: 'c2',
+        azureCalls: 14,
+        changeLags: [0.1, 0.4],
+        analyseMs: 3,
+        writeMs: 4,
+        waiting: 1,
+      });
+      cycles.record({
+        seconds: 0.001,
+        pools: 0,
+        cycle: null,
+        azureCalls: 15,
+        changeLags: [],
+        analyseMs: 0,
+        writeMs: 0,
+        waiting: 0,
+      });
       expect(lines.map((l) => l.msg)).toEqual(['collector cycle failed']);
       cycles.flush();
       // Nothing since: no line.
@@ -415,15 +584,35 @@ describe('collector resilience', () => {
       useLogDestination(process.stdout);
     }
     expect(lines).toMatchObject([
-      { level: 'error', msg: 'collector cycle failed', err: 'database is locked', failingWrites: 2, pools: 0, cycle: null },
       {
-        level: 'info', msg: 'collector cycles', cycles: 2, failedCycles: 1, poolStates: 5, slowestCycleMs: 30, analyseMs: 4, writeMs: 6,
-        changeToStoredMaxMs: 400, azureCalls: 10, waiting: 0, firstCycle: 'c1', lastCycle: 'c2',
+        level: 'error',
+        msg: 'collector cycle failed',
+        err: 'database is locked',
+        failingWrites: 2,
+        pools: 0,
+        cycle: null,
+      },
+      {
+        level: 'info',
+        msg: 'collector cycles',
+        cycles: 2,
+        failedCycles: 1,
+        poolStates: 5,
+        slowestCycleMs: 30,
+        analyseMs: 4,
+        writeMs: 6,
+        changeToStoredMaxMs: 400,
+        azureCalls: 10,
+        waiting: 0,
+        firstCycle: 'c1',
+        lastCycle: 'c2',
       },
     ]);
     expect(lines).toHaveLength(2);
     expect(field(tl, 'event.DiskFull').map((e) => e.to)).toEqual(['MachinePool/pool0']);
-    await until('the scale stored', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined));
+    await until('the scale stored', async () =>
+      (await h.store.currentPool(POOL))?.summary.replicas.desired === 4 ? true : undefined,
+    );
     expect(c.storeWritesFailing).toBe(0);
     expect(c.storeHealth()).toEqual({ state: 'ok', since: null, failingWrites: 0 });
     // Each try waited longer than the one before (the cadence, 150 ms, doubled each time).
@@ -434,7 +623,9 @@ describe('collector resilience', () => {
   it('on a full database (SQLite): the stored state stays as it was, and the pool is stored as it then is once there is room', async () => {
     const h = await harness('s05-flexible.yaml', 1);
     const c = await h.start();
-    await until('the first full analysis', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    await until('the first full analysis', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined,
+    );
     const sql = (h.store as unknown as { db: SqlDb }).db;
     const [{ page_count: pages } = { page_count: 0 }] = await sql.all<{ page_count: number }>('PRAGMA page_count');
     // The database may not grow, as on a full volume: the pool is scaled until a write needs a page more.
@@ -451,19 +642,34 @@ describe('collector resilience', () => {
     expect(stored).toBeLessThan(replicas);
     // Room again: the next try stores the pool as it now is, and the refusals in a row end.
     await sql.all('PRAGMA max_page_count = 1000000');
-    await until('the latest scale stored', async () => ((await h.store.currentPool(POOL))?.summary.replicas.desired === replicas ? true : undefined));
+    await until('the latest scale stored', async () =>
+      (await h.store.currentPool(POOL))?.summary.replicas.desired === replicas ? true : undefined,
+    );
     expect(c.storeWritesFailing).toBe(0);
-    expect((await h.store.timeline(POOL, ago, far)).filter((e) => e.field === 'replicas.desired').map((e) => Number(e.to)).at(-1)).toBe(replicas);
+    expect(
+      (await h.store.timeline(POOL, ago, far))
+        .filter((e) => e.field === 'replicas.desired')
+        .map((e) => Number(e.to))
+        .at(-1),
+    ).toBe(replicas);
   }, 40_000);
 
-  it('records a pool\'s Event once when its analysis failed in a cycle the store then refused', async () => {
+  it("records a pool's Event once when its analysis failed in a cycle the store then refused", async () => {
     const h = await harness('demo.yaml', 1);
     // A cadence longer than the test: only a change someone made brings a cycle about. No start-up grace: the pools
     // would wait for their first Azure reads, which a cycle starts.
     const c = await h.start({ cycleMs: 600_000, startGraceMs: 0 });
     const key = (name: string) => `mgmt-weu/default/${name}`;
-    await until('the pools stored', async () => ((await h.store.currentPool(key('system'))) && (await h.store.currentPool(key('workers'))) ? true : undefined), 20_000);
-    const inside = c as unknown as { analyse(k: string, at: string, events: readonly unknown[]): unknown; pendingEvents: Map<string, unknown[]> };
+    await until(
+      'the pools stored',
+      async () =>
+        (await h.store.currentPool(key('system'))) && (await h.store.currentPool(key('workers'))) ? true : undefined,
+      20_000,
+    );
+    const inside = c as unknown as {
+      analyse(k: string, at: string, events: readonly unknown[]): unknown;
+      pendingEvents: Map<string, unknown[]>;
+    };
     // `system`'s next analysis fails once; the cycle's write (of `workers` alone) is refused once.
     const analyse = inside.analyse.bind(c);
     let failed = 0;
@@ -483,29 +689,45 @@ describe('collector resilience', () => {
     await until('the Event waiting', async () => (inside.pendingEvents.has(key('system')) ? true : undefined));
     // Someone scales `workers`: a cycle at once, taking both pools.
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'workers', replicas: 6 } });
-    const tl = await until('the Event stored', async () => {
-      const t = await h.store.timeline(key('system'), ago, far);
-      return field(t, 'event.DiskFull').length ? t : undefined;
-    }, 20_000);
+    const tl = await until(
+      'the Event stored',
+      async () => {
+        const t = await h.store.timeline(key('system'), ago, far);
+        return field(t, 'event.DiskFull').length ? t : undefined;
+      },
+      20_000,
+    );
     expect(failed).toBeGreaterThan(1);
     expect(refused).toBeGreaterThan(1);
-    await until('the scale stored', async () => ((await h.store.currentPool(key('workers')))?.summary.replicas.desired === 6 ? true : undefined));
+    await until('the scale stored', async () =>
+      (await h.store.currentPool(key('workers')))?.summary.replicas.desired === 6 ? true : undefined,
+    );
     expect(field(tl, 'event.DiskFull').map((e) => e.to)).toEqual(['MachinePool/system']);
   }, 40_000);
 
   it('keeps Azure data fresh while the management cluster is down, and reports it', async () => {
     const h = await harness('s05-flexible.yaml', 1);
     await h.start();
-    await until('the first full analysis', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    await until('the first full analysis', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined,
+    );
     h.sim.kube.cluster('mgmt-weu').setAvailable(false);
     h.sim.runStep({ at: 0, line: 0, deleteVm: { cluster: 'mgmt-weu', name: 'pool0', member: 'pool0_5e6f7a8b' } });
-    const d = await until('the Azure change with Kubernetes down', async () => {
-      const p = await h.store.currentPool(POOL);
-      return p && p.sources.kube.state !== 'ok' && p.drift.some((x) => x.kind === 'ghost-in-machinepool') ? p : undefined;
-    }, 20_000);
+    const d = await until(
+      'the Azure change with Kubernetes down',
+      async () => {
+        const p = await h.store.currentPool(POOL);
+        return p && p.sources.kube.state !== 'ok' && p.drift.some((x) => x.kind === 'ghost-in-machinepool')
+          ? p
+          : undefined;
+      },
+      20_000,
+    );
     expect(d.sources.kube.state).toBe('unreachable');
     expect(d.sources.azure.state).toBe('ok');
-    expect(d.drift.filter((x) => x.kind === 'ghost-in-machinepool').map((x) => x.providerID?.split('/').pop())).toEqual(['pool0_5e6f7a8b']);
+    expect(d.drift.filter((x) => x.kind === 'ghost-in-machinepool').map((x) => x.providerID?.split('/').pop())).toEqual(
+      ['pool0_5e6f7a8b'],
+    );
     h.sim.kube.cluster('mgmt-weu').setAvailable(true);
   }, 40_000);
 
@@ -518,10 +740,14 @@ describe('collector resilience', () => {
     const before = await h.store.timeline(POOL, ago, far);
     const h2 = await harness('', 20, h.dbFile, h.sim);
     await h2.start();
-    await until('the failure after the restart', async () => {
-      const tl = await h2.store.timeline(POOL, ago, far);
-      return field(tl, 'amp.provisioningState').some((e) => e.to === 'Failed') ? tl : undefined;
-    }, 40_000);
+    await until(
+      'the failure after the restart',
+      async () => {
+        const tl = await h2.store.timeline(POOL, ago, far);
+        return field(tl, 'amp.provisioningState').some((e) => e.to === 'Failed') ? tl : undefined;
+      },
+      40_000,
+    );
     const after = await h2.store.timeline(POOL, ago, far);
     expect(after.slice(0, before.length)).toEqual(before);
     // No field reports the same value twice in a row: nothing duplicated across the restart.
@@ -538,27 +764,50 @@ describe('deleted pools', () => {
   const mpDef = () => findByPlural('cluster.x-k8s.io', 'v1beta2', 'machinepools')!;
   /** Creates a MachinePool again from a copy of it taken before it was deleted (without what the server set). */
   const createMpAgain = (h: Harness, mp: KubeObject) => {
-    const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, deletionTimestamp: _dt, finalizers: _f, ...metadata } = mp.metadata ?? {};
+    const {
+      resourceVersion: _rv,
+      uid: _uid,
+      creationTimestamp: _ct,
+      deletionTimestamp: _dt,
+      finalizers: _f,
+      ...metadata
+    } = mp.metadata ?? {};
     h.sim.runStep({ at: 0, line: 0, apply: { cluster: 'mgmt-weu', object: { ...mp, metadata } as KubeObject } });
   };
-  const deleteMp = (h: Harness, name: string) => h.sim.runStep({ at: 0, line: 0, delete: { cluster: 'mgmt-weu', apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', namespace: 'default', name } });
-  const deletedState = (h: Harness, key: string) => until(`${key} recorded deleted`, async () => {
-    const p = await h.store.currentPool(key);
-    return p?.summary.deletedAt ? p : undefined;
-  });
+  const deleteMp = (h: Harness, name: string) =>
+    h.sim.runStep({
+      at: 0,
+      line: 0,
+      delete: {
+        cluster: 'mgmt-weu',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'MachinePool',
+        namespace: 'default',
+        name,
+      },
+    });
+  const deletedState = (h: Harness, key: string) =>
+    until(`${key} recorded deleted`, async () => {
+      const p = await h.store.currentPool(key);
+      return p?.summary.deletedAt ? p : undefined;
+    });
 
   it('records a MachinePool deleted while it runs, or while it did not (at its first list), keeps its last state, and records its return', async () => {
     const h = await harness('demo.yaml', 1);
     const first = await h.start();
     const [system, spot] = ['mgmt-weu/default/system', 'mgmt-weu/default/spot'];
-    await until('both pools stored', async () => ((await h.store.currentPool(system)) && (await h.store.currentPool(spot)) ? true : undefined));
+    await until('both pools stored', async () =>
+      (await h.store.currentPool(system)) && (await h.store.currentPool(spot)) ? true : undefined,
+    );
 
     // Deleted while the collector runs: its last state, marked deleted, with a transition on its timeline.
     const systemMp = h.sim.kube.cluster('mgmt-weu').store.get(mpDef(), 'default', 'system');
     deleteMp(h, 'system');
     const gone = await deletedState(h, system);
     const deletedAt = gone.summary.deletedAt as string;
-    expect(field(await h.store.timeline(system, ago, far), 'pool')).toEqual([{ at: deletedAt, poolKey: system, field: 'pool', from: 'present', to: 'deleted' }]);
+    expect(field(await h.store.timeline(system, ago, far), 'pool')).toEqual([
+      { at: deletedAt, poolKey: system, field: 'pool', from: 'present', to: 'deleted' },
+    ]);
     const justBefore = await h.store.poolAt(system, new Date(Date.parse(deletedAt) - 1).toISOString());
     expect(justBefore?.summary.deletedAt).toBeUndefined();
     expect(gone.instances).toEqual(justBefore?.instances);
@@ -575,19 +824,30 @@ describe('deleted pools', () => {
     const h2 = await harness('', 1, h.dbFile, h.sim);
     await h2.start();
     const spotGone = await deletedState(h2, spot);
-    expect(field(await h2.store.timeline(spot, ago, far), 'pool')).toEqual([expect.objectContaining({ from: 'present', to: 'deleted', at: spotGone.summary.deletedAt })]);
+    expect(field(await h2.store.timeline(spot, ago, far), 'pool')).toEqual([
+      expect.objectContaining({ from: 'present', to: 'deleted', at: spotGone.summary.deletedAt }),
+    ]);
     const back = await until('system back', async () => {
       const p = await h2.store.currentPool(system);
       return p && !p.summary.deletedAt ? p : undefined;
     });
-    expect(field(await h2.store.timeline(system, ago, far), 'pool').map((e) => `${e.from}→${e.to}`)).toEqual(['present→deleted', 'deleted→present']);
+    expect(field(await h2.store.timeline(system, ago, far), 'pool').map((e) => `${e.from}→${e.to}`)).toEqual([
+      'present→deleted',
+      'deleted→present',
+    ]);
     expect(back.summary.ref.name).toBe('system');
     // The other pools were never taken for deleted.
-    for (const p of await h2.store.currentPools()) if (p.summary.key !== spot) expect(p.summary.deletedAt, p.summary.key).toBeUndefined();
+    for (const p of await h2.store.currentPools())
+      if (p.summary.key !== spot) expect(p.summary.deletedAt, p.summary.key).toBeUndefined();
 
     // Retention drops spot whole and the collector forgets it: a MachinePool of its name is then a new pool.
     const dropped: string[] = [];
-    await h2.store.prune(new Date(Date.parse(spotGone.summary.deletedAt as string) + 1).toISOString(), { onDropped: (k) => { dropped.push(k); h2.collector.forget(k); } });
+    await h2.store.prune(new Date(Date.parse(spotGone.summary.deletedAt as string) + 1).toISOString(), {
+      onDropped: (k) => {
+        dropped.push(k);
+        h2.collector.forget(k);
+      },
+    });
     expect(dropped).toEqual([spot]);
     expect(await h2.store.currentPool(spot)).toBeNull();
     createMpAgain(h2, spotMp);
@@ -603,7 +863,9 @@ describe('contexts no longer watched', () => {
     const both = ['mgmt-weu', 'mgmt-neu'];
     const first = await h.start({ contexts: both });
     const [weu, neu] = ['mgmt-weu/default/system', 'mgmt-neu/default/general'];
-    await until('pools of both contexts stored', async () => ((await h.store.currentPool(weu)) && (await h.store.currentPool(neu)) ? true : undefined));
+    await until('pools of both contexts stored', async () =>
+      (await h.store.currentPool(weu)) && (await h.store.currentPool(neu)) ? true : undefined,
+    );
     await first.stop();
 
     // Restarted watching mgmt-weu only: mgmt-neu's pools are recorded as no longer watched, its last state kept.
@@ -615,7 +877,9 @@ describe('contexts no longer watched', () => {
     });
     expect(away.summary.deletedAt).toBeUndefined();
     expect(away.instances.length).toBeGreaterThan(0);
-    expect(field(await h2.store.timeline(neu, ago, far), 'pool')).toEqual([{ at: away.summary.unwatchedSince, poolKey: neu, field: 'pool', from: 'present', to: 'unwatched' }]);
+    expect(field(await h2.store.timeline(neu, ago, far), 'pool')).toEqual([
+      { at: away.summary.unwatchedSince, poolKey: neu, field: 'pool', from: 'present', to: 'unwatched' },
+    ]);
     for (const p of await h2.store.currentPools()) {
       expect(Boolean(p.summary.unwatchedSince), p.summary.key).toBe(p.summary.ref.context === 'mgmt-neu');
       expect(p.summary.deletedAt, p.summary.key).toBeUndefined();
@@ -629,14 +893,31 @@ describe('contexts no longer watched', () => {
       const p = await h3.store.currentPool(neu);
       return p && !p.summary.unwatchedSince ? p : undefined;
     });
-    expect(field(await h3.store.timeline(neu, ago, far), 'pool').map((e) => `${e.from}→${e.to}`)).toEqual(['present→unwatched', 'unwatched→present']);
+    expect(field(await h3.store.timeline(neu, ago, far), 'pool').map((e) => `${e.from}→${e.to}`)).toEqual([
+      'present→unwatched',
+      'unwatched→present',
+    ]);
   }, 60_000);
 });
 
 describe('cadence', () => {
-  it('waits its cadence between cycles (DEFAULT_CYCLE_MS unless set), a few ms after a change someone made, none while pools wait beyond a cycle\'s share, and longer after refused writes', () => {
-    const bare = (cycleMs?: number) => new Collector({ kubeconfig: new KubeConfig(), contexts: [], store: {} as never, azure: {} as never, scheduler: {} as never, ...(cycleMs ? { cycleMs } : {}) });
-    type Inside = { nextDelay(): number; urgent: Set<string>; dirty: Set<string>; backlog: boolean; failedWrites: number };
+  it("waits its cadence between cycles (DEFAULT_CYCLE_MS unless set), a few ms after a change someone made, none while pools wait beyond a cycle's share, and longer after refused writes", () => {
+    const bare = (cycleMs?: number) =>
+      new Collector({
+        kubeconfig: new KubeConfig(),
+        contexts: [],
+        store: {} as never,
+        azure: {} as never,
+        scheduler: {} as never,
+        ...(cycleMs ? { cycleMs } : {}),
+      });
+    type Inside = {
+      nextDelay(): number;
+      urgent: Set<string>;
+      dirty: Set<string>;
+      backlog: boolean;
+      failedWrites: number;
+    };
     expect(bare().cadenceMs).toBe(DEFAULT_CYCLE_MS);
     const c = bare(1234) as unknown as Inside;
     expect(c.nextDelay()).toBe(1234);
@@ -656,14 +937,36 @@ describe('cadence', () => {
 
 describe('Events around a restart', () => {
   it('checks only the Events from around the last stored cycle against the timeline, and remembers no later one', async () => {
-    const store = await openStore({ sqlitePath: path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-events-')), 'db.sqlite') });
+    const store = await openStore({
+      sqlitePath: path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-events-')), 'db.sqlite'),
+    });
     cleanups.push(() => store.close());
     const now = Date.parse('2026-12-02T10:00:00Z');
-    const col = new Collector({ kubeconfig: new KubeConfig(), contexts: [], store, azure: {} as never, scheduler: {} as never, now: () => now, cycleMs: 3_600_000 });
+    const col = new Collector({
+      kubeconfig: new KubeConfig(),
+      contexts: [],
+      store,
+      azure: {} as never,
+      scheduler: {} as never,
+      now: () => now,
+      cycleMs: 3_600_000,
+    });
     await col.start();
     cleanups.push(() => col.stop());
-    const c = col as unknown as { onPoolEvent(ctx: string, pools: string[], ev: object): Promise<void>; recordedEvents: Map<string, unknown>; pendingEvents: Map<string, object[]> };
-    const ev = (uid: string, time: number) => ({ uid, reason: 'Scaled', message: `m-${uid}`, type: 'Normal', object: 'MachinePool/p', time: new Date(time).toISOString(), count: 1 });
+    const c = col as unknown as {
+      onPoolEvent(ctx: string, pools: string[], ev: object): Promise<void>;
+      recordedEvents: Map<string, unknown>;
+      pendingEvents: Map<string, object[]>;
+    };
+    const ev = (uid: string, time: number) => ({
+      uid,
+      reason: 'Scaled',
+      message: `m-${uid}`,
+      type: 'Normal',
+      object: 'MachinePool/p',
+      time: new Date(time).toISOString(),
+      count: 1,
+    });
     // From around the start (no cycle stored: the start is the last): checked against the pool's timeline once,
     // and a second delivery of the same entry is not queued again.
     await c.onPoolEvent('ctx', ['ns/p'], ev('a', now - 60_000));
@@ -683,7 +986,9 @@ describe('Events around a restart', () => {
 
 describe('starting from the environment', () => {
   it('runs from exactly the settings in the simulator env file (KUBECONFIG, AZURE_*, ARM endpoint)', async () => {
-    const sim = await startSimulation(readScenario(path.join(SCENARIOS, 's04-one-vm-failed-main.yaml')), { log: () => {} });
+    const sim = await startSimulation(readScenario(path.join(SCENARIOS, 's04-one-vm-failed-main.yaml')), {
+      log: () => {},
+    });
     cleanups.push(() => sim.stop());
     const saved = { ...process.env };
     const dbDir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-env-'));

@@ -7,7 +7,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool, isUnsettled } from '@/lib/analyze';
-import { goneSince, type AzureHealth, type PoolDetail, type PoolSummary, type SourceState, type StoreHealth } from '@/lib/api-types';
+import {
+  goneSince,
+  type AzureHealth,
+  type PoolDetail,
+  type PoolSummary,
+  type SourceState,
+  type StoreHealth,
+} from '@/lib/api-types';
 import { normaliseAzure, type PoolInput } from '@/lib/pool-model';
 import { forgetGoneVms } from '@/lib/forget';
 import { diffDetails } from '@/lib/transitions';
@@ -21,7 +28,11 @@ import type { PoolWrite, TimelineStore } from '../store/store';
 
 /** How an Event is recorded on a pool's timeline; the count tells repeats within one second apart. */
 function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string } {
-  return { field: `event.${ev.reason}`, to: ev.object, detail: `${ev.type}: ${ev.message} (${ev.time}${ev.count > 1 ? `, ×${ev.count}` : ''})` };
+  return {
+    field: `event.${ev.reason}`,
+    to: ev.object,
+    detail: `${ev.type}: ${ev.message} (${ev.time}${ev.count > 1 ? `, ×${ev.count}` : ''})`,
+  };
 }
 
 /**
@@ -174,7 +185,8 @@ export class Collector {
       if (this.swept.has(ctx) || !src.machinePoolsListed()) continue;
       this.swept.add(ctx);
       for (const [key, d] of this.previous) {
-        if (d.summary.ref.context === ctx && !goneSince(d.summary) && this.goneReason(d) === 'deleted') this.markChanged(key);
+        if (d.summary.ref.context === ctx && !goneSince(d.summary) && this.goneReason(d) === 'deleted')
+          this.markChanged(key);
       }
     }
   }
@@ -207,7 +219,12 @@ export class Collector {
    * not read, or throttled with no data yet; a pool without a scale set has nothing to read). An error is an
    * answer: the pool is stored with it, as it would be later.
    */
-  private unreadSource(ctx: string, src: ContextSource, input: PoolInput, scaleSetId: string | null): 'kube' | 'workload' | 'azure' | null {
+  private unreadSource(
+    ctx: string,
+    src: ContextSource,
+    input: PoolInput,
+    scaleSetId: string | null,
+  ): 'kube' | 'workload' | 'azure' | null {
     if (!this.listedContexts.has(ctx)) {
       if (src.kubeState().state !== 'ok') return 'kube';
       this.listedContexts.add(ctx);
@@ -303,7 +320,16 @@ export class Collector {
   lastStoredCycle: string | null = null;
   lastError: string | null = null;
   /** Azure calls made, by outcome, for metrics and benchmarks. */
-  readonly azureCalls = { ok: 0, throttled: 0, notFound: 0, unreachable: 0, total: 0, vmssGet: 0, vmList: 0, instanceView: 0 };
+  readonly azureCalls = {
+    ok: 0,
+    throttled: 0,
+    notFound: 0,
+    unreachable: 0,
+    total: 0,
+    vmssGet: 0,
+    vmList: 0,
+    instanceView: 0,
+  };
   /** 429s per subscription (lower-case). */
   readonly throttledBySubscription = new Map<string, number>();
 
@@ -328,7 +354,12 @@ export class Collector {
     }
     this.eventsSince = (await this.opts.store.lastCycle())?.at ?? new Date(this.now()).toISOString();
     for (const ctx of this.opts.contexts) {
-      const src = new ContextSource(ctx, contextKubeConfig(this.opts.kubeconfig, ctx), (pools, urgent) => this.onKubeChange(ctx, pools, urgent), (pools, ev) => void this.onPoolEvent(ctx, pools, ev));
+      const src = new ContextSource(
+        ctx,
+        contextKubeConfig(this.opts.kubeconfig, ctx),
+        (pools, urgent) => this.onKubeChange(ctx, pools, urgent),
+        (pools, ev) => void this.onPoolEvent(ctx, pools, ev),
+      );
       this.sources.set(ctx, src);
       await src.start();
     }
@@ -346,8 +377,12 @@ export class Collector {
     let p = this.recordedEvents.get(key);
     if (!p) {
       const from = new Date(Date.parse(this.eventsSince) - EVENT_SKEW_MS).toISOString();
-      p = this.opts.store.timeline(key, from, '9999-12-31T23:59:59.999Z')
-        .then((tl) => new Set(tl.filter((t) => t.field.startsWith('event.')).map((t) => eventSignature(t.field, t.to, t.detail))))
+      p = this.opts.store
+        .timeline(key, from, '9999-12-31T23:59:59.999Z')
+        .then(
+          (tl) =>
+            new Set(tl.filter((t) => t.field.startsWith('event.')).map((t) => eventSignature(t.field, t.to, t.detail))),
+        )
         .catch(() => new Set<string>());
       this.recordedEvents.set(key, p);
     }
@@ -399,7 +434,8 @@ export class Collector {
       if (id) this.opts.scheduler.expedite(id, this.now(), urgent);
     }
     // Waiting for the next tick: bring it forward (a running cycle schedules its successor when it ends).
-    if (urgent && pools.length > 0 && this.timer && !this.running && this.failedWrites === 0) this.schedule(URGENT_DELAY_MS);
+    if (urgent && pools.length > 0 && this.timer && !this.running && this.failedWrites === 0)
+      this.schedule(URGENT_DELAY_MS);
   }
 
   private scaleSetIdOf(ctx: string, pool: string): string | null {
@@ -475,7 +511,17 @@ export class Collector {
       this.changeLags = [];
       const { analyseMs, writeMs } = this.cycleMs;
       this.cycleMs = { analyseMs: 0, writeMs: 0 };
-      this.bus.emit('cycle', { seconds: (performance.now() - t0) / 1000, pools: written, cycle: written > 0 ? this.lastStoredCycle : null, azureCalls: this.azureCalls.total, changeLags, analyseMs, writeMs, waiting: this.dirty.size, ...(error === undefined ? {} : { error, failingWrites: this.failedWrites }) } satisfies CycleEvent);
+      this.bus.emit('cycle', {
+        seconds: (performance.now() - t0) / 1000,
+        pools: written,
+        cycle: written > 0 ? this.lastStoredCycle : null,
+        azureCalls: this.azureCalls.total,
+        changeLags,
+        analyseMs,
+        writeMs,
+        waiting: this.dirty.size,
+        ...(error === undefined ? {} : { error, failingWrites: this.failedWrites }),
+      } satisfies CycleEvent);
     }
   }
 
@@ -500,49 +546,70 @@ export class Collector {
       this.poolsByScaleSet = index;
       this.scaleSetByPool = byPool;
       for (const id of this.opts.scheduler.tracked()) if (!index.has(id)) this.opts.scheduler.untrack(id);
-      for (const id of index.keys()) this.opts.scheduler.track(id, (scaleSetRefOf(id) as { subscriptionId: string }).subscriptionId, now, regions.get(id));
+      for (const id of index.keys())
+        this.opts.scheduler.track(
+          id,
+          (scaleSetRefOf(id) as { subscriptionId: string }).subscriptionId,
+          now,
+          regions.get(id),
+        );
     }
     const due = this.opts.scheduler.due(now);
     const limit = this.opts.azureConcurrency ?? 4;
     for (let i = 0; i < due.length; i += limit) {
-      await Promise.all(due.slice(i, i + limit).map(async (id) => {
-        const ref = scaleSetRefOf(id);
-        if (!ref) return;
-        const read = await this.opts.azure.read(ref);
-        const t = this.now();
-        this.azureCalls.total += read.calls;
-        this.azureCalls.vmssGet += read.ops.vmssGet;
-        this.azureCalls.vmList += read.ops.vmList;
-        this.azureCalls.instanceView += read.ops.instanceView;
-        const sub = ref.subscriptionId.toLowerCase();
-        if (read.state === 'throttled') this.throttled.set(id, read.error);
-        else this.throttled.delete(id);
-        if (read.state === 'throttled') {
-          this.azureCalls.throttled++;
-          this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
-          this.setAzureHealth(sub, 'throttled', read.error);
-          this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds: read.retryAfterSeconds, remaining: read.remaining, fast: true });
-          // Keep the last good data; the pool shows Azure as throttled.
-          const prev = this.azureData.get(id);
-          this.azureData.set(id, prev?.ok ? prev : { input: azureInput(read), ok: false });
-        } else {
-          if (read.state === 'ok') this.azureCalls.ok++;
-          if (read.state === 'not-found') this.azureCalls.notFound++;
-          if (read.state === 'unreachable') this.azureCalls.unreachable++;
-          this.setAzureHealth(sub, read.state === 'unreachable' ? 'unreachable' : 'live', read.state === 'unreachable' ? read.error : undefined);
-          const input = read.state === 'ok' ? normaliseAzure(read.vmss, read.vms, read.readAt) : azureInput(read);
-          // VMs gone from the scale set (or with it): their IDs leave lib/'s shared tables.
-          if (read.state === 'ok' || read.state === 'not-found') forgetGoneVms(this.azureData.get(id)?.input, input);
-          this.azureData.set(id, { input, ok: read.state === 'ok' });
-          const region = read.state === 'ok' ? String(read.vmss.location ?? '') : undefined;
-          const fast = this.poolNeedsFastLane(id);
-          this.opts.scheduler.record(id, t, { region, remaining: read.state === 'ok' ? read.remaining : undefined, fast });
-        }
-        for (const key of this.poolsByScaleSet.get(id) ?? []) {
-          this.dirty.add(key);
-          if (read.state === 'ok') this.readTimes.set(key, read.readAt);
-        }
-      }));
+      await Promise.all(
+        due.slice(i, i + limit).map(async (id) => {
+          const ref = scaleSetRefOf(id);
+          if (!ref) return;
+          const read = await this.opts.azure.read(ref);
+          const t = this.now();
+          this.azureCalls.total += read.calls;
+          this.azureCalls.vmssGet += read.ops.vmssGet;
+          this.azureCalls.vmList += read.ops.vmList;
+          this.azureCalls.instanceView += read.ops.instanceView;
+          const sub = ref.subscriptionId.toLowerCase();
+          if (read.state === 'throttled') this.throttled.set(id, read.error);
+          else this.throttled.delete(id);
+          if (read.state === 'throttled') {
+            this.azureCalls.throttled++;
+            this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
+            this.setAzureHealth(sub, 'throttled', read.error);
+            this.opts.scheduler.record(id, t, {
+              throttled: true,
+              retryAfterSeconds: read.retryAfterSeconds,
+              remaining: read.remaining,
+              fast: true,
+            });
+            // Keep the last good data; the pool shows Azure as throttled.
+            const prev = this.azureData.get(id);
+            this.azureData.set(id, prev?.ok ? prev : { input: azureInput(read), ok: false });
+          } else {
+            if (read.state === 'ok') this.azureCalls.ok++;
+            if (read.state === 'not-found') this.azureCalls.notFound++;
+            if (read.state === 'unreachable') this.azureCalls.unreachable++;
+            this.setAzureHealth(
+              sub,
+              read.state === 'unreachable' ? 'unreachable' : 'live',
+              read.state === 'unreachable' ? read.error : undefined,
+            );
+            const input = read.state === 'ok' ? normaliseAzure(read.vmss, read.vms, read.readAt) : azureInput(read);
+            // VMs gone from the scale set (or with it): their IDs leave lib/'s shared tables.
+            if (read.state === 'ok' || read.state === 'not-found') forgetGoneVms(this.azureData.get(id)?.input, input);
+            this.azureData.set(id, { input, ok: read.state === 'ok' });
+            const region = read.state === 'ok' ? String(read.vmss.location ?? '') : undefined;
+            const fast = this.poolNeedsFastLane(id);
+            this.opts.scheduler.record(id, t, {
+              region,
+              remaining: read.state === 'ok' ? read.remaining : undefined,
+              fast,
+            });
+          }
+          for (const key of this.poolsByScaleSet.get(id) ?? []) {
+            this.dirty.add(key);
+            if (read.state === 'ok') this.readTimes.set(key, read.readAt);
+          }
+        }),
+      );
     }
   }
 
@@ -567,7 +634,12 @@ export class Collector {
   private setAzureHealth(sub: string, state: AzureHealth['state'], error?: string): void {
     const cur = this.azureHealth.get(sub);
     if (cur?.state === state && cur.error === error) return;
-    this.azureHealth.set(sub, { subscription: sub, state, since: new Date(this.now()).toISOString(), ...(error ? { error } : {}) });
+    this.azureHealth.set(sub, {
+      subscription: sub,
+      state,
+      since: new Date(this.now()).toISOString(),
+      ...(error ? { error } : {}),
+    });
   }
 
   /** In motion, not ready or drifting (or not analysed yet): read its scale set often. */
@@ -606,14 +678,27 @@ export class Collector {
       const azure = this.azureFor(id);
       const throttledError = id ? this.throttled.get(id) : undefined;
       const kube: SourceState = src.kubeState();
-      detail = analyzePool({ ...input, azure }, { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null });
-      if (throttledError !== undefined) detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
+      detail = analyzePool(
+        { ...input, azure },
+        { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null },
+      );
+      if (throttledError !== undefined)
+        detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };
     } else if (gone?.reason === 'unlisted') {
       // Its context not listed since start: its last state, with what the context's source says now.
-      detail = { ...gone.state, at, summary: { ...gone.state.summary }, sources: { ...gone.state.sources, kube: src?.kubeState() ?? gone.state.sources.kube } };
+      detail = {
+        ...gone.state,
+        at,
+        summary: { ...gone.state.summary },
+        sources: { ...gone.state.sources, kube: src?.kubeState() ?? gone.state.sources.kube },
+      };
     } else if (gone) {
       // Gone from poolscope's view: its last state, marked (its history stays, as of any earlier moment).
-      detail = { ...gone.state, at, summary: { ...gone.state.summary, ...(gone.reason === 'deleted' ? { deletedAt: at } : { unwatchedSince: at }) } };
+      detail = {
+        ...gone.state,
+        at,
+        summary: { ...gone.state.summary, ...(gone.reason === 'deleted' ? { deletedAt: at } : { unwatchedSince: at }) },
+      };
     } else {
       return null; // Gone and recorded already, or never stored; or not listed yet.
     }
@@ -629,7 +714,13 @@ export class Collector {
     const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
     if (unchanged && prev) return { detail: prev, transitions, detailUnchanged: true };
     detail.summary.lastChange = at;
-    return { detail, transitions, stored, shape, ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange, rowKeysAsOf: before.tables } : {}) };
+    return {
+      detail,
+      transitions,
+      stored,
+      shape,
+      ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange, rowKeysAsOf: before.tables } : {}),
+    };
   }
 
   /**
@@ -659,7 +750,8 @@ export class Collector {
     this.dirty.clear();
     for (const t of taken) {
       this.dirty.add(t.key);
-      if (t.since !== undefined) this.changedSince.set(t.key, Math.min(t.since, this.changedSince.get(t.key) ?? Infinity));
+      if (t.since !== undefined)
+        this.changedSince.set(t.key, Math.min(t.since, this.changedSince.get(t.key) ?? Infinity));
       this.putBackEvents(t);
     }
     for (const k of later) this.dirty.add(k);
@@ -674,7 +766,13 @@ export class Collector {
    * is in `written` as the cycle's end needs it (its state without the instance table, its shape); `time.ms` adds
    * up the time spent analysing.
    */
-  private *analysed(taken: Taken[], at: string, written: CycleWrite[], time: { ms: number }, gone: ReadonlyMap<string, Gone>): Generator<CycleWrite> {
+  private *analysed(
+    taken: Taken[],
+    at: string,
+    written: CycleWrite[],
+    time: { ms: number },
+    gone: ReadonlyMap<string, Gone>,
+  ): Generator<CycleWrite> {
     for (const t of taken) {
       const started = performance.now();
       let w: CycleWrite | null | 'held';
@@ -733,7 +831,11 @@ export class Collector {
       if (!this.urgent.has(k)) keys.push(k);
     }
     this.backlog = keys.length >= limit;
-    const taken: Taken[] = keys.map((key) => ({ key, since: this.changedSince.get(key), events: this.pendingEvents.get(key) ?? [] }));
+    const taken: Taken[] = keys.map((key) => ({
+      key,
+      since: this.changedSince.get(key),
+      events: this.pendingEvents.get(key) ?? [],
+    }));
     for (const k of keys) {
       this.dirty.delete(k);
       this.urgent.delete(k);
@@ -761,10 +863,13 @@ export class Collector {
       const writing = performance.now();
       const analysedBefore = analysing.ms;
       try {
-        await this.opts.store.writeCycle({ id, at }, (function* () {
-          yield head.pop() as CycleWrite;
-          yield* analyses;
-        })());
+        await this.opts.store.writeCycle(
+          { id, at },
+          (function* () {
+            yield head.pop() as CycleWrite;
+            yield* analyses;
+          })(),
+        );
       } catch (e) {
         // Nothing of the cycle is stored (its write is atomic): its pools and their Events wait for the next one.
         this.storeFailed(taken, e as Error);
@@ -775,8 +880,16 @@ export class Collector {
       this.lastStoredCycle = id;
       for (const w of written) {
         if (!w.detailUnchanged) this.remember(w.detail, w.shape);
-        const summary = w.detailUnchanged ? (this.previous.get(w.detail.summary.key) ?? w.detail).summary : { ...w.detail.summary, lastChange: at };
-        const ev: ChangeEvent = { seq: ++this.seq, poolKey: w.detail.summary.key, at, fields: [...new Set(w.transitions.map((t) => t.field))], summary };
+        const summary = w.detailUnchanged
+          ? (this.previous.get(w.detail.summary.key) ?? w.detail).summary
+          : { ...w.detail.summary, lastChange: at };
+        const ev: ChangeEvent = {
+          seq: ++this.seq,
+          poolKey: w.detail.summary.key,
+          at,
+          fields: [...new Set(w.transitions.map((t) => t.field))],
+          summary,
+        };
         this.bus.emit('change', ev);
       }
     } else {
@@ -791,7 +904,9 @@ export class Collector {
 
   /** Informer restarts after errors, per context and kind, since start. */
   watchRestarts(): { context: string; kind: string; restarts: number }[] {
-    return [...this.sources.entries()].flatMap(([context, src]) => [...src.restarts].map(([kind, restarts]) => ({ context, kind, restarts })));
+    return [...this.sources.entries()].flatMap(([context, src]) =>
+      [...src.restarts].map(([kind, restarts]) => ({ context, kind, restarts })),
+    );
   }
 
   /** When the pool's scale set is to be read next, and what that waits for (null: no scale set, or not tracked yet). */
@@ -811,7 +926,9 @@ export class Collector {
    * subscriptions by ID (not in the order their first reads came back, which changes from one start to the next).
    */
   health(): { kube: SourceHealth[]; azure: AzureHealth[] } {
-    const azure = [...this.azureHealth.values()].sort((a, b) => (a.subscription < b.subscription ? -1 : a.subscription > b.subscription ? 1 : 0));
+    const azure = [...this.azureHealth.values()].sort((a, b) =>
+      a.subscription < b.subscription ? -1 : a.subscription > b.subscription ? 1 : 0,
+    );
     return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure };
   }
 
@@ -823,7 +940,9 @@ export class Collector {
   /** Whether the store takes the collector's writes (the pages say so when it does not). */
   storeHealth(): StoreHealth {
     const r = this.writesRefused;
-    return r ? { state: 'failing', since: r.since, failingWrites: this.failedWrites, error: r.error } : { state: 'ok', since: null, failingWrites: 0 };
+    return r
+      ? { state: 'failing', since: r.since, failingWrites: this.failedWrites, error: r.error }
+      : { state: 'ok', since: null, failingWrites: 0 };
   }
 
   /** Every pool as the last cycle analysed it, without the instance tables (read those from the store). */

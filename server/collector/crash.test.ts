@@ -20,9 +20,15 @@ afterAll(() => {
 });
 
 function startCollector(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', path.join(ROOT, 'server', 'testing', 'collector-process.ts')], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=react-server', '--import', 'tsx', path.join(ROOT, 'server', 'testing', 'collector-process.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
@@ -30,7 +36,9 @@ function startCollector(env: Record<string, string>): Promise<ChildProcess> {
       out += d.toString();
       if (out.includes('collecting')) resolve(child);
     });
-    child.stderr?.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     child.on('exit', (code) => reject(new Error(`the collector exited (${code}) before collecting:\n${out}`)));
   });
 }
@@ -39,9 +47,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a collector killed with SIGKILL mid-cycle', () => {
   it('leaves a consistent store; restarts continue the timeline without duplicates or gaps', async () => {
-    const sim = await startSimulation(readScenario(path.join(ROOT, 'sim', 'scenarios', 'seed-one-vm-failed.yaml')), { speed: 20, log: () => {} });
+    const sim = await startSimulation(readScenario(path.join(ROOT, 'sim', 'scenarios', 'seed-one-vm-failed.yaml')), {
+      speed: 20,
+      log: () => {},
+    });
     const dbFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-crash-')), 'db.sqlite');
-    const env = { ...(sim.env as Record<string, string>), POOLSCOPE_DB_PATH: dbFile, POOLSCOPE_CONTEXTS: 'mgmt-weu', POOLSCOPE_FAST_INTERVAL_SECONDS: '1', POOLSCOPE_SLOW_INTERVAL_SECONDS: '2', POOLSCOPE_AZURE_BUDGET_SHARE: '0.5' };
+    const env = {
+      ...(sim.env as Record<string, string>),
+      POOLSCOPE_DB_PATH: dbFile,
+      POOLSCOPE_CONTEXTS: 'mgmt-weu',
+      POOLSCOPE_FAST_INTERVAL_SECONDS: '1',
+      POOLSCOPE_SLOW_INTERVAL_SECONDS: '2',
+      POOLSCOPE_AZURE_BUDGET_SHARE: '0.5',
+    };
     try {
       let replicas = 3;
       for (let round = 0; round < 4; round++) {
@@ -88,7 +106,7 @@ describe('a collector killed with SIGKILL mid-cycle', () => {
         // Each instant appears once per field: no cycle was written twice.
         const seen = new Set<string>();
         for (const e of tl) {
-          const k = `${e.at}|${e.field}|${e.from}|${e.to}|${e.detail ?? ""}`;
+          const k = `${e.at}|${e.field}|${e.from}|${e.to}|${e.detail ?? ''}`;
           expect(seen.has(k), k).toBe(false);
           seen.add(k);
         }

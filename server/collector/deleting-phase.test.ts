@@ -23,7 +23,17 @@ describe('a MachinePool being deleted', () => {
     if (!world) throw new Error('the demo runs with controllers');
     // The world held still, so the state between CAPI's first deletion pass and the next stays to be read.
     world.stop();
-    h.sim.runStep({ at: 0, line: 0, delete: { cluster: 'mgmt-weu', apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', namespace: 'default', name: 'spot' } });
+    h.sim.runStep({
+      at: 0,
+      line: 0,
+      delete: {
+        cluster: 'mgmt-weu',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'MachinePool',
+        namespace: 'default',
+        name: 'spot',
+      },
+    });
     const mgmt = h.sim.kube.cluster('mgmt-weu').store;
     const amp = findByPlural('infrastructure.cluster.x-k8s.io', 'v1beta1', 'azuremachinepools')!;
     const mp = findByPlural('cluster.x-k8s.io', 'v1beta2', 'machinepools')!;
@@ -36,7 +46,9 @@ describe('a MachinePool being deleted', () => {
       return p?.summary.phase === 'Deleting' ? p : undefined;
     });
     expect(stored.summary.deletedAt).toBeUndefined();
-    const phases = (await h.store.timeline(key, ago, far)).filter((e) => e.field === 'mp.phase').map((e) => `${e.from} → ${e.to}`);
+    const phases = (await h.store.timeline(key, ago, far))
+      .filter((e) => e.field === 'mp.phase')
+      .map((e) => `${e.from} → ${e.to}`);
     expect(phases).toContain('Running → Deleting');
 
     world.start();

@@ -20,7 +20,11 @@ afterAll(() => sim.stop());
 const T0 = new Date('2026-11-29T12:00:00Z').getTime();
 function elector(identity: string, lease: string, clock: { t: number }, events: string[] = []): LeaderElector {
   return new LeaderElector({
-    kubeconfig: kc, namespace: 'default', name: lease, identity, leaseSeconds: 15,
+    kubeconfig: kc,
+    namespace: 'default',
+    name: lease,
+    identity,
+    leaseSeconds: 15,
     now: () => new Date(clock.t),
     onStartedLeading: () => void events.push(`${identity} started`),
     onStoppedLeading: () => void events.push(`${identity} stopped`),
@@ -39,7 +43,9 @@ describe('leader election', () => {
     expect(await b.tryAcquireOrRenew()).toBe(false);
     clock.t = T0 + 16_000;
     expect(await b.tryAcquireOrRenew()).toBe(true);
-    const lease = await kc.makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'crash', namespace: 'default' });
+    const lease = await kc
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: 'crash', namespace: 'default' });
     expect(lease.spec?.holderIdentity).toBe('replica-b');
     expect(lease.spec?.leaseTransitions).toBe(1);
     // The old leader, back from a pause, must not think it still leads.

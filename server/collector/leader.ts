@@ -49,7 +49,15 @@ export class LeaderElector {
     const spec = { holderIdentity: identity, leaseDurationSeconds: duration, renewTime: now as never };
     try {
       if (!lease) {
-        await this.api.createNamespacedLease({ namespace, body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: { ...spec, acquireTime: now as never, leaseTransitions: 0 } } });
+        await this.api.createNamespacedLease({
+          namespace,
+          body: {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name, namespace },
+            spec: { ...spec, acquireTime: now as never, leaseTransitions: 0 },
+          },
+        });
         return true;
       }
       const holder = lease.spec?.holderIdentity;
@@ -59,8 +67,17 @@ export class LeaderElector {
       const transitions = (lease.spec?.leaseTransitions ?? 0) + (holder === identity ? 0 : 1);
       // The resourceVersion makes this a compare-and-swap: two candidates cannot both win.
       await this.api.replaceNamespacedLease({
-        name, namespace,
-        body: { ...lease, spec: { ...lease.spec, ...spec, leaseTransitions: transitions, ...(holder === identity ? {} : { acquireTime: now as never }) } },
+        name,
+        namespace,
+        body: {
+          ...lease,
+          spec: {
+            ...lease.spec,
+            ...spec,
+            leaseTransitions: transitions,
+            ...(holder === identity ? {} : { acquireTime: now as never }),
+          },
+        },
       });
       return true;
     } catch {
@@ -100,7 +117,14 @@ export class LeaderElector {
     try {
       const lease = await this.api.readNamespacedLease({ name, namespace });
       if (lease.spec?.holderIdentity !== identity) return;
-      await this.api.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: { ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: this.now() as never } } });
+      await this.api.replaceNamespacedLease({
+        name,
+        namespace,
+        body: {
+          ...lease,
+          spec: { ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: this.now() as never },
+        },
+      });
     } catch {
       // The Lease then simply expires.
     }

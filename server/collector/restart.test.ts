@@ -13,7 +13,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const harness = (scenario: string, speed: number, dbFile?: string, existing?: Harness['sim']): Promise<Harness> => makeHarness(cleanups, scenario, speed, { dbFile, existing });
+const harness = (scenario: string, speed: number, dbFile?: string, existing?: Harness['sim']): Promise<Harness> =>
+  makeHarness(cleanups, scenario, speed, { dbFile, existing });
 const BOTH = ['mgmt-weu', 'mgmt-neu'];
 const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
 const far = '2100-01-01T00:00:00.000Z';
@@ -31,21 +32,25 @@ async function entriesSince(h: Harness, from: string): Promise<Record<string, st
 }
 
 /** The five demo pools stored with every source read (Azure, the workload clusters' Nodes, the management clusters). */
-const settled = (h: Harness) => until('every pool stored with all its sources', async () => {
-  const all = await h.store.currentPools();
-  return all.length === 5 && all.every((p) => Object.values(p.sources).every((s) => s.state === 'ok')) ? all : undefined;
-});
+const settled = (h: Harness) =>
+  until('every pool stored with all its sources', async () => {
+    const all = await h.store.currentPools();
+    return all.length === 5 && all.every((p) => Object.values(p.sources).every((s) => s.state === 'ok'))
+      ? all
+      : undefined;
+  });
 
 /** Resolves after `n` more cycles of `c`. */
-const cycles = (c: Collector, n: number) => new Promise<void>((resolve) => {
-  let left = n;
-  const on = (_e: CycleEvent) => {
-    if (--left > 0) return;
-    c.bus.off('cycle', on);
-    resolve();
-  };
-  c.bus.on('cycle', on);
-});
+const cycles = (c: Collector, n: number) =>
+  new Promise<void>((resolve) => {
+    let left = n;
+    const on = (_e: CycleEvent) => {
+      if (--left > 0) return;
+      c.bus.off('cycle', on);
+      resolve();
+    };
+    c.bus.on('cycle', on);
+  });
 
 describe('a restart', () => {
   // The demo fleet at a quarter of its speed: its first step comes two real minutes in, after the test.
@@ -55,26 +60,46 @@ describe('a restart', () => {
     await settled(h);
     await first.stop();
     // Meanwhile a MachinePool is deleted: that is recorded (at the first list), nothing else is.
-    h.sim.runStep({ at: 0, line: 0, delete: { cluster: 'mgmt-weu', apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', namespace: 'default', name: 'spot' } });
+    h.sim.runStep({
+      at: 0,
+      line: 0,
+      delete: {
+        cluster: 'mgmt-weu',
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'MachinePool',
+        namespace: 'default',
+        name: 'spot',
+      },
+    });
     // CAPI and CAPZ take the scale set, the AzureMachinePool and the rest first, the MachinePool last: restarting
     // before it is gone would rightly record the pool without its AzureMachinePool first.
     const mgmt = h.sim.kube.cluster('mgmt-weu').store;
-    await until('the MachinePool gone', () => (mgmt.list(MP).items.some((m) => m.metadata?.name === 'spot') ? undefined : true), 60_000);
+    await until(
+      'the MachinePool gone',
+      () => (mgmt.list(MP).items.some((m) => m.metadata?.name === 'spot') ? undefined : true),
+      60_000,
+    );
     const restart = new Date().toISOString();
     const h2 = await harness('', 0.25, h.dbFile, h.sim);
     const c = await h2.start({ contexts: BOTH });
     // Every scale set read and every cluster listed since the restart, and the pools analysed with them.
-    await until('every source read since the restart', () => (c.azureCalls.ok >= 4 && c.health().kube.every((s) => s.state === 'live') ? true : undefined));
+    await until('every source read since the restart', () =>
+      c.azureCalls.ok >= 4 && c.health().kube.every((s) => s.state === 'live') ? true : undefined,
+    );
     await cycles(c, 3);
     expect(c.analyses.unchanged).toBeGreaterThanOrEqual(4);
     expect(await entriesSince(h2, restart)).toEqual({ 'mgmt-weu/default/spot': ['pool: present → deleted'] });
 
     // A change after the restart is recorded as ever.
     h.sim.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-weu', name: 'system', replicas: 4 } });
-    const scaled = await until('the scale recorded', async () => {
-      const tl = await h2.store.timeline('mgmt-weu/default/system', restart, far);
-      return tl.some((e) => e.field === 'replicas.desired') ? tl : undefined;
-    }, 10_000);
+    const scaled = await until(
+      'the scale recorded',
+      async () => {
+        const tl = await h2.store.timeline('mgmt-weu/default/system', restart, far);
+        return tl.some((e) => e.field === 'replicas.desired') ? tl : undefined;
+      },
+      10_000,
+    );
     expect(scaled.filter((e) => e.field === 'replicas.desired').map(show)).toEqual(['replicas.desired: 3 → 4']);
   }, 90_000);
 
@@ -84,7 +109,11 @@ describe('a restart', () => {
     const pools = await settled(h);
     for (const p of pools) {
       const sources = (await h.store.timeline(p.summary.key, ago, far)).filter((e) => e.field.startsWith('source.'));
-      expect(sources.map(show), p.summary.key).toEqual(['source.kube: null → ok', 'source.workload: null → ok', 'source.azure: null → ok']);
+      expect(sources.map(show), p.summary.key).toEqual([
+        'source.kube: null → ok',
+        'source.workload: null → ok',
+        'source.azure: null → ok',
+      ]);
     }
   }, 60_000);
 });
@@ -96,24 +125,34 @@ describe('a source that says nothing at start', () => {
     const h = await harness('s05-flexible.yaml', 1);
     const first = await h.start();
     const POOL = 'mgmt-weu/default/pool0';
-    await until('the pool stored with Azure read', async () => ((await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined));
+    await until('the pool stored with Azure read', async () =>
+      (await h.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined,
+    );
     await first.stop();
     h.sim.azure.addFault({ operation: '*', kind: 'slow', delayMs: 6000 });
     const restart = new Date().toISOString();
     const h2 = await harness('', 1, h.dbFile, h.sim);
     await h2.start({ startGraceMs: GRACE_MS });
     const started = Date.now();
-    const unknown = await until('Azure recorded unknown', async () => {
-      const p = await h2.store.currentPool(POOL);
-      return p?.sources.azure.state === 'unknown' ? p : undefined;
-    }, 10_000);
+    const unknown = await until(
+      'Azure recorded unknown',
+      async () => {
+        const p = await h2.store.currentPool(POOL);
+        return p?.sources.azure.state === 'unknown' ? p : undefined;
+      },
+      10_000,
+    );
     expect(unknown.sources.azure).toEqual({ state: 'unknown', reason: 'not read yet' });
     const [went] = (await h2.store.timeline(POOL, restart, far)).filter((e) => e.field === 'source.azure');
     expect(went && show(went)).toBe('source.azure: ok → unknown');
     // Not before the grace ended.
     expect(Date.parse(went?.at ?? '')).toBeGreaterThanOrEqual(started + GRACE_MS - 50);
     h.sim.azure.clearFaults();
-    await until('Azure recorded again once it answers', async () => ((await h2.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined), 15_000);
+    await until(
+      'Azure recorded again once it answers',
+      async () => ((await h2.store.currentPool(POOL))?.sources.azure.state === 'ok' ? true : undefined),
+      15_000,
+    );
   }, 60_000);
 
   it('is recorded for the stored pools of a management cluster down at start, once the grace is over', async () => {
@@ -129,10 +168,15 @@ describe('a source that says nothing at start', () => {
     await h2.start({ contexts: BOTH, startGraceMs: GRACE_MS });
     const started = Date.now();
     const weuPools = ['mgmt-weu/default/spot', 'mgmt-weu/default/system', 'mgmt-weu/default/workers'];
-    await until('mgmt-weu\'s pools recorded with it down', async () => {
-      for (const k of weuPools) if ((await h2.store.currentPool(k))?.sources.kube.state !== 'unreachable') return undefined;
-      return true;
-    }, 15_000);
+    await until(
+      "mgmt-weu's pools recorded with it down",
+      async () => {
+        for (const k of weuPools)
+          if ((await h2.store.currentPool(k))?.sources.kube.state !== 'unreachable') return undefined;
+        return true;
+      },
+      15_000,
+    );
     const written = await entriesSince(h2, restart);
     expect(written).toEqual(Object.fromEntries(weuPools.map((k) => [k, ['source.kube: ok → unreachable']])));
     for (const k of weuPools) {

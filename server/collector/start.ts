@@ -43,7 +43,11 @@ export interface Runtime {
  */
 export function logCycle(c: CycleEvent): void {
   const fields = { cycle: c.cycle, pools: c.pools, ms: Math.round(c.seconds * 1000), azureCallsTotal: c.azureCalls };
-  if (c.error !== undefined) log().error({ ...fields, err: c.error, failingWrites: c.failingWrites, waiting: c.waiting }, 'collector cycle failed');
+  if (c.error !== undefined)
+    log().error(
+      { ...fields, err: c.error, failingWrites: c.failingWrites, waiting: c.waiting },
+      'collector cycle failed',
+    );
   else log().debug(fields, 'collector cycle');
 }
 
@@ -92,11 +96,22 @@ export class CycleLog {
   /** Logs what happened since the last flush, if anything was stored or failed. */
   flush(): void {
     if (this.cycles > 0 || this.failed > 0) {
-      log().info({
-        cycles: this.cycles, failedCycles: this.failed, poolStates: this.poolStates, slowestCycleMs: Math.round(this.slowestMs),
-        analyseMs: Math.round(this.analyseMs), writeMs: Math.round(this.writeMs), changeToStoredMaxMs: Math.round(this.lagMaxMs),
-        azureCalls: this.azureNow - (this.azureAtStart ?? this.azureNow), waiting: this.waiting, firstCycle: this.first, lastCycle: this.last,
-      }, 'collector cycles');
+      log().info(
+        {
+          cycles: this.cycles,
+          failedCycles: this.failed,
+          poolStates: this.poolStates,
+          slowestCycleMs: Math.round(this.slowestMs),
+          analyseMs: Math.round(this.analyseMs),
+          writeMs: Math.round(this.writeMs),
+          changeToStoredMaxMs: Math.round(this.lagMaxMs),
+          azureCalls: this.azureNow - (this.azureAtStart ?? this.azureNow),
+          waiting: this.waiting,
+          firstCycle: this.first,
+          lastCycle: this.last,
+        },
+        'collector cycles',
+      );
     }
     this.cycles = this.poolStates = this.failed = this.slowestMs = this.analyseMs = this.writeMs = this.lagMaxMs = 0;
     this.azureAtStart = this.azureNow;
@@ -121,16 +136,23 @@ export function resolveContexts(e: Env, kc = new KubeConfig()): { kc: KubeConfig
   try {
     kc.loadFromDefault();
   } catch (err) {
-    throw new ConfigError(`poolscope cannot read the kubeconfig${e.KUBECONFIG ? ` at KUBECONFIG=${e.KUBECONFIG}` : ''}: ${(err as Error).message}`);
+    throw new ConfigError(
+      `poolscope cannot read the kubeconfig${e.KUBECONFIG ? ` at KUBECONFIG=${e.KUBECONFIG}` : ''}: ${(err as Error).message}`,
+    );
   }
   const available = kc.getContexts().map((c) => c.name);
-  if (available.length === 0) throw new ConfigError(`poolscope found no kubeconfig contexts${e.KUBECONFIG ? ` in KUBECONFIG=${e.KUBECONFIG}` : ''} and is not running in a cluster.`);
+  if (available.length === 0)
+    throw new ConfigError(
+      `poolscope found no kubeconfig contexts${e.KUBECONFIG ? ` in KUBECONFIG=${e.KUBECONFIG}` : ''} and is not running in a cluster.`,
+    );
   const c = e.POOLSCOPE_CONTEXTS;
   if (c.mode === 'all') return { kc, contexts: available };
   if (c.mode === 'current') return { kc, contexts: [kc.getCurrentContext() || (available[0] as string)] };
   const unknown = c.names.filter((n) => !available.includes(n));
   if (unknown.length) {
-    throw new ConfigError(`POOLSCOPE_CONTEXTS names context${unknown.length > 1 ? 's' : ''} the kubeconfig does not have: ${unknown.join(', ')}. Available: ${available.join(', ')}.`);
+    throw new ConfigError(
+      `POOLSCOPE_CONTEXTS names context${unknown.length > 1 ? 's' : ''} the kubeconfig does not have: ${unknown.join(', ')}. Available: ${available.join(', ')}.`,
+    );
   }
   return { kc, contexts: c.names };
 }
@@ -157,13 +179,21 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
   const forward = (ev: ChangeEvent) => bus.emit('change', { ...ev, seq: ++seq });
   if (e.POOLSCOPE_COLLECTOR) {
     const { kc, contexts } = resolveContexts(e);
-    const makeCollector = () => new Collector({
-      kubeconfig: kc,
-      contexts,
-      store,
-      azure: new AzureReader({ endpoint: e.POOLSCOPE_ARM_ENDPOINT, disableInstanceDiscovery: e.POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY }),
-      scheduler: new Scheduler({ fastSeconds: e.POOLSCOPE_FAST_INTERVAL_SECONDS, slowSeconds: e.POOLSCOPE_SLOW_INTERVAL_SECONDS, budgetShare: e.POOLSCOPE_AZURE_BUDGET_SHARE }),
-    });
+    const makeCollector = () =>
+      new Collector({
+        kubeconfig: kc,
+        contexts,
+        store,
+        azure: new AzureReader({
+          endpoint: e.POOLSCOPE_ARM_ENDPOINT,
+          disableInstanceDiscovery: e.POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY,
+        }),
+        scheduler: new Scheduler({
+          fastSeconds: e.POOLSCOPE_FAST_INTERVAL_SECONDS,
+          slowSeconds: e.POOLSCOPE_SLOW_INTERVAL_SECONDS,
+          budgetShare: e.POOLSCOPE_AZURE_BUDGET_SHARE,
+        }),
+      });
     const startCollecting = async () => {
       collector = makeCollector();
       collector.bus.on('change', forward);
@@ -176,7 +206,9 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
       // The writer owns retention: one pruner, even with several replicas on one database.
       const collecting = collector;
       retention = new Retention({
-        store, retentionDays: e.POOLSCOPE_RETENTION_DAYS, log: log(),
+        store,
+        retentionDays: e.POOLSCOPE_RETENTION_DAYS,
+        log: log(),
         ...(e.POOLSCOPE_RETENTION_MAX_SIZE === undefined ? {} : { maxBytes: e.POOLSCOPE_RETENTION_MAX_SIZE }),
         prune: { onDropped: (key) => collecting.forget(key) },
       });
@@ -222,7 +254,9 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
     },
     bus,
     hello: () => ({ stream, seq }),
-    publish: (change) => { bus.emit('change', { ...change, seq: ++seq }); },
+    publish: (change) => {
+      bus.emit('change', { ...change, seq: ++seq });
+    },
     get stopping() {
       return stopping !== null;
     },

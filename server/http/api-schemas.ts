@@ -6,22 +6,28 @@ import { futureAtError, readInstant, SEVERITIES, SORT_KEYS, type Params } from '
 
 /** Zod's issues as a 400 answer words them: which parameter, and what is wrong with it. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], where: 'path' | 'query'): string {
-  return issues.map((i) => {
-    if (i.code === 'unrecognized_keys') return `unknown ${where} parameter${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-    const name = i.path.length ? `"${i.path.join('.')}"` : where;
-    return `${name}: ${i.message}`;
-  }).join('; ');
+  return issues
+    .map((i) => {
+      if (i.code === 'unrecognized_keys')
+        return `unknown ${where} parameter${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+      const name = i.path.length ? `"${i.path.join('.')}"` : where;
+      return `${name}: ${i.message}`;
+    })
+    .join('; ');
 }
 
 /** An RFC 3339 instant, normalised to UTC ISO (the same rule the pages apply to their links). */
-export const instant = z.string().transform((s, ctx) => {
-  const r = readInstant(s);
-  if (!r.ok) {
-    ctx.addIssue({ code: 'custom', message: r.error });
-    return z.NEVER;
-  }
-  return r.iso;
-}).meta({ format: 'date-time', examples: ['2026-11-29T10:15:00Z'] });
+export const instant = z
+  .string()
+  .transform((s, ctx) => {
+    const r = readInstant(s);
+    if (!r.ok) {
+      ctx.addIssue({ code: 'custom', message: r.error });
+      return z.NEVER;
+    }
+    return r.iso;
+  })
+  .meta({ format: 'date-time', examples: ['2026-11-29T10:15:00Z'] });
 
 /** An `at` instant: one that has happened, give or take a minute of clock skew (checked against this server's clock). */
 const atInstant = instant.superRefine((iso, ctx) => {
@@ -30,13 +36,21 @@ const atInstant = instant.superRefine((iso, ctx) => {
 });
 
 /** A boolean query flag: `1`/`true`/`0`/`false`. */
-export const flag = z.enum(['1', 'true', '0', 'false'], { message: 'must be 1, true, 0 or false' }).transform((v) => v === '1' || v === 'true');
+export const flag = z
+  .enum(['1', 'true', '0', 'false'], { message: 'must be 1, true, 0 or false' })
+  .transform((v) => v === '1' || v === 'true');
 
 /** Path parameters of a pool: a kubeconfig context, a namespace and a MachinePool name. */
 export const poolParams = z.object({
   context: z.string().min(1).max(253).meta({ description: 'The kubeconfig context of the management cluster.' }),
-  namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a Kubernetes namespace name').meta({ description: "The MachinePool's namespace." }),
-  name: z.string().regex(/^[a-z0-9]([-.a-z0-9]{0,251}[a-z0-9])?$/, 'must be a Kubernetes object name').meta({ description: "The MachinePool's name." }),
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'must be a Kubernetes namespace name')
+    .meta({ description: "The MachinePool's namespace." }),
+  name: z
+    .string()
+    .regex(/^[a-z0-9]([-.a-z0-9]{0,251}[a-z0-9])?$/, 'must be a Kubernetes object name')
+    .meta({ description: "The MachinePool's name." }),
 });
 
 /** `sort` of the fleet list: a key, `-` first for descending. */
@@ -47,11 +61,32 @@ export const fleetQuery = z.strictObject({
   namespace: z.string().min(1).optional().meta({ description: 'Only pools in this namespace.' }),
   drifting: flag.optional().meta({ description: 'Only pools with providerID drift.' }),
   notReady: flag.optional().meta({ description: 'Only pools whose AzureMachinePool is not ready.' }),
-  deleted: flag.optional().meta({ description: 'Pools that left poolscope\'s view too: their MachinePool deleted (`summary.deletedAt`) or their context no longer watched (`summary.unwatchedSince`); kept until retention passes that time. Hidden by default.' }),
-  q: z.string().max(200).optional().meta({ description: "Text to look for, case-insensitively, in the pool, namespace, context and cluster names and the worst finding's summary." }),
-  severity: z.enum(SEVERITIES, { message: `must be one of ${SEVERITIES.join(', ')}` }).optional()
-    .meta({ description: "Only pools whose worst finding has this severity (`info` includes `healthy`); pools with no finding have none." }),
-  sort: z.enum(SORTS as [string, ...string[]], { message: `must be one of ${SORT_KEYS.join(', ')}, optionally prefixed with - for descending` }).optional()
+  deleted: flag
+    .optional()
+    .meta({
+      description:
+        "Pools that left poolscope's view too: their MachinePool deleted (`summary.deletedAt`) or their context no longer watched (`summary.unwatchedSince`); kept until retention passes that time. Hidden by default.",
+    }),
+  q: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({
+      description:
+        "Text to look for, case-insensitively, in the pool, namespace, context and cluster names and the worst finding's summary.",
+    }),
+  severity: z
+    .enum(SEVERITIES, { message: `must be one of ${SEVERITIES.join(', ')}` })
+    .optional()
+    .meta({
+      description:
+        'Only pools whose worst finding has this severity (`info` includes `healthy`); pools with no finding have none.',
+    }),
+  sort: z
+    .enum(SORTS as [string, ...string[]], {
+      message: `must be one of ${SORT_KEYS.join(', ')}, optionally prefixed with - for descending`,
+    })
+    .optional()
     .meta({ description: 'Sort key, `-` first for descending (default `finding`: worst first).' }),
 });
 
@@ -61,7 +96,10 @@ export const fleetQuery = z.strictObject({
  * trimmed, and an empty one as absent (as a form leaves it), so it checks those.
  */
 export function fleetParamsProblem(p: Params): { message: string; without: string } | null {
-  const entries = p instanceof URLSearchParams ? [...p.keys()].map((k) => [k, p.get(k)] as const) : Object.entries(p).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v] as const);
+  const entries =
+    p instanceof URLSearchParams
+      ? [...p.keys()].map((k) => [k, p.get(k)] as const)
+      : Object.entries(p).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v] as const);
   const raw: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of entries) if (v !== undefined && v !== null && v.trim() !== '') raw[k] = v.trim();
   const r = fleetQuery.safeParse(raw);
@@ -72,18 +110,42 @@ export function fleetParamsProblem(p: Params): { message: string; without: strin
 }
 
 export const poolQuery = z.strictObject({
-  at: atInstant.optional().meta({ description: "The pool's state as of this instant (default: now); not in the future (a minute of clock skew allowed)." }),
+  at: atInstant
+    .optional()
+    .meta({
+      description:
+        "The pool's state as of this instant (default: now); not in the future (a minute of clock skew allowed).",
+    }),
 });
 
-export const timelineQuery = z.strictObject({
-  from: instant.optional().meta({ description: 'Start of the window (default: 6 hours before `to`).' }),
-  to: instant.optional().meta({ description: 'End of the window (default: now). A window spans at most 31 days, whichever ends are given.' }),
-  at: atInstant.optional().meta({ description: "Instead of a window: the pool's full state at this instant (answered as a PoolResponse); not in the future (a minute of clock skew allowed)." }),
-})
-  .refine((q) => !(q.at && (q.from || q.to)), { message: 'give either "at" (the state at an instant) or "from"/"to" (changes in a range), not both' });
+export const timelineQuery = z
+  .strictObject({
+    from: instant.optional().meta({ description: 'Start of the window (default: 6 hours before `to`).' }),
+    to: instant
+      .optional()
+      .meta({
+        description: 'End of the window (default: now). A window spans at most 31 days, whichever ends are given.',
+      }),
+    at: atInstant
+      .optional()
+      .meta({
+        description:
+          "Instead of a window: the pool's full state at this instant (answered as a PoolResponse); not in the future (a minute of clock skew allowed).",
+      }),
+  })
+  .refine((q) => !(q.at && (q.from || q.to)), {
+    message: 'give either "at" (the state at an instant) or "from"/"to" (changes in a range), not both',
+  });
 
 export const resyncBody = z.strictObject({
-  mode: z.enum(['reconcile', 'sync-provider-ids'], { message: 'must be "reconcile" or "sync-provider-ids"' })
-    .meta({ description: '`reconcile`: annotate the AzureMachinePool and MachinePool so their controllers reconcile now; `sync-provider-ids`: copy the AzureMachinePool providerIDList into the MachinePool (only while the readiness gate keeps it frozen).' }),
-  dryRun: z.boolean({ message: 'must be true or false' }).optional().meta({ description: 'Say what would be done, change nothing.' }),
+  mode: z
+    .enum(['reconcile', 'sync-provider-ids'], { message: 'must be "reconcile" or "sync-provider-ids"' })
+    .meta({
+      description:
+        '`reconcile`: annotate the AzureMachinePool and MachinePool so their controllers reconcile now; `sync-provider-ids`: copy the AzureMachinePool providerIDList into the MachinePool (only while the readiness gate keeps it frozen).',
+    }),
+  dryRun: z
+    .boolean({ message: 'must be true or false' })
+    .optional()
+    .meta({ description: 'Say what would be done, change nothing.' }),
 });

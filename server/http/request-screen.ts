@@ -22,7 +22,8 @@ export interface Refusal {
 const isApi = (pathname: string) => pathname === '/api' || pathname.startsWith('/api/');
 
 /** The methods an API path serves besides HEAD and OPTIONS, as its route file exports them (resync alone takes POST). */
-const served = (pathname: string): string[] => (/^\/api\/pools\/[^/]+\/[^/]+\/[^/]+\/resync\/?$/.test(pathname) ? ['GET', 'POST'] : ['GET']);
+const served = (pathname: string): string[] =>
+  /^\/api\/pools\/[^/]+\/[^/]+\/[^/]+\/resync\/?$/.test(pathname) ? ['GET', 'POST'] : ['GET'];
 
 function decodable(pathname: string): boolean {
   try {
@@ -47,7 +48,11 @@ function page(status: number, title: string, text: string, headers: Record<strin
 <main><h1 style="font-size: 1.25rem">${title}</h1><p>${text}</p><p><a href="/">Back to all pools</a></p></main>
 </body></html>
 `;
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers }, body };
+  return {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body,
+  };
 }
 
 /** The answer to a request Next.js would fail on, or null to let it through: its method and target as sent. */
@@ -56,14 +61,25 @@ export function screenRequest(method: string, target: string): Refusal | null {
   const pathname = q < 0 ? target : target.slice(0, q);
   const api = isApi(pathname);
   if (method === 'TRACE') {
-    if (!api) return page(405, 'Method not allowed', 'poolscope&#39;s pages answer GET and HEAD only.', { allow: 'GET, HEAD' });
+    if (!api)
+      return page(405, 'Method not allowed', 'poolscope&#39;s pages answer GET and HEAD only.', { allow: 'GET, HEAD' });
     const methods = served(pathname);
-    return json(405, 'method-not-allowed', `TRACE is not served at ${pathname}; it answers ${methods.join(' and ')}.`, { allow: [...methods, 'HEAD', 'OPTIONS'].join(', ') });
+    return json(405, 'method-not-allowed', `TRACE is not served at ${pathname}; it answers ${methods.join(' and ')}.`, {
+      allow: [...methods, 'HEAD', 'OPTIONS'].join(', '),
+    });
   }
   if (!decodable(pathname)) {
     return api
-      ? json(400, 'invalid-path', `The path ${pathname} has malformed percent-encoding: each % must start a %XX escape, and the escapes must spell UTF-8.`)
-      : page(400, 'This address cannot be read', 'Its path has malformed percent-encoding (a % that does not start a %XX escape, or escapes that do not spell UTF-8), so it names no page. Check the link you followed.');
+      ? json(
+          400,
+          'invalid-path',
+          `The path ${pathname} has malformed percent-encoding: each % must start a %XX escape, and the escapes must spell UTF-8.`,
+        )
+      : page(
+          400,
+          'This address cannot be read',
+          'Its path has malformed percent-encoding (a % that does not start a %XX escape, or escapes that do not spell UTF-8), so it names no page. Check the link you followed.',
+        );
   }
   if (api && q >= 0 && new URLSearchParams(target.slice(q + 1)).has('__proto__')) {
     return json(400, 'invalid-query', 'unknown query parameter "__proto__"');
@@ -89,7 +105,10 @@ export function screenHttpServers(): void {
       req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? 'unknown';
       const refusal = screenRequest(req.method ?? 'GET', req.url ?? '/');
       if (refusal) {
-        log().info({ method: req.method, path: (req.url ?? '/').split('?')[0], status: refusal.status, screened: true }, 'request');
+        log().info(
+          { method: req.method, path: (req.url ?? '/').split('?')[0], status: refusal.status, screened: true },
+          'request',
+        );
         res.writeHead(refusal.status, refusal.headers).end(req.method === 'HEAD' ? undefined : refusal.body);
         return true;
       }

@@ -12,19 +12,32 @@ import { BodyTooLargeError, readCappedText } from './read-capped';
 import { observeRequest, routeLabel } from '../metrics-registry';
 
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(message);
   }
 }
 
-export function errorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+export function errorResponse(
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   const body: ApiError = { error: { code, message } };
   return Response.json(body, { status, headers: { 'cache-control': 'no-store', ...headers } });
 }
 
 type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
 
-export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, P extends z.ZodType = z.ZodObject<Record<string, never>>>(
+export function route<
+  Q extends z.ZodType = z.ZodObject<Record<string, never>>,
+  P extends z.ZodType = z.ZodObject<Record<string, never>>,
+>(
   schemas: { query?: Q; params?: P },
   handler: (input: { query: z.output<Q>; params: z.output<P>; request: Request }) => Promise<unknown>,
 ): (request: Request, ctx: RouteContext) => Promise<Response> {
@@ -38,7 +51,17 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
     res.headers.set('x-request-id', requestId);
     // Probes and scrapes every few seconds: only at debug level.
     const quiet = path === '/api/healthz' || path === '/api/readyz' || path === '/api/metrics';
-    log()[quiet ? 'debug' : 'info']({ requestId, method: request.method, route: routeLabel(path), path, status: res.status, ms: Math.round(seconds * 1000) }, 'request');
+    log()[quiet ? 'debug' : 'info'](
+      {
+        requestId,
+        method: request.method,
+        route: routeLabel(path),
+        path,
+        status: res.status,
+        ms: Math.round(seconds * 1000),
+      },
+      'request',
+    );
     return res;
   };
 
@@ -69,7 +92,8 @@ export function route<Q extends z.ZodType = z.ZodObject<Record<string, never>>, 
 /** The largest request body poolscope reads (a resync's is a few dozen bytes). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-const tooLarge = () => new HttpError(413, 'body-too-large', `The request body must be at most ${MAX_BODY_BYTES / 1024} KiB.`);
+const tooLarge = () =>
+  new HttpError(413, 'body-too-large', `The request body must be at most ${MAX_BODY_BYTES / 1024} KiB.`);
 
 /**
  * Refuses a body whose declared length is over MAX_BODY_BYTES, before anything is read (and before the caller
@@ -99,7 +123,13 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, schema
   }
   const r = schema.safeParse(raw);
   if (!r.success) {
-    const msg = r.error.issues.map((i) => (i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}` : `${i.path.length ? `"${i.path.join('.')}"` : 'body'}: ${i.message}`)).join('; ');
+    const msg = r.error.issues
+      .map((i) =>
+        i.code === 'unrecognized_keys'
+          ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`
+          : `${i.path.length ? `"${i.path.join('.')}"` : 'body'}: ${i.message}`,
+      )
+      .join('; ');
     throw new HttpError(400, 'invalid-body', msg);
   }
   return r.data as z.output<S>;
@@ -120,17 +150,36 @@ const anyQuery = z.record(z.string(), z.string());
  */
 export function otherMethods<A extends Method>(...allowed: A[]): Record<Exclude<Method, A>, Handler> {
   const allow = [...allowed, ...(allowed.includes('GET' as A) ? ['HEAD'] : []), 'OPTIONS'].join(', ');
-  return refusing(METHODS.filter((m): m is Exclude<Method, A> => !allowed.includes(m as A)), (method, path) =>
-    new HttpError(405, 'method-not-allowed', `${method} is not served at ${path}; it answers ${allowed.join(' and ')}.`, { allow }));
+  return refusing(
+    METHODS.filter((m): m is Exclude<Method, A> => !allowed.includes(m as A)),
+    (method, path) =>
+      new HttpError(
+        405,
+        'method-not-allowed',
+        `${method} is not served at ${path}; it answers ${allowed.join(' and ')}.`,
+        { allow },
+      ),
+  );
 }
 
 /** Handlers for every method of a path under /api that no route serves: 404 with the error body, not the HTML page. */
 export function noSuchEndpoint(): Record<Method, Handler> {
-  return refusing(METHODS, (_method, path) => new HttpError(404, 'no-such-endpoint', `poolscope has no API endpoint at ${path}; /api/openapi.json lists them all.`));
+  return refusing(
+    METHODS,
+    (_method, path) =>
+      new HttpError(
+        404,
+        'no-such-endpoint',
+        `poolscope has no API endpoint at ${path}; /api/openapi.json lists them all.`,
+      ),
+  );
 }
 
 /** One handler, for each of `methods`, answering every request with `error`'s response (logged and counted by route). */
-function refusing<M extends Method>(methods: readonly M[], error: (method: string, path: string) => HttpError): Record<M, Handler> {
+function refusing<M extends Method>(
+  methods: readonly M[],
+  error: (method: string, path: string) => HttpError,
+): Record<M, Handler> {
   const handler = route({ query: anyQuery }, async ({ request }) => {
     throw error(request.method, new URL(request.url).pathname);
   });

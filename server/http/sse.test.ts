@@ -17,13 +17,19 @@ describe('sseResponse', () => {
   it('says hello, streams changes with their sequence number, beats, and lets go when the client leaves', async () => {
     const bus = new EventEmitter();
     const abort = new AbortController();
-    const res = sseResponse(new Request('http://x/api/stream', { signal: abort.signal }), { bus, hello: () => ({ stream: 's1', seq: 4 }) }, 20);
+    const res = sseResponse(
+      new Request('http://x/api/stream', { signal: abort.signal }),
+      { bus, hello: () => ({ stream: 's1', seq: 4 }) },
+      20,
+    );
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     expect(await readUntil(reader, '\n\n')).toBe('retry: 2000\nevent: hello\ndata: {"stream":"s1","seq":4}\n\n');
     expect(bus.listenerCount('change')).toBe(1);
     bus.emit('change', { seq: 5, poolKey: 'a/b/c', at: 't', fields: ['amp.ready'] });
-    expect(await readUntil(reader, 'amp.ready"]}\n\n')).toContain('id: 5\nevent: change\ndata: {"seq":5,"poolKey":"a/b/c","at":"t","fields":["amp.ready"]}\n\n');
+    expect(await readUntil(reader, 'amp.ready"]}\n\n')).toContain(
+      'id: 5\nevent: change\ndata: {"seq":5,"poolKey":"a/b/c","at":"t","fields":["amp.ready"]}\n\n',
+    );
     expect(await readUntil(reader, ': heartbeat')).toContain(': heartbeat');
     abort.abort();
     expect(bus.listenerCount('change')).toBe(0);
@@ -34,8 +40,18 @@ describe('sseResponse', () => {
 describe('sseResponse and a client that does not read', () => {
   it('lets the client go once the bytes waiting for it pass the ceiling, releasing its listeners', async () => {
     const bus = new EventEmitter();
-    const res = sseResponse(new Request('http://x/api/stream'), { bus, hello: () => ({ stream: 's1', seq: 0 }) }, 60_000, 4096);
-    const change = (seq: number) => ({ seq, poolKey: 'ctx/ns/pool', at: '2026-12-05T10:00:00Z', fields: ['amp.ready', 'mp.phase'] });
+    const res = sseResponse(
+      new Request('http://x/api/stream'),
+      { bus, hello: () => ({ stream: 's1', seq: 0 }) },
+      60_000,
+      4096,
+    );
+    const change = (seq: number) => ({
+      seq,
+      poolKey: 'ctx/ns/pool',
+      at: '2026-12-05T10:00:00Z',
+      fields: ['amp.ready', 'mp.phase'],
+    });
     let seq = 0;
     while (bus.listenerCount('change') > 0 && seq < 10_000) bus.emit('change', change(++seq));
     // About 4 KiB of ~100-byte changes, not ten thousand of them.

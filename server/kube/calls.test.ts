@@ -88,7 +88,12 @@ describe('PooledKubeConfig against the simulator', () => {
     // An informer's list and then its watches (ended by the server and started again) take the connections
     // already open: a watch ended cleanly leaves its connection idle for the next one.
     before = server.connections.accepted;
-    const informer = new Informer({ kc, path: '/apis/cluster.x-k8s.io/v1beta2/machinepools', kind: 'mp', backoffMs: [50] });
+    const informer = new Informer({
+      kc,
+      path: '/apis/cluster.x-k8s.io/v1beta2/machinepools',
+      kind: 'mp',
+      backoffMs: [50],
+    });
     informer.start();
     const watches = () => server.requestCounts.get('watch') ?? 0;
     const w0 = watches();
@@ -111,7 +116,13 @@ describe('PooledKubeConfig against the simulator', () => {
     const watches = () => server.requestCounts.get('watch') ?? 0;
     const w0 = watches();
     // Five informers (a list, then a watch left open, each) and ten calls meanwhile.
-    const watched = [['/apis/cluster.x-k8s.io/v1beta2/machinepools', 'mp'], ['/apis/cluster.x-k8s.io/v1beta2/machines', 'machine'], ['/apis/cluster.x-k8s.io/v1beta2/clusters', 'cluster'], ['/api/v1/nodes', 'node'], ['/api/v1/events', 'event']] as const;
+    const watched = [
+      ['/apis/cluster.x-k8s.io/v1beta2/machinepools', 'mp'],
+      ['/apis/cluster.x-k8s.io/v1beta2/machines', 'machine'],
+      ['/apis/cluster.x-k8s.io/v1beta2/clusters', 'cluster'],
+      ['/api/v1/nodes', 'node'],
+      ['/api/v1/events', 'event'],
+    ] as const;
     const informers = watched.map(([path, kind]) => new Informer({ kc, path, kind, backoffMs: [50] }));
     for (const i of informers) i.start();
     const core = kc.makeApiClient(CoreV1Api);
@@ -175,9 +186,12 @@ describe('PooledKubeConfig against the simulator', () => {
     const url = `https://127.0.0.1:${port}`;
     expect(await serverProtocol(url, { ca: tlsMaterial.caPem })).toBeNull();
     const kc = pooledFor(url, tlsMaterial.caPem);
-    const h2 = http2.createSecureServer({ cert: tlsMaterial.certPem, key: tlsMaterial.keyPem, allowHTTP1: true }, (req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'X-Version': req.httpVersion }).end('{}');
-    });
+    const h2 = http2.createSecureServer(
+      { cert: tlsMaterial.certPem, key: tlsMaterial.keyPem, allowHTTP1: true },
+      (req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'X-Version': req.httpVersion }).end('{}');
+      },
+    );
     const start = Date.now();
     vi.useFakeTimers({ toFake: ['Date'], now: start });
     try {
@@ -223,16 +237,25 @@ describe('PooledKubeConfig against the simulator', () => {
     expect(b.destroyed).toBe(true);
   });
 
-  it('still verifies the API server against the kubeconfig\'s CA', async () => {
+  it("still verifies the API server against the kubeconfig's CA", async () => {
     const kc = new PooledKubeConfig();
     kc.loadFromFile(sim.kubeconfigPath);
     kc.setCurrentContext('mgmt-weu');
     const stranger = (await generateTls()).caPem;
-    kc.clusters = kc.clusters.map((c) => (c.name === kc.getCurrentCluster()?.name ? { ...c, caData: Buffer.from(stranger).toString('base64'), caFile: undefined } : c));
-    const err = await kc.makeApiClient(CoreV1Api).listNamespace().then(() => null, (e: unknown) => e as Error & { cause?: { code?: string } });
+    kc.clusters = kc.clusters.map((c) =>
+      c.name === kc.getCurrentCluster()?.name
+        ? { ...c, caData: Buffer.from(stranger).toString('base64'), caFile: undefined }
+        : c,
+    );
+    const err = await kc
+      .makeApiClient(CoreV1Api)
+      .listNamespace()
+      .then(
+        () => null,
+        (e: unknown) => e as Error & { cause?: { code?: string } },
+      );
     expect(err).not.toBeNull();
     expect(String(err?.cause?.code ?? err?.message)).toMatch(/CERT|certificate|self.signed|verify/i);
     await kc.closeConnections();
   });
 });
-

@@ -4,7 +4,15 @@ import 'server-only';
 
 import type https from 'node:https';
 import tls from 'node:tls';
-import { ApisApi, KubeConfig, Observable, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import {
+  ApisApi,
+  KubeConfig,
+  Observable,
+  type ConfigurationOptions,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
 import { isIP } from 'node:net';
 import { Agent, type buildConnector, type Dispatcher } from 'undici';
 import { LocalFailure } from './public-error';
@@ -34,7 +42,13 @@ export interface KubeFailure {
 
 /** What went wrong in a client-node call, in the API server's words. */
 export function kubeFailure(e: unknown): KubeFailure {
-  const err = e as { code?: unknown; body?: unknown; name?: string; message?: string; cause?: { name?: string; code?: string; message?: string } };
+  const err = e as {
+    code?: unknown;
+    body?: unknown;
+    name?: string;
+    message?: string;
+    cause?: { name?: string; code?: string; message?: string };
+  };
   if (typeof err.code === 'number') {
     let body: { reason?: string; message?: string } = {};
     try {
@@ -44,8 +58,12 @@ export function kubeFailure(e: unknown): KubeFailure {
     }
     return { status: err.code, reason: body.reason ?? 'Error', message: body.message ?? `HTTP ${err.code}` };
   }
-  const name = err.name === 'TimeoutError' || err.name === 'AbortError' || err.cause?.name === 'TimeoutError' ? 'Timeout' : (err.cause?.code ?? err.name ?? 'Error');
-  const message = name === 'Timeout' ? 'the API server did not answer in time' : (err.cause?.message ?? err.message ?? String(e));
+  const name =
+    err.name === 'TimeoutError' || err.name === 'AbortError' || err.cause?.name === 'TimeoutError'
+      ? 'Timeout'
+      : (err.cause?.code ?? err.name ?? 'Error');
+  const message =
+    name === 'Timeout' ? 'the API server did not answer in time' : (err.cause?.message ?? err.message ?? String(e));
   return { status: 0, reason: name, message };
 }
 
@@ -89,8 +107,20 @@ export class PooledKubeConfig extends KubeConfig {
     await this.applyToHTTPSOptions(opts);
     // Another request may have built it meanwhile.
     if (this.pool?.key === key && !this.reaskDue()) return this.pool.agent;
-    const secureContext = tls.createSecureContext({ ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase });
-    const connect = { secureContext, keepAlive: true, keepAliveInitialDelay: 30_000, ...(opts.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: opts.rejectUnauthorized }), ...(opts.servername ? { servername: opts.servername } : {}) };
+    const secureContext = tls.createSecureContext({
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      pfx: opts.pfx,
+      passphrase: opts.passphrase,
+    });
+    const connect = {
+      secureContext,
+      keepAlive: true,
+      keepAliveInitialDelay: 30_000,
+      ...(opts.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: opts.rejectUnauthorized }),
+      ...(opts.servername ? { servername: opts.servername } : {}),
+    };
     const protocol = await serverProtocol(cluster?.server ?? '', connect);
     const askAgainAt = protocol === null ? Date.now() + PROTOCOL_RETRY_MS : undefined;
     if (this.pool?.key === key && (!this.reaskDue() || (protocol !== 'h2' && !this.pool.h2))) {
@@ -99,7 +129,12 @@ export class PooledKubeConfig extends KubeConfig {
       return this.pool.agent;
     }
     const old = this.pool?.agent;
-    this.pool = { key, agent: agentFor(protocol, connect), h2: protocol === 'h2', ...(askAgainAt === undefined ? {} : { askAgainAt }) };
+    this.pool = {
+      key,
+      agent: agentFor(protocol, connect),
+      h2: protocol === 'h2',
+      ...(askAgainAt === undefined ? {} : { askAgainAt }),
+    };
     void old?.close().catch(() => {});
     sharedDispatchers.add(this.pool.agent);
     return this.pool.agent;
@@ -128,7 +163,11 @@ type ConnectOptions = buildConnector.BuildOptions & { servername?: string };
  * The protocol an API server chooses through ALPN ('h2' or 'http/1.1'), or null when it cannot be reached. One TLS
  * handshake, closed at once.
  */
-export async function serverProtocol(server: string, connect: ConnectOptions, timeoutMs = 5_000): Promise<string | null> {
+export async function serverProtocol(
+  server: string,
+  connect: ConnectOptions,
+  timeoutMs = 5_000,
+): Promise<string | null> {
   let url: URL;
   try {
     url = new URL(server);
@@ -138,7 +177,13 @@ export async function serverProtocol(server: string, connect: ConnectOptions, ti
   if (url.protocol !== 'https:') return 'http/1.1';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {
-    const socket = tls.connect({ ...(connect as tls.ConnectionOptions), host, port: Number(url.port || 443), servername: connect.servername ?? (isIP(host) ? undefined : host), ALPNProtocols: ['h2', 'http/1.1'] });
+    const socket = tls.connect({
+      ...(connect as tls.ConnectionOptions),
+      host,
+      port: Number(url.port || 443),
+      servername: connect.servername ?? (isIP(host) ? undefined : host),
+      ALPNProtocols: ['h2', 'http/1.1'],
+    });
     const done = (p: string | null) => {
       socket.destroy();
       resolve(p);
@@ -179,7 +224,10 @@ export function contextKubeConfig(kc: KubeConfig, context: string): PooledKubeCo
 }
 
 /** The MachinePool version a cluster serves: v1beta2 when it does (CAPI ≥ v1.11), else its preferred one. */
-export async function servedMachinePoolVersion(kc: KubeConfig, options?: ConfigurationOptions<ObservableMiddleware>): Promise<string> {
+export async function servedMachinePoolVersion(
+  kc: KubeConfig,
+  options?: ConfigurationOptions<ObservableMiddleware>,
+): Promise<string> {
   const groups = await kc.makeApiClient(ApisApi).getAPIVersions(options);
   const capi = groups.groups.find((g) => g.name === 'cluster.x-k8s.io');
   if (!capi) throw new LocalFailure('the cluster does not serve cluster.x-k8s.io: is Cluster API installed?');

@@ -5,7 +5,14 @@ import 'server-only';
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL as POOL_LABEL, labelOf, nameOf, namespaceOf, providerIdOf } from '@/lib/slim';
+import {
+  AMPM_POOL_LABEL,
+  MACHINE_POOL_LABEL as POOL_LABEL,
+  labelOf,
+  nameOf,
+  namespaceOf,
+  providerIdOf,
+} from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { DepartedAmpm, PoolInput } from '@/lib/pool-model';
 import { OTHER_SCALE_SET, joinKey, namedScaleSetKey, scaleSetKeyOf } from '@/lib/provider-id';
@@ -15,7 +22,13 @@ import { PooledKubeConfig, callOptions, servedMachinePoolVersion } from './calls
 import { EventMemory, latestEventTime } from './event-memory';
 import { Informer } from './informer';
 import { LocalFailure, logDetail, publicError } from './public-error';
-import { UnsafeKubeconfigError, controlPlaneEndpointOf, parseWorkloadKubeconfig, workloadKubeConfig, type ControlPlaneEndpoint } from './workload-kubeconfig';
+import {
+  UnsafeKubeconfigError,
+  controlPlaneEndpointOf,
+  parseWorkloadKubeconfig,
+  workloadKubeConfig,
+  type ControlPlaneEndpoint,
+} from './workload-kubeconfig';
 
 export type { SourceHealth } from '@/lib/api-types';
 
@@ -41,8 +54,8 @@ export function imageTag(image: string | undefined): string | null {
  */
 export const DEPARTED_MS = 15 * 60_000;
 
-const key = (o: { metadata?: { name?: string; namespace?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
-
+const key = (o: { metadata?: { name?: string; namespace?: string } }) =>
+  `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
 function addTo(index: Map<string, Set<string>>, k: string, name: string): void {
   const set = index.get(k);
@@ -57,7 +70,12 @@ const DOWN = new Set<SourceHealth['state']>(['stale', 'error']);
  * the source entered its state, and one outage is one: moving between stale and error, or a new error text, keeps
  * the time the source went down.
  */
-export function nextHealth(prev: SourceHealth, state: SourceHealth['state'], error?: string, now = new Date()): SourceHealth {
+export function nextHealth(
+  prev: SourceHealth,
+  state: SourceHealth['state'],
+  error?: string,
+  now = new Date(),
+): SourceHealth {
   if (prev.state === state && prev.error === error) return prev;
   const since = prev.state === state || (DOWN.has(prev.state) && DOWN.has(state)) ? prev.since : now.toISOString();
   const { error: _old, ...rest } = prev;
@@ -81,7 +99,11 @@ function foreignKeysOf(list: unknown, scaleSetKey: string | null): string[] {
   const hit = listForeignKeys.get(list);
   if (hit && hit.scaleSet === scaleSetKey) return hit.keys;
   const own = scaleSetKey === null ? [] : [scaleSetKey, flexKeyOf(scaleSetKey)];
-  const keys = [...new Set(list.filter((id): id is string => typeof id === 'string' && !own.includes(scaleSetKeyOf(id))).map(joinKey))];
+  const keys = [
+    ...new Set(
+      list.filter((id): id is string => typeof id === 'string' && !own.includes(scaleSetKeyOf(id))).map(joinKey),
+    ),
+  ];
   listForeignKeys.set(list, { scaleSet: scaleSetKey, keys });
   return keys;
 }
@@ -195,12 +217,18 @@ class WorkloadSource {
       kc = workloadKubeConfig(parseWorkloadKubeconfig(kubeconfigYaml, endpoint));
     } catch (e) {
       const why = e instanceof UnsafeKubeconfigError ? e.message : 'it cannot be read';
-      this.setHealth('error', `poolscope does not use the kubeconfig in Secret ${this.namespace}/${this.cluster}-kubeconfig: ${why}`);
+      this.setHealth(
+        'error',
+        `poolscope does not use the kubeconfig in Secret ${this.namespace}/${this.cluster}-kubeconfig: ${why}`,
+      );
       return;
     }
     this.kc = kc;
     const informer = new Informer({
-      kc, path: '/api/v1/nodes', kind: 'node', items: this.nodes,
+      kc,
+      path: '/api/v1/nodes',
+      kind: 'node',
+      items: this.nodes,
       onState: (st, error) => {
         if (st === 'live') this.listed = true;
         const changed = this.health.state !== st || this.health.error !== error;
@@ -276,7 +304,12 @@ const REFRESH_TICK_MS = 60_000;
 export const REFRESH_EVERY_TICKS = 5;
 
 /** The Event `involvedObject.kind` of each cached kind that Events are about. */
-const EVENT_KIND_OF: Partial<Record<Kind['name'], string>> = { mp: 'MachinePool', amp: 'AzureMachinePool', ampm: 'AzureMachinePoolMachine', machine: 'Machine' };
+const EVENT_KIND_OF: Partial<Record<Kind['name'], string>> = {
+  mp: 'MachinePool',
+  amp: 'AzureMachinePool',
+  ampm: 'AzureMachinePoolMachine',
+  machine: 'Machine',
+};
 
 /** The kinds whose Events are recorded. */
 const EVENT_KINDS = new Set(Object.values(EVENT_KIND_OF));
@@ -293,8 +326,12 @@ function userChange(o: KubeObject, old: KubeObject | undefined): boolean {
   if (!old) return true;
   const a = o.metadata ?? {};
   const b = old.metadata ?? {};
-  return (a.generation !== b.generation && ownSpec(o) !== ownSpec(old)) || a.deletionTimestamp !== b.deletionTimestamp ||
-    JSON.stringify(a.annotations ?? {}) !== JSON.stringify(b.annotations ?? {}) || JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {});
+  return (
+    (a.generation !== b.generation && ownSpec(o) !== ownSpec(old)) ||
+    a.deletionTimestamp !== b.deletionTimestamp ||
+    JSON.stringify(a.annotations ?? {}) !== JSON.stringify(b.annotations ?? {}) ||
+    JSON.stringify(a.labels ?? {}) !== JSON.stringify(b.labels ?? {})
+  );
 }
 
 /**
@@ -332,7 +369,13 @@ function poolIds(mp: KubeObject, amp: KubeObject | null, ampms: KubeObject[], ma
 }
 
 export class ContextSource {
-  readonly caches: Record<Kind['name'], Map<string, KubeObject>> = { mp: new Map(), amp: new Map(), ampm: new Map(), machine: new Map(), cluster: new Map() };
+  readonly caches: Record<Kind['name'], Map<string, KubeObject>> = {
+    mp: new Map(),
+    amp: new Map(),
+    ampm: new Map(),
+    machine: new Map(),
+    cluster: new Map(),
+  };
   /** AMPM keys by `${namespace}/${amp name}`; Machine keys by `${namespace}/${pool name}`. */
   private readonly ampmsByAmp = new Map<string, Set<string>>();
   /** AMPMs deleted lately, by AzureMachinePool (`namespace/name`), oldest first: see PoolInput.departedAmpms. */
@@ -387,10 +430,26 @@ export class ContextSource {
 
   private startEvents(): void {
     // Events are not kept: only their arrival matters (`seen` tells a relist's replays from new ones).
-    const informer = new Informer({ kc: this.kc, path: '/api/v1/events', kind: 'event', keep: false, onRestart: () => this.restarted('event') });
+    const informer = new Informer({
+      kc: this.kc,
+      path: '/api/v1/events',
+      kind: 'event',
+      keep: false,
+      onRestart: () => this.restarted('event'),
+    });
     const seen = new EventMemory();
     const handle = (o: KubeObject) => {
-      const e = o as { metadata?: { uid?: string; namespace?: string }; involvedObject?: { kind?: string; name?: string }; reason?: string; message?: string; type?: string; count?: number; lastTimestamp?: string; eventTime?: string; firstTimestamp?: string };
+      const e = o as {
+        metadata?: { uid?: string; namespace?: string };
+        involvedObject?: { kind?: string; name?: string };
+        reason?: string;
+        message?: string;
+        type?: string;
+        count?: number;
+        lastTimestamp?: string;
+        eventTime?: string;
+        firstTimestamp?: string;
+      };
       const kind = e.involvedObject?.kind ?? '';
       if (!EVENT_KINDS.has(kind)) return;
       const id = `${e.metadata?.uid}:${e.count ?? 1}`;
@@ -398,8 +457,13 @@ export class ContextSource {
       const ns = String(e.metadata?.namespace);
       const name = String(e.involvedObject?.name);
       const ev: PoolEvent = {
-        uid: id, reason: e.reason ?? 'Unknown', message: e.message ?? '', type: e.type ?? 'Normal',
-        object: `${kind}/${name}`, count: e.count ?? 1, time: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? new Date().toISOString(),
+        uid: id,
+        reason: e.reason ?? 'Unknown',
+        message: e.message ?? '',
+        type: e.type ?? 'Normal',
+        object: `${kind}/${name}`,
+        count: e.count ?? 1,
+        time: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? new Date().toISOString(),
       };
       const pools = this.poolsOfEvent(ns, kind, name);
       if (pools.length) this.onEvent(pools, ev);
@@ -418,7 +482,13 @@ export class ContextSource {
    */
   async start(): Promise<void> {
     this.stopped = false;
-    this.kindHealth.set('discovery', { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
+    this.kindHealth.set('discovery', {
+      name: this.context,
+      context: this.context,
+      kind: 'management',
+      state: 'starting',
+      since: new Date().toISOString(),
+    });
     // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret):
     // when a Cluster appears, every minute while its workload cluster is not live (recoveries), and every five
     // minutes while it is (rotations); the CAPZ version every five minutes. Each read is a new TLS connection.
@@ -460,7 +530,13 @@ export class ContextSource {
   }
 
   private setKindHealth(kind: string, state: SourceHealth['state'], error?: string): void {
-    const prev = this.kindHealth.get(kind) ?? { name: this.context, context: this.context, kind: 'management' as const, state: 'starting' as const, since: new Date().toISOString() };
+    const prev = this.kindHealth.get(kind) ?? {
+      name: this.context,
+      context: this.context,
+      kind: 'management' as const,
+      state: 'starting' as const,
+      since: new Date().toISOString(),
+    };
     const next = nextHealth(prev, state, error);
     if (next === prev) return;
     this.kindHealth.set(kind, next);
@@ -473,22 +549,44 @@ export class ContextSource {
     const kinds: Kind[] = [
       { name: 'mp', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'machinepools' },
       { name: 'cluster', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'clusters' },
-      { name: 'machine', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'machines', labelSelector: POOL_LABEL },
+      {
+        name: 'machine',
+        group: 'cluster.x-k8s.io',
+        version: this.mpVersion,
+        plural: 'machines',
+        labelSelector: POOL_LABEL,
+      },
       { name: 'amp', group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1', plural: 'azuremachinepools' },
-      { name: 'ampm', group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1', plural: 'azuremachinepoolmachines' },
+      {
+        name: 'ampm',
+        group: 'infrastructure.cluster.x-k8s.io',
+        version: 'v1beta1',
+        plural: 'azuremachinepoolmachines',
+      },
     ];
     for (const k of kinds) {
       // The informer's items are this source's cache of the kind.
       const informer = new Informer({
-        kc: this.kc, path: `/apis/${k.group}/${k.version}/${k.plural}`, kind: k.name, labelSelector: k.labelSelector,
-        items: this.caches[k.name], onState: (st, error) => this.setKindHealth(k.name, st, error), onRestart: () => this.restarted(k.name),
+        kc: this.kc,
+        path: `/apis/${k.group}/${k.version}/${k.plural}`,
+        kind: k.name,
+        labelSelector: k.labelSelector,
+        items: this.caches[k.name],
+        onState: (st, error) => this.setKindHealth(k.name, st, error),
+        onRestart: () => this.restarted(k.name),
         // A MachinePool's Machine is named after its AMPM: the two caches share their key strings.
         keysFrom: k.name === 'ampm' ? this.caches.machine : k.name === 'machine' ? this.caches.ampm : undefined,
       });
       informer.on('add', (o, _old, key) => this.upserted(k.name, o, key));
       informer.on('update', (o, old, key) => this.upserted(k.name, o, key, old));
       informer.on('delete', (o, _old, key) => this.removed(k.name, o, key));
-      this.kindHealth.set(k.name, { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() });
+      this.kindHealth.set(k.name, {
+        name: this.context,
+        context: this.context,
+        kind: 'management',
+        state: 'starting',
+        since: new Date().toISOString(),
+      });
       informer.start();
       this.informers.push(informer);
       if (k.name === 'mp') this.mpInformer = informer;
@@ -505,11 +603,19 @@ export class ContextSource {
     const apps = this.kc.makeApiClient(AppsV1Api);
     let image: string | undefined;
     try {
-      const d = await apps.readNamespacedDeployment({ name: 'capz-controller-manager', namespace: 'capz-system' }, callOptions(CALL_TIMEOUT_MS));
-      image = d.spec?.template.spec?.containers.find((c) => c.name === 'manager')?.image ?? d.spec?.template.spec?.containers[0]?.image;
+      const d = await apps.readNamespacedDeployment(
+        { name: 'capz-controller-manager', namespace: 'capz-system' },
+        callOptions(CALL_TIMEOUT_MS),
+      );
+      image =
+        d.spec?.template.spec?.containers.find((c) => c.name === 'manager')?.image ??
+        d.spec?.template.spec?.containers[0]?.image;
     } catch {
       try {
-        const list = await apps.listDeploymentForAllNamespaces({ labelSelector: 'cluster.x-k8s.io/provider=infrastructure-azure' }, callOptions(CALL_TIMEOUT_MS));
+        const list = await apps.listDeploymentForAllNamespaces(
+          { labelSelector: 'cluster.x-k8s.io/provider=infrastructure-azure' },
+          callOptions(CALL_TIMEOUT_MS),
+        );
         image = list.items[0]?.spec?.template.spec?.containers.find((c) => c.name === 'manager')?.image;
       } catch {
         image = undefined;
@@ -531,9 +637,15 @@ export class ContextSource {
     const down = kinds.filter((h) => DOWN.has(h.state)).sort((a, b) => a.since.localeCompare(b.since));
     const first = down[0];
     const worst = first
-      ? { ...first, state: down.some((h) => h.state === 'error') ? 'error' as const : 'stale' as const }
+      ? { ...first, state: down.some((h) => h.state === 'error') ? ('error' as const) : ('stale' as const) }
       : (kinds.find((h) => h.state === 'starting') ?? kinds[0]);
-    const mgmt: SourceHealth = worst ?? { name: this.context, context: this.context, kind: 'management', state: 'starting', since: new Date().toISOString() };
+    const mgmt: SourceHealth = worst ?? {
+      name: this.context,
+      context: this.context,
+      kind: 'management',
+      state: 'starting',
+      since: new Date().toISOString(),
+    };
     return [mgmt, ...[...this.workloads.values()].map((w) => w.health)];
   }
 
@@ -561,10 +673,12 @@ export class ContextSource {
       if (own !== null && keys.has(own)) return true;
       // Node churn reaches here for every pool of the cluster: a Node outside the pool's scale set concerns it
       // only if a list names it, among the list's IDs outside that scale set (found once per list).
-      ids ??= new Set(nodes.flatMap((n) => {
-        const id = providerIdOf(n);
-        return typeof id === 'string' ? [joinKey(id)] : [];
-      }));
+      ids ??= new Set(
+        nodes.flatMap((n) => {
+          const id = providerIdOf(n);
+          return typeof id === 'string' ? [joinKey(id)] : [];
+        }),
+      );
       const found = ids;
       const lists = [this.caches.mp.get(p)?.spec?.providerIDList, amp?.spec?.providerIDList];
       return lists.some((l) => foreignKeysOf(l, own).some((k) => found.has(k)));
@@ -605,7 +719,8 @@ export class ContextSource {
     const k = key(m);
     const ns = String(m.metadata?.namespace ?? '');
     const cluster = m.spec?.clusterName;
-    const amp = (m.spec?.template as { spec?: { infrastructureRef?: { name?: unknown } } } | undefined)?.spec?.infrastructureRef?.name;
+    const amp = (m.spec?.template as { spec?: { infrastructureRef?: { name?: unknown } } } | undefined)?.spec
+      ?.infrastructureRef?.name;
     const file = add ? addTo : removeFrom;
     if (typeof cluster === 'string') file(this.mpsByCluster, `${ns}/${cluster}`, k);
     if (typeof amp === 'string') file(this.mpsByAmp, `${ns}/${amp}`, k);
@@ -642,7 +757,8 @@ export class ContextSource {
       const eventKind = EVENT_KIND_OF[kind];
       if (eventKind) this.unpark(ns, eventKind, String(nameOf(o)));
       // A new AzureMachinePool or MachinePool can name the pool of objects already cached.
-      if (!old && (kind === 'amp' || kind === 'mp')) for (const [pk] of [...this.parked]) this.unpark(...(pk.split('/') as [string, string, string]));
+      if (!old && (kind === 'amp' || kind === 'mp'))
+        for (const [pk] of [...this.parked]) this.unpark(...(pk.split('/') as [string, string, string]));
     }
   }
 
@@ -675,7 +791,8 @@ export class ContextSource {
       this.onChange(this.poolsOfAmp(ns, String(o.metadata?.name)), userChange(o, old));
     } else if (kind === 'cluster') {
       // A new Cluster, or one whose endpoint moved (the kubeconfig's server is checked against it).
-      if (!old || JSON.stringify(controlPlaneEndpointOf(old)) !== JSON.stringify(controlPlaneEndpointOf(o))) void this.refreshWorkload(ns, String(o.metadata?.name));
+      if (!old || JSON.stringify(controlPlaneEndpointOf(old)) !== JSON.stringify(controlPlaneEndpointOf(o)))
+        void this.refreshWorkload(ns, String(o.metadata?.name));
       this.onChange(this.poolsOfCluster(ns, String(o.metadata?.name)), userChange(o, old));
     }
   }
@@ -701,7 +818,15 @@ export class ContextSource {
       w?.stop();
       this.workloads.delete(k);
     }
-    this.onChange(kind === 'mp' ? [k] : kind === 'amp' || kind === 'ampm' ? this.poolsOfAmp(ns, String(kind === 'amp' ? nameOf(o) : labelOf(o, AMPM_POOL_LABEL))) : kind === 'machine' ? [`${ns}/${labelOf(o, POOL_LABEL)}`] : this.poolsOfCluster(ns, String(nameOf(o))));
+    this.onChange(
+      kind === 'mp'
+        ? [k]
+        : kind === 'amp' || kind === 'ampm'
+          ? this.poolsOfAmp(ns, String(kind === 'amp' ? nameOf(o) : labelOf(o, AMPM_POOL_LABEL)))
+          : kind === 'machine'
+            ? [`${ns}/${labelOf(o, POOL_LABEL)}`]
+            : this.poolsOfCluster(ns, String(nameOf(o))),
+    );
   }
 
   /** Re-reads the kubeconfig Secrets of workload clusters that are not live, or of all of them (`all`). */
@@ -718,12 +843,20 @@ export class ContextSource {
     const k = `${ns}/${cluster}`;
     let w = this.workloads.get(k);
     if (!w) {
-      w = new WorkloadSource(cluster, ns, this.context, (nodes) => this.onChange(this.poolsOfNodes(ns, cluster, nodes)), () => this.restarted('node'));
+      w = new WorkloadSource(
+        cluster,
+        ns,
+        this.context,
+        (nodes) => this.onChange(this.poolsOfNodes(ns, cluster, nodes)),
+        () => this.restarted('node'),
+      );
       this.workloads.set(k, w);
     }
     const what = `Secret ${ns}/${cluster}-kubeconfig`;
     try {
-      const secret = await this.kc.makeApiClient(CoreV1Api).readNamespacedSecret({ name: `${cluster}-kubeconfig`, namespace: ns }, callOptions(CALL_TIMEOUT_MS));
+      const secret = await this.kc
+        .makeApiClient(CoreV1Api)
+        .readNamespacedSecret({ name: `${cluster}-kubeconfig`, namespace: ns }, callOptions(CALL_TIMEOUT_MS));
       const value = secret.data?.value;
       if (!value) throw new LocalFailure(`${what} has no key "value"`);
       const yaml = Buffer.from(value, 'base64').toString('utf8');
@@ -738,7 +871,10 @@ export class ContextSource {
       // A running Node informer (with the last kubeconfig accepted) says best how the workload cluster is; a Secret
       // that cannot be read while the management cluster is down is that cluster's problem, shown there.
       if (w.running && (e as { code?: unknown }).code !== 404) {
-        log().warn({ context: this.context, secret: `${ns}/${cluster}-kubeconfig`, error: msg, detail: logDetail(e) }, 'kubeconfig Secret not read');
+        log().warn(
+          { context: this.context, secret: `${ns}/${cluster}-kubeconfig`, error: msg, detail: logDetail(e) },
+          'kubeconfig Secret not read',
+        );
         return;
       }
       w.setHealth('error', msg);
@@ -762,7 +898,9 @@ export class ContextSource {
     const mp = this.caches.mp.get(poolKey);
     if (!mp) return undefined;
     const ns = String(mp.metadata?.namespace);
-    const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name ?? String(mp.metadata?.name);
+    const ampName =
+      (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef
+        ?.name ?? String(mp.metadata?.name);
     return this.caches.amp.get(`${ns}/${ampName}`);
   }
 
@@ -828,7 +966,9 @@ export class ContextSource {
     const mp = this.caches.mp.get(poolKey);
     if (!mp) return null;
     const ns = String(mp.metadata?.namespace);
-    const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name ?? String(mp.metadata?.name);
+    const ampName =
+      (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef
+        ?.name ?? String(mp.metadata?.name);
     const amp = this.caches.amp.get(`${ns}/${ampName}`) ?? null;
     const ampms = cached(this.caches.ampm, this.ampmsByAmp.get(`${ns}/${ampName}`));
     const machines = cached(this.caches.machine, this.machinesByPool.get(`${ns}/${mp.metadata?.name}`));
@@ -847,7 +987,12 @@ export class ContextSource {
       azureMachinePoolMachines: ampms,
       machines,
       cluster,
-      workload: w ? w.data(amp ? this.ampScaleSetKey(amp) : null, poolIds(mp, amp, ampms, machines)) : { state: 'unknown', reason: cluster ? 'the workload cluster is not read yet' : `Cluster ${clusterName} not found` },
+      workload: w
+        ? w.data(amp ? this.ampScaleSetKey(amp) : null, poolIds(mp, amp, ampms, machines))
+        : {
+            state: 'unknown',
+            reason: cluster ? 'the workload cluster is not read yet' : `Cluster ${clusterName} not found`,
+          },
     };
   }
 

@@ -5,7 +5,7 @@ const HOUR = 3_600_000;
 const T0 = Date.parse('2026-12-02T10:00:00Z');
 
 describe('EventMemory', () => {
-  it('tells a relist\'s replays from new Events, and forgets what arrived long ago', () => {
+  it("tells a relist's replays from new Events, and forgets what arrived long ago", () => {
     const m = new EventMemory();
     expect(m.news('a:1', T0, true, T0)).toBe(true);
     expect(m.news('a:1', T0, true, T0 + 1000)).toBe(false);
@@ -43,7 +43,7 @@ describe('EventMemory', () => {
     expect(m.news('d', T0, false, T0)).toBe(false);
   });
 
-  it('reads an Event\'s latest time from whichever timestamps it has', () => {
+  it("reads an Event's latest time from whichever timestamps it has", () => {
     expect(latestEventTime({ firstTimestamp: '2026-12-02T09:00:00Z', lastTimestamp: '2026-12-02T10:00:00Z' })).toBe(T0);
     expect(latestEventTime({ eventTime: '2026-12-02T10:00:00.000000Z' })).toBe(T0);
     expect(latestEventTime({ lastTimestamp: 'not a time', firstTimestamp: '2026-12-02T10:00:00Z' })).toBe(T0);

@@ -53,6 +53,8 @@ export class EventMemory {
 
 /** An Event's latest time (ms; NaN when it has none of the three). */
 export function latestEventTime(e: { lastTimestamp?: string; eventTime?: string; firstTimestamp?: string }): number {
-  const times = [e.lastTimestamp, e.eventTime, e.firstTimestamp].map((s) => (s === undefined ? NaN : Date.parse(s))).filter((t) => !Number.isNaN(t));
+  const times = [e.lastTimestamp, e.eventTime, e.firstTimestamp]
+    .map((s) => (s === undefined ? NaN : Date.parse(s)))
+    .filter((t) => !Number.isNaN(t));
   return times.length ? Math.max(...times) : NaN;
 }

@@ -16,7 +16,11 @@ import { Informer, informerActivity, LineSplitter, ListGate, WATCH_INACTIVITY_MS
 
 describe('watchQuery', () => {
   it('asks for bookmarks and a server-side timeout of 5 to 10 minutes, keeping the resume point', () => {
-    expect(watchQuery({ resourceVersion: '42' }, () => 0)).toEqual({ resourceVersion: '42', allowWatchBookmarks: true, timeoutSeconds: 300 });
+    expect(watchQuery({ resourceVersion: '42' }, () => 0)).toEqual({
+      resourceVersion: '42',
+      allowWatchBookmarks: true,
+      timeoutSeconds: 300,
+    });
     expect(watchQuery({ resourceVersion: '42', labelSelector: 'a' }, () => 0.999).timeoutSeconds).toBe(599);
     // The client waits out more than a bookmark interval (about a minute on real API servers) of silence.
     expect(WATCH_INACTIVITY_MS).toBeGreaterThan(120_000);
@@ -62,7 +66,10 @@ describe('Informer against the simulator', () => {
     await new Promise((r) => setTimeout(r, 600));
     const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
     const mp = server.store.get(MP, 'default', 'pool0');
-    server.store.update(MP, 'default', 'pool0', { ...mp, metadata: { ...mp.metadata, annotations: { ...mp.metadata?.annotations, touched: 'yes' } } });
+    server.store.update(MP, 'default', 'pool0', {
+      ...mp,
+      metadata: { ...mp.metadata, annotations: { ...mp.metadata?.annotations, touched: 'yes' } },
+    });
     await until('the change', () => (seen.includes('yes') ? true : undefined));
     expect(watches()).toBe(1);
     const q = server.watchRequests.at(-1)?.query;
@@ -73,10 +80,13 @@ describe('Informer against the simulator', () => {
     informer.stop();
   });
 
-  it('lists in pages through the gate, slimmed, into its owner\'s map', async () => {
+  it("lists in pages through the gate, slimmed, into its owner's map", async () => {
     const server = sim.cluster('mgmt-weu');
     const AMPM = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef;
-    const expected = server.store.list(AMPM).items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort();
+    const expected = server.store
+      .list(AMPM)
+      .items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`)
+      .sort();
     expect(expected.length).toBeGreaterThan(2);
     const gate = new ListGate(1);
     const items = new Map<string, KubeObject>();
@@ -115,14 +125,22 @@ describe('Informer against the simulator', () => {
     const key = `${first.metadata?.namespace}/${name}`;
     const write = (status: Record<string, unknown>) => {
       const cur = server.store.get(AMPM, String(first.metadata?.namespace), name);
-      return server.store.update(AMPM, String(first.metadata?.namespace), name, { ...cur, status: { ...cur.status, ...status } }, { subresource: 'status' });
+      return server.store.update(
+        AMPM,
+        String(first.metadata?.namespace),
+        name,
+        { ...cur, status: { ...cur.status, ...status } },
+        { subresource: 'status' },
+      );
     };
     // Only a condition's time changes: the watch delivers it, the cached object stays the one listed, nobody is told.
     const cached = informer.items.get(key);
     expect(cached).toBeDefined();
     const events0 = informerActivity().get('ampm')?.watchEvents ?? 0;
     write({ conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }] });
-    await until('the quiet update delivered', () => ((informerActivity().get('ampm')?.watchEvents ?? 0) > events0 ? true : undefined));
+    await until('the quiet update delivered', () =>
+      (informerActivity().get('ampm')?.watchEvents ?? 0) > events0 ? true : undefined,
+    );
     expect(informer.items.get(key)).toBe(cached);
     expect(updates).toEqual([]);
     write({ provisioningState: 'Failed' });
@@ -134,7 +152,7 @@ describe('Informer against the simulator', () => {
     informer.stop();
   });
 
-  it('forgets a deleted VM object\'s ID in lib/\'s shared tables', async () => {
+  it("forgets a deleted VM object's ID in lib/'s shared tables", async () => {
     const server = sim.cluster('mgmt-weu');
     const AMPM = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePoolMachine') as ResourceDef;
     const informer = make({ path: AMPM_PATH, kind: 'ampm' });
@@ -146,7 +164,11 @@ describe('Informer against the simulator', () => {
     // No finalizers: the delete removes it at once.
     const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, finalizers: _f, ...meta } = model.metadata ?? {};
     const id = `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/gone/virtualMachines/${Date.now()}`;
-    server.store.create(AMPM, String(meta.namespace), { ...model, metadata: { ...meta, name: 'ampm-gone' }, spec: { ...model.spec, providerID: id } });
+    server.store.create(AMPM, String(meta.namespace), {
+      ...model,
+      metadata: { ...meta, name: 'ampm-gone' },
+      spec: { ...model.spec, providerID: id },
+    });
     await until('the new AMPM', () => (informer.items.get(`${meta.namespace}/ampm-gone`) ? true : undefined));
     expect(isInterned(id)).toBe(true);
     server.store.delete(AMPM, String(meta.namespace), 'ampm-gone');
@@ -155,7 +177,7 @@ describe('Informer against the simulator', () => {
     informer.stop();
   });
 
-  it('forgets the IDs a MachinePool\'s list update drops', async () => {
+  it("forgets the IDs a MachinePool's list update drops", async () => {
     const server = sim.cluster('mgmt-weu');
     const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
     const informer = make({ path: MP_PATH });
@@ -165,7 +187,10 @@ describe('Informer against the simulator', () => {
     const list = () => informer.items.get('default/pool0')?.spec?.providerIDList as string[] | undefined;
     const setList = (f: (ids: string[]) => string[]) => {
       const mp = server.store.get(MP, 'default', 'pool0');
-      server.store.update(MP, 'default', 'pool0', { ...mp, spec: { ...mp.spec, providerIDList: f((mp.spec?.providerIDList as string[] | undefined) ?? []) } });
+      server.store.update(MP, 'default', 'pool0', {
+        ...mp,
+        spec: { ...mp.spec, providerIDList: f((mp.spec?.providerIDList as string[] | undefined) ?? []) },
+      });
     };
     setList((ids) => [...ids, id]);
     await until('the ID listed', () => (list()?.includes(id) ? true : undefined));
@@ -190,7 +215,10 @@ describe('Informer against the simulator', () => {
     const before = informerActivity().get('mp');
     const touch = (v: string) => {
       const mp = server.store.get(MP, 'default', 'pool0');
-      server.store.update(MP, 'default', 'pool0', { ...mp, metadata: { ...mp.metadata, annotations: { ...mp.metadata?.annotations, step: v } } });
+      server.store.update(MP, 'default', 'pool0', {
+        ...mp,
+        metadata: { ...mp.metadata, annotations: { ...mp.metadata?.annotations, step: v } },
+      });
     };
     const step = () => informer.items.get('default/pool0')?.metadata?.annotations?.step;
     // The server ends the watch; a change made before the informer watches again still arrives, with no list.
@@ -200,7 +228,10 @@ describe('Informer against the simulator', () => {
     expect(informer.lists).toBe(1);
     // While the server is away, a pool is deleted and the history compacted past the informer's resume point:
     // it gets 410, lists again and sees the deletion it missed.
-    const extra = server.store.create(MP, 'default', { ...server.store.get(MP, 'default', 'pool0'), metadata: { name: 'pool-410', namespace: 'default' } });
+    const extra = server.store.create(MP, 'default', {
+      ...server.store.get(MP, 'default', 'pool0'),
+      metadata: { name: 'pool-410', namespace: 'default' },
+    });
     await until('the new pool', () => (informer.items.has('default/pool-410') ? true : undefined));
     const watches = server.requestCounts.get('watch') ?? 0;
     server.setAvailable(false);
@@ -212,7 +243,9 @@ describe('Informer against the simulator', () => {
     } finally {
       server.setAvailable(true);
     }
-    await until('the deletion and the change', () => (!informer.items.has('default/pool-410') && step() === 'after-410' ? true : undefined));
+    await until('the deletion and the change', () =>
+      !informer.items.has('default/pool-410') && step() === 'after-410' ? true : undefined,
+    );
     expect(informer.lists).toBeGreaterThanOrEqual(2);
     expect(events).toContain('delete pool-410');
     expect(server.requestCounts.get('watch') ?? 0).toBeGreaterThan(watches);
@@ -246,7 +279,11 @@ describe('Informer against the simulator', () => {
     const server = sim.cluster('mgmt-weu');
     const states: string[] = [];
     let restarts = 0;
-    const informer = make({ path: MP_PATH, onState: (st, err) => states.push(err ? `${st}: ${err}` : st), onRestart: () => restarts++ });
+    const informer = make({
+      path: MP_PATH,
+      onState: (st, err) => states.push(err ? `${st}: ${err}` : st),
+      onRestart: () => restarts++,
+    });
     server.setAvailable(false);
     try {
       informer.start();
@@ -277,7 +314,8 @@ describe('LineSplitter', () => {
     // Every way of cutting it in two and in three (many cut inside a multi-byte character).
     for (let i = 0; i <= bytes.length; i++) {
       expect(split([bytes.subarray(0, i), bytes.subarray(i)])).toEqual(want);
-      for (let j = i; j <= bytes.length; j += 3) expect(split([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)])).toEqual(want);
+      for (let j = i; j <= bytes.length; j += 3)
+        expect(split([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)])).toEqual(want);
     }
     // Byte by byte.
     expect(split([...bytes].map((b) => Buffer.from([b])))).toEqual(want);
@@ -312,7 +350,13 @@ describe('Informer against a plain HTTP server', () => {
         (watchBodies.get(url.pathname) ?? ((r) => r.end()))(res);
         return;
       }
-      res.end(JSON.stringify({ kind: 'List', metadata: { resourceVersion: '10' }, items: [{ metadata: { name: 'a', namespace: 'n', resourceVersion: '10' } }] }));
+      res.end(
+        JSON.stringify({
+          kind: 'List',
+          metadata: { resourceVersion: '10' },
+          items: [{ metadata: { name: 'a', namespace: 'n', resourceVersion: '10' } }],
+        }),
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -323,7 +367,12 @@ describe('Informer against a plain HTTP server', () => {
   });
   const kubeconfig = () => {
     const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: base, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: base, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
     return kc;
   };
 
@@ -332,16 +381,26 @@ describe('Informer against a plain HTTP server', () => {
     const rvs: string[] = [];
     watchBodies.set(path, (res) => {
       rvs.push(String(new URL(`http://x${res.req.url}`).searchParams.get('resourceVersion')));
-      res.write(`${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'n', resourceVersion: '11' }, spec: { x: 1 } } })}\n`);
+      res.write(
+        `${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'n', resourceVersion: '11' }, spec: { x: 1 } } })}\n`,
+      );
       res.write('<html>not json</html>\n');
     });
     const states: string[] = [];
-    const informer = new Informer({ kc: kubeconfig(), path, kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st) });
+    const informer = new Informer({
+      kc: kubeconfig(),
+      path,
+      kind: 'mp',
+      backoffMs: [50],
+      onState: (st, err) => states.push(err ? `${st}: ${err}` : st),
+    });
     informer.start();
     try {
       await until('stale', () => states.find((s) => s.startsWith('stale')));
       // Said in poolscope's words: what the server sent is for the log, not for readers.
-      expect(states.find((s) => s.startsWith('stale'))).toBe('stale: watch /apis/x/v1/not-json: the server sent a line that is not JSON');
+      expect(states.find((s) => s.startsWith('stale'))).toBe(
+        'stale: watch /apis/x/v1/not-json: the server sent a line that is not JSON',
+      );
       await until('a second watch', () => (watches(path) >= 2 ? true : undefined));
       // The event before the bad line was taken; the next watch resumes after it.
       expect(rvs.slice(0, 2)).toEqual(['10', '11']);
@@ -353,10 +412,20 @@ describe('Informer against a plain HTTP server', () => {
 
   it('ends a watch whose handler throws with that error, the event coming again on the next watch', async () => {
     const path = '/apis/x/v1/throwing';
-    watchBodies.set(path, (res) => res.end(`${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'n', resourceVersion: '12' }, spec: { x: 2 } } })}\n`));
+    watchBodies.set(path, (res) =>
+      res.end(
+        `${JSON.stringify({ type: 'MODIFIED', object: { metadata: { name: 'a', namespace: 'n', resourceVersion: '12' }, spec: { x: 2 } } })}\n`,
+      ),
+    );
     const states: string[] = [];
     let calls = 0;
-    const informer = new Informer({ kc: kubeconfig(), path, kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st) });
+    const informer = new Informer({
+      kc: kubeconfig(),
+      path,
+      kind: 'mp',
+      backoffMs: [50],
+      onState: (st, err) => states.push(err ? `${st}: ${err}` : st),
+    });
     informer.on('update', () => {
       calls++;
       if (calls === 1) throw new Error('handler broke');
@@ -376,7 +445,14 @@ describe('Informer against a plain HTTP server', () => {
     watchBodies.set(path, (res) => res.write('\n')); // headers and a byte, then nothing
     const states: string[] = [];
     let restarts = 0;
-    const informer = new Informer({ kc: kubeconfig(), path, kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st), onRestart: () => restarts++ });
+    const informer = new Informer({
+      kc: kubeconfig(),
+      path,
+      kind: 'mp',
+      backoffMs: [50],
+      onState: (st, err) => states.push(err ? `${st}: ${err}` : st),
+      onRestart: () => restarts++,
+    });
     informer.start();
     try {
       await vi.waitFor(() => expect(watches(path)).toBe(1));
@@ -403,7 +479,9 @@ describe('Informer facing a hostile or hung server', () => {
     server = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.searchParams.get('watch') === 'true') return void res.end();
-      (lists.get(url.pathname) ?? ((r) => r.end(JSON.stringify({ metadata: { resourceVersion: '1' }, items: [] }))))(res);
+      (lists.get(url.pathname) ?? ((r) => r.end(JSON.stringify({ metadata: { resourceVersion: '1' }, items: [] }))))(
+        res,
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -414,9 +492,21 @@ describe('Informer facing a hostile or hung server', () => {
   });
   const informerOn = (path: string, extra: Partial<ConstructorParameters<typeof Informer>[0]> = {}) => {
     const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: 'c', server: base, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: base, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
     const states: string[] = [];
-    const informer = new Informer({ kc, path, kind: 'mp', backoffMs: [50], onState: (st, err) => states.push(err ? `${st}: ${err}` : st), ...extra });
+    const informer = new Informer({
+      kc,
+      path,
+      kind: 'mp',
+      backoffMs: [50],
+      onState: (st, err) => states.push(err ? `${st}: ${err}` : st),
+      ...extra,
+    });
     return { informer, states };
   };
 
@@ -429,7 +519,9 @@ describe('Informer facing a hostile or hung server', () => {
     informer.start();
     try {
       const stale = await until('stale', () => states.find((s) => s.startsWith('stale')));
-      expect(stale).toBe('stale: list /apis/x/v1/forbidden: HTTP 403 Forbidden: poolscope\'s identity may not do this (its RBAC)');
+      expect(stale).toBe(
+        "stale: list /apis/x/v1/forbidden: HTTP 403 Forbidden: poolscope's identity may not do this (its RBAC)",
+      );
     } finally {
       informer.stop();
     }

@@ -31,8 +31,15 @@ export const LIST_PAGE_SIZE = 500;
 
 const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
 
-export function watchQuery(query: Record<string, string | number | boolean | undefined>, random = Math.random): Record<string, string | number | boolean | undefined> {
-  return { ...query, allowWatchBookmarks: true, timeoutSeconds: Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + random())) };
+export function watchQuery(
+  query: Record<string, string | number | boolean | undefined>,
+  random = Math.random,
+): Record<string, string | number | boolean | undefined> {
+  return {
+    ...query,
+    allowWatchBookmarks: true,
+    timeoutSeconds: Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + random())),
+  };
 }
 
 /** At most `limit` lists at once; the others wait their turn in order. */
@@ -65,7 +72,12 @@ export const sharedListGate = new ListGate(6);
  * (what was asked and the status); the Status message the server sent is kept apart, for the log.
  */
 export class ApiStatusError extends LocalFailure {
-  constructor(readonly statusCode: number, what: string, readonly reason?: string, detail?: string) {
+  constructor(
+    readonly statusCode: number,
+    what: string,
+    readonly reason?: string,
+    detail?: string,
+  ) {
     super(`${what}: ${httpText(statusCode)}`, detail);
   }
 }
@@ -79,7 +91,12 @@ function statusError(what: string, code: number, body: string): ApiStatusError {
     /* not a Status */
   }
   const reason = typeof status.reason === 'string' ? status.reason : undefined;
-  return new ApiStatusError(code, what, reason, typeof status.message === 'string' ? status.message : body.slice(0, 500));
+  return new ApiStatusError(
+    code,
+    what,
+    reason,
+    typeof status.message === 'string' ? status.message : body.slice(0, 500),
+  );
 }
 
 /** The most a list page may weigh: 500 objects of a real API server's ~1.5 MiB ceiling would not fit, 500 Nodes do. */
@@ -94,7 +111,8 @@ export const LIST_PAGE_TIMEOUT_MS = 60_000;
 /** How much of an error answer is read (for the log). */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
 
-const mib = (bytes: number) => (bytes >= 2 ** 20 ? `${Math.round(bytes / 2 ** 20)} MiB` : `${Math.round(bytes / 1024)} KiB`);
+const mib = (bytes: number) =>
+  bytes >= 2 ** 20 ? `${Math.round(bytes / 2 ** 20)} MiB` : `${Math.round(bytes / 1024)} KiB`;
 
 /** A JSON answer, or a LocalFailure saying it is not JSON (the text goes to the log, not to readers). */
 function parseJson(text: string, what: string): unknown {
@@ -105,7 +123,9 @@ function parseJson(text: string, what: string): unknown {
   }
 }
 
-const isGone = (e: unknown) => (e as { statusCode?: number; code?: number } | null)?.statusCode === 410 || (e as { code?: number } | null)?.code === 410;
+const isGone = (e: unknown) =>
+  (e as { statusCode?: number; code?: number } | null)?.statusCode === 410 ||
+  (e as { code?: number } | null)?.code === 410;
 
 export interface InformerOptions {
   kc: KubeConfig;
@@ -225,7 +245,8 @@ export class Informer {
         const delivered = await this.watchOnce();
         gone = 0;
         // A watch the server ends at once, with nothing in it, is not a healthy one: do not spin on it.
-        if (!delivered && Date.now() - t0 < 1000) await this.sleep(backoff[Math.min(attempt++, backoff.length - 1)] as number);
+        if (!delivered && Date.now() - t0 < 1000)
+          await this.sleep(backoff[Math.min(attempt++, backoff.length - 1)] as number);
         else attempt = 0;
       } catch (e) {
         if (!alive()) return;
@@ -252,7 +273,10 @@ export class Informer {
     const detail = logDetail(e);
     if (`${text}\0${detail}` === this.lastLogged) return;
     this.lastLogged = `${text}\0${detail}`;
-    log().warn({ path: this.opts.path, server: this.opts.kc.getCurrentCluster()?.server, error: text, detail }, 'kubernetes source failing');
+    log().warn(
+      { path: this.opts.path, server: this.opts.kc.getCurrentCluster()?.server, error: text, detail },
+      'kubernetes source failing',
+    );
   }
 
   private sleep(ms: number): Promise<void> {
@@ -311,7 +335,13 @@ export class Informer {
    * Tells the handlers of a change already made to the items; when one throws, the item `k` is put back as it
    * was (`old`) before the error goes on, so the event, coming again, is announced again.
    */
-  private announce(k: string, old: KubeObject | undefined, verb: 'add' | 'update' | 'delete', obj: KubeObject, previous?: KubeObject): void {
+  private announce(
+    k: string,
+    old: KubeObject | undefined,
+    verb: 'add' | 'update' | 'delete',
+    obj: KubeObject,
+    previous?: KubeObject,
+  ): void {
     try {
       this.emit(verb, obj, previous, k);
     } catch (e) {
@@ -366,7 +396,10 @@ export class Informer {
   }
 
   /** One page's answer (its headers; a status other than 200 thrown), within LIST_PAGE_TIMEOUT_MS for the page. */
-  private async requestPage(cont: string | undefined, dispatcher: Dispatcher | undefined): Promise<{ res: Response; dispatcher: Dispatcher | undefined }> {
+  private async requestPage(
+    cont: string | undefined,
+    dispatcher: Dispatcher | undefined,
+  ): Promise<{ res: Response; dispatcher: Dispatcher | undefined }> {
     const server = this.opts.kc.getCurrentCluster()?.server;
     if (!server) throw new LocalFailure('No currently active cluster');
     const url = new URL(server + this.opts.path);
@@ -382,8 +415,17 @@ export class Informer {
     if (this.stopped) controller.abort();
     let res: Response;
     try {
-      res = await fetch(url, { headers: { ...ctx.getHeaders(), Accept: 'application/json' }, dispatcher: d, signal: AbortSignal.any([controller.signal, AbortSignal.timeout(LIST_PAGE_TIMEOUT_MS)]) });
-      if (res.status !== 200) throw statusError(`list ${this.opts.path}`, res.status, await readCappedText(res.body, ERROR_BODY_MAX_BYTES).catch(() => ''));
+      res = await fetch(url, {
+        headers: { ...ctx.getHeaders(), Accept: 'application/json' },
+        dispatcher: d,
+        signal: AbortSignal.any([controller.signal, AbortSignal.timeout(LIST_PAGE_TIMEOUT_MS)]),
+      });
+      if (res.status !== 200)
+        throw statusError(
+          `list ${this.opts.path}`,
+          res.status,
+          await readCappedText(res.body, ERROR_BODY_MAX_BYTES).catch(() => ''),
+        );
     } catch (e) {
       if (!dispatcher && !isSharedDispatcher(d)) void d?.close().catch(() => {});
       throw e;
@@ -392,16 +434,24 @@ export class Informer {
   }
 
   /** Reads every page, the first one already answered. */
-  private async listPages(first: { res: Response; dispatcher: Dispatcher | undefined }): Promise<{ items: Map<string, KubeObject>; resourceVersion: string }> {
+  private async listPages(first: {
+    res: Response;
+    dispatcher: Dispatcher | undefined;
+  }): Promise<{ items: Map<string, KubeObject>; resourceVersion: string }> {
     const items = new Map<string, KubeObject>();
     let page = first;
     for (;;) {
       const what = `list ${this.opts.path}`;
       const max = this.opts.maxPageBytes ?? LIST_PAGE_MAX_BYTES;
       const text = await readCappedText(page.res.body, max).catch((e: unknown) => {
-        throw e instanceof BodyTooLargeError ? new LocalFailure(`${what}: a page of the answer is over ${mib(max)}`) : e;
+        throw e instanceof BodyTooLargeError
+          ? new LocalFailure(`${what}: a page of the answer is over ${mib(max)}`)
+          : e;
       });
-      const body = parseJson(text, what) as { metadata?: { resourceVersion?: string; continue?: string }; items?: KubeObject[] };
+      const body = parseJson(text, what) as {
+        metadata?: { resourceVersion?: string; continue?: string };
+        items?: KubeObject[];
+      };
       for (const o of body.items ?? []) {
         // The cached object it will replace, if any: whose strings it may share (lib/slim).
         const s = slim(this.opts.kind, o, this.cachedAs(o));
@@ -427,7 +477,9 @@ export class Informer {
     counted.watches++;
     const url = new URL(server + this.opts.path);
     url.searchParams.set('watch', 'true');
-    for (const [k, v] of Object.entries(watchQuery({ resourceVersion: this.resourceVersion, labelSelector: this.opts.labelSelector }, this.opts.random))) {
+    for (const [k, v] of Object.entries(
+      watchQuery({ resourceVersion: this.resourceVersion, labelSelector: this.opts.labelSelector }, this.opts.random),
+    )) {
       if (v !== undefined) url.searchParams.set(k, String(v));
     }
     const ctx = new RequestContext(url.toString(), HttpMethod.GET);
@@ -460,7 +512,12 @@ export class Informer {
       }
       const o = event.object ?? {};
       if (event.type === 'ERROR') {
-        failure = new ApiStatusError(typeof o.code === 'number' ? o.code : 500, `watch ${this.opts.path}`, typeof o.reason === 'string' ? o.reason : undefined, typeof o.message === 'string' ? o.message : undefined);
+        failure = new ApiStatusError(
+          typeof o.code === 'number' ? o.code : 500,
+          `watch ${this.opts.path}`,
+          typeof o.reason === 'string' ? o.reason : undefined,
+          typeof o.message === 'string' ? o.message : undefined,
+        );
         return;
       }
       if (!delivered) {
@@ -474,8 +531,18 @@ export class Informer {
       if (rv) this.resourceVersion = rv;
     };
     try {
-      const res = await request(url, { method: 'GET', headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() as Dispatcher | undefined, signal: controller.signal });
-      if (res.statusCode !== 200) throw statusError(`watch ${this.opts.path}`, res.statusCode, await readCappedText(res.body, ERROR_BODY_MAX_BYTES).catch(() => ''));
+      const res = await request(url, {
+        method: 'GET',
+        headers: ctx.getHeaders(),
+        dispatcher: ctx.getDispatcher() as Dispatcher | undefined,
+        signal: controller.signal,
+      });
+      if (res.statusCode !== 200)
+        throw statusError(
+          `watch ${this.opts.path}`,
+          res.statusCode,
+          await readCappedText(res.body, ERROR_BODY_MAX_BYTES).catch(() => ''),
+        );
       const lines = new LineSplitter(this.opts.maxLineBytes ?? WATCH_LINE_MAX_BYTES, `watch ${this.opts.path}`);
       await new Promise<void>((resolve, reject) => {
         // A handler that throws ends the watch with its error (reported as the source's state); the watch then
@@ -507,7 +574,10 @@ export class Informer {
         res.body.on('error', reject);
       });
     } catch (e) {
-      if (timedOut) throw Object.assign(new LocalFailure(`watch ${this.opts.path}: no data for ${WATCH_INACTIVITY_MS / 1000} s`), { name: 'TimeoutError' });
+      if (timedOut)
+        throw Object.assign(new LocalFailure(`watch ${this.opts.path}: no data for ${WATCH_INACTIVITY_MS / 1000} s`), {
+          name: 'TimeoutError',
+        });
       throw e;
     } finally {
       clearTimeout(timer);
@@ -528,7 +598,10 @@ export class LineSplitter {
   /** Bytes held in `parts`: a line longer than `maxLine` ends the stream with an error instead of growing. */
   private held = 0;
 
-  constructor(private readonly maxLine = Infinity, private readonly what = 'the stream') {}
+  constructor(
+    private readonly maxLine = Infinity,
+    private readonly what = 'the stream',
+  ) {}
 
   push(chunk: Buffer, onLine: (line: string) => void): void {
     let start = 0;

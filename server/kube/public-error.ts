@@ -6,31 +6,55 @@ import 'server-only';
 /** An error whose message poolscope wrote itself (no server text in it): safe to show as it is. */
 export class LocalFailure extends Error {
   /** `detail`: what the server sent, for the log only. */
-  constructor(message: string, readonly detail?: string) {
+  constructor(
+    message: string,
+    readonly detail?: string,
+  ) {
     super(message);
   }
 }
 
 const HTTP: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone', 413: 'Content Too Large',
-  415: 'Unsupported Media Type', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error',
-  502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 const HINT: Record<number, string> = {
   401: ': the credentials were not accepted',
-  403: ': poolscope\'s identity may not do this (its RBAC)',
+  403: ": poolscope's identity may not do this (its RBAC)",
   429: ': the API server is throttling poolscope',
 };
 
 /** Node's and undici's local error codes, in words. */
 const NETWORK: Record<string, string> = {
-  ECONNREFUSED: 'connection refused', ECONNRESET: 'connection reset', ENOTFOUND: 'host not found (DNS)',
-  EAI_AGAIN: 'DNS lookup failed', EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out', EPIPE: 'connection closed', UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  UND_ERR_SOCKET: 'connection closed by the server', UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
-  UND_ERR_BODY_TIMEOUT: 'no answer in time', UND_ERR_CLOSED: 'connection closed',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found (DNS)',
+  EAI_AGAIN: 'DNS lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  EPIPE: 'connection closed',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+  UND_ERR_BODY_TIMEOUT: 'no answer in time',
+  UND_ERR_CLOSED: 'connection closed',
 };
 
 const TLS = /CERT|SELF_SIGNED|UNABLE_TO_|ERR_TLS|ERR_SSL|EPROTO/;
@@ -67,7 +91,8 @@ export function publicError(e: unknown, what?: string): string {
   if (timedOut(err)) return `${prefix}no answer in time`;
   const code = localCode(err);
   if (code && NETWORK[code]) return `${prefix}${NETWORK[code]}`;
-  if (code && TLS.test(code)) return `${prefix}TLS failed: the server's certificate is not trusted or not valid (${code})`;
+  if (code && TLS.test(code))
+    return `${prefix}TLS failed: the server's certificate is not trusted or not valid (${code})`;
   if (code) return `${prefix}failed (${code})`;
   return `${prefix}failed (the server log has the details)`;
 }
@@ -75,7 +100,12 @@ export function publicError(e: unknown, what?: string): string {
 /** What the server (or the error) said, bounded, for the log. */
 export function logDetail(e: unknown, max = 500): string {
   const err = (e ?? {}) as Failing & { detail?: string; body?: unknown };
-  const parts = [err.message, err.detail, typeof err.body === 'string' ? err.body : undefined, err.cause?.message].filter((p): p is string => typeof p === 'string' && p !== '');
+  const parts = [
+    err.message,
+    err.detail,
+    typeof err.body === 'string' ? err.body : undefined,
+    err.cause?.message,
+  ].filter((p): p is string => typeof p === 'string' && p !== '');
   const text = parts.join(' | ');
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }

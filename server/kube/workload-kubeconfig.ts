@@ -16,7 +16,10 @@ export class UnsafeKubeconfigError extends Error {}
 export const MAX_KUBECONFIG_BYTES = 256 * 1024;
 
 /** Keys used, and keys that change nothing about where or how poolscope connects (ignored); any other is refused. */
-const TOP = { used: ['clusters', 'users', 'contexts', 'current-context'], inert: ['apiVersion', 'kind', 'preferences', 'extensions'] };
+const TOP = {
+  used: ['clusters', 'users', 'contexts', 'current-context'],
+  inert: ['apiVersion', 'kind', 'preferences', 'extensions'],
+};
 const CLUSTER = { used: ['server', 'certificate-authority-data'], inert: ['extensions'] };
 const USER = { used: ['token', 'client-certificate-data', 'client-key-data'], inert: ['extensions'] };
 const CONTEXT = { used: ['cluster', 'user'], inert: ['namespace', 'extensions'] };
@@ -85,7 +88,8 @@ function checkServer(server: string, endpoint: ControlPlaneEndpoint | null): str
   if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
     refuse('server must be a plain https://host:port, without credentials, path or query');
   }
-  if (!endpoint?.host) refuse('the Cluster has no spec.controlPlaneEndpoint.host yet, so the server cannot be checked against it');
+  if (!endpoint?.host)
+    refuse('the Cluster has no spec.controlPlaneEndpoint.host yet, so the server cannot be checked against it');
   const port = Number(url.port || 443);
   if (bareHost(url.hostname) !== bareHost(endpoint.host) || port !== (endpoint.port || 443)) {
     refuse(`server ${url.host} is not the Cluster's control plane endpoint (${endpoint.host}:${endpoint.port || 443})`);
@@ -109,7 +113,8 @@ export function parseWorkloadKubeconfig(text: string, endpoint: ControlPlaneEndp
   if (!isObj(doc)) refuse('it is not a YAML mapping');
   checkKeys(doc, TOP, 'the kubeconfig');
   const contexts = Array.isArray(doc.contexts) ? doc.contexts : [];
-  const current = doc['current-context'] ?? (contexts.length === 1 && isObj(contexts[0]) ? contexts[0].name : undefined);
+  const current =
+    doc['current-context'] ?? (contexts.length === 1 && isObj(contexts[0]) ? contexts[0].name : undefined);
   if (typeof current !== 'string' || !current) refuse('it names no current-context');
   const context = entry(doc, 'contexts', 'context', current);
   checkKeys(context, CONTEXT, `context "${current}"`);
@@ -117,13 +122,20 @@ export function parseWorkloadKubeconfig(text: string, endpoint: ControlPlaneEndp
   checkKeys(cluster, CLUSTER, `cluster "${String(context.cluster)}"`);
   const user = entry(doc, 'users', 'user', context.user);
   checkKeys(user, USER, `user "${String(context.user)}"`);
-  const server = checkServer(str(cluster.server, 'the cluster\'s server') ?? refuse('the cluster has no server'), endpoint);
-  const caData = str(cluster['certificate-authority-data'], 'certificate-authority-data') ?? refuse('the cluster has no certificate-authority-data');
-  const token = str(user.token, 'the user\'s token');
+  const server = checkServer(
+    str(cluster.server, "the cluster's server") ?? refuse('the cluster has no server'),
+    endpoint,
+  );
+  const caData =
+    str(cluster['certificate-authority-data'], 'certificate-authority-data') ??
+    refuse('the cluster has no certificate-authority-data');
+  const token = str(user.token, "the user's token");
   const certData = str(user['client-certificate-data'], 'client-certificate-data');
   const keyData = str(user['client-key-data'], 'client-key-data');
-  if (!token && !(certData && keyData)) refuse('the user has neither a token nor client-certificate-data with client-key-data');
-  if (Boolean(certData) !== Boolean(keyData)) refuse('the user has only one of client-certificate-data and client-key-data');
+  if (!token && !(certData && keyData))
+    refuse('the user has neither a token nor client-certificate-data with client-key-data');
+  if (Boolean(certData) !== Boolean(keyData))
+    refuse('the user has only one of client-certificate-data and client-key-data');
   return { server, caData, ...(token ? { token } : {}), ...(certData ? { certData, keyData } : {}) };
 }
 
@@ -132,7 +144,13 @@ export function workloadKubeConfig(c: WorkloadCredentials): PooledKubeConfig {
   const kc = new PooledKubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'workload', server: c.server, caData: c.caData, skipTLSVerify: false }],
-    users: [{ name: 'workload', ...(c.token ? { token: c.token } : {}), ...(c.certData ? { certData: c.certData, keyData: c.keyData } : {}) }],
+    users: [
+      {
+        name: 'workload',
+        ...(c.token ? { token: c.token } : {}),
+        ...(c.certData ? { certData: c.certData, keyData: c.keyData } : {}),
+      },
+    ],
     contexts: [{ name: 'workload', cluster: 'workload', user: 'workload' }],
     currentContext: 'workload',
   });

@@ -12,13 +12,23 @@ import { faultText, storeFault } from './health';
 import type { SqlDb } from './store';
 
 /** The tables start-up reads whole (migrations, the collector's start, readiness). */
-export const STARTUP_TABLES = ['schema_migrations', 'pools', 'pool_summaries', 'pool_rows', 'cycles', 'azure_reads'] as const;
+export const STARTUP_TABLES = [
+  'schema_migrations',
+  'pools',
+  'pool_summaries',
+  'pool_rows',
+  'cycles',
+  'azure_reads',
+] as const;
 
 /** quick_check's answer: "ok", or its first problem (its lines joined, without SQLite's "*** in database main ***"). */
 function problem(rows: Record<string, unknown>[]): string | null {
   const first = rows[0] ? Object.values(rows[0])[0] : undefined;
   if (first === 'ok') return null;
-  return String(first ?? 'no answer').split('\n').filter((l) => l && !l.startsWith('***')).join('; ');
+  return String(first ?? 'no answer')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('***'))
+    .join('; ');
 }
 
 /**
@@ -30,7 +40,9 @@ export async function quickCheck(db: SqlDb, tables: readonly string[] | null): P
   let checking: string | null = null;
   try {
     if (tables === null) return problem(await db.all('PRAGMA quick_check(1)'));
-    const present = new Set((await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((r) => r.name));
+    const present = new Set(
+      (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")).map((r) => r.name),
+    );
     for (const t of tables) {
       if (!present.has(t)) continue;
       checking = t;
@@ -85,7 +97,10 @@ export function readMark(file: string): { at: string | null; error: string } | n
     clearMark(file);
     return null;
   }
-  return { at: typeof mark.at === 'string' ? mark.at : null, error: typeof mark.error === 'string' ? mark.error : 'unknown' };
+  return {
+    at: typeof mark.at === 'string' ? mark.at : null,
+    error: typeof mark.error === 'string' ? mark.error : 'unknown',
+  };
 }
 
 export function clearMark(file: string): void {

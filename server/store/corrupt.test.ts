@@ -15,7 +15,8 @@ import { openPostgres } from './postgres';
 import { openSqlite } from './sqlite';
 import { TimelineStore } from './store';
 
-const failing = (health: StoreReadHealth) => (health.state === 'failing' ? { fault: health.fault, error: health.error } : health);
+const failing = (health: StoreReadHealth) =>
+  health.state === 'failing' ? { fault: health.fault, error: health.error } : health;
 
 describe('a corrupt SQLite store at start-up', () => {
   it('is refused, the message naming the file, what is wrong and what to do', async () => {
@@ -23,13 +24,19 @@ describe('a corrupt SQLite store at start-up', () => {
     expect(corruptTables(file, ['pool_rows'])).toBeGreaterThan(10);
     const opening = openStore({ sqlitePath: file });
     await expect(opening).rejects.toBeInstanceOf(StoreFailingError);
-    await expect(opening).rejects.toThrow(new RegExp(`^poolscope's SQLite store ${file} is corrupt \\(table pool_rows: .+\\)\\. With poolscope stopped, restore ${file} from a backup, or move it away together with ${file}-wal and ${file}-shm \\(poolscope then starts with an empty store\\)\\.$`));
+    await expect(opening).rejects.toThrow(
+      new RegExp(
+        `^poolscope's SQLite store ${file} is corrupt \\(table pool_rows: .+\\)\\. With poolscope stopped, restore ${file} from a backup, or move it away together with ${file}-wal and ${file}-shm \\(poolscope then starts with an empty store\\)\\.$`,
+      ),
+    );
   });
 
   it('is refused when its header is overwritten', async () => {
     const file = await seedStore();
     corruptHeader(file);
-    await expect(openStore({ sqlitePath: file })).rejects.toThrow(`poolscope's SQLite store ${file} is corrupt (SQLITE_NOTADB: file is not a database). With poolscope stopped, restore`);
+    await expect(openStore({ sqlitePath: file })).rejects.toThrow(
+      `poolscope's SQLite store ${file} is corrupt (SQLITE_NOTADB: file is not a database). With poolscope stopped, restore`,
+    );
   });
 
   it('opens a sound store, and checks only the tables start-up reads whole', async () => {
@@ -61,13 +68,22 @@ describe('a SQLite store found corrupt while running', () => {
     expect(await store.lastCycle()).toEqual({ id: 'c60', at: at(60) });
     expect(store.health().state).toBe('failing');
     // Writes are refused before they reach the file: the cycle is not stored.
-    const d = analyzePool(buildPool({ context: 'mgmt-weu', cluster: 'wl', name: 'pool0', replicas: 41, instances: healthy(41) }).input, { now: at(61) });
-    await expect(store.writeCycle({ id: 'c61', at: at(61) }, [{ detail: d, transitions: [] }])).rejects.toThrow(message);
+    const d = analyzePool(
+      buildPool({ context: 'mgmt-weu', cluster: 'wl', name: 'pool0', replicas: 41, instances: healthy(41) }).input,
+      { now: at(61) },
+    );
+    await expect(store.writeCycle({ id: 'c61', at: at(61) }, [{ detail: d, transitions: [] }])).rejects.toThrow(
+      message,
+    );
     expect(await store.lastCycle()).toEqual({ id: 'c60', at: at(60) });
     await store.close();
     // The mark makes the next start check the whole file, and refuse it.
     expect(existsSync(markPath(file))).toBe(true);
-    await expect(openStore({ sqlitePath: file })).rejects.toThrow(new RegExp(`^poolscope's SQLite store ${file} is corrupt \\(.+; found corrupt while running at \\S+: SQLITE_CORRUPT: database disk image is malformed\\)\\. With poolscope stopped, restore`));
+    await expect(openStore({ sqlitePath: file })).rejects.toThrow(
+      new RegExp(
+        `^poolscope's SQLite store ${file} is corrupt \\(.+; found corrupt while running at \\S+: SQLITE_CORRUPT: database disk image is malformed\\)\\. With poolscope stopped, restore`,
+      ),
+    );
   });
 
   it('starts afresh once the file is moved away; the mark of the old file is dropped', async () => {
@@ -86,10 +102,14 @@ describe('a SQLite store found corrupt while running', () => {
 
 describe('a store that cannot be read', () => {
   it('PostgreSQL unreachable: failing with the reason, without the URL', async () => {
-    const store = new TimelineStore(openPostgres('postgres://poolscope:s3cret@127.0.0.1:1/poolscope'), { location: { kind: 'postgres' } });
+    const store = new TimelineStore(openPostgres('postgres://poolscope:s3cret@127.0.0.1:1/poolscope'), {
+      location: { kind: 'postgres' },
+    });
     const read = store.lastCycle();
     await expect(read).rejects.toMatchObject({ status: 503, code: 'store-failing', fault: 'unreadable' });
-    await expect(read).rejects.toThrow(/^poolscope cannot read its store, the PostgreSQL database of DATABASE_URL \(.*ECONNREFUSED.*\)\. Check that the database is up and reachable\.$/);
+    await expect(read).rejects.toThrow(
+      /^poolscope cannot read its store, the PostgreSQL database of DATABASE_URL \(.*ECONNREFUSED.*\)\. Check that the database is up and reachable\.$/,
+    );
     expect(store.health()).toMatchObject({ state: 'failing', fault: 'unreadable' });
     expect(JSON.stringify(store.health())).not.toContain('s3cret');
     await store.close();
@@ -97,7 +117,12 @@ describe('a store that cannot be read', () => {
 
   it('is ok again at the next query that works', async () => {
     // The driver as it is while the database is down (its real error), then up (SQLite standing in for it).
-    const refused = await new pg.Client({ connectionString: 'postgres://poolscope@127.0.0.1:1/poolscope' }).connect().then(() => null, (e: unknown) => e);
+    const refused = await new pg.Client({ connectionString: 'postgres://poolscope@127.0.0.1:1/poolscope' })
+      .connect()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     const up = openSqlite(':memory:');
     let down = true;
     const faults = new StoreFaults({ kind: 'postgres' });

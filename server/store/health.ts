@@ -15,12 +15,23 @@ export type StoreFault = 'corrupt' | 'unreadable';
 /** Where the store is, as the messages name it. */
 export type StoreLocation = { kind: 'sqlite'; file?: string } | { kind: 'postgres' };
 
-export type StoreReadHealth =
-  | { state: 'ok' }
-  | { state: 'failing'; fault: StoreFault; since: string; error: string };
+export type StoreReadHealth = { state: 'ok' } | { state: 'failing'; fault: StoreFault; since: string; error: string };
 
 /** PostgreSQL (and network) errors that mean the database cannot be reached or has gone away. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '3D000']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '3D000',
+]);
 
 /** Which fault an error from a driver is, or null for a failure of the query itself (a constraint, a busy lock, a bug). */
 export function storeFault(e: unknown): StoreFault | null {
@@ -32,7 +43,8 @@ export function storeFault(e: unknown): StoreFault | null {
     if (UNREACHABLE.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return 'unreadable';
   }
   // pg's own errors for a connection that ended or never came.
-  if (e instanceof Error && /^(Connection terminated|timeout exceeded when trying to connect)/.test(e.message)) return 'unreadable';
+  if (e instanceof Error && /^(Connection terminated|timeout exceeded when trying to connect)/.test(e.message))
+    return 'unreadable';
   return null;
 }
 
@@ -51,7 +63,8 @@ export function corruptAdvice(file = 'the file'): string {
 
 /** The message of a store failing with `fault`, `cause` being what the driver said. */
 export function faultMessage(where: StoreLocation, fault: StoreFault, cause: string): string {
-  if (where.kind === 'postgres') return `poolscope cannot read its store, the PostgreSQL database of DATABASE_URL (${cause}). Check that the database is up and reachable.`;
+  if (where.kind === 'postgres')
+    return `poolscope cannot read its store, the PostgreSQL database of DATABASE_URL (${cause}). Check that the database is up and reachable.`;
   const store = `poolscope's SQLite store${where.file ? ` ${where.file}` : ''}`;
   if (fault === 'unreadable') return `${store} cannot be read (${cause}). Check the volume it is on.`;
   return `${store} is corrupt (${cause}): nothing more is recorded, and what cannot be read is not shown. ${corruptAdvice(where.file)}`;
@@ -68,7 +81,11 @@ export function storeReport(writes: StoreHealth | null, store: StoreReadHealth):
 
 /** A query that failed because the store is failing: 503 `store-failing`, the message naming the store and what to do. */
 export class StoreFailingError extends HttpError {
-  constructor(readonly fault: StoreFault, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly fault: StoreFault,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(503, 'store-failing', message);
     if (options?.cause !== undefined) this.cause = options.cause;
   }
@@ -78,10 +95,16 @@ export class StoreFailingError extends HttpError {
 export class StoreFaults {
   private fault: { kind: StoreFault; since: string; error: string } | null = null;
 
-  constructor(private readonly where: StoreLocation, private readonly onCorrupt?: (error: string) => void, private readonly now = () => new Date()) {}
+  constructor(
+    private readonly where: StoreLocation,
+    private readonly onCorrupt?: (error: string) => void,
+    private readonly now = () => new Date(),
+  ) {}
 
   health(): StoreReadHealth {
-    return this.fault ? { state: 'failing', fault: this.fault.kind, since: this.fault.since, error: this.fault.error } : { state: 'ok' };
+    return this.fault
+      ? { state: 'failing', fault: this.fault.kind, since: this.fault.since, error: this.fault.error }
+      : { state: 'ok' };
   }
 
   /** The driver with every query watched: a fault is remembered and thrown as a StoreFailingError. */

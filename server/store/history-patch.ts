@@ -68,7 +68,13 @@ function diffTable(prev: unknown[], next: unknown[], field: string): TablePatch 
   const pk = keysOf(prev, field);
   const nk = keysOf(next, field);
   if (!pk || !nk) return null;
-  return diffKeyed(pk, nk, (i, j) => sameJson(prev[i], next[j]), (i) => JSON.parse(JSON.stringify(prev[i])) as unknown, (j) => next[j]);
+  return diffKeyed(
+    pk,
+    nk,
+    (i, j) => sameJson(prev[i], next[j]),
+    (i) => JSON.parse(JSON.stringify(prev[i])) as unknown,
+    (j) => next[j],
+  );
 }
 
 /**
@@ -76,7 +82,8 @@ function diffTable(prev: unknown[], next: unknown[], field: string): TablePatch 
  * `was` (parsed from text: a copy of our own) is patched in place to check that.
  */
 function changed(k: string, was: unknown, row: unknown, set: unknown[], edit: [string, Operation[]][]): void {
-  const ops = was !== null && typeof was === 'object' && row !== null && typeof row === 'object' ? fjp.compare(was, row) : null;
+  const ops =
+    was !== null && typeof was === 'object' && row !== null && typeof row === 'object' ? fjp.compare(was, row) : null;
   // A row's own key order must survive too: a field added to a row goes to its end.
   const rebuilt = ops && fjp.applyPatch(was as object, ops, false, true).newDocument;
   if (ops && sameJson(rebuilt, row) && JSON.stringify(ops).length < JSON.stringify(row).length) edit.push([k, ops]);
@@ -94,7 +101,13 @@ export interface RowsText {
  * changed are parsed. Null when a keyframe must say it (duplicate keys, rows re-ordered).
  */
 export function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null {
-  return diffKeyed(prev.keys, next.keys, (i, j) => prev.rows[i] === next.rows[j], (i) => JSON.parse(prev.rows[i] as string) as unknown, (j) => JSON.parse(next.rows[j] as string) as unknown);
+  return diffKeyed(
+    prev.keys,
+    next.keys,
+    (i, j) => prev.rows[i] === next.rows[j],
+    (i) => JSON.parse(prev.rows[i] as string) as unknown,
+    (j) => JSON.parse(next.rows[j] as string) as unknown,
+  );
 }
 
 /** One row of a table as written: its key, its JSON, and its JSON before (undefined: a new row). */
@@ -132,7 +145,13 @@ export function diffChangedRows(written: readonly RowChange[], removed: readonly
  * next one, and each side's row as a value (the previous one a copy of our own: it is patched to check an edit).
  * Null when a keyframe must say it (duplicate keys, rows re-ordered).
  */
-function diffKeyed(prevKeys: readonly string[], nextKeys: readonly string[], same: (i: number, j: number) => boolean, prevRow: (i: number) => unknown, nextRow: (j: number) => unknown): TablePatch | null {
+function diffKeyed(
+  prevKeys: readonly string[],
+  nextKeys: readonly string[],
+  same: (i: number, j: number) => boolean,
+  prevRow: (i: number) => unknown,
+  nextRow: (j: number) => unknown,
+): TablePatch | null {
   const prevIndex = new Map<string, number>();
   for (let i = 0; i < prevKeys.length; i++) {
     const k = prevKeys[i] as string;
@@ -187,7 +206,10 @@ export function diffHistory(prev: object, next: object): HistoryPatch | null {
  * The patch between two stored states split by row (./pack's `splitStored`): the tables kept by line diffed as
  * text, everything else as {@link diffHistory} does. The same patch `diffHistory` makes of the whole documents.
  */
-export function diffStoredRows(prev: { rest: object; tables: Readonly<Record<string, RowsText>> }, next: { rest: object; tables: Readonly<Record<string, RowsText>> }): HistoryPatch | null {
+export function diffStoredRows(
+  prev: { rest: object; tables: Readonly<Record<string, RowsText>> },
+  next: { rest: object; tables: Readonly<Record<string, RowsText>> },
+): HistoryPatch | null {
   const patch = diffHistory(prev.rest, next.rest);
   if (!patch) return null;
   for (const [name, rows] of Object.entries(next.tables)) {
@@ -202,15 +224,17 @@ function applyTable(rows: unknown[], t: TablePatch, field: string, name: string)
   const del = new Set(t.del ?? []);
   const set = new Map((t.set ?? []).map((r) => [(r as Doc)[field] as string, r]));
   const edit = new Map(t.edit ?? []);
-  const out = rows.filter((r) => !del.has((r as Doc)[field] as string)).map((r) => {
-    const k = (r as Doc)[field] as string;
-    const ops = edit.get(k);
-    if (ops) {
-      edit.delete(k);
-      return fjp.applyPatch(r as object, ops, false, true).newDocument;
-    }
-    return set.get(k) ?? r;
-  });
+  const out = rows
+    .filter((r) => !del.has((r as Doc)[field] as string))
+    .map((r) => {
+      const k = (r as Doc)[field] as string;
+      const ops = edit.get(k);
+      if (ops) {
+        edit.delete(k);
+        return fjp.applyPatch(r as object, ops, false, true).newDocument;
+      }
+      return set.get(k) ?? r;
+    });
   if (edit.size) throw new Error(`history patch: ${name} has no row ${[...edit.keys()][0]} to edit`);
   for (const [after, row] of t.add ?? []) {
     const i = after === null ? 0 : out.findIndex((r) => (r as Doc)[field] === after) + 1;

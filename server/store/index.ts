@@ -15,7 +15,11 @@ export { StoreFailingError } from './health';
 
 type StoreLog = Pick<Logger, 'info' | 'warn'>;
 
-export async function openStore(opts: { databaseUrl?: string; sqlitePath: string; log?: StoreLog }): Promise<TimelineStore> {
+export async function openStore(opts: {
+  databaseUrl?: string;
+  sqlitePath: string;
+  log?: StoreLog;
+}): Promise<TimelineStore> {
   if (!opts.databaseUrl) return openSqliteStore(path.resolve(opts.sqlitePath), opts.log);
   const store = new TimelineStore(openPostgres(opts.databaseUrl), { location: { kind: 'postgres' } });
   await store.migrate();
@@ -24,7 +28,10 @@ export async function openStore(opts: { databaseUrl?: string; sqlitePath: string
 
 /** Why start-up refuses a corrupt SQLite file, and what to do. */
 function corruptAtStart(file: string, problem: string): StoreFailingError {
-  return new StoreFailingError('corrupt', `poolscope's SQLite store ${file} is corrupt (${problem}). ${corruptAdvice(file)}`);
+  return new StoreFailingError(
+    'corrupt',
+    `poolscope's SQLite store ${file} is corrupt (${problem}). ${corruptAdvice(file)}`,
+  );
 }
 
 async function openSqliteStore(file: string, log?: StoreLog): Promise<TimelineStore> {
@@ -37,14 +44,24 @@ async function openSqliteStore(file: string, log?: StoreLog): Promise<TimelineSt
     throw e;
   }
   const mark = readMark(file);
-  if (mark) log?.warn({ file, mark: markPath(file), foundAt: mark.at, error: mark.error }, 'the store was found corrupt while running: checking all of it before starting (this reads the whole file)');
+  if (mark)
+    log?.warn(
+      { file, mark: markPath(file), foundAt: mark.at, error: mark.error },
+      'the store was found corrupt while running: checking all of it before starting (this reads the whole file)',
+    );
   const t0 = performance.now();
   const problem = await quickCheck(db, mark ? null : STARTUP_TABLES);
   if (problem) {
     await db.close();
-    throw corruptAtStart(file, mark ? `${problem}; found corrupt while running${mark.at ? ` at ${mark.at}` : ''}: ${mark.error}` : problem);
+    throw corruptAtStart(
+      file,
+      mark ? `${problem}; found corrupt while running${mark.at ? ` at ${mark.at}` : ''}: ${mark.error}` : problem,
+    );
   }
-  log?.info({ file, checked: mark ? 'all' : STARTUP_TABLES.join(' '), ms: Math.round(performance.now() - t0) }, 'store checked');
+  log?.info(
+    { file, checked: mark ? 'all' : STARTUP_TABLES.join(' '), ms: Math.round(performance.now() - t0) },
+    'store checked',
+  );
   if (mark) clearMark(file);
   const store = new TimelineStore(db, {
     location: { kind: 'sqlite', file },
@@ -53,7 +70,10 @@ async function openSqliteStore(file: string, log?: StoreLog): Promise<TimelineSt
       try {
         markCorrupt(file, error);
       } catch (e) {
-        log?.warn({ file, mark: markPath(file), err: (e as Error).message }, 'cannot mark the store as corrupt: the next start checks only the tables it reads whole');
+        log?.warn(
+          { file, mark: markPath(file), err: (e as Error).message },
+          'cannot mark the store as corrupt: the next start checks only the tables it reads whole',
+        );
       }
     },
   });

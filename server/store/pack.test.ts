@@ -2,7 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import { buildPool, type InstanceSpec } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
-import { INSTANCE_ROW_PARTS, asciiJson, completeStored, deflateDoc, deflateIfShorter, inflateDoc, packDetail, parseStored, rowHash, rowKey, sameShape, shapeOf, splitStored, storedState, storedText, toStore, unpackDetail } from './pack';
+import {
+  INSTANCE_ROW_PARTS,
+  asciiJson,
+  completeStored,
+  deflateDoc,
+  deflateIfShorter,
+  inflateDoc,
+  packDetail,
+  parseStored,
+  rowHash,
+  rowKey,
+  sameShape,
+  shapeOf,
+  splitStored,
+  storedState,
+  storedText,
+  toStore,
+  unpackDetail,
+} from './pack';
 
 /** The stored document as one JSON text (the stored layout puts each row on a line of its own). */
 const storedJson = (d: Parameters<typeof storedState>[0]) => JSON.stringify(parseStored(storedText(storedState(d))));
@@ -10,8 +28,18 @@ const storedJson = (d: Parameters<typeof storedState>[0]) => JSON.stringify(pars
 describe('stored pool states', () => {
   it('write each spelling equal to the providerID once, keep other spellings, and read back the same', () => {
     // Instance 1's Node reports its ID in other case: case drift, kept as spelled.
-    const built = buildPool({ replicas: 3, instances: [{ member: '0' }, { member: '1', nodeProviderID: 'X' }, { member: '2', node: 'none' }] });
-    const b2 = buildPool({ replicas: 3, instances: [{ member: '0' }, { member: '1', nodeProviderID: built.ids[1]!.toUpperCase() }, { member: '2', node: 'none' }] });
+    const built = buildPool({
+      replicas: 3,
+      instances: [{ member: '0' }, { member: '1', nodeProviderID: 'X' }, { member: '2', node: 'none' }],
+    });
+    const b2 = buildPool({
+      replicas: 3,
+      instances: [
+        { member: '0' },
+        { member: '1', nodeProviderID: built.ids[1]!.toUpperCase() },
+        { member: '2', node: 'none' },
+      ],
+    });
     const d = analyzePool(b2.input, { now: b2.now });
     expect(d.drift.length).toBeGreaterThan(0);
     const packed = JSON.parse(storedJson(d)) as { instances: { sources: Record<string, unknown> }[] };
@@ -29,7 +57,13 @@ describe('stored pool states', () => {
   });
 
   it('deflate whole states, and read states stored plain before', () => {
-    const json = JSON.stringify({ ids: Array.from({ length: 200 }, (_, i) => `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/pool/virtualMachines/${i}`) });
+    const json = JSON.stringify({
+      ids: Array.from(
+        { length: 200 },
+        (_, i) =>
+          `/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/pool/virtualMachines/${i}`,
+      ),
+    });
     const z = deflateDoc(json);
     expect(z.startsWith('z1:')).toBe(true);
     expect(z.length).toBeLessThan(json.length / 5);
@@ -37,7 +71,9 @@ describe('stored pool states', () => {
     expect(inflateDoc(json)).toBe(json);
     expect(deflateIfShorter('{"short":1}')).toBe('{"short":1}');
     expect(inflateDoc(deflateIfShorter(json))).toBe(json);
-    expect(unpackDetail({ instances: [{ providerID: 'a', sources: { azure: 'a', node: null } }] })).toEqual({ instances: [{ providerID: 'a', sources: { azure: 'a', node: null } }] });
+    expect(unpackDetail({ instances: [{ providerID: 'a', sources: { azure: 'a', node: null } }] })).toEqual({
+      instances: [{ providerID: 'a', sources: { azure: 'a', node: null } }],
+    });
   });
 
   it('lay a state out with one row per line, split it without parsing the rows, and read either layout', () => {
@@ -61,11 +97,17 @@ describe('stored pool states', () => {
     // A pool without instances is plain JSON, as before.
     const empty = storedState({ ...d, instances: [] });
     expect(storedText(empty)).not.toContain('\n');
-    expect(splitStored(storedText(empty))).toEqual({ rest: JSON.parse(storedText(empty)), tables: { instances: { keys: [], rows: [] }, drift: { keys: [], rows: [] } } });
+    expect(splitStored(storedText(empty))).toEqual({
+      rest: JSON.parse(storedText(empty)),
+      tables: { instances: { keys: [], rows: [] }, drift: { keys: [], rows: [] } },
+    });
   });
 
   it('lay drift items out after the instance rows, and read the layouts stored before (items in the document)', () => {
-    const b = buildPool({ replicas: 4, instances: [{ member: '0' }, { member: '1', node: 'none' }, { member: '2', inAzure: false }, { member: '3' }] });
+    const b = buildPool({
+      replicas: 4,
+      instances: [{ member: '0' }, { member: '1', node: 'none' }, { member: '2', inAzure: false }, { member: '3' }],
+    });
     const d = analyzePool(b.input, { now: b.now });
     expect(d.drift.length).toBeGreaterThan(2);
     const s = storedState(d);
@@ -83,7 +125,9 @@ describe('stored pool states', () => {
     expect(split.rest).toEqual(JSON.parse(s.restText));
     // One JSON document (before version 4), and instance rows by line with the items in the document (version 4).
     const whole = JSON.stringify(packDetail(d));
-    const v4 = [JSON.stringify({ ...packDetail(d), instances: [] }), ...(s.tables.instances.rows as string[])].join('\n');
+    const v4 = [JSON.stringify({ ...packDetail(d), instances: [] }), ...(s.tables.instances.rows as string[])].join(
+      '\n',
+    );
     for (const old of [whole, v4]) {
       expect(splitStored(old)).toEqual(split);
       expect(JSON.stringify(parseStored(old))).toBe(JSON.stringify(packDetail(d)));
@@ -95,11 +139,13 @@ describe('stored pool states', () => {
     expect(() => parseStored(`${s.restText}\n"tables"\n{}`)).toThrow(/unknown table tables/);
   });
 
-  it('read a row\'s key off its JSON, escaped or not', () => {
+  it("read a row's key off its JSON, escaped or not", () => {
     expect(rowKey('{"providerID":"azure:///x/1","v":1}')).toBe('azure:///x/1');
     expect(rowKey(JSON.stringify({ providerID: 'a"b\\c', v: 1 }))).toBe('a"b\\c');
     expect(rowKey(JSON.stringify({ v: 1, providerID: 'later' }))).toBe('later');
-    expect(rowKey('{"key":"ghost-in-machinepool:azure:///x/1","kind":"x"}', 'drift')).toBe('ghost-in-machinepool:azure:///x/1');
+    expect(rowKey('{"key":"ghost-in-machinepool:azure:///x/1","kind":"x"}', 'drift')).toBe(
+      'ghost-in-machinepool:azure:///x/1',
+    );
     expect(rowKey(JSON.stringify({ kind: 'x', key: 'k"1' }), 'drift')).toBe('k"1');
   });
 
@@ -112,14 +158,29 @@ describe('stored pool states', () => {
     expect(asciiJson('{"a":1}')).toBe('{"a":1}');
     const b = buildPool({ replicas: 2, instances: [{ member: '0' }, { member: '1' }] });
     const d = analyzePool(b.input, { now: b.now });
-    const wide = { ...d, notes: ['CAPZ ≥ v1.20'], instances: d.instances.map((r, i) => (i === 1 ? { ...r, azure: r.azure && { ...r.azure, errorMessage: 'échec' } } : r)) };
+    const wide = {
+      ...d,
+      notes: ['CAPZ ≥ v1.20'],
+      instances: d.instances.map((r, i) =>
+        i === 1 ? { ...r, azure: r.azure && { ...r.azure, errorMessage: 'échec' } } : r,
+      ),
+    };
     const text = storedText(storedState(wide));
     expect(text).toMatch(/^[\x00-\x7f]*$/);
     expect(unpackDetail(parseStored(text))).toEqual(JSON.parse(JSON.stringify(stableDetail(wide))));
   });
 
   it('hash an instance row or a drift item by everything its JSON says but the providerID it is keyed by: equal read back from the store, different after any change', () => {
-    const b = buildPool({ replicas: 4, azureReadMinutesAgo: 1, instances: [{ member: '0' }, { member: '1', node: 'none' }, { member: '2', state: 'Failed', errorCode: 'OSProvisioningTimedOut' }, { member: '3', inAzure: false, createdMinutesAgo: 0.5 }] });
+    const b = buildPool({
+      replicas: 4,
+      azureReadMinutesAgo: 1,
+      instances: [
+        { member: '0' },
+        { member: '1', node: 'none' },
+        { member: '2', state: 'Failed', errorCode: 'OSProvisioningTimedOut' },
+        { member: '3', inAzure: false, createdMinutesAgo: 0.5 },
+      ],
+    });
     const d = analyzePool(b.input, { now: b.now });
     expect(d.drift.length).toBeGreaterThan(0);
     const revived = unpackDetail(parseStored(storedText(storedState(d)))) as unknown as typeof d;
@@ -134,7 +195,8 @@ describe('stored pool states', () => {
       const seen = new Set([rowHash(row)]);
       const paths: (string | number)[][] = [];
       const walk = (v: unknown, path: (string | number)[]) => {
-        if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...path, Array.isArray(v) ? Number(k) : k]);
+        if (v !== null && typeof v === 'object')
+          for (const [k, x] of Object.entries(v)) walk(x, [...path, Array.isArray(v) ? Number(k) : k]);
         paths.push(path);
       };
       walk(row, []);
@@ -142,11 +204,22 @@ describe('stored pool states', () => {
       for (const path of paths.filter((p) => p.length > 0 && !(p.length === 1 && p[0] === 'providerID'))) {
         for (const edit of ['value', 'key'] as const) {
           const copy = JSON.parse(json) as Record<string, unknown>;
-          const parent = path.slice(0, -1).reduce<Record<string | number, unknown>>((o, k) => o[k] as Record<string | number, unknown>, copy);
+          const parent = path
+            .slice(0, -1)
+            .reduce<Record<string | number, unknown>>((o, k) => o[k] as Record<string | number, unknown>, copy);
           const last = path[path.length - 1]!;
           if (edit === 'value') {
             const v = parent[last];
-            parent[last] = typeof v === 'string' ? `${v}x` : typeof v === 'boolean' ? !v : typeof v === 'number' ? v + 1 : v === null ? 'x' : null;
+            parent[last] =
+              typeof v === 'string'
+                ? `${v}x`
+                : typeof v === 'boolean'
+                  ? !v
+                  : typeof v === 'number'
+                    ? v + 1
+                    : v === null
+                      ? 'x'
+                      : null;
           } else if (!Array.isArray(parent)) {
             const entries = Object.entries(parent).map(([k, v]) => [k === last ? `${k}_` : k, v] as const);
             for (const k of Object.keys(parent)) delete parent[k];
@@ -163,21 +236,36 @@ describe('stored pool states', () => {
 
   it('hash an instance row field by field over every field an analysis gives it (none left out)', () => {
     // Instance 3 is newer than Azure's last read: its row alone has the optional awaitingAzureRead.
-    const b = buildPool({ replicas: 4, azureReadMinutesAgo: 1, instances: [{ member: '0' }, { member: '1', node: 'none' }, { member: '2', state: 'Failed', errorCode: 'OSProvisioningTimedOut' }, { member: '3', inAzure: false, createdMinutesAgo: 0.5 }] });
+    const b = buildPool({
+      replicas: 4,
+      azureReadMinutesAgo: 1,
+      instances: [
+        { member: '0' },
+        { member: '1', node: 'none' },
+        { member: '2', state: 'Failed', errorCode: 'OSProvisioningTimedOut' },
+        { member: '3', inAzure: false, createdMinutesAgo: 0.5 },
+      ],
+    });
     const d = analyzePool(b.input, { now: b.now });
     const keys = (o: object | null) => (o === null ? [] : Object.keys(o).sort());
     const listed = (o: object) => Object.keys(o).sort();
     const optional = ['awaitingAzureRead'];
     expect(d.instances.filter((r) => 'awaitingAzureRead' in r)).toHaveLength(1);
     for (const row of d.instances) {
-      expect(keys(row).filter((k) => !optional.includes(k))).toEqual(listed(INSTANCE_ROW_PARTS.fields).filter((k) => !optional.includes(k)));
+      expect(keys(row).filter((k) => !optional.includes(k))).toEqual(
+        listed(INSTANCE_ROW_PARTS.fields).filter((k) => !optional.includes(k)),
+      );
       expect(keys(row).filter((k) => !(k in INSTANCE_ROW_PARTS.fields))).toEqual([]);
       for (const part of ['sources', 'azure', 'ampm', 'machine', 'node', 'autoscaler'] as const) {
         if (row[part] !== null) expect(keys(row[part]), part).toEqual(listed(INSTANCE_ROW_PARTS[part]));
       }
     }
     // Each part is somewhere present, so the comparison above covered it.
-    for (const part of ['azure', 'ampm', 'machine', 'node'] as const) expect(d.instances.some((r) => r[part] !== null), part).toBe(true);
+    for (const part of ['azure', 'ampm', 'machine', 'node'] as const)
+      expect(
+        d.instances.some((r) => r[part] !== null),
+        part,
+      ).toBe(true);
   });
 
   it('leave out the rows the caller says are unchanged, and take them back from the previous stored state', () => {
@@ -206,7 +294,10 @@ describe('stored pool states', () => {
     const d = analyse(members);
     const { stored } = toStore(d, undefined);
     // As the store revives it: parsed, unpacked, with its last change and the time it is read at.
-    const revived = { ...(unpackDetail(parseStored(storedText(stored))) as unknown as typeof d), at: '2026-11-30T00:00:00.000Z' };
+    const revived = {
+      ...(unpackDetail(parseStored(storedText(stored))) as unknown as typeof d),
+      at: '2026-11-30T00:00:00.000Z',
+    };
     revived.summary = { ...revived.summary, lastChange: '2026-11-29T00:00:00.000Z' };
     const before = shapeOf(revived);
     const again = toStore(analyse(members), before);
@@ -214,7 +305,10 @@ describe('stored pool states', () => {
     expect(again.stored.tables.drift.rows).toEqual([null]);
     expect(sameShape(before, again.shape, again.stored)).toBe(true);
     // One instance loses its Node: its row alone is serialised, with its new drift item, and the state is not the same.
-    const changed = toStore(analyse(members.map((m) => (m.member === '1' ? { ...m, node: 'none' as const } : m))), before);
+    const changed = toStore(
+      analyse(members.map((m) => (m.member === '1' ? { ...m, node: 'none' as const } : m))),
+      before,
+    );
     expect(changed.stored.tables.instances.rows.map((r) => r === null)).toEqual([true, false, true]);
     expect(changed.stored.tables.drift.keys).toHaveLength(2);
     expect(changed.stored.tables.drift.rows.filter((r) => r !== null)).toHaveLength(1);

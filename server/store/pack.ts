@@ -82,11 +82,17 @@ export interface StoredState {
  */
 export function asciiJson(json: string): string {
   // Counting UTF-8 bytes is native and several times quicker than a regular expression's scan.
-  return Buffer.byteLength(json, 'utf8') !== json.length ? json.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : json;
+  return Buffer.byteLength(json, 'utf8') !== json.length
+    ? json.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : json;
 }
 
 function packRow(r: PoolDetail['instances'][number]): object {
-  return { ...r, sources: packSources(r), autoscaler: r.autoscaler.key === r.providerID ? { ...r.autoscaler, key: SAME } : r.autoscaler };
+  return {
+    ...r,
+    sources: packSources(r),
+    autoscaler: r.autoscaler.key === r.providerID ? { ...r.autoscaler, key: SAME } : r.autoscaler,
+  };
 }
 
 function packDrift(x: PoolDetail['drift'][number]): object {
@@ -96,7 +102,12 @@ function packDrift(x: PoolDetail['drift'][number]): object {
 /** Which rows of each table are as the previous stored state has them (left out, not serialised). */
 export type Unchanged = Partial<Record<RowTable, (i: number) => boolean>>;
 
-function storedTable<T>(rows: readonly T[], keyOf: (r: T) => string, pack: (r: T) => object, unchanged: ((i: number) => boolean) | undefined): StoredTable {
+function storedTable<T>(
+  rows: readonly T[],
+  keyOf: (r: T) => string,
+  pack: (r: T) => object,
+  unchanged: ((i: number) => boolean) | undefined,
+): StoredTable {
   const keys: string[] = [];
   const texts: (string | null)[] = [];
   for (let i = 0; i < rows.length; i++) {
@@ -202,23 +213,35 @@ export function shapeOf(d: PoolDetail): StoredShape {
  * `previous` is the analysis `before` was made of, when the caller has it: its drift items that the new
  * analysis took over as they were (the same objects: lib/drift) are not hashed again.
  */
-export function toStore(d: PoolDetail, before: StoredShape | undefined, previous?: Pick<PoolDetail, 'drift'> | null): { stored: StoredState; shape: StoredShape } {
+export function toStore(
+  d: PoolDetail,
+  before: StoredShape | undefined,
+  previous?: Pick<PoolDetail, 'drift'> | null,
+): { stored: StoredState; shape: StoredShape } {
   const kept = before && previous?.drift.length ? new Set(previous.drift) : null;
   const hashes: Record<RowTable, number[]> = {
     instances: d.instances.map(rowHash),
     drift: d.drift.map((x) => (kept?.has(x) ? before?.tables.drift.get(x.key) : undefined) ?? rowHash(x)),
   };
-  const stored = storedState(d, before && {
-    instances: (i) => before.tables.instances.get(d.instances[i]!.providerID) === hashes.instances[i],
-    drift: (i) => before.tables.drift.get(d.drift[i]!.key) === hashes.drift[i],
-  });
+  const stored = storedState(
+    d,
+    before && {
+      instances: (i) => before.tables.instances.get(d.instances[i]!.providerID) === hashes.instances[i],
+      drift: (i) => before.tables.drift.get(d.drift[i]!.key) === hashes.drift[i],
+    },
+  );
   return { stored, shape: shapeFrom(stored, hashes) };
 }
 
 /** Whether a state to store says what `before` did: the same document, the same rows, every row left out. */
 export function sameShape(before: StoredShape | undefined, after: StoredShape, stored: StoredState): boolean {
-  return before !== undefined && before.rest === after.rest
-    && ROW_TABLES.every((t) => before.tables[t].size === after.tables[t].size && stored.tables[t].rows.every((r) => r === null));
+  return (
+    before !== undefined &&
+    before.rest === after.rest &&
+    ROW_TABLES.every(
+      (t) => before.tables[t].size === after.tables[t].size && stored.tables[t].rows.every((r) => r === null),
+    )
+  );
 }
 
 /**
@@ -246,9 +269,30 @@ export function rowHash(row: { providerID: string | null }): number {
  */
 type Fields<T> = Record<keyof NonNullable<T>, true>;
 export const INSTANCE_ROW_PARTS = {
-  fields: { providerID: true, sources: true, azure: true, ampm: true, machine: true, node: true, autoscaler: true, driftKinds: true, awaitingAzureRead: true } satisfies Fields<InstanceRow>,
-  sources: { azure: true, amp: true, mp: true, ampm: true, machine: true, node: true } satisfies Fields<InstanceRow['sources']>,
-  azure: { name: true, instanceId: true, provisioningState: true, powerState: true, latestModelApplied: true, errorCode: true, errorMessage: true, computerName: true } satisfies Fields<InstanceRow['azure']>,
+  fields: {
+    providerID: true,
+    sources: true,
+    azure: true,
+    ampm: true,
+    machine: true,
+    node: true,
+    autoscaler: true,
+    driftKinds: true,
+    awaitingAzureRead: true,
+  } satisfies Fields<InstanceRow>,
+  sources: { azure: true, amp: true, mp: true, ampm: true, machine: true, node: true } satisfies Fields<
+    InstanceRow['sources']
+  >,
+  azure: {
+    name: true,
+    instanceId: true,
+    provisioningState: true,
+    powerState: true,
+    latestModelApplied: true,
+    errorCode: true,
+    errorMessage: true,
+    computerName: true,
+  } satisfies Fields<InstanceRow['azure']>,
   ampm: { name: true, ready: true, provisioningState: true, nodeRef: true } satisfies Fields<InstanceRow['ampm']>,
   machine: { name: true, phase: true, nodeRef: true, deleting: true } satisfies Fields<InstanceRow['machine']>,
   node: { name: true, ready: true, uninitializedTaint: true } satisfies Fields<InstanceRow['node']>,
@@ -266,32 +310,51 @@ function instanceRowHash(r: InstanceRow): void {
   if (s == null) mix(s === null ? -201 : -221);
   else {
     mix(-211);
-    leaf(s.azure, id); leaf(s.amp, id); leaf(s.mp, id); leaf(s.ampm, id); leaf(s.machine, id); leaf(s.node, id);
+    leaf(s.azure, id);
+    leaf(s.amp, id);
+    leaf(s.mp, id);
+    leaf(s.ampm, id);
+    leaf(s.machine, id);
+    leaf(s.node, id);
   }
   const a = r.azure;
   if (a == null) mix(a === null ? -202 : -222);
   else {
     mix(-212);
-    leaf(a.name, id); leaf(a.instanceId, id); leaf(a.provisioningState, id); leaf(a.powerState, id);
-    leaf(a.latestModelApplied, id); leaf(a.errorCode, id); leaf(a.errorMessage, id); leaf(a.computerName, id);
+    leaf(a.name, id);
+    leaf(a.instanceId, id);
+    leaf(a.provisioningState, id);
+    leaf(a.powerState, id);
+    leaf(a.latestModelApplied, id);
+    leaf(a.errorCode, id);
+    leaf(a.errorMessage, id);
+    leaf(a.computerName, id);
   }
   const m = r.ampm;
   if (m == null) mix(m === null ? -203 : -223);
   else {
     mix(-213);
-    leaf(m.name, id); leaf(m.ready, id); leaf(m.provisioningState, id); leaf(m.nodeRef, id);
+    leaf(m.name, id);
+    leaf(m.ready, id);
+    leaf(m.provisioningState, id);
+    leaf(m.nodeRef, id);
   }
   const c = r.machine;
   if (c == null) mix(c === null ? -204 : -224);
   else {
     mix(-214);
-    leaf(c.name, id); leaf(c.phase, id); leaf(c.nodeRef, id); leaf(c.deleting, id);
+    leaf(c.name, id);
+    leaf(c.phase, id);
+    leaf(c.nodeRef, id);
+    leaf(c.deleting, id);
   }
   const n = r.node;
   if (n == null) mix(n === null ? -205 : -225);
   else {
     mix(-215);
-    leaf(n.name, id); leaf(n.ready, id); leaf(n.uninitializedTaint, id);
+    leaf(n.name, id);
+    leaf(n.ready, id);
+    leaf(n.uninitializedTaint, id);
   }
   mix(-216);
   leaf(r.autoscaler.key, id);
@@ -494,5 +557,7 @@ export function deflateIfShorter(json: string): string {
 
 /** The JSON of a stored document, deflated or (as stored before, or short) plain. */
 export function inflateDoc(text: string): string {
-  return text.startsWith(DEFLATED) ? inflateRawSync(Buffer.from(text.slice(DEFLATED.length), 'base64')).toString('utf8') : text;
+  return text.startsWith(DEFLATED)
+    ? inflateRawSync(Buffer.from(text.slice(DEFLATED.length), 'base64')).toString('utf8')
+    : text;
 }

@@ -48,7 +48,11 @@ export function openPostgres(url: string): SqlDb {
 }
 
 /** Calls `onChange` for every change another replica commits; returns a function that stops listening. */
-export async function listenForChanges(url: string, channel: string, onChange: (change: { poolKey: string; at: string; fields: string[] }) => void): Promise<() => Promise<void>> {
+export async function listenForChanges(
+  url: string,
+  channel: string,
+  onChange: (change: { poolKey: string; at: string; fields: string[] }) => void,
+): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   client.on('notification', (n) => {

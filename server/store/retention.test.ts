@@ -22,7 +22,11 @@ const now = Date.parse('2026-12-04T12:00:00.000Z');
  * A SQLite store with `n` cycles a day apart, the newest now; `legacy`: its file created before poolscope turned
  * incremental vacuum on (by another program: a table is there already).
  */
-async function storeWithCycles(n: number, file = path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-retention-')), 'r.db'), legacy = false): Promise<TimelineStore> {
+async function storeWithCycles(
+  n: number,
+  file = path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-retention-')), 'r.db'),
+  legacy = false,
+): Promise<TimelineStore> {
   if (legacy) {
     const d = new Database(file);
     d.exec('CREATE TABLE before_poolscope (x INTEGER)');
@@ -30,7 +34,8 @@ async function storeWithCycles(n: number, file = path.join(mkdtempSync(path.join
   }
   const s = new TimelineStore(openSqlite(file));
   await s.migrate();
-  for (let i = 0; i < n; i++) await s.writeCycle({ id: `c${i}`, at: new Date(now - (n - 1 - i) * DAY).toISOString() }, []);
+  for (let i = 0; i < n; i++)
+    await s.writeCycle({ id: `c${i}`, at: new Date(now - (n - 1 - i) * DAY).toISOString() }, []);
   return s;
 }
 
@@ -39,14 +44,22 @@ function recorder() {
   return {
     lines,
     log: {
-      info: (fields: object, msg: string) => void lines.push({ level: 'info', msg, fields: fields as Record<string, unknown> }),
-      warn: (fields: object, msg: string) => void lines.push({ level: 'warn', msg, fields: fields as Record<string, unknown> }),
-      error: (fields: object, msg: string) => void lines.push({ level: 'error', msg, fields: fields as Record<string, unknown> }),
+      info: (fields: object, msg: string) =>
+        void lines.push({ level: 'info', msg, fields: fields as Record<string, unknown> }),
+      warn: (fields: object, msg: string) =>
+        void lines.push({ level: 'warn', msg, fields: fields as Record<string, unknown> }),
+      error: (fields: object, msg: string) =>
+        void lines.push({ level: 'error', msg, fields: fields as Record<string, unknown> }),
     } as never,
   };
 }
 
-const cycles = async (s: TimelineStore) => (await (s as unknown as { db: { all(q: string): Promise<{ id: string }[]> } }).db.all('SELECT id FROM cycles ORDER BY at')).map((r) => r.id);
+const cycles = async (s: TimelineStore) =>
+  (
+    await (s as unknown as { db: { all(q: string): Promise<{ id: string }[]> } }).db.all(
+      'SELECT id FROM cycles ORDER BY at',
+    )
+  ).map((r) => r.id);
 
 describe('retention', () => {
   it('prunes what is older than the retention at start, and logs what it deleted', async () => {
@@ -57,14 +70,31 @@ describe('retention', () => {
       await r.stop();
       await store.close();
     });
-    expect(r.get()).toMatchObject({ pruned: false, running: false, failures: 0, lastPrunedAt: new Date(now).toISOString() });
+    expect(r.get()).toMatchObject({
+      pruned: false,
+      running: false,
+      failures: 0,
+      lastPrunedAt: new Date(now).toISOString(),
+    });
     r.start();
     expect(r.get().running).toBe(true);
     await r.pruneNow();
     // Three days back from now: the cycles of the last three days and today's stay.
     expect(await cycles(store)).toEqual(['c6', 'c7', 'c8', 'c9']);
-    expect(r.get()).toMatchObject({ pruned: true, running: false, failures: 0, lastError: null, deleted: { cycles: 6, history: 0, transitions: 0, pools: 0 } });
-    expect(lines).toEqual([expect.objectContaining({ level: 'info', msg: 'store pruned', fields: expect.objectContaining({ before: new Date(now - 3 * DAY).toISOString(), cycles: 6 }) })]);
+    expect(r.get()).toMatchObject({
+      pruned: true,
+      running: false,
+      failures: 0,
+      lastError: null,
+      deleted: { cycles: 6, history: 0, transitions: 0, pools: 0 },
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        msg: 'store pruned',
+        fields: expect.objectContaining({ before: new Date(now - 3 * DAY).toISOString(), cycles: 6 }),
+      }),
+    ]);
   });
 
   it('runs one prune at a time, and again on its interval', async () => {
@@ -100,7 +130,10 @@ describe('retention', () => {
   it('logs and counts a prune that fails, and the next one clears the error', async () => {
     const store = await storeWithCycles(5);
     let broken = true;
-    const flaky = { prune: (before: string, o?: PruneOptions) => (broken ? Promise.reject(new Error('database or disk is full')) : store.prune(before, o)) };
+    const flaky = {
+      prune: (before: string, o?: PruneOptions) =>
+        broken ? Promise.reject(new Error('database or disk is full')) : store.prune(before, o),
+    };
     const { lines, log } = recorder();
     const r = new Retention({ store: flaky, retentionDays: 1, log, now: () => now });
     cleanups.push(async () => {
@@ -109,7 +142,11 @@ describe('retention', () => {
     });
     await r.pruneNow();
     expect(r.get()).toMatchObject({ pruned: false, failures: 1, lastError: 'database or disk is full' });
-    expect(lines.at(-1)).toMatchObject({ level: 'error', msg: 'store prune failed', fields: { err: 'database or disk is full' } });
+    expect(lines.at(-1)).toMatchObject({
+      level: 'error',
+      msg: 'store prune failed',
+      fields: { err: 'database or disk is full' },
+    });
     broken = false;
     await r.pruneNow();
     expect(r.get()).toMatchObject({ pruned: true, failures: 1, lastError: null });
@@ -120,7 +157,13 @@ describe('retention', () => {
     const store = await storeWithCycles(40);
     const { lines, log } = recorder();
     let transactions = 0;
-    const r = new Retention({ store, retentionDays: 1, log, now: () => now, prune: { batchRows: 1, pause: () => new Promise((res) => setTimeout(() => res(void transactions++), 5)) } });
+    const r = new Retention({
+      store,
+      retentionDays: 1,
+      log,
+      now: () => now,
+      prune: { batchRows: 1, pause: () => new Promise((res) => setTimeout(() => res(void transactions++), 5)) },
+    });
     cleanups.push(() => store.close());
     r.start();
     await new Promise((res) => setTimeout(res, 30));
@@ -139,20 +182,40 @@ describe('retention', () => {
 });
 
 /** A pragma's first value, read from the store's own connection. */
-const pragma = async (s: TimelineStore, name: string) => Object.values((await (s as unknown as { db: { all(q: string): Promise<Record<string, unknown>[]> } }).db.all(`PRAGMA ${name}`))[0] ?? {})[0];
+const pragma = async (s: TimelineStore, name: string) =>
+  Object.values(
+    (
+      await (s as unknown as { db: { all(q: string): Promise<Record<string, unknown>[]> } }).db.all(`PRAGMA ${name}`)
+    )[0] ?? {},
+  )[0];
 
 describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
   const HOUR = 3_600_000;
   /** A store with an 8 KB timeline entry an hour for 20 days, the newest now, and `lastHourKB` more in the last hour. */
   async function filled(lastHourKB = 0, file?: string, legacy = false): Promise<TimelineStore> {
     const s = await storeWithCycles(0, file, legacy);
-    const entries = Array.from({ length: 20 * 24 }, (_, i) => ({ at: new Date(now - (20 * 24 - 1 - i) * HOUR).toISOString(), poolKey: 'ctx/ns/pool', field: 'event.Big', from: null, to: `hour ${i}`, detail: 'x'.repeat(8192) }));
-    const recent = Array.from({ length: lastHourKB / 8 }, (_, i) => ({ at: new Date(now - 60_000).toISOString(), poolKey: 'ctx/ns/pool', field: 'event.Recent', from: null, to: `recent ${i}`, detail: 'y'.repeat(8192) }));
+    const entries = Array.from({ length: 20 * 24 }, (_, i) => ({
+      at: new Date(now - (20 * 24 - 1 - i) * HOUR).toISOString(),
+      poolKey: 'ctx/ns/pool',
+      field: 'event.Big',
+      from: null,
+      to: `hour ${i}`,
+      detail: 'x'.repeat(8192),
+    }));
+    const recent = Array.from({ length: lastHourKB / 8 }, (_, i) => ({
+      at: new Date(now - 60_000).toISOString(),
+      poolKey: 'ctx/ns/pool',
+      field: 'event.Recent',
+      from: null,
+      to: `recent ${i}`,
+      detail: 'y'.repeat(8192),
+    }));
     await s.appendEntries([...entries, ...recent]);
     return s;
   }
   const used = async (s: TimelineStore) => (await s.sizeBytes()) - ((await s.freeBytes()) ?? 0);
-  const timeline = (s: TimelineStore) => s.timeline('ctx/ns/pool', '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
+  const timeline = (s: TimelineStore) =>
+    s.timeline('ctx/ns/pool', '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
 
   it('prunes the oldest history past the retention days until the store fits, and says so', async () => {
     const store = await filled();
@@ -175,7 +238,10 @@ describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
     expect(left.at(-1)?.to).toBe(`hour ${20 * 24 - 1}`);
     expect(left[0]!.at >= (st.cutoff as string)).toBe(true);
     expect(Date.parse(st.cutoff as string)).toBeGreaterThan(now - 20 * 24 * HOUR);
-    expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual(['info store pruned', 'warn store pruned to its size limit: history before this is gone']);
+    expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
+      'info store pruned',
+      'warn store pruned to its size limit: history before this is gone',
+    ]);
     // The next run finds it fits: nothing more goes.
     await r.pruneNow();
     expect(await timeline(store)).toHaveLength(left.length);
@@ -247,10 +313,20 @@ describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
       let written = 0;
       const pause = async () => {
         // Another writer (the collector) between two transactions.
-        await store.appendEntries([{ at: new Date(now).toISOString(), poolKey: 'ctx/ns/pool', field: 'event.Between', from: null, to: `between ${written++}` }]);
+        await store.appendEntries([
+          {
+            at: new Date(now).toISOString(),
+            poolKey: 'ctx/ns/pool',
+            field: 'event.Between',
+            from: null,
+            to: `between ${written++}`,
+          },
+        ]);
         if (++pauses === 3) stop.abort(new Error('stopped by the test'));
       };
-      await expect(store.shrink(0, { batchPages: 10, pause, signal: stop.signal })).rejects.toThrow('stopped by the test');
+      await expect(store.shrink(0, { batchPages: 10, pause, signal: stop.signal })).rejects.toThrow(
+        'stopped by the test',
+      );
       expect(await store.sizeBytes()).toBeLessThanOrEqual(size - 3 * 10 * 4096);
       expect(await store.sizeBytes()).toBeGreaterThan(size - free);
       // Run again, it finishes; what was written between its transactions is there, and so is the history.
@@ -259,7 +335,12 @@ describe('retention with a size limit (POOLSCOPE_RETENTION_MAX_SIZE)', () => {
       expect(shrunk).toBeGreaterThan(0);
       expect(await store.freeBytes()).toBe(0);
       const left = await timeline(store);
-      expect(left.filter((e) => e.field === 'event.Between').map((e) => e.to).sort()).toEqual(['between 0', 'between 1', 'between 2']);
+      expect(
+        left
+          .filter((e) => e.field === 'event.Between')
+          .map((e) => e.to)
+          .sort(),
+      ).toEqual(['between 0', 'between 1', 'between 2']);
       expect(left.filter((e) => e.field === 'event.Big')).toHaveLength(5 * 24 + 1);
     });
 

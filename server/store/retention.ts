@@ -154,7 +154,8 @@ export class Retention {
   /** The store's bytes in use: its size less the free pages that new rows take first. */
   private async usedBytes(): Promise<number> {
     const { sizeBytes, freeBytes } = this.opts.store;
-    if (!sizeBytes || !freeBytes) throw new Error('this store cannot report its size: POOLSCOPE_RETENTION_MAX_SIZE needs SQLite');
+    if (!sizeBytes || !freeBytes)
+      throw new Error('this store cannot report its size: POOLSCOPE_RETENTION_MAX_SIZE needs SQLite');
     const used = (await sizeBytes.call(this.opts.store)) - ((await freeBytes.call(this.opts.store)) ?? 0);
     this.status.usedBytes = used;
     return used;
@@ -171,7 +172,10 @@ export class Retention {
     const from = cutoff;
     while ((await this.usedBytes()) > max) {
       if (cutoff >= floor) {
-        this.opts.log.error({ usedBytes: this.status.usedBytes, maxBytes: max }, 'store over its size limit with only its last hour left: raise POOLSCOPE_RETENTION_MAX_SIZE (and the volume)');
+        this.opts.log.error(
+          { usedBytes: this.status.usedBytes, maxBytes: max },
+          'store over its size limit with only its last hour left: raise POOLSCOPE_RETENTION_MAX_SIZE (and the volume)',
+        );
         break;
       }
       cutoff = Math.min(floor, cutoff + Math.max(MIN_KEPT_MS, (floor - cutoff) / 4));
@@ -180,7 +184,11 @@ export class Retention {
     if (cutoff > Date.parse(before)) {
       this.sizeCutoff = cutoff;
       this.status.cutoff = new Date(cutoff).toISOString();
-      if (cutoff > from) this.opts.log.warn({ before: this.status.cutoff, usedBytes: this.status.usedBytes, maxBytes: max }, 'store pruned to its size limit: history before this is gone');
+      if (cutoff > from)
+        this.opts.log.warn(
+          { before: this.status.cutoff, usedBytes: this.status.usedBytes, maxBytes: max },
+          'store pruned to its size limit: history before this is gone',
+        );
     }
   }
 
@@ -203,13 +211,19 @@ export class Retention {
     if (shrunk === null) {
       if (!this.toldNoShrink) {
         this.toldNoShrink = true;
-        this.opts.log.warn({ freeBytes: free, sizeBytes: size },
-          "the store's file has free room it cannot give back: it was created before poolscope turned SQLite's incremental vacuum on. To shrink it, stop poolscope and run: sqlite3 <POOLSCOPE_DB_PATH> 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM' (the README's Sizing says how with poolscope's image)");
+        this.opts.log.warn(
+          { freeBytes: free, sizeBytes: size },
+          "the store's file has free room it cannot give back: it was created before poolscope turned SQLite's incremental vacuum on. To shrink it, stop poolscope and run: sqlite3 <POOLSCOPE_DB_PATH> 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM' (the README's Sizing says how with poolscope's image)",
+        );
       }
       return;
     }
     this.status.shrunkBytes += shrunk;
-    if (shrunk > 0) this.opts.log.info({ shrunkBytes: shrunk, sizeBytes: size - shrunk, ms: this.now() - started }, 'store file shrunk');
+    if (shrunk > 0)
+      this.opts.log.info(
+        { shrunkBytes: shrunk, sizeBytes: size - shrunk, ms: this.now() - started },
+        'store file shrunk',
+      );
   }
 
   /** A copy of what retention did. */

@@ -14,15 +14,17 @@ describe('SQLite driver', () => {
     const db = fresh();
     await db.run('CREATE TABLE t (x INTEGER)');
     let outsider: Promise<void> | undefined;
-    await expect(db.tx(async (t) => {
-      await t.run('INSERT INTO t VALUES (1)');
-      // Another caller (a resync marker, say) writes while this transaction is between statements.
-      outsider = db.tx(async (o) => {
-        await o.run('INSERT INTO t VALUES (2)');
-      });
-      await new Promise((r) => setTimeout(r, 10));
-      throw new Error('cycle failed');
-    })).rejects.toThrow('cycle failed');
+    await expect(
+      db.tx(async (t) => {
+        await t.run('INSERT INTO t VALUES (1)');
+        // Another caller (a resync marker, say) writes while this transaction is between statements.
+        outsider = db.tx(async (o) => {
+          await o.run('INSERT INTO t VALUES (2)');
+        });
+        await new Promise((r) => setTimeout(r, 10));
+        throw new Error('cycle failed');
+      }),
+    ).rejects.toThrow('cycle failed');
     await outsider;
     // The failed transaction's row is gone; the other caller's, told it was stored, is there.
     expect(await db.all('SELECT x FROM t')).toEqual([{ x: 2 }]);
@@ -43,9 +45,10 @@ describe('SQLite driver', () => {
     const [{ page_count: pages } = { page_count: 0 }] = await db.all<{ page_count: number }>('PRAGMA page_count');
     // The database may not grow: as a full volume would have it.
     await db.all(`PRAGMA max_page_count = ${pages}`);
-    const fill = (n: number) => db.tx(async (t) => {
-      for (let i = 0; i < n; i++) await t.run('INSERT INTO t VALUES (?)', ['x'.repeat(1000)]);
-    });
+    const fill = (n: number) =>
+      db.tx(async (t) => {
+        for (let i = 0; i < n; i++) await t.run('INSERT INTO t VALUES (?)', ['x'.repeat(1000)]);
+      });
     // SQLite has rolled the transaction back itself: the error is the full disk, not the rollback that follows.
     await expect(fill(50)).rejects.toThrow(/database or disk is full/);
     expect(await db.all('SELECT COUNT(*) AS n FROM t')).toEqual([{ n: 0 }]);

@@ -5,8 +5,31 @@ import 'server-only';
 
 import fjp from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import { applyHistory, diffChangedRows, diffHistory, diffStoredRows, type HistoryPatch, type RowChange, type RowsText } from './history-patch';
-import { completeStored, deflateDoc, deflateIfShorter, inflateDoc, leavesOut, parseStored, ROW_TABLES, splitStored, storedState, storedText, unpackDetail, type RowTable, type StoredRows, type StoredState } from './pack';
+import {
+  applyHistory,
+  diffChangedRows,
+  diffHistory,
+  diffStoredRows,
+  type HistoryPatch,
+  type RowChange,
+  type RowsText,
+} from './history-patch';
+import {
+  completeStored,
+  deflateDoc,
+  deflateIfShorter,
+  inflateDoc,
+  leavesOut,
+  parseStored,
+  ROW_TABLES,
+  splitStored,
+  storedState,
+  storedText,
+  unpackDetail,
+  type RowTable,
+  type StoredRows,
+  type StoredState,
+} from './pack';
 import { goneSince, type PoolDetail, type PoolSummary, type TimelineEntry } from '@/lib/api-types';
 import { inRowOrder, TABLE_ORDER } from '@/lib/row-order';
 import { StoreFaults, type StoreLocation, type StoreReadHealth } from './health';
@@ -61,7 +84,17 @@ export interface WriteStats {
   transitions: number;
 }
 
-const noWrites = (): WriteStats => ({ states: 0, changedRows: 0, wholeTables: 0, keyframes: 0, patches: 0, historyBytes: 0, rowsRead: 0, rowsWritten: 0, transitions: 0 });
+const noWrites = (): WriteStats => ({
+  states: 0,
+  changedRows: 0,
+  wholeTables: 0,
+  keyframes: 0,
+  patches: 0,
+  historyBytes: 0,
+  rowsRead: 0,
+  rowsWritten: 0,
+  transitions: 0,
+});
 
 /** Rows a prune deletes in one transaction at most (a few milliseconds of the event loop's time each). */
 export const PRUNE_BATCH_ROWS = 1000;
@@ -218,10 +251,22 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
 ];
 
 /** Every table the migrations create (what the store's size counts on PostgreSQL). */
-const STORE_TABLES = ['schema_migrations', 'pools', 'pool_history', 'transitions', 'cycles', 'pool_summaries', 'pool_rows', 'azure_reads'] as const;
+const STORE_TABLES = [
+  'schema_migrations',
+  'pools',
+  'pool_history',
+  'transitions',
+  'cycles',
+  'pool_summaries',
+  'pool_rows',
+  'azure_reads',
+] as const;
 
 /** The column of `pools` that counts a table's rows in `pool_rows` (-1: not counted yet). */
-const ROW_COUNT_COLUMN = { instances: 'rows_instances', drift: 'rows_drift' } as const satisfies Record<RowTable, string>;
+const ROW_COUNT_COLUMN = { instances: 'rows_instances', drift: 'rows_drift' } as const satisfies Record<
+  RowTable,
+  string
+>;
 
 /**
  * Where a pool's current state is (`pools.rows_apart`): all in `pools.detail` (as before version 4, or a table
@@ -321,14 +366,21 @@ export class TimelineStore {
 
   /** Applies pending migrations, each in its own transaction. */
   async migrate(): Promise<number[]> {
-    await this.db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
-    const done = new Set((await this.db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+    await this.db.run(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)',
+    );
+    const done = new Set(
+      (await this.db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)),
+    );
     const applied: number[] = [];
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
       await this.db.tx(async (t) => {
         for (const stmt of m.up(this.db.dialect)) await t.run(stmt);
-        await t.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [m.version, new Date().toISOString()]);
+        await t.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [
+          m.version,
+          new Date().toISOString(),
+        ]);
       });
       applied.push(m.version);
     }
@@ -361,14 +413,29 @@ export class TimelineStore {
       for (const w of writes) {
         pools++;
         for (const e of w.transitions) {
-          await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)', [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null]);
+          await t.run(
+            'INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)',
+            [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null],
+          );
           transitions++;
         }
         if (!w.detailUnchanged) await this.writeState(t, cycle.at, w);
-        if (this.db.dialect === 'postgres') notices.push(JSON.stringify({ poolKey: w.detail.summary.key, at: cycle.at, fields: [...new Set(w.transitions.map((e) => e.field))] }));
+        if (this.db.dialect === 'postgres')
+          notices.push(
+            JSON.stringify({
+              poolKey: w.detail.summary.key,
+              at: cycle.at,
+              fields: [...new Set(w.transitions.map((e) => e.field))],
+            }),
+          );
       }
       this.written.transitions += transitions;
-      await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [cycle.id, cycle.at, pools, transitions]);
+      await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [
+        cycle.id,
+        cycle.at,
+        pools,
+        transitions,
+      ]);
       // Other replicas reading the same PostgreSQL learn of the change at commit (LISTEN/NOTIFY).
       for (const payload of notices) await t.all('SELECT pg_notify(?, ?)', [CHANGE_CHANNEL, payload]);
     });
@@ -386,7 +453,10 @@ export class TimelineStore {
   private async writeState(t: SqlDb, at: string, w: PoolWrite): Promise<void> {
     const d = w.detail;
     const key = d.summary.key;
-    const [prev] = await t.all<PoolRow>('SELECT seq, detail, last_change, key_seq, key_bytes, patch_bytes, rows_apart, rows_instances, rows_drift FROM pools WHERE pool_key = ?', [key]);
+    const [prev] = await t.all<PoolRow>(
+      'SELECT seq, detail, last_change, key_seq, key_bytes, patch_bytes, rows_apart, rows_instances, rows_drift FROM pools WHERE pool_key = ?',
+      [key],
+    );
     const seq = prev ? Number(prev.seq) + 1 : 1;
     this.written.states++;
     // Rows left out are as the stored state has them only if it is the one their writer saw.
@@ -412,17 +482,33 @@ export class TimelineStore {
     this.written.wholeTables++;
     let prevRows: StoredRows | null = null;
     const previous = async (p: PoolRow) => (prevRows ??= await this.storedRows(t, key, p));
-    if (leavesOut(state)) state = (prev && rowsKnown ? completeStored(state, await previous(prev)) : null) ?? storedState(d);
+    if (leavesOut(state))
+      state = (prev && rowsKnown ? completeStored(state, await previous(prev)) : null) ?? storedState(d);
     let body: { kind: HistoryKind; text: string } | null = null;
     if (prev && this.patchAllowed(prev, seq)) {
       // Rows compare as text: only those that changed are parsed (a write usually changes a few).
-      const patch = diffStoredRows(await previous(prev), { rest: state.rest, tables: state.tables as Record<RowTable, RowsText> });
+      const patch = diffStoredRows(await previous(prev), {
+        rest: state.rest,
+        tables: state.tables as Record<RowTable, RowsText>,
+      });
       body = patch && this.patchBody(prev, patch);
     }
     body ??= { kind: 'key', text: deflateDoc(storedText(state)) };
     // Kept apart when reading can give the tables back as they are.
     const apart = keptApart(state);
-    await this.saveState(t, at, key, d, prev, seq, body, apart ? state.restText : storedText(state), apart ? TABLES_APART : WHOLE, state.rest.summary, rowCounts(apart ? state : null));
+    await this.saveState(
+      t,
+      at,
+      key,
+      d,
+      prev,
+      seq,
+      body,
+      apart ? state.restText : storedText(state),
+      apart ? TABLES_APART : WHOLE,
+      state.rest.summary,
+      rowCounts(apart ? state : null),
+    );
     const layout = prev ? Number(prev.rows_apart) : WHOLE;
     const had = tablesApart(layout);
     if (!apart) {
@@ -432,7 +518,10 @@ export class TimelineStore {
     // Stored whole before (or new): no row of it can be apart, and none must stand in the way.
     if (prev && had.length < ROW_TABLES.length) {
       if (had.length === 0) this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
-      else for (const tbl of ROW_TABLES) if (!had.includes(tbl)) this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ?', [key, tbl]);
+      else
+        for (const tbl of ROW_TABLES)
+          if (!had.includes(tbl))
+            this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ?', [key, tbl]);
     }
     // The rows kept apart before, compared as text: only those that differ are written.
     const before = had.length ? await previous(prev as PoolRow) : null;
@@ -457,8 +546,16 @@ export class TimelineStore {
    * text of the rows written, and writes only those. False (nothing done) when the stored rows are not what the
    * writer saw after all (a row left out that is not there).
    */
-  private async writeChangedRows(t: SqlDb, at: string, key: string, prev: PoolRow, seq: number, state: StoredState, known?: PoolWrite['rowKeysAsOf']): Promise<boolean> {
-    const stored = (await this.knownRowKeys(t, key, prev, known)) ?? await this.storedRowKeys(t, key);
+  private async writeChangedRows(
+    t: SqlDb,
+    at: string,
+    key: string,
+    prev: PoolRow,
+    seq: number,
+    state: StoredState,
+    known?: PoolWrite['rowKeysAsOf'],
+  ): Promise<boolean> {
+    const stored = (await this.knownRowKeys(t, key, prev, known)) ?? (await this.storedRowKeys(t, key));
     const changes: { tbl: RowTable; written: RowChange[]; removed: string[] }[] = [];
     for (const tbl of ROW_TABLES) {
       const { keys, rows } = state.tables[tbl];
@@ -471,7 +568,14 @@ export class TimelineStore {
           if (!there.has(k)) return false;
           continue;
         }
-        const was = there.has(k) ? (await t.all<{ body: string }>('SELECT body FROM pool_rows WHERE pool_key = ? AND tbl = ? AND row_key = ?', [key, tbl, k]))[0]?.body : undefined;
+        const was = there.has(k)
+          ? (
+              await t.all<{ body: string }>(
+                'SELECT body FROM pool_rows WHERE pool_key = ? AND tbl = ? AND row_key = ?',
+                [key, tbl, k],
+              )
+            )[0]?.body
+          : undefined;
         if (was !== undefined) this.written.rowsRead++;
         written.push({ key: k, text, was, after: i === 0 ? null : (keys[i - 1] as string) });
       }
@@ -497,7 +601,19 @@ export class TimelineStore {
       if (!whole) return false;
       body = { kind: 'key', text: deflateDoc(storedText(whole)) };
     }
-    await this.saveState(t, at, key, null, prev, seq, body, state.restText, TABLES_APART, state.rest.summary, rowCounts(state));
+    await this.saveState(
+      t,
+      at,
+      key,
+      null,
+      prev,
+      seq,
+      body,
+      state.restText,
+      TABLES_APART,
+      state.rest.summary,
+      rowCounts(state),
+    );
     for (const c of changes) await this.writeRows(t, key, c.tbl, c.written, c.removed);
     return true;
   }
@@ -505,7 +621,10 @@ export class TimelineStore {
   /** The keys of a pool's rows kept apart, per table, as stored. */
   private async storedRowKeys(t: SqlDb, key: string): Promise<Record<RowTable, Set<string>>> {
     const stored = { instances: new Set<string>(), drift: new Set<string>() } satisfies Record<RowTable, Set<string>>;
-    for (const r of await t.all<{ tbl: string; row_key: string }>('SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?', [key])) {
+    for (const r of await t.all<{ tbl: string; row_key: string }>(
+      'SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?',
+      [key],
+    )) {
       stored[r.tbl as RowTable]?.add(r.row_key);
       this.written.rowsRead++;
     }
@@ -518,26 +637,57 @@ export class TimelineStore {
    * the index counts them. Reading the keys made a JavaScript object of each of a pool's 160-odd rows; counting
    * them in the index read a few pages at every write (~3% of the 100k collector's main thread).
    */
-  private async knownRowKeys(t: SqlDb, key: string, prev: PoolRow, known: PoolWrite['rowKeysAsOf']): Promise<PoolWrite['rowKeysAsOf'] | null> {
+  private async knownRowKeys(
+    t: SqlDb,
+    key: string,
+    prev: PoolRow,
+    known: PoolWrite['rowKeysAsOf'],
+  ): Promise<PoolWrite['rowKeysAsOf'] | null> {
     if (!known) return null;
     const counted = (tbl: RowTable) => Number(prev[ROW_COUNT_COLUMN[tbl]]);
     let count = counted;
     if (!ROW_TABLES.every((tbl) => counted(tbl) >= 0)) {
-      const inIndex = new Map((await t.all<{ tbl: string; n: number }>('SELECT tbl, COUNT(*) AS n FROM pool_rows WHERE pool_key = ? GROUP BY tbl', [key])).map((r) => [r.tbl, Number(r.n)]));
+      const inIndex = new Map(
+        (
+          await t.all<{ tbl: string; n: number }>(
+            'SELECT tbl, COUNT(*) AS n FROM pool_rows WHERE pool_key = ? GROUP BY tbl',
+            [key],
+          )
+        ).map((r) => [r.tbl, Number(r.n)]),
+      );
       count = (tbl) => inIndex.get(tbl) ?? 0;
     }
     return ROW_TABLES.every((tbl) => count(tbl) === known[tbl].size) ? known : null;
   }
 
   /** Writes a pool's rows kept apart that differ from what they were (new, changed), and deletes those removed. */
-  private async writeRows(t: SqlDb, key: string, tbl: RowTable, written: readonly Pick<RowChange, 'key' | 'text' | 'was'>[], removed: readonly string[]): Promise<void> {
+  private async writeRows(
+    t: SqlDb,
+    key: string,
+    tbl: RowTable,
+    written: readonly Pick<RowChange, 'key' | 'text' | 'was'>[],
+    removed: readonly string[],
+  ): Promise<void> {
     for (const r of written) {
       if (r.was === r.text) continue;
       this.written.rowsWritten++;
-      if (r.was === undefined) await t.run('INSERT INTO pool_rows (pool_key, tbl, row_key, body) VALUES (?, ?, ?, ?)', [key, tbl, r.key, r.text]);
-      else await t.run('UPDATE pool_rows SET body = ? WHERE pool_key = ? AND tbl = ? AND row_key = ?', [r.text, key, tbl, r.key]);
+      if (r.was === undefined)
+        await t.run('INSERT INTO pool_rows (pool_key, tbl, row_key, body) VALUES (?, ?, ?, ?)', [
+          key,
+          tbl,
+          r.key,
+          r.text,
+        ]);
+      else
+        await t.run('UPDATE pool_rows SET body = ? WHERE pool_key = ? AND tbl = ? AND row_key = ?', [
+          r.text,
+          key,
+          tbl,
+          r.key,
+        ]);
     }
-    for (const k of removed) await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ? AND row_key = ?', [key, tbl, k]);
+    for (const k of removed)
+      await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ? AND row_key = ?', [key, tbl, k]);
     this.written.rowsWritten += removed.length;
   }
 
@@ -549,11 +699,25 @@ export class TimelineStore {
   /** A patch's history row, or null when a keyframe should say it (the patches since the last would weigh too much). */
   private patchBody(prev: PoolRow, patch: HistoryPatch): { kind: HistoryKind; text: string } | null {
     const text = deflateIfShorter(JSON.stringify(patch));
-    return Number(prev.patch_bytes) + text.length < Number(prev.key_bytes) * this.patchWeight ? { kind: 'rows', text } : null;
+    return Number(prev.patch_bytes) + text.length < Number(prev.key_bytes) * this.patchWeight
+      ? { kind: 'rows', text }
+      : null;
   }
 
   /** The history row, and the pool's row and summary (`detail`: the state, or without its tables when apart). */
-  private async saveState(t: SqlDb, at: string, key: string, d: PoolDetail | null, prev: PoolRow | undefined, seq: number, body: { kind: HistoryKind; text: string }, detail: string, layout: number, summary: PoolSummary, counts: Record<RowTable, number>): Promise<void> {
+  private async saveState(
+    t: SqlDb,
+    at: string,
+    key: string,
+    d: PoolDetail | null,
+    prev: PoolRow | undefined,
+    seq: number,
+    body: { kind: HistoryKind; text: string },
+    detail: string,
+    layout: number,
+    summary: PoolSummary,
+    counts: Record<RowTable, number>,
+  ): Promise<void> {
     const isKey = body.kind === 'key';
     const keySeq = isKey ? seq : Number(prev?.key_seq);
     const keyBytes = isKey ? body.text.length : Number(prev?.key_bytes);
@@ -561,16 +725,62 @@ export class TimelineStore {
     if (isKey) this.written.keyframes++;
     else this.written.patches++;
     this.written.historyBytes += body.text.length;
-    await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [key, seq, at, body.kind, body.text]);
+    await t.run('INSERT INTO pool_history (pool_key, seq, at, kind, body) VALUES (?, ?, ?, ?, ?)', [
+      key,
+      seq,
+      at,
+      body.kind,
+      body.text,
+    ]);
     if (prev) {
-      await t.run('UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ?, rows_apart = ?, rows_instances = ?, rows_drift = ?, deleted_at = ? WHERE pool_key = ?',
-        [seq, detail, at, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift, goneSince(summary) ?? null, key]);
-      await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [JSON.stringify(summary), at, key]);
+      await t.run(
+        'UPDATE pools SET seq = ?, detail = ?, last_change = ?, key_seq = ?, key_bytes = ?, patch_bytes = ?, rows_apart = ?, rows_instances = ?, rows_drift = ?, deleted_at = ? WHERE pool_key = ?',
+        [
+          seq,
+          detail,
+          at,
+          keySeq,
+          keyBytes,
+          patchBytes,
+          layout,
+          counts.instances,
+          counts.drift,
+          goneSince(summary) ?? null,
+          key,
+        ],
+      );
+      await t.run('UPDATE pool_summaries SET summary = ?, last_change = ? WHERE pool_key = ?', [
+        JSON.stringify(summary),
+        at,
+        key,
+      ]);
     } else {
       const ref = (d as PoolDetail).summary.ref;
-      await t.run('INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes, rows_apart, rows_instances, rows_drift, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [key, ref.context, ref.namespace, ref.name, at, at, seq, detail, keySeq, keyBytes, patchBytes, layout, counts.instances, counts.drift, goneSince(summary) ?? null]);
-      await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [key, at, JSON.stringify(summary)]);
+      await t.run(
+        'INSERT INTO pools (pool_key, context, namespace, name, first_seen, last_change, seq, detail, key_seq, key_bytes, patch_bytes, rows_apart, rows_instances, rows_drift, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          key,
+          ref.context,
+          ref.namespace,
+          ref.name,
+          at,
+          at,
+          seq,
+          detail,
+          keySeq,
+          keyBytes,
+          patchBytes,
+          layout,
+          counts.instances,
+          counts.drift,
+          goneSince(summary) ?? null,
+        ],
+      );
+      await t.run('INSERT INTO pool_summaries (pool_key, last_change, summary) VALUES (?, ?, ?)', [
+        key,
+        at,
+        JSON.stringify(summary),
+      ]);
     }
   }
 
@@ -591,18 +801,32 @@ export class TimelineStore {
     if (entries.length === 0) return;
     await this.db.tx(async (t) => {
       for (const e of entries) {
-        await t.run('INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)', [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null]);
+        await t.run(
+          'INSERT INTO transitions (pool_key, at, field, from_value, to_value, detail) VALUES (?, ?, ?, ?, ?, ?)',
+          [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null],
+        );
       }
       if (this.db.dialect === 'postgres') {
         for (const key of new Set(entries.map((e) => e.poolKey))) {
           const mine = entries.filter((e) => e.poolKey === key);
-          await t.all('SELECT pg_notify(?, ?)', [CHANGE_CHANNEL, JSON.stringify({ poolKey: key, at: (mine[mine.length - 1] as TimelineEntry).at, fields: [...new Set(mine.map((e) => e.field))] })]);
+          await t.all('SELECT pg_notify(?, ?)', [
+            CHANGE_CHANNEL,
+            JSON.stringify({
+              poolKey: key,
+              at: (mine[mine.length - 1] as TimelineEntry).at,
+              fields: [...new Set(mine.map((e) => e.field))],
+            }),
+          ]);
         }
       }
     });
   }
 
-  private revive(row: { detail: string; last_change: string; rows_apart: number }, at: string, rows: readonly TableRow[] | undefined): PoolDetail {
+  private revive(
+    row: { detail: string; last_change: string; rows_apart: number },
+    at: string,
+    rows: readonly TableRow[] | undefined,
+  ): PoolDetail {
     const layout = Number(row.rows_apart);
     let doc: Record<string, unknown>;
     if (layout === WHOLE) doc = parseStored(inflateDoc(row.detail));
@@ -617,9 +841,13 @@ export class TimelineStore {
 
   /** The latest state of every pool. */
   async currentPools(now = new Date().toISOString()): Promise<PoolDetail[]> {
-    const pools = await this.db.all<{ pool_key: string; detail: string; last_change: string; rows_apart: number }>('SELECT pool_key, detail, last_change, rows_apart FROM pools ORDER BY pool_key');
+    const pools = await this.db.all<{ pool_key: string; detail: string; last_change: string; rows_apart: number }>(
+      'SELECT pool_key, detail, last_change, rows_apart FROM pools ORDER BY pool_key',
+    );
     const rows = new Map<string, TableRow[]>();
-    for (const r of await this.db.all<TableRow & { pool_key: string }>('SELECT pool_key, tbl, row_key, body FROM pool_rows')) {
+    for (const r of await this.db.all<TableRow & { pool_key: string }>(
+      'SELECT pool_key, tbl, row_key, body FROM pool_rows',
+    )) {
       let list = rows.get(r.pool_key);
       if (!list) rows.set(r.pool_key, (list = []));
       list.push(r);
@@ -629,14 +857,22 @@ export class TimelineStore {
 
   /** The latest summary of every pool (the fleet table), without reading their instance tables. */
   async currentSummaries(): Promise<PoolSummary[]> {
-    const rows = await this.db.all<{ summary: string; last_change: string }>('SELECT summary, last_change FROM pool_summaries ORDER BY pool_key');
+    const rows = await this.db.all<{ summary: string; last_change: string }>(
+      'SELECT summary, last_change FROM pool_summaries ORDER BY pool_key',
+    );
     return rows.map((r) => ({ ...(JSON.parse(r.summary) as PoolSummary), lastChange: r.last_change }));
   }
 
   async currentPool(key: string, now = new Date().toISOString()): Promise<PoolDetail | null> {
-    const [row] = await this.db.all<{ detail: string; last_change: string; rows_apart: number }>('SELECT detail, last_change, rows_apart FROM pools WHERE pool_key = ?', [key]);
+    const [row] = await this.db.all<{ detail: string; last_change: string; rows_apart: number }>(
+      'SELECT detail, last_change, rows_apart FROM pools WHERE pool_key = ?',
+      [key],
+    );
     if (!row) return null;
-    const rows = Number(row.rows_apart) !== WHOLE ? await this.db.all<TableRow>('SELECT tbl, row_key, body FROM pool_rows WHERE pool_key = ?', [key]) : undefined;
+    const rows =
+      Number(row.rows_apart) !== WHOLE
+        ? await this.db.all<TableRow>('SELECT tbl, row_key, body FROM pool_rows WHERE pool_key = ?', [key])
+        : undefined;
     return this.revive(row, now, rows);
   }
 
@@ -647,7 +883,10 @@ export class TimelineStore {
   async recordAzureReads(reads: Iterable<readonly [key: string, at: string]>): Promise<void> {
     await this.db.tx(async (t) => {
       for (const [key, at] of reads) {
-        await t.run('INSERT INTO azure_reads (pool_key, read_at) VALUES (?, ?) ON CONFLICT (pool_key) DO UPDATE SET read_at = excluded.read_at WHERE azure_reads.read_at < excluded.read_at', [key, at]);
+        await t.run(
+          'INSERT INTO azure_reads (pool_key, read_at) VALUES (?, ?) ON CONFLICT (pool_key) DO UPDATE SET read_at = excluded.read_at WHERE azure_reads.read_at < excluded.read_at',
+          [key, at],
+        );
       }
     });
   }
@@ -660,16 +899,34 @@ export class TimelineStore {
 
   /** Transitions of one pool in [from, to], oldest first. */
   async timeline(key: string, from: string, to: string): Promise<TimelineEntry[]> {
-    const rows = await this.db.all<{ at: string; pool_key: string; field: string; from_value: string | null; to_value: string | null; detail: string | null }>(
-      'SELECT at, pool_key, field, from_value, to_value, detail FROM transitions WHERE pool_key = ? AND at >= ? AND at <= ? ORDER BY at, id', [key, from, to]);
-    return rows.map((r) => ({ at: r.at, poolKey: r.pool_key, field: r.field, from: r.from_value, to: r.to_value, ...(r.detail ? { detail: r.detail } : {}) }));
+    const rows = await this.db.all<{
+      at: string;
+      pool_key: string;
+      field: string;
+      from_value: string | null;
+      to_value: string | null;
+      detail: string | null;
+    }>(
+      'SELECT at, pool_key, field, from_value, to_value, detail FROM transitions WHERE pool_key = ? AND at >= ? AND at <= ? ORDER BY at, id',
+      [key, from, to],
+    );
+    return rows.map((r) => ({
+      at: r.at,
+      poolKey: r.pool_key,
+      field: r.field,
+      from: r.from_value,
+      to: r.to_value,
+      ...(r.detail ? { detail: r.detail } : {}),
+    }));
   }
 
   /** The pool's complete state as of `at`: the last keyframe at or before it, with the patches after it applied. */
   async poolAt(key: string, at: string): Promise<PoolDetail | null> {
     const rows = await this.db.all<{ seq: number; at: string; kind: string; body: string }>(
       `SELECT seq, at, kind, body FROM pool_history WHERE pool_key = ? AND at <= ? AND seq >= (
-         SELECT COALESCE(MAX(seq), 0) FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?) ORDER BY seq`, [key, at, key, at]);
+         SELECT COALESCE(MAX(seq), 0) FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?) ORDER BY seq`,
+      [key, at, key, at],
+    );
     if (rows.length === 0 || rows[0]?.kind !== 'key') return null;
     let doc: object = parseStored(inflateDoc((rows[0] as { body: string }).body));
     let lastChange = (rows[0] as { at: string }).at;
@@ -688,12 +945,17 @@ export class TimelineStore {
    * retention kept at its cutoff); null when the store has no history of it.
    */
   async recordStart(key: string): Promise<string | null> {
-    const [r] = await this.db.all<{ at: string | null }>("SELECT MIN(at) AS at FROM pool_history WHERE pool_key = ? AND kind = 'key'", [key]);
+    const [r] = await this.db.all<{ at: string | null }>(
+      "SELECT MIN(at) AS at FROM pool_history WHERE pool_key = ? AND kind = 'key'",
+      [key],
+    );
     return r?.at ?? null;
   }
 
   async lastCycle(): Promise<{ id: string; at: string } | null> {
-    const rows = await this.db.all<{ id: string; at: string }>('SELECT id, at FROM cycles ORDER BY at DESC, id DESC LIMIT 1');
+    const rows = await this.db.all<{ id: string; at: string }>(
+      'SELECT id, at FROM cycles ORDER BY at DESC, id DESC LIMIT 1',
+    );
     return rows[0] ?? null;
   }
 
@@ -719,7 +981,12 @@ export class TimelineStore {
     };
     // Deletes in transactions of at most `batch` rows until one deletes fewer; counts into `out[what]`. With
     // `guard`, each transaction first checks it still holds, and stops (false) when it does not.
-    const drain = async (what: 'transitions' | 'history' | 'cycles', sql: string, params: unknown[], guard?: (t: SqlDb) => Promise<boolean>): Promise<boolean> => {
+    const drain = async (
+      what: 'transitions' | 'history' | 'cycles',
+      sql: string,
+      params: unknown[],
+      guard?: (t: SqlDb) => Promise<boolean>,
+    ): Promise<boolean> => {
       for (;;) {
         const n = await this.db.tx(async (t) => (guard && !(await guard(t)) ? -1 : t.run(sql, [...params, batch])));
         if (n < 0) return false;
@@ -729,28 +996,72 @@ export class TimelineStore {
         if (n < batch) return true;
       }
     };
-    for (let key = await this.nextPoolKey('pool_history', null); key !== null; key = await this.nextPoolKey('pool_history', key)) {
+    for (
+      let key = await this.nextPoolKey('pool_history', null);
+      key !== null;
+      key = await this.nextPoolKey('pool_history', key)
+    ) {
       // The pool's last keyframe at or before the cutoff: everything before it goes (none: nothing to cut).
-      const [cut] = await this.db.all<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?", [key, before]);
+      const [cut] = await this.db.all<{ seq: number | null }>(
+        "SELECT MAX(seq) AS seq FROM pool_history WHERE pool_key = ? AND kind = 'key' AND at <= ?",
+        [key, before],
+      );
       const seq = Number(cut?.seq ?? 0);
-      if (seq > 0) await drain('history', 'DELETE FROM pool_history WHERE pool_key = ? AND seq IN (SELECT seq FROM pool_history WHERE pool_key = ? AND seq < ? ORDER BY seq LIMIT ?)', [key, key, seq]);
+      if (seq > 0)
+        await drain(
+          'history',
+          'DELETE FROM pool_history WHERE pool_key = ? AND seq IN (SELECT seq FROM pool_history WHERE pool_key = ? AND seq < ? ORDER BY seq LIMIT ?)',
+          [key, key, seq],
+        );
     }
-    for (let key = await this.nextPoolKey('transitions', null); key !== null; key = await this.nextPoolKey('transitions', key)) {
-      await drain('transitions', 'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? AND at < ? ORDER BY at LIMIT ?)', [key, before]);
+    for (
+      let key = await this.nextPoolKey('transitions', null);
+      key !== null;
+      key = await this.nextPoolKey('transitions', key)
+    ) {
+      await drain(
+        'transitions',
+        'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? AND at < ? ORDER BY at LIMIT ?)',
+        [key, before],
+      );
     }
-    await drain('cycles', 'DELETE FROM cycles WHERE id IN (SELECT id FROM cycles WHERE at < ? ORDER BY at LIMIT ?)', [before]);
+    await drain('cycles', 'DELETE FROM cycles WHERE id IN (SELECT id FROM cycles WHERE at < ? ORDER BY at LIMIT ?)', [
+      before,
+    ]);
     // Pools deleted (or unwatched) before the cutoff go whole: the rest of their history and timeline, then (last, so
     // that a prune stopped meanwhile finds them again) their current state. Each transaction checks, holding the
     // pool's row (PostgreSQL: locked against the collector's write), that the pool is still gone: one that came back
     // meanwhile keeps what it has.
     const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
-    for (const { pool_key: key } of await this.db.all<{ pool_key: string }>('SELECT pool_key FROM pools WHERE deleted_at < ? ORDER BY pool_key', [before])) {
+    for (const { pool_key: key } of await this.db.all<{ pool_key: string }>(
+      'SELECT pool_key FROM pools WHERE deleted_at < ? ORDER BY pool_key',
+      [before],
+    )) {
       const gone = async (t: SqlDb) => {
-        const [p] = await t.all<{ deleted_at: string | null }>(`SELECT deleted_at FROM pools WHERE pool_key = ?${lock}`, [key]);
+        const [p] = await t.all<{ deleted_at: string | null }>(
+          `SELECT deleted_at FROM pools WHERE pool_key = ?${lock}`,
+          [key],
+        );
         return typeof p?.deleted_at === 'string' && p.deleted_at < before;
       };
-      if (!(await drain('history', 'DELETE FROM pool_history WHERE pool_key = ? AND seq IN (SELECT seq FROM pool_history WHERE pool_key = ? ORDER BY seq LIMIT ?)', [key, key], gone))) continue;
-      if (!(await drain('transitions', 'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? ORDER BY at LIMIT ?)', [key], gone))) continue;
+      if (
+        !(await drain(
+          'history',
+          'DELETE FROM pool_history WHERE pool_key = ? AND seq IN (SELECT seq FROM pool_history WHERE pool_key = ? ORDER BY seq LIMIT ?)',
+          [key, key],
+          gone,
+        ))
+      )
+        continue;
+      if (
+        !(await drain(
+          'transitions',
+          'DELETE FROM transitions WHERE id IN (SELECT id FROM transitions WHERE pool_key = ? ORDER BY at LIMIT ?)',
+          [key],
+          gone,
+        ))
+      )
+        continue;
       const dropped = await this.db.tx(async (t) => {
         if (!(await gone(t))) return false;
         await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
@@ -770,9 +1081,13 @@ export class TimelineStore {
 
   /** The first pool key of `table` after `after` (the first of all when null), by its index: one seek, not a scan. */
   private async nextPoolKey(table: 'pool_history' | 'transitions', after: string | null): Promise<string | null> {
-    const [r] = after === null
-      ? await this.db.all<{ pool_key: string }>(`SELECT pool_key FROM ${table} ORDER BY pool_key LIMIT 1`)
-      : await this.db.all<{ pool_key: string }>(`SELECT pool_key FROM ${table} WHERE pool_key > ? ORDER BY pool_key LIMIT 1`, [after]);
+    const [r] =
+      after === null
+        ? await this.db.all<{ pool_key: string }>(`SELECT pool_key FROM ${table} ORDER BY pool_key LIMIT 1`)
+        : await this.db.all<{ pool_key: string }>(
+            `SELECT pool_key FROM ${table} WHERE pool_key > ? ORDER BY pool_key LIMIT 1`,
+            [after],
+          );
     return r?.pool_key ?? null;
   }
 
@@ -791,7 +1106,10 @@ export class TimelineStore {
    * PostgreSQL (autovacuum keeps its free space for new rows), or a SQLite file created without incremental
    * auto-vacuum (before poolscope set it; a VACUUM turns it on, see the README's Sizing).
    */
-  async shrink(keepBytes: number, options: Pick<PruneOptions, 'pause' | 'signal'> & { batchPages?: number } = {}): Promise<number | null> {
+  async shrink(
+    keepBytes: number,
+    options: Pick<PruneOptions, 'pause' | 'signal'> & { batchPages?: number } = {},
+  ): Promise<number | null> {
     if (this.db.dialect !== 'sqlite') return null;
     const [mode] = await this.db.all<{ auto_vacuum: number }>('PRAGMA auto_vacuum');
     if (Number(mode?.auto_vacuum) !== 2) return null;
@@ -832,7 +1150,8 @@ export class TimelineStore {
     if (this.db.dialect === 'sqlite') return this.sqlitePagesBytes('page_count');
     const [r] = await this.db.all<{ n: string | number }>(
       `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
-       WHERE c.relkind = 'r' AND s.nspname = current_schema() AND c.relname IN (${STORE_TABLES.map((t) => `'${t}'`).join(', ')})`);
+       WHERE c.relkind = 'r' AND s.nspname = current_schema() AND c.relname IN (${STORE_TABLES.map((t) => `'${t}'`).join(', ')})`,
+    );
     return Number(r?.n ?? 0);
   }
 

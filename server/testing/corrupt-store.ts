@@ -20,14 +20,20 @@ export async function seedStore(dir = mkdtempSync(path.join(os.tmpdir(), 'poolsc
   const file = path.join(dir, 'poolscope.db');
   const store = await openStore({ sqlitePath: file });
   const writes = Array.from({ length: 12 }, (_, p) => {
-    const d = analyzePool(buildPool({ context: 'mgmt-weu', cluster: 'wl', name: `pool${p}`, replicas: 40, instances: healthy(40) }).input, { now: at(0) });
+    const d = analyzePool(
+      buildPool({ context: 'mgmt-weu', cluster: 'wl', name: `pool${p}`, replicas: 40, instances: healthy(40) }).input,
+      { now: at(0) },
+    );
     return { detail: d, transitions: diffDetails(null, d, at(0)) };
   });
   await store.writeCycle({ id: 'c0', at: at(0) }, writes);
   let prev: PoolDetail | null = null;
   for (let i = 1; i <= 60; i++) {
     const replicas = 20 + (i % 7);
-    const d: PoolDetail = analyzePool(buildPool({ context: 'mgmt-weu', cluster: 'wl', name: 'busy', replicas, instances: healthy(replicas) }).input, { now: at(i), previous: prev });
+    const d: PoolDetail = analyzePool(
+      buildPool({ context: 'mgmt-weu', cluster: 'wl', name: 'busy', replicas, instances: healthy(replicas) }).input,
+      { now: at(i), previous: prev },
+    );
     await store.writeCycle({ id: `c${i}`, at: at(i) }, [{ detail: d, transitions: diffDetails(prev, d, at(i)) }]);
     prev = d;
   }
@@ -39,8 +45,14 @@ export async function seedStore(dir = mkdtempSync(path.join(os.tmpdir(), 'poolsc
 export function corruptTables(file: string, tables: readonly string[]): number {
   const db = new Database(file, { readonly: true });
   const pageSize = db.pragma('page_size', { simple: true }) as number;
-  const names = db.prepare(`SELECT name FROM sqlite_master WHERE tbl_name IN (${tables.map(() => '?').join(', ')})`).all(...tables).map((r) => (r as { name: string }).name);
-  const pages = db.prepare(`SELECT pageno FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`).all(...names).map((r) => (r as { pageno: number }).pageno);
+  const names = db
+    .prepare(`SELECT name FROM sqlite_master WHERE tbl_name IN (${tables.map(() => '?').join(', ')})`)
+    .all(...tables)
+    .map((r) => (r as { name: string }).name);
+  const pages = db
+    .prepare(`SELECT pageno FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`)
+    .all(...names)
+    .map((r) => (r as { pageno: number }).pageno);
   db.close();
   const garbage = Buffer.alloc(pageSize, 0);
   for (let i = 0; i < pageSize; i++) garbage[i] = (i * 131 + 7) & 0xff;

@@ -10,7 +10,17 @@ type Content = Record<string, { schema: object }>;
 
 /** What the checks read of openapi.json. */
 interface Doc {
-  paths: Record<string, Record<string, { parameters?: { schema: object }[]; requestBody?: { content: Content }; responses: Record<string, { description?: string; content?: Content }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { schema: object }[];
+        requestBody?: { content: Content };
+        responses: Record<string, { description?: string; content?: Content }>;
+      }
+    >
+  >;
   components: { schemas: Record<string, object> };
 }
 
@@ -50,7 +60,8 @@ export function answerChecker(): (template: string, method: string, status: numb
     if (!schema) return [`openapi.json has no JSON answer ${status} for ${method} ${template}`];
     // An error's code is one the operation names for that status.
     const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
-    if (status >= 400 && typeof code === 'string' && !answer.description?.includes(`\`${code}\``)) return [`openapi.json does not name error code "${code}" for ${status} of ${method} ${template}`];
+    if (status >= 400 && typeof code === 'string' && !answer.description?.includes(`\`${code}\``))
+      return [`openapi.json does not name error code "${code}" for ${status} of ${method} ${template}`];
     const key = `${method} ${template} ${status}`;
     let validate = compiled.get(key);
     if (!validate) {
@@ -60,6 +71,10 @@ export function answerChecker(): (template: string, method: string, status: numb
       compiled.set(key, validate);
     }
     if (validate(body)) return [];
-    return (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(answer)'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    return (validate.errors ?? [])
+      .slice(0, 10)
+      .map(
+        (e) => `${e.instancePath || '(answer)'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+      );
   };
 }

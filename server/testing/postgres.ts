@@ -17,7 +17,9 @@ export async function createTestDatabase(what: string): Promise<TestDatabase | n
     await c.connect();
     await c.query(`CREATE DATABASE ${name}`);
   } catch {
-    console.warn(`[skipped] ${what}: no PostgreSQL at ${ADMIN_URL}. Start one (e.g. pg_ctlcluster 15 main start) or set POOLSCOPE_TEST_DATABASE_URL; .ci/run starts it in CI.`);
+    console.warn(
+      `[skipped] ${what}: no PostgreSQL at ${ADMIN_URL}. Start one (e.g. pg_ctlcluster 15 main start) or set POOLSCOPE_TEST_DATABASE_URL; .ci/run starts it in CI.`,
+    );
     return null;
   } finally {
     await c.end().catch(() => {});

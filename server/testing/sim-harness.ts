@@ -17,7 +17,11 @@ import { TimelineStore } from '../store/store';
 export const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
 
 /** Polls `fn` every 100 ms until it returns something other than undefined/false. */
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, ms = 25_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 25_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -53,9 +57,16 @@ export interface HarnessOptions {
  * Starts `scenario` (a file in sim/scenarios) at `speed`, or reuses `opts.existing`; `cleanups` collects what
  * to stop afterwards (run them in reverse).
  */
-export async function harness(cleanups: (() => Promise<void>)[], scenario: string, speed: number, opts: HarnessOptions = {}): Promise<Harness> {
+export async function harness(
+  cleanups: (() => Promise<void>)[],
+  scenario: string,
+  speed: number,
+  opts: HarnessOptions = {},
+): Promise<Harness> {
   const { existing } = opts;
-  const sim = existing ?? (await startSimulation(readScenario(path.join(SCENARIOS, scenario)), { speed, log: () => {}, ...opts.sim }));
+  const sim =
+    existing ??
+    (await startSimulation(readScenario(path.join(SCENARIOS, scenario)), { speed, log: () => {}, ...opts.sim }));
   if (!existing) cleanups.push(() => sim.stop());
   const dbFile = opts.dbFile ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'poolscope-col-')), 'db.sqlite');
   const store = new TimelineStore(openSqlite(dbFile));
@@ -64,10 +75,23 @@ export async function harness(cleanups: (() => Promise<void>)[], scenario: strin
   const kc = new KubeConfig();
   kc.loadFromFile(opts.user ? (sim.kube.userKubeconfigPaths.get(opts.user) as string) : sim.kubeconfigPath);
   kc.setCurrentContext('mgmt-weu');
-  const credential = new ClientSecretCredential(sim.env.AZURE_TENANT_ID as string, sim.env.AZURE_CLIENT_ID as string, sim.env.AZURE_CLIENT_SECRET as string, { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true });
-  const azure = new AzureReader({ endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT as string, disableInstanceDiscovery: true, credential });
+  const credential = new ClientSecretCredential(
+    sim.env.AZURE_TENANT_ID as string,
+    sim.env.AZURE_CLIENT_ID as string,
+    sim.env.AZURE_CLIENT_SECRET as string,
+    { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true },
+  );
+  const azure = new AzureReader({
+    endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT as string,
+    disableInstanceDiscovery: true,
+    credential,
+  });
   const h: Harness = {
-    sim, store, dbFile, kubeconfig: kc, azure,
+    sim,
+    store,
+    dbFile,
+    kubeconfig: kc,
+    azure,
     collector: undefined as unknown as Collector,
     async start(extra: Partial<CollectorOptions> = {}) {
       const c = new Collector({

@@ -12,11 +12,14 @@ import { findUpstreamDir } from '../kube/crd-schema';
 const upstream = findUpstreamDir(path.resolve(import.meta.dirname, '..', '..'));
 const specs = upstream ? path.join(upstream, 'azure-rest-api-specs') : null;
 const available = specs !== null && existsSync(specs);
-const SKIP_REASON = 'Azure REST examples not found: set POOLSCOPE_UPSTREAM_DIR or place shared/upstream beside the repo (CI has it)';
+const SKIP_REASON =
+  'Azure REST examples not found: set POOLSCOPE_UPSTREAM_DIR or place shared/upstream beside the repo (CI has it)';
 if (!available) console.warn(`[skipped] Azure REST shape tests: ${SKIP_REASON}`);
 
 function example(file: string): { responses: { '200': { body: Record<string, unknown> } } } {
-  return JSON.parse(readFileSync(path.join(specs as string, file), 'utf8')) as { responses: { '200': { body: Record<string, unknown> } } };
+  return JSON.parse(readFileSync(path.join(specs as string, file), 'utf8')) as {
+    responses: { '200': { body: Record<string, unknown> } };
+  };
 }
 
 const keys = (o: unknown) => Object.keys(o as object).sort();
@@ -25,9 +28,14 @@ describe.skipIf(!available)(`Azure REST shapes${available ? '' : ` (skipped: ${S
   it('reads the upstream VMSS Get example, lower-case provisioningState and all', () => {
     const body = example('VirtualMachineScaleSet_Get_WithUserData.json').responses['200'].body;
     expect(normaliseVmss(body)).toMatchObject({
-      name: 'myVirtualMachineScaleSet', capacity: 4, provisioningState: 'Succeeded', rawProvisioningState: 'succeeded',
-      orchestrationMode: 'Uniform', location: 'westus',
-      providerID: 'azure:///subscriptions/{subscription-id}/resourceGroups/myresourcegroup/providers/Microsoft.Compute/virtualMachineScaleSets/myVirtualMachineScaleSet',
+      name: 'myVirtualMachineScaleSet',
+      capacity: 4,
+      provisioningState: 'Succeeded',
+      rawProvisioningState: 'succeeded',
+      orchestrationMode: 'Uniform',
+      location: 'westus',
+      providerID:
+        'azure:///subscriptions/{subscription-id}/resourceGroups/myresourcegroup/providers/Microsoft.Compute/virtualMachineScaleSets/myVirtualMachineScaleSet',
     });
   });
 
@@ -42,21 +50,35 @@ describe.skipIf(!available)(`Azure REST shapes${available ? '' : ` (skipped: ${S
 
   it('reads the upstream VMSS-VM Get example', () => {
     const body = example('VirtualMachineScaleSetVM_Get_WithVMSizeProperties.json').responses['200'].body;
-    expect(normaliseInstance(body)).toMatchObject({ instanceId: null, latestModelApplied: true, provisioningState: 'Succeeded' });
+    expect(normaliseInstance(body)).toMatchObject({
+      instanceId: null,
+      latestModelApplied: true,
+      provisioningState: 'Succeeded',
+    });
   });
 
   it('builds VMs whose fields all exist in the documented VMSS-VM list item', () => {
-    const doc = (example('VirtualMachineScaleSetVM_List_MaximumSet_Gen.json').responses['200'].body.value as Record<string, Record<string, unknown>>[])[0]!;
+    const doc = (
+      example('VirtualMachineScaleSetVM_List_MaximumSet_Gen.json').responses['200'].body.value as Record<
+        string,
+        Record<string, unknown>
+      >[]
+    )[0]!;
     const ours = makeVm({ az: DEFAULT_AZURE, vmss: 'pool0', member: '0' }) as Record<string, Record<string, unknown>>;
     expect(keys(doc)).toEqual(expect.arrayContaining(keys(ours)));
     expect(keys(doc.properties)).toEqual(expect.arrayContaining(keys(ours.properties)));
   });
 
   it('builds scale sets whose fields all exist in the documented VMSS Get response', () => {
-    const doc = example('VirtualMachineScaleSet_Get_WithUserData.json').responses['200'].body as Record<string, Record<string, unknown>>;
+    const doc = example('VirtualMachineScaleSet_Get_WithUserData.json').responses['200'].body as Record<
+      string,
+      Record<string, unknown>
+    >;
     const ours = makeVmss({ az: DEFAULT_AZURE, name: 'pool0', capacity: 3 }) as Record<string, Record<string, unknown>>;
     expect(keys(doc)).toEqual(expect.arrayContaining(keys(ours)));
     // orchestrationMode and timeCreated are documented properties the Uniform example happens to omit.
-    expect([...keys(doc.properties), 'orchestrationMode', 'timeCreated']).toEqual(expect.arrayContaining(keys(ours.properties)));
+    expect([...keys(doc.properties), 'orchestrationMode', 'timeCreated']).toEqual(
+      expect.arrayContaining(keys(ours.properties)),
+    );
   });
 });

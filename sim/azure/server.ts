@@ -42,19 +42,43 @@ export interface AzureServerOptions {
 
 /** api-versions Microsoft.Compute serves for these operations (a subset; unknown ones get 400). */
 export const API_VERSIONS = new Set([
-  '2021-03-01', '2021-07-01', '2021-11-01', '2022-03-01', '2022-08-01', '2022-11-01', '2023-03-01', '2023-07-01',
-  '2023-09-01', '2024-03-01', '2024-07-01', '2024-11-01', '2025-04-01', '2025-11-01', '2026-03-01',
+  '2021-03-01',
+  '2021-07-01',
+  '2021-11-01',
+  '2022-03-01',
+  '2022-08-01',
+  '2022-11-01',
+  '2023-03-01',
+  '2023-07-01',
+  '2023-09-01',
+  '2024-03-01',
+  '2024-07-01',
+  '2024-11-01',
+  '2025-04-01',
+  '2025-11-01',
+  '2026-03-01',
 ]);
 
 class ArmError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly headers: Record<string, string> = {}, readonly details?: unknown[]) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    readonly details?: unknown[],
+  ) {
     super(message);
   }
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'x-ms-request-id': randomUUID(), ...headers });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'x-ms-request-id': randomUUID(),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -70,7 +94,12 @@ const b64url = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64ur
 function asStandaloneVm(rec: ScaleSetRecord, vm: Rest): Rest {
   const id = String(vm.virtualMachineResourceId ?? vm.id);
   const { virtualMachineResourceId: _v, instanceId: _i, ...rest } = structuredClone(vm);
-  return { ...rest, id, type: 'Microsoft.Compute/virtualMachines', properties: { ...(rest.properties as object), virtualMachineScaleSet: { id: rec.body.id } } } as Rest;
+  return {
+    ...rest,
+    id,
+    type: 'Microsoft.Compute/virtualMachines',
+    properties: { ...(rest.properties as object), virtualMachineScaleSet: { id: rec.body.id } },
+  } as Rest;
 }
 
 export class SimAzureServer {
@@ -86,12 +115,19 @@ export class SimAzureServer {
   constructor(private readonly opts: AzureServerOptions) {
     this.state = opts.state ?? new AzureState();
     this.throttler = new Throttler(opts.budgets);
-    this.clients = opts.clients ?? [{ tenantId: randomUUID(), clientId: randomUUID(), clientSecret: randomBytes(24).toString('base64url') }];
+    this.clients = opts.clients ?? [
+      { tenantId: randomUUID(), clientId: randomUUID(), clientSecret: randomBytes(24).toString('base64url') },
+    ];
     this.server = https.createServer({ cert: opts.tls.certPem, key: opts.tls.keyPem }, (req, res) => {
       this.handle(req, res).catch((e: unknown) => {
         if (res.headersSent) return void res.destroy();
         if (e instanceof ArmError) {
-          send(res, e.status, { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } }, e.headers);
+          send(
+            res,
+            e.status,
+            { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } },
+            e.headers,
+          );
         } else {
           send(res, 500, { error: { code: 'InternalServerError', message: (e as Error).message } });
         }
@@ -144,7 +180,17 @@ export class SimAzureServer {
       return true;
     }
     const status = f.status ?? 503;
-    send(res, status, { error: { code: status === 503 ? 'ServiceUnavailable' : 'InternalServerError', message: `Injected fault for ${op}.` } }, status === 503 ? { 'Retry-After': '1' } : {});
+    send(
+      res,
+      status,
+      {
+        error: {
+          code: status === 503 ? 'ServiceUnavailable' : 'InternalServerError',
+          message: `Injected fault for ${op}.`,
+        },
+      },
+      status === 503 ? { 'Retry-After': '1' } : {},
+    );
     return true;
   }
 
@@ -156,7 +202,10 @@ export class SimAzureServer {
       const authority = url.searchParams.get('authorization_endpoint') ?? '';
       const host = this.url_.replace('https://', '');
       send(res, 200, {
-        tenant_discovery_endpoint: authority.replace(/\/oauth2\/v2\.0\/authorize$/, '/v2.0/.well-known/openid-configuration'),
+        tenant_discovery_endpoint: authority.replace(
+          /\/oauth2\/v2\.0\/authorize$/,
+          '/v2.0/.well-known/openid-configuration',
+        ),
         'api-version': '1.1',
         metadata: [{ preferred_network: host, preferred_cache: host, aliases: [host] }],
       });
@@ -199,13 +248,27 @@ export class SimAzureServer {
       const form = new URLSearchParams(await readText(req));
       const tenant = m[1] as string;
       const client = this.clients.find((c) => c.clientId === form.get('client_id') && c.tenantId === tenant);
-      const secretOk = client && (form.get('client_secret') === client.clientSecret || (form.get('client_assertion_type')?.includes('jwt-bearer') && !!form.get('client_assertion')));
+      const secretOk =
+        client &&
+        (form.get('client_secret') === client.clientSecret ||
+          (form.get('client_assertion_type')?.includes('jwt-bearer') && !!form.get('client_assertion')));
       if (form.get('grant_type') !== 'client_credentials') {
-        send(res, 400, { error: 'unsupported_grant_type', error_description: 'AADSTS70003: The app requested an unsupported grant type.', error_codes: [70003] });
+        send(res, 400, {
+          error: 'unsupported_grant_type',
+          error_description: 'AADSTS70003: The app requested an unsupported grant type.',
+          error_codes: [70003],
+        });
         return true;
       }
       if (!client || !secretOk) {
-        send(res, 401, { error: 'invalid_client', error_description: `AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${form.get('client_id') ?? ''}'.`, error_codes: [7000215], timestamp: new Date().toISOString(), trace_id: randomUUID(), correlation_id: randomUUID() });
+        send(res, 401, {
+          error: 'invalid_client',
+          error_description: `AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${form.get('client_id') ?? ''}'.`,
+          error_codes: [7000215],
+          timestamp: new Date().toISOString(),
+          trace_id: randomUUID(),
+          correlation_id: randomUUID(),
+        });
         return true;
       }
       const lifetime = this.opts.tokenLifetimeSeconds ?? 3599;
@@ -222,39 +285,86 @@ export class SimAzureServer {
 
   private authenticate(req: IncomingMessage): void {
     const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    const challenge = { 'WWW-Authenticate': `Bearer authorization_uri="${this.url_}/${this.clients[0]?.tenantId ?? 'common'}", error="invalid_token", error_description="The authentication failed because of missing 'Authorization' header."` };
-    if (!m) throw new ArmError(401, 'AuthenticationFailed', "Authentication failed. The 'Authorization' header is missing.", challenge);
+    const challenge = {
+      'WWW-Authenticate': `Bearer authorization_uri="${this.url_}/${this.clients[0]?.tenantId ?? 'common'}", error="invalid_token", error_description="The authentication failed because of missing 'Authorization' header."`,
+    };
+    if (!m)
+      throw new ArmError(
+        401,
+        'AuthenticationFailed',
+        "Authentication failed. The 'Authorization' header is missing.",
+        challenge,
+      );
     const t = this.tokens.get(m[1] as string);
     if (!t) throw new ArmError(401, 'InvalidAuthenticationToken', 'The access token is invalid.', challenge);
-    if (t.expires < Date.now()) throw new ArmError(401, 'ExpiredAuthenticationToken', 'The access token expiry UTC time is earlier than current UTC time.', challenge);
+    if (t.expires < Date.now())
+      throw new ArmError(
+        401,
+        'ExpiredAuthenticationToken',
+        'The access token expiry UTC time is earlier than current UTC time.',
+        challenge,
+      );
   }
 
-  private charge(rec: { subscriptionId: string; location: string; name?: string }, policies: PolicyName[], perScaleSet: boolean): Record<string, string> {
+  private charge(
+    rec: { subscriptionId: string; location: string; name?: string },
+    policies: PolicyName[],
+    perScaleSet: boolean,
+  ): Record<string, string> {
     const r = this.throttler.charge(rec.subscriptionId, rec.location, policies, perScaleSet ? rec.name : undefined);
     if (!r.allowed) {
       const now = new Date();
-      throw new ArmError(429, 'OperationNotAllowed', 'The server rejected the request because too many requests have been received for this subscription.', { 'Retry-After': String(r.retryAfterSeconds), ...r.headers }, [{
-        code: 'TooManyRequests',
-        target: r.policy,
-        message: JSON.stringify({ operationGroup: r.policy, startTime: now.toISOString(), endTime: new Date(now.getTime() + r.retryAfterSeconds * 1000).toISOString(), allowedRequestCount: this.throttler.budgets[(r.policy ?? 'SubscriptionReads') as PolicyName]?.capacity, measuredRequestCount: (this.throttler.budgets[(r.policy ?? 'SubscriptionReads') as PolicyName]?.capacity ?? 0) + 1 }),
-      }]);
+      throw new ArmError(
+        429,
+        'OperationNotAllowed',
+        'The server rejected the request because too many requests have been received for this subscription.',
+        { 'Retry-After': String(r.retryAfterSeconds), ...r.headers },
+        [
+          {
+            code: 'TooManyRequests',
+            target: r.policy,
+            message: JSON.stringify({
+              operationGroup: r.policy,
+              startTime: now.toISOString(),
+              endTime: new Date(now.getTime() + r.retryAfterSeconds * 1000).toISOString(),
+              allowedRequestCount: this.throttler.budgets[(r.policy ?? 'SubscriptionReads') as PolicyName]?.capacity,
+              measuredRequestCount:
+                (this.throttler.budgets[(r.policy ?? 'SubscriptionReads') as PolicyName]?.capacity ?? 0) + 1,
+            }),
+          },
+        ],
+      );
     }
     return r.headers;
   }
 
   private notFound(kind: string, name: string, rg: string): ArmError {
-    return new ArmError(404, 'ResourceNotFound', `The Resource 'Microsoft.Compute/${kind}/${name}' under resource group '${rg}' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix`);
+    return new ArmError(
+      404,
+      'ResourceNotFound',
+      `The Resource 'Microsoft.Compute/${kind}/${name}' under resource group '${rg}' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix`,
+    );
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.url_ || 'https://sim');
     if (await this.handleEntra(req, res, url)) return;
-    if (!url.pathname.toLowerCase().startsWith('/subscriptions/')) throw new ArmError(404, 'NotFound', `No route for ${url.pathname}.`);
+    if (!url.pathname.toLowerCase().startsWith('/subscriptions/'))
+      throw new ArmError(404, 'NotFound', `No route for ${url.pathname}.`);
     this.authenticate(req);
     const apiVersion = url.searchParams.get('api-version');
-    if (!apiVersion) throw new ArmError(400, 'MissingApiVersionParameter', "The api-version query parameter (?api-version=) is required for all requests.");
+    if (!apiVersion)
+      throw new ArmError(
+        400,
+        'MissingApiVersionParameter',
+        'The api-version query parameter (?api-version=) is required for all requests.',
+      );
     if (!API_VERSIONS.has(apiVersion)) {
-      throw new ArmError(400, 'InvalidApiVersionParameter', `The api-version '${apiVersion}' is invalid. The supported versions are '${[...API_VERSIONS].join(',')}'.`);
+      throw new ArmError(
+        400,
+        'InvalidApiVersionParameter',
+        `The api-version '${apiVersion}' is invalid. The supported versions are '${[...API_VERSIONS].join(',')}'.`,
+      );
     }
     const seg = url.pathname.split('/').filter(Boolean);
     const lower = seg.map((s) => s.toLowerCase());
@@ -262,7 +372,13 @@ export class SimAzureServer {
     const method = req.method ?? 'GET';
 
     // /subscriptions/{sub}/providers/Microsoft.Compute/locations/{loc}/operations/{id}
-    if (lower[2] === 'providers' && lower[3] === 'microsoft.compute' && lower[4] === 'locations' && lower[6] === 'operations' && seg.length === 8) {
+    if (
+      lower[2] === 'providers' &&
+      lower[3] === 'microsoft.compute' &&
+      lower[4] === 'locations' &&
+      lower[6] === 'operations' &&
+      seg.length === 8
+    ) {
       const op = this.state.operations.get(seg[7] as string);
       if (!op) throw new ArmError(404, 'NotFound', 'The operation was not found.');
       this.count('operations.get');
@@ -273,19 +389,35 @@ export class SimAzureServer {
         else send(res, 200, rec.body);
         return;
       }
-      send(res, 200, { startTime: op.startTime, ...(op.endTime ? { endTime: op.endTime } : {}), status: op.status, name: op.name });
+      send(res, 200, {
+        startTime: op.startTime,
+        ...(op.endTime ? { endTime: op.endTime } : {}),
+        status: op.status,
+        name: op.name,
+      });
       return;
     }
     // /subscriptions/{sub}/providers/Microsoft.Compute/virtualMachineScaleSets
-    if (lower[2] === 'providers' && lower[3] === 'microsoft.compute' && lower[4] === 'virtualmachinescalesets' && seg.length === 5 && method === 'GET') {
+    if (
+      lower[2] === 'providers' &&
+      lower[3] === 'microsoft.compute' &&
+      lower[4] === 'virtualmachinescalesets' &&
+      seg.length === 5 &&
+      method === 'GET'
+    ) {
       this.count('vmss.listAll');
       if (await this.applyFault('vmss.listAll', res)) return;
       const recs = this.state.listBySubscription(sub);
-      const headers = this.charge({ subscriptionId: sub, location: recs[0]?.location ?? 'global' }, ['HighCostGetVMScaleSet3Min', 'HighCostGetVMScaleSet30Min'], false);
+      const headers = this.charge(
+        { subscriptionId: sub, location: recs[0]?.location ?? 'global' },
+        ['HighCostGetVMScaleSet3Min', 'HighCostGetVMScaleSet30Min'],
+        false,
+      );
       send(res, 200, { value: recs.map((r) => r.body) }, headers);
       return;
     }
-    if (lower[2] !== 'resourcegroups' || lower[4] !== 'providers' || lower[5] !== 'microsoft.compute') throw new ArmError(404, 'NotFound', `No route for ${url.pathname}.`);
+    if (lower[2] !== 'resourcegroups' || lower[4] !== 'providers' || lower[5] !== 'microsoft.compute')
+      throw new ArmError(404, 'NotFound', `No route for ${url.pathname}.`);
     const rg = seg[3] as string;
 
     // Flexible members: /subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachines
@@ -294,21 +426,35 @@ export class SimAzureServer {
       if (await this.applyFault('vm.listByResourceGroup', res)) return;
       const filter = url.searchParams.get('$filter');
       const fm = filter ? /^'?virtualMachineScaleSet\/id'?\s+eq\s+'([^']+)'$/i.exec(filter.trim()) : null;
-      if (filter && !fm) throw new ArmError(400, 'InvalidParameter', `The value of parameter $filter is invalid: ${filter}`);
-      const recs = this.state.listByResourceGroup(sub, rg).filter((r) => !fm || String(r.body.id).toLowerCase() === (fm[1] as string).toLowerCase());
+      if (filter && !fm)
+        throw new ArmError(400, 'InvalidParameter', `The value of parameter $filter is invalid: ${filter}`);
+      const recs = this.state
+        .listByResourceGroup(sub, rg)
+        .filter((r) => !fm || String(r.body.id).toLowerCase() === (fm[1] as string).toLowerCase());
       const expand = url.searchParams.get('$expand') === 'instanceView';
-      const items = recs.filter((r) => this.state.orchestrationMode(r) === 'Flexible').flatMap((r) => [...r.vms.values()].map((vm) => this.shapeVm(asStandaloneVm(r, vm), expand)));
-      const headers = this.charge({ subscriptionId: sub, location: recs[0]?.location ?? 'global' }, ['VMScaleSetVMViews3Min'], false);
+      const items = recs
+        .filter((r) => this.state.orchestrationMode(r) === 'Flexible')
+        .flatMap((r) => [...r.vms.values()].map((vm) => this.shapeVm(asStandaloneVm(r, vm), expand)));
+      const headers = this.charge(
+        { subscriptionId: sub, location: recs[0]?.location ?? 'global' },
+        ['VMScaleSetVMViews3Min'],
+        false,
+      );
       this.page(res, url, items, headers);
       return;
     }
     if (lower[6] !== 'virtualmachinescalesets') throw new ArmError(404, 'NotFound', `No route for ${url.pathname}.`);
     if (seg.length === 7) {
-      if (method !== 'GET') throw new ArmError(405, 'MethodNotAllowed', 'The requested resource does not support this method.');
+      if (method !== 'GET')
+        throw new ArmError(405, 'MethodNotAllowed', 'The requested resource does not support this method.');
       this.count('vmss.listByResourceGroup');
       if (await this.applyFault('vmss.listByResourceGroup', res)) return;
       const recs = this.state.listByResourceGroup(sub, rg);
-      const headers = this.charge({ subscriptionId: sub, location: recs[0]?.location ?? 'global' }, ['HighCostGetVMScaleSet3Min', 'HighCostGetVMScaleSet30Min'], false);
+      const headers = this.charge(
+        { subscriptionId: sub, location: recs[0]?.location ?? 'global' },
+        ['HighCostGetVMScaleSet3Min', 'HighCostGetVMScaleSet30Min'],
+        false,
+      );
       send(res, 200, { value: recs.map((r) => r.body) }, headers);
       return;
     }
@@ -330,39 +476,63 @@ export class SimAzureServer {
         try {
           body = JSON.parse(await readText(req)) as typeof body;
         } catch {
-          throw new ArmError(400, 'InvalidRequestContent', 'The request content was invalid and could not be deserialized.');
+          throw new ArmError(
+            400,
+            'InvalidRequestContent',
+            'The request content was invalid and could not be deserialized.',
+          );
         }
         const cap = body.sku?.capacity;
         if (cap !== undefined && (!Number.isInteger(cap) || (cap as number) < 0 || (cap as number) > 1000)) {
-          throw new ArmError(400, 'InvalidParameter', `The value ${String(cap)} of parameter 'sku.capacity' is out of range. The value must be between '0' and '1000', inclusive.`);
+          throw new ArmError(
+            400,
+            'InvalidParameter',
+            `The value ${String(cap)} of parameter 'sku.capacity' is out of range. The value must be between '0' and '1000', inclusive.`,
+          );
         }
         const op = cap === undefined ? null : this.state.setCapacity(rec, cap as number);
-        const opUrl = op ? `${this.url_}/subscriptions/${rec.subscriptionId}/providers/Microsoft.Compute/locations/${rec.location}/operations/${op.id}?api-version=${apiVersion}` : '';
+        const opUrl = op
+          ? `${this.url_}/subscriptions/${rec.subscriptionId}/providers/Microsoft.Compute/locations/${rec.location}/operations/${op.id}?api-version=${apiVersion}`
+          : '';
         send(res, 200, rec.body, op ? { 'Azure-AsyncOperation': opUrl, Location: `${opUrl}&monitor=true` } : {});
         return;
       }
       throw new ArmError(405, 'MethodNotAllowed', 'The requested resource does not support this method.');
     }
-    if (lower[8] !== 'virtualmachines' || method !== 'GET') throw new ArmError(404, 'NotFound', `No route for ${url.pathname}.`);
+    if (lower[8] !== 'virtualmachines' || method !== 'GET')
+      throw new ArmError(404, 'NotFound', `No route for ${url.pathname}.`);
     if (seg.length === 9) {
       this.count('vms.list');
       if (await this.applyFault('vms.list', res)) return;
       if (!rec) throw this.notFound('virtualMachineScaleSets', seg[7] as string, rg);
       const expand = url.searchParams.get('$expand');
-      if (expand && expand !== 'instanceView') throw new ArmError(400, 'InvalidParameter', `The value of parameter $expand is invalid: ${expand}`);
+      if (expand && expand !== 'instanceView')
+        throw new ArmError(400, 'InvalidParameter', `The value of parameter $expand is invalid: ${expand}`);
       const select = url.searchParams.get('$select');
-      if (select && select !== 'instanceView' && select !== 'instanceView/statuses') throw new ArmError(400, 'InvalidParameter', `The value of parameter $select is invalid: ${select}`);
+      if (select && select !== 'instanceView' && select !== 'instanceView/statuses')
+        throw new ArmError(400, 'InvalidParameter', `The value of parameter $select is invalid: ${select}`);
       let items = [...rec.vms.values()];
       const filter = url.searchParams.get('$filter')?.trim();
       if (filter) {
         const lm = /^properties\/latestModelApplied\s+eq\s+(true|false)$/i.exec(filter);
         const ps = /^startswith\(\s*instanceView\/statuses\/code\s*,\s*'PowerState'\s*\)\s+eq\s+true$/i.exec(filter);
-        if (lm) items = items.filter((v) => String((v.properties as { latestModelApplied?: boolean }).latestModelApplied) === (lm[1] as string).toLowerCase());
-        else if (!ps) throw new ArmError(400, 'InvalidParameter', `The value of parameter $filter is invalid: ${filter}`);
+        if (lm)
+          items = items.filter(
+            (v) =>
+              String((v.properties as { latestModelApplied?: boolean }).latestModelApplied) ===
+              (lm[1] as string).toLowerCase(),
+          );
+        else if (!ps)
+          throw new ArmError(400, 'InvalidParameter', `The value of parameter $filter is invalid: ${filter}`);
       }
       const withView = expand === 'instanceView' || !!select || /PowerState/i.test(filter ?? '');
       const headers = this.charge(rec, ['VMScaleSetVMViews3Min'], true);
-      this.page(res, url, items.map((v) => this.shapeVm(v, withView)), headers);
+      this.page(
+        res,
+        url,
+        items.map((v) => this.shapeVm(v, withView)),
+        headers,
+      );
       return;
     }
     const vm = rec ? this.state.findVm(rec, seg[9] as string) : undefined;

@@ -52,7 +52,10 @@ export class AzureState {
   /** Adds or replaces a scale set given in REST form; its VMs may follow in REST form too. */
   putScaleSet(vmss: Record<string, unknown>, vms: Record<string, unknown>[] = []): ScaleSetRecord {
     const body = structuredClone(vmss) as Rest;
-    const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(body.id ?? '');
+    const m =
+      /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(
+        body.id ?? '',
+      );
     if (!m) throw new Error(`scale set id is not a VMSS ARM id: ${String(body.id)}`);
     const rec: ScaleSetRecord = {
       subscriptionId: m[1] as string,
@@ -92,7 +95,9 @@ export class AzureState {
   }
 
   listByResourceGroup(sub: string, rg: string): ScaleSetRecord[] {
-    return [...this.scaleSets.values()].filter((r) => r.subscriptionId.toLowerCase() === sub.toLowerCase() && r.resourceGroup.toLowerCase() === rg.toLowerCase());
+    return [...this.scaleSets.values()].filter(
+      (r) => r.subscriptionId.toLowerCase() === sub.toLowerCase() && r.resourceGroup.toLowerCase() === rg.toLowerCase(),
+    );
   }
 
   listBySubscription(sub: string): ScaleSetRecord[] {
@@ -116,7 +121,13 @@ export class AzureState {
   setCapacity(rec: ScaleSetRecord, capacity: number): Operation {
     (rec.body.sku as Record<string, unknown>).capacity = capacity;
     props(rec.body).provisioningState = 'Updating';
-    const op: Operation = { id: randomUUID(), name: '', status: 'InProgress', startTime: new Date().toISOString(), scaleSetKey: key(rec.subscriptionId, rec.resourceGroup, rec.name) };
+    const op: Operation = {
+      id: randomUUID(),
+      name: '',
+      status: 'InProgress',
+      startTime: new Date().toISOString(),
+      scaleSetKey: key(rec.subscriptionId, rec.resourceGroup, rec.name),
+    };
     op.name = op.id;
     this.operations.set(op.id, op);
     this.changed();
@@ -124,12 +135,22 @@ export class AzureState {
   }
 
   /** Adds a new VM in the given state; returns its member key. */
-  addVm(rec: ScaleSetRecord, opts: { provisioningState?: string; powerState?: string | null; errorCode?: string; createdAt?: string } = {}): Rest {
+  addVm(
+    rec: ScaleSetRecord,
+    opts: { provisioningState?: string; powerState?: string | null; errorCode?: string; createdAt?: string } = {},
+  ): Rest {
     const flexible = this.orchestrationMode(rec) === 'Flexible';
     const member = flexible ? `${rec.name}_${randomUUID().replace(/-/g, '').slice(0, 8)}` : String(rec.nextInstanceId);
-    const az: AzureLocation = { subscriptionId: rec.subscriptionId, resourceGroup: rec.resourceGroup, location: rec.location };
+    const az: AzureLocation = {
+      subscriptionId: rec.subscriptionId,
+      resourceGroup: rec.resourceGroup,
+      location: rec.location,
+    };
     const vm = makeVm({
-      az, vmss: rec.name, member, mode: flexible ? 'Flexible' : 'Uniform',
+      az,
+      vmss: rec.name,
+      member,
+      mode: flexible ? 'Flexible' : 'Uniform',
       provisioningState: opts.provisioningState ?? 'Creating',
       powerState: opts.powerState === undefined ? 'starting' : opts.powerState,
       errorCode: opts.errorCode,
@@ -147,8 +168,19 @@ export class AzureState {
     const now = new Date().toISOString();
     iv.statuses = [
       error
-        ? { code: `ProvisioningState/failed/${error.code}`, level: 'Error', displayStatus: 'Provisioning failed', message: error.message, time: now }
-        : { code: `ProvisioningState/${state.toLowerCase()}`, level: 'Info', displayStatus: `Provisioning ${state.toLowerCase()}`, time: now },
+        ? {
+            code: `ProvisioningState/failed/${error.code}`,
+            level: 'Error',
+            displayStatus: 'Provisioning failed',
+            message: error.message,
+            time: now,
+          }
+        : {
+            code: `ProvisioningState/${state.toLowerCase()}`,
+            level: 'Info',
+            displayStatus: `Provisioning ${state.toLowerCase()}`,
+            time: now,
+          },
       ...(powerState ? [{ code: `PowerState/${powerState}`, level: 'Info', displayStatus: `VM ${powerState}` }] : []),
     ];
     p.instanceView = iv;
@@ -167,6 +199,11 @@ export class AzureState {
 }
 
 /** A scale set in REST form, for tests and scenario builders. */
-export function newScaleSet(az: AzureLocation, name: string, capacity: number, mode: 'Uniform' | 'Flexible' = 'Uniform'): Record<string, unknown> {
+export function newScaleSet(
+  az: AzureLocation,
+  name: string,
+  capacity: number,
+  mode: 'Uniform' | 'Flexible' = 'Uniform',
+): Record<string, unknown> {
   return makeVmss({ az, name, capacity, orchestrationMode: mode });
 }

@@ -11,13 +11,13 @@ export interface BudgetSpec {
 
 /** Budgets as observed in the wild; Microsoft does not publish them (domain.md §6.3). */
 export const DEFAULT_BUDGETS = {
-  'HighCostGetVMScaleSet3Min': { capacity: 190, windowSeconds: 180 },
-  'HighCostGetVMScaleSet30Min': { capacity: 900, windowSeconds: 1800 },
-  'VMScaleSetVMViews3Min': { capacity: 5000, windowSeconds: 180 },
+  HighCostGetVMScaleSet3Min: { capacity: 190, windowSeconds: 180 },
+  HighCostGetVMScaleSet30Min: { capacity: 900, windowSeconds: 1800 },
+  VMScaleSetVMViews3Min: { capacity: 5000, windowSeconds: 180 },
   /** Per scale set. */
-  'GetVMScaleSet3Min': { capacity: 60, windowSeconds: 180 },
+  GetVMScaleSet3Min: { capacity: 60, windowSeconds: 180 },
   /** ARM's per-subscription read bucket (new token-bucket model: 250 tokens, 25/s). */
-  'SubscriptionReads': { capacity: 250, windowSeconds: 10 },
+  SubscriptionReads: { capacity: 250, windowSeconds: 10 },
 } satisfies Record<string, BudgetSpec>;
 
 export type PolicyName = keyof typeof DEFAULT_BUDGETS;
@@ -26,14 +26,20 @@ class Bucket {
   private tokens: number;
   private last: number;
 
-  constructor(readonly spec: BudgetSpec, private readonly now: () => number) {
+  constructor(
+    readonly spec: BudgetSpec,
+    private readonly now: () => number,
+  ) {
     this.tokens = spec.capacity;
     this.last = now();
   }
 
   private refill(): void {
     const t = this.now();
-    this.tokens = Math.min(this.spec.capacity, this.tokens + ((t - this.last) / 1000) * (this.spec.capacity / this.spec.windowSeconds));
+    this.tokens = Math.min(
+      this.spec.capacity,
+      this.tokens + ((t - this.last) / 1000) * (this.spec.capacity / this.spec.windowSeconds),
+    );
     this.last = t;
   }
 
@@ -67,7 +73,10 @@ export class Throttler {
   private readonly forced = new Map<string, number>();
   readonly budgets: Record<PolicyName, BudgetSpec>;
 
-  constructor(budgets: Partial<Record<PolicyName, BudgetSpec>> = {}, private readonly now: () => number = Date.now) {
+  constructor(
+    budgets: Partial<Record<PolicyName, BudgetSpec>> = {},
+    private readonly now: () => number = Date.now,
+  ) {
     this.budgets = { ...DEFAULT_BUDGETS, ...budgets };
   }
 
@@ -94,16 +103,34 @@ export class Throttler {
     const sub = subscription.toLowerCase();
     const charged: [string, Bucket][] = [
       ...regionPolicies.map((p): [string, Bucket] => [p, this.bucket(`${sub}|${region.toLowerCase()}`, p)]),
-      ...(scaleSet ? [['GetVMScaleSet3Min', this.bucket(`${sub}|${scaleSet.toLowerCase()}`, 'GetVMScaleSet3Min')] as [string, Bucket]] : []),
+      ...(scaleSet
+        ? [
+            ['GetVMScaleSet3Min', this.bucket(`${sub}|${scaleSet.toLowerCase()}`, 'GetVMScaleSet3Min')] as [
+              string,
+              Bucket,
+            ],
+          ]
+        : []),
     ];
     const reads = this.bucket(sub, 'SubscriptionReads');
     const forcedUntil = this.forced.get(sub) ?? 0;
     const headers = (): Record<string, string> => ({
       'x-ms-ratelimit-remaining-subscription-reads': String(reads.remaining()),
-      ...(charged.length ? { 'x-ms-ratelimit-remaining-resource': charged.map(([p, b]) => `Microsoft.Compute/${p};${b.remaining()}`).join(',') } : {}),
+      ...(charged.length
+        ? {
+            'x-ms-ratelimit-remaining-resource': charged
+              .map(([p, b]) => `Microsoft.Compute/${p};${b.remaining()}`)
+              .join(','),
+          }
+        : {}),
     });
     if (forcedUntil > this.now()) {
-      return { allowed: false, retryAfterSeconds: Math.ceil((forcedUntil - this.now()) / 1000), policy: 'HighCostGetVMScaleSet3Min', headers: headers() };
+      return {
+        allowed: false,
+        retryAfterSeconds: Math.ceil((forcedUntil - this.now()) / 1000),
+        policy: 'HighCostGetVMScaleSet3Min',
+        headers: headers(),
+      };
     }
     for (const [p, b] of [...charged, ['SubscriptionReads', reads] as [string, Bucket]]) {
       const wait = b.waitSeconds();

@@ -36,7 +36,8 @@ export interface Decision {
   reason: string;
 }
 
-const has = (list: string[] | undefined, v: string, dflt = true) => (list === undefined ? dflt : list.includes('*') || list.includes(v));
+const has = (list: string[] | undefined, v: string, dflt = true) =>
+  list === undefined ? dflt : list.includes('*') || list.includes(v);
 
 export class Authorizer {
   /** How many requests each rule allowed (the first matching rule counts), for least-privilege checks. */
@@ -52,7 +53,12 @@ export class Authorizer {
       if (!has(rule.verbs, a.verb)) continue;
       if (!has(rule.apiGroups, a.group)) continue;
       if (!has(rule.resources, resource)) continue;
-      if (a.namespace ? !has(rule.namespaces, a.namespace) : !(rule.namespaces === undefined || rule.namespaces.includes('*'))) continue;
+      if (
+        a.namespace
+          ? !has(rule.namespaces, a.namespace)
+          : !(rule.namespaces === undefined || rule.namespaces.includes('*'))
+      )
+        continue;
       if (rule.resourceNames && !(a.name && rule.resourceNames.includes(a.name))) continue;
       this.hits.set(rule, (this.hits.get(rule) ?? 0) + 1);
       return { allowed: true, reason: 'allowed by the simulator policy' };
@@ -62,14 +68,22 @@ export class Authorizer {
 }
 
 export function forbiddenMessage(user: UserInfo, a: ResourceAttributes, plural: string): string {
-  const what = a.name ? `${a.group ? `${plural}.${a.group}` : plural} "${a.name}" is forbidden` : `${a.group ? `${plural}.${a.group}` : plural} is forbidden`;
+  const what = a.name
+    ? `${a.group ? `${plural}.${a.group}` : plural} "${a.name}" is forbidden`
+    : `${a.group ? `${plural}.${a.group}` : plural} is forbidden`;
   const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
   const scope = a.namespace ? ` in the namespace "${a.namespace}"` : ' at the cluster scope';
   return `${what}: User "${user.username}" cannot ${a.verb} resource "${res}" in API group "${a.group}"${scope}`;
 }
 
 /** The default policy: `admin` (group system:masters) may do everything. */
-export const ADMIN_RULE: PolicyRule = { groups: ['system:masters'], verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] };
+export const ADMIN_RULE: PolicyRule = {
+  groups: ['system:masters'],
+  verbs: ['*'],
+  apiGroups: ['*'],
+  resources: ['*'],
+  namespaces: ['*'],
+};
 
 interface RbacRule {
   apiGroups?: string[];
@@ -92,20 +106,37 @@ interface RbacObject {
  * (`system:serviceaccount:<ns>:<name>`), cluster-wide for a ClusterRoleBinding, in its namespace for a RoleBinding.
  */
 export function policyFromRbac(objects: readonly RbacObject[]): PolicyRule[] {
-  const roles = new Map(objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role').map((o) => [`${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`, o]));
+  const roles = new Map(
+    objects
+      .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
+      .map((o) => [`${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`, o]),
+  );
   const out: PolicyRule[] = [];
   for (const b of objects.filter((o) => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding')) {
     const ns = b.kind === 'RoleBinding' ? (b.metadata?.namespace ?? 'default') : null;
     const ref = b.roleRef as { kind: string; name: string };
     const role = roles.get(`${ref.kind}/${ref.kind === 'Role' ? ns : ''}/${ref.name}`);
-    if (!role) throw new Error(`${b.kind} ${b.metadata?.name} refers to ${ref.kind} ${ref.name}, which is not among the objects`);
-    const users = (b.subjects ?? []).filter((s) => s.kind === 'User').map((s) => s.name)
-      .concat((b.subjects ?? []).filter((s) => s.kind === 'ServiceAccount').map((s) => `system:serviceaccount:${s.namespace ?? ns}:${s.name}`));
+    if (!role)
+      throw new Error(
+        `${b.kind} ${b.metadata?.name} refers to ${ref.kind} ${ref.name}, which is not among the objects`,
+      );
+    const users = (b.subjects ?? [])
+      .filter((s) => s.kind === 'User')
+      .map((s) => s.name)
+      .concat(
+        (b.subjects ?? [])
+          .filter((s) => s.kind === 'ServiceAccount')
+          .map((s) => `system:serviceaccount:${s.namespace ?? ns}:${s.name}`),
+      );
     const groups = (b.subjects ?? []).filter((s) => s.kind === 'Group').map((s) => s.name);
     for (const r of role.rules ?? []) {
       out.push({
-        ...(users.length ? { users } : {}), ...(groups.length ? { groups } : {}),
-        verbs: r.verbs, apiGroups: r.apiGroups ?? [''], resources: r.resources ?? [], namespaces: ns ? [ns] : ['*'],
+        ...(users.length ? { users } : {}),
+        ...(groups.length ? { groups } : {}),
+        verbs: r.verbs,
+        apiGroups: r.apiGroups ?? [''],
+        resources: r.resources ?? [],
+        namespaces: ns ? [ns] : ['*'],
         ...(r.resourceNames ? { resourceNames: r.resourceNames } : {}),
       });
     }

@@ -53,7 +53,10 @@ function strictify(node: unknown): void {
 function makeAjv(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31,
+  });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   // Kubernetes' int-or-string fields have no `type`; nothing more to add for them.
   return ajv;
@@ -65,7 +68,9 @@ export function loadCrdSchemas(upstreamDir: string): Map<string, CrdVersionSchem
   for (const sub of ['cluster-api', 'capz']) {
     const dir = path.join(upstreamDir, sub, 'crds');
     if (!existsSync(dir)) continue;
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+    for (const file of readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()) {
       const crd = parse(readFileSync(path.join(dir, file), 'utf8')) as Schema;
       const spec = crd.spec as { group: string; names: { kind: string; plural: string }; versions: Schema[] };
       for (const v of spec.versions) {
@@ -97,15 +102,23 @@ export function schemaKey(group: string, version: string, kind: string): string 
 function describe(e: ErrorObject): SchemaError {
   const at = e.instancePath.replace(/\//g, '.') || '.';
   if (e.keyword === 'additionalProperties') {
-    return { path: `${at === '.' ? '' : at}.${String(e.params.additionalProperty)}`, message: 'field not declared in schema' };
+    return {
+      path: `${at === '.' ? '' : at}.${String(e.params.additionalProperty)}`,
+      message: 'field not declared in schema',
+    };
   }
-  if (e.keyword === 'enum') return { path: at, message: `Unsupported value: must be one of ${JSON.stringify(e.params.allowedValues)}` };
-  if (e.keyword === 'required') return { path: `${at === '.' ? '' : at}.${String(e.params.missingProperty)}`, message: 'Required value' };
+  if (e.keyword === 'enum')
+    return { path: at, message: `Unsupported value: must be one of ${JSON.stringify(e.params.allowedValues)}` };
+  if (e.keyword === 'required')
+    return { path: `${at === '.' ? '' : at}.${String(e.params.missingProperty)}`, message: 'Required value' };
   return { path: at, message: e.message ?? e.keyword };
 }
 
 /** Validates one object; returns null when its group/version/kind has no loaded schema. */
-export function validateAgainstCrd(schemas: Map<string, CrdVersionSchema>, obj: { apiVersion?: string; kind?: string }): SchemaError[] | null {
+export function validateAgainstCrd(
+  schemas: Map<string, CrdVersionSchema>,
+  obj: { apiVersion?: string; kind?: string },
+): SchemaError[] | null {
   const [group, version] = (obj.apiVersion ?? '').split('/');
   if (!group || !version || !obj.kind) return null;
   const s = schemas.get(schemaKey(group, version, obj.kind));

@@ -1,8 +1,19 @@
 // API errors as a real Kubernetes API server sends them: a `Status` object with code, reason and message.
 
 export type StatusReason =
-  | 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone'
-  | 'Expired' | 'Invalid' | 'MethodNotAllowed' | 'UnsupportedMediaType' | 'InternalError' | 'NotAcceptable';
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Expired'
+  | 'Invalid'
+  | 'MethodNotAllowed'
+  | 'UnsupportedMediaType'
+  | 'InternalError'
+  | 'NotAcceptable';
 
 export interface StatusDetails {
   name?: string;
@@ -45,13 +56,26 @@ export const notFound = (plural: string, group: string, name: string) =>
   new ApiError(404, 'NotFound', `${qualified(plural, group, name)} not found`, { name, group, kind: plural });
 
 export const conflict = (plural: string, group: string, name: string) =>
-  new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(plural, group, name)}: the object has been modified; please apply your changes to the latest version and try again`, { name, group, kind: plural });
+  new ApiError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(plural, group, name)}: the object has been modified; please apply your changes to the latest version and try again`,
+    { name, group, kind: plural },
+  );
 
 export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
 
-export function invalid(kind: string, group: string, name: string, causes: { field: string; message: string }[]): ApiError {
+export function invalid(
+  kind: string,
+  group: string,
+  name: string,
+  causes: { field: string; message: string }[],
+): ApiError {
   const text = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
   return new ApiError(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${text}`, {
-    name, group, kind, causes: causes.map((c) => ({ reason: 'FieldValueInvalid', message: c.message, field: c.field })),
+    name,
+    group,
+    kind,
+    causes: causes.map((c) => ({ reason: 'FieldValueInvalid', message: c.message, field: c.field })),
   });
 }

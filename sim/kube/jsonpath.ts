@@ -13,7 +13,8 @@ export function evalJsonPath(obj: unknown, path: string): unknown {
         if (v !== undefined) next.push(v);
       } else if (t.startsWith('[?')) {
         const m = /^\[\?\(@\.([^=]+)==["']([^"']*)["']\)\]$/.exec(t);
-        if (m && Array.isArray(c)) for (const item of c) if ((item as Record<string, unknown>)?.[m[1] as string] === m[2]) next.push(item);
+        if (m && Array.isArray(c))
+          for (const item of c) if ((item as Record<string, unknown>)?.[m[1] as string] === m[2]) next.push(item);
       } else if (Array.isArray(c)) {
         const v = c[Number(t.slice(1, -1))];
         if (v !== undefined) next.push(v);

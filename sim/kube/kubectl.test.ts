@@ -65,7 +65,13 @@ describe('kubectl against the simulated management cluster', () => {
     const wl = writeKubeconfig(parse(Buffer.from(s.data.value, 'base64').toString()) as Record<string, unknown>);
     const nodes = await kubectl(wl, ['get', 'nodes', '-o', 'name']);
     expect(nodes.code, nodes.stderr).toBe(0);
-    expect(nodes.stdout.trim().split('\n')).toEqual(['node/pool0-0', 'node/pool0-1', 'node/pool0-2', 'node/pool0-3', 'node/pool0-4']);
+    expect(nodes.stdout.trim().split('\n')).toEqual([
+      'node/pool0-0',
+      'node/pool0-1',
+      'node/pool0-2',
+      'node/pool0-3',
+      'node/pool0-4',
+    ]);
   });
 
   it('annotates and merge-patches, bumping generation only for the spec change', async () => {
@@ -84,8 +90,14 @@ describe('kubectl against the simulated management cluster', () => {
   });
 
   it('rejects a JSON patch whose test fails, changing nothing', async () => {
-    const r = await kubectl(kc, ['patch', 'amp', 'pool0', '--type=json', '-p',
-      '[{"op":"test","path":"/spec/location","value":"northeurope"},{"op":"replace","path":"/spec/location","value":"x"}]']);
+    const r = await kubectl(kc, [
+      'patch',
+      'amp',
+      'pool0',
+      '--type=json',
+      '-p',
+      '[{"op":"test","path":"/spec/location","value":"northeurope"},{"op":"replace","path":"/spec/location","value":"x"}]',
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('The request is invalid');
     expect(r.stderr).toContain('testing value failed');
@@ -110,13 +122,27 @@ describe('kubectl against the simulated management cluster', () => {
     // Removing the finalizer completes the deletion.
     await kubectl(kc, ['patch', 'ampm', 'pool0-4', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
     const gone = await kubectl(kc, ['get', 'ampm', 'pool0-4']);
-    expect(gone.stderr).toContain('Error from server (NotFound): azuremachinepoolmachines.infrastructure.cluster.x-k8s.io "pool0-4" not found');
+    expect(gone.stderr).toContain(
+      'Error from server (NotFound): azuremachinepoolmachines.infrastructure.cluster.x-k8s.io "pool0-4" not found',
+    );
   });
 
   it('streams a change to `kubectl get --watch`', async () => {
-    const child = spawn('kubectl', ['--kubeconfig', kc, 'get', 'mp', 'pool0', '--watch', '-o', 'jsonpath={.spec.replicas}{"\\n"}', '--request-timeout=20s']);
+    const child = spawn('kubectl', [
+      '--kubeconfig',
+      kc,
+      'get',
+      'mp',
+      'pool0',
+      '--watch',
+      '-o',
+      'jsonpath={.spec.replicas}{"\\n"}',
+      '--request-timeout=20s',
+    ]);
     let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     const waitFor = async (pred: () => boolean) => {
       for (let i = 0; i < 100 && !pred(); i++) await new Promise((r) => setTimeout(r, 100));
     };
@@ -134,29 +160,53 @@ describe('kubectl against the simulated management cluster', () => {
     expect(await can('patch', 'machinepools')).toBe('yes');
     expect(await can('list', 'machinepools', '--as', 'viewer')).toBe('yes');
     expect(await can('patch', 'machinepools', '--as', 'viewer')).toBe('no');
-    expect(await can('patch', 'machinepools', '-n', 'default', '--as', 'someone', '--as-group', 'pool-operators')).toBe('yes');
-    expect(await can('patch', 'machinepools', '-n', 'other', '--as', 'someone', '--as-group', 'pool-operators')).toBe('no');
+    expect(await can('patch', 'machinepools', '-n', 'default', '--as', 'someone', '--as-group', 'pool-operators')).toBe(
+      'yes',
+    );
+    expect(await can('patch', 'machinepools', '-n', 'other', '--as', 'someone', '--as-group', 'pool-operators')).toBe(
+      'no',
+    );
   });
 
   it('enforces the policy on requests: 403 for a user the policy does not allow, 401 for a bad token', async () => {
     const viewerKc = writeKubeconfig(sim.kubeconfigFor('mgmt-weu', 'viewer'));
     const r = await kubectl(viewerKc, ['annotate', 'mp', 'pool0', 'x=y', '-n', 'default']);
     expect(r.stderr).toContain('Error from server (Forbidden)');
-    expect(r.stderr).toContain('User "viewer" cannot patch resource "machinepools" in API group "cluster.x-k8s.io" in the namespace "default"');
+    expect(r.stderr).toContain(
+      'User "viewer" cannot patch resource "machinepools" in API group "cluster.x-k8s.io" in the namespace "default"',
+    );
     const bad = structuredClone(sim.kubeconfigFor('mgmt-weu')) as { users: { user: { token: string } }[] };
     (bad.users[0] as { user: { token: string } }).user.token = 'wrong';
     const r2 = await kubectl(writeKubeconfig(bad), ['get', 'mp']);
     expect(r2.stderr).toContain('Unauthorized');
   });
 
-  it.skipIf(!hasUpstream)(`rejects a schema-violating object with 422 Invalid and an unknown field with 400 (strict)${hasUpstream ? '' : ' (skipped: no upstream CRDs)'}`, async () => {
-    const bad = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', metadata: { name: 'bad', namespace: 'default' }, spec: { replicas: 'x' } };
-    const r = await kubectl(kc, ['create', '-f', '-'], JSON.stringify(bad));
-    expect(r.stderr).toContain('The MachinePool "bad" is invalid');
-    expect(r.stderr).toContain('spec.replicas: must be integer');
-    const unknown = { ...bad, metadata: { name: 'bad2', namespace: 'default' }, spec: { clusterName: 'c', template: { spec: { clusterName: 'c', bootstrap: {}, infrastructureRef: { apiGroup: 'x', kind: 'y', name: 'z' } } }, bogus: 1 } };
-    const r2 = await kubectl(kc, ['create', '-f', '-'], JSON.stringify(unknown));
-    expect(r2.stderr).toContain('Error from server (BadRequest)');
-    expect(r2.stderr).toContain('strict decoding error: unknown field "spec.bogus"');
-  });
+  it.skipIf(!hasUpstream)(
+    `rejects a schema-violating object with 422 Invalid and an unknown field with 400 (strict)${hasUpstream ? '' : ' (skipped: no upstream CRDs)'}`,
+    async () => {
+      const bad = {
+        apiVersion: 'cluster.x-k8s.io/v1beta2',
+        kind: 'MachinePool',
+        metadata: { name: 'bad', namespace: 'default' },
+        spec: { replicas: 'x' },
+      };
+      const r = await kubectl(kc, ['create', '-f', '-'], JSON.stringify(bad));
+      expect(r.stderr).toContain('The MachinePool "bad" is invalid');
+      expect(r.stderr).toContain('spec.replicas: must be integer');
+      const unknown = {
+        ...bad,
+        metadata: { name: 'bad2', namespace: 'default' },
+        spec: {
+          clusterName: 'c',
+          template: {
+            spec: { clusterName: 'c', bootstrap: {}, infrastructureRef: { apiGroup: 'x', kind: 'y', name: 'z' } },
+          },
+          bogus: 1,
+        },
+      };
+      const r2 = await kubectl(kc, ['create', '-f', '-'], JSON.stringify(unknown));
+      expect(r2.stderr).toContain('Error from server (BadRequest)');
+      expect(r2.stderr).toContain('strict decoding error: unknown field "spec.bogus"');
+    },
+  );
 });

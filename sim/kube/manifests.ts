@@ -32,12 +32,17 @@ export function readManifestFile(file: string): KubeObject[] {
     if (value === null || value === undefined) continue;
     const items = isObj(value) && value.kind === 'List' && Array.isArray(value.items) ? value.items : [value];
     for (const item of items) {
-      if (!isObj(item)) throw new ManifestError(`${file}:${line}: expected a Kubernetes object, got ${Array.isArray(item) ? 'a list' : typeof item}`);
+      if (!isObj(item))
+        throw new ManifestError(
+          `${file}:${line}: expected a Kubernetes object, got ${Array.isArray(item) ? 'a list' : typeof item}`,
+        );
       const o = item as KubeObject;
       if (!o.apiVersion || !o.kind) throw new ManifestError(`${file}:${line}: object without apiVersion and kind`);
       if (!o.metadata?.name) throw new ManifestError(`${file}:${line}: ${o.kind} without metadata.name`);
       if (!findByKind(o.apiVersion, o.kind)) {
-        throw new ManifestError(`${file}:${line}: unknown kind ${o.apiVersion} ${o.kind} (the simulator serves CAPI Clusters, MachinePools, Machines, CAPZ AzureMachinePools, AzureMachinePoolMachines, AzureClusters, and core Namespaces, Nodes, Secrets, Events, Leases)`);
+        throw new ManifestError(
+          `${file}:${line}: unknown kind ${o.apiVersion} ${o.kind} (the simulator serves CAPI Clusters, MachinePools, Machines, CAPZ AzureMachinePools, AzureMachinePoolMachines, AzureClusters, and core Namespaces, Nodes, Secrets, Events, Leases)`,
+        );
       }
       out.push(o);
     }
@@ -54,12 +59,17 @@ export function readManifestDir(dir: string): SimClusterSpec[] {
     for (const name of readdirSync(roleDir).sort()) {
       const cdir = path.join(roleDir, name);
       if (!statSync(cdir).isDirectory()) continue;
-      const objects = readdirSync(cdir).filter((f) => /\.ya?ml$/.test(f)).sort().flatMap((f) => readManifestFile(path.join(cdir, f)));
+      const objects = readdirSync(cdir)
+        .filter((f) => /\.ya?ml$/.test(f))
+        .sort()
+        .flatMap((f) => readManifestFile(path.join(cdir, f)));
       clusters.push({ name, role, objects });
     }
   }
   if (!clusters.some((c) => c.role === 'management')) {
-    throw new ManifestError(`${dir}: no management cluster (expected ${path.join(dir, 'management', '<name>')}/*.yaml)`);
+    throw new ManifestError(
+      `${dir}: no management cluster (expected ${path.join(dir, 'management', '<name>')}/*.yaml)`,
+    );
   }
   return clusters;
 }

@@ -17,7 +17,11 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 /** Merges `patch` into `target` key by key: `null` deletes, other values merge through `recurse`. */
-function mergeObjects(target: unknown, patch: Record<string, unknown>, recurse: (t: unknown, p: unknown) => unknown): Record<string, unknown> {
+function mergeObjects(
+  target: unknown,
+  patch: Record<string, unknown>,
+  recurse: (t: unknown, p: unknown) => unknown,
+): Record<string, unknown> {
   const out: Record<string, unknown> = isObj(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
@@ -41,22 +45,40 @@ export function strategicMergePatch(target: unknown, patch: unknown): unknown {
     const { $patch: _p, ...rest } = patch;
     return structuredClone(rest);
   }
-  if ('$patch' in patch || Object.keys(patch).some((k) => k.startsWith('$setElementOrder') || k.startsWith('$deleteFromPrimitiveList') || k === '$retainKeys')) {
-    throw new ApiError(400, 'BadRequest', 'strategic merge patch directives other than "$patch: replace" are not supported by this server');
+  if (
+    '$patch' in patch ||
+    Object.keys(patch).some(
+      (k) => k.startsWith('$setElementOrder') || k.startsWith('$deleteFromPrimitiveList') || k === '$retainKeys',
+    )
+  ) {
+    throw new ApiError(
+      400,
+      'BadRequest',
+      'strategic merge patch directives other than "$patch: replace" are not supported by this server',
+    );
   }
   return mergeObjects(target, patch, strategicMergePatch);
 }
 
 /** RFC 6902 JSON patch; a failed `test` is 422 Invalid, a malformed patch 400, as on a real server. */
 export function jsonPatch(target: unknown, ops: unknown): unknown {
-  if (!Array.isArray(ops)) throw new ApiError(400, 'BadRequest', 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (!Array.isArray(ops))
+    throw new ApiError(400, 'BadRequest', 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   const err = fjp.validate(ops as Operation[], structuredClone(target));
   if (err) {
     if (err.name === 'TEST_OPERATION_FAILED') {
-      throw new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request: testing value failed');
+      throw new ApiError(
+        422,
+        'Invalid',
+        'the server rejected our request due to an error in our request: testing value failed',
+      );
     }
     if (err.name === 'OPERATION_PATH_UNRESOLVABLE' || err.name === 'OPERATION_FROM_UNRESOLVABLE') {
-      throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: ${err.message.split('\n')[0]}`);
+      throw new ApiError(
+        422,
+        'Invalid',
+        `the server rejected our request due to an error in our request: ${err.message.split('\n')[0]}`,
+      );
     }
     throw new ApiError(400, 'BadRequest', `invalid JSON patch: ${err.message.split('\n')[0]}`);
   }
@@ -65,9 +87,13 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
 
 export function applyPatch(type: PatchType, target: unknown, patch: unknown): unknown {
   switch (type) {
-    case 'merge': return mergePatch(target, patch);
-    case 'strategic': return strategicMergePatch(target, patch);
-    case 'json': return jsonPatch(target, patch);
-    case 'apply': throw new ApiError(415, 'UnsupportedMediaType', 'server-side apply is not supported by this server');
+    case 'merge':
+      return mergePatch(target, patch);
+    case 'strategic':
+      return strategicMergePatch(target, patch);
+    case 'json':
+      return jsonPatch(target, patch);
+    case 'apply':
+      throw new ApiError(415, 'UnsupportedMediaType', 'server-side apply is not supported by this server');
   }
 }

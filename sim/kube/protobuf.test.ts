@@ -46,14 +46,26 @@ const envelope = (apiVersion: string, kind: string, raw: Buffer) =>
 function put(p: string, body: Buffer): Promise<{ status: number; body: Record<string, unknown> }> {
   const url = new URL(p, sim.cluster('mgmt-weu').url);
   return new Promise((resolve, reject) => {
-    const req = https.request(url, {
-      method: 'PUT', ca: sim.tls.caPem,
-      headers: { Authorization: `Bearer ${sim.tokens.get('admin')}`, 'Content-Type': 'application/vnd.kubernetes.protobuf' },
-    }, (res) => {
-      let text = '';
-      res.on('data', (d: Buffer) => { text += d.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-    });
+    const req = https.request(
+      url,
+      {
+        method: 'PUT',
+        ca: sim.tls.caPem,
+        headers: {
+          Authorization: `Bearer ${sim.tokens.get('admin')}`,
+          'Content-Type': 'application/vnd.kubernetes.protobuf',
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => {
+          text += d.toString();
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -75,11 +87,24 @@ describe('kubectl create of built-in kinds (sent as protobuf)', { timeout: 30_00
 
     const bin = path.join(os.tmpdir(), `poolscope-proto-${process.pid}.bin`);
     writeFileSync(bin, Buffer.from([0xff, 0xfe, 0x00, 0x01]));
-    const cm = await kubectl(kc, ['create', 'configmap', 'settings', '-n', 'team-a', '--from-literal=mode=fast', '--from-literal=empty=', `--from-file=blob=${bin}`]);
+    const cm = await kubectl(kc, [
+      'create',
+      'configmap',
+      'settings',
+      '-n',
+      'team-a',
+      '--from-literal=mode=fast',
+      '--from-literal=empty=',
+      `--from-file=blob=${bin}`,
+    ]);
     expect(cm.code, cm.stderr).toBe(0);
     expect(cm.stdout.trim()).toBe('configmap/settings created');
     const read = await getJson('configmap', 'settings', '-n', 'team-a');
-    expect(read).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'team-a' } });
+    expect(read).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings', namespace: 'team-a' },
+    });
     expect(read.data).toEqual({ mode: 'fast', empty: '' });
     expect(read.binaryData).toEqual({ blob: Buffer.from([0xff, 0xfe, 0x00, 0x01]).toString('base64') });
   });
@@ -87,7 +112,15 @@ describe('kubectl create of built-in kinds (sent as protobuf)', { timeout: 30_00
   it('creates a service account, a role and a binding with everything kubectl put in them', async () => {
     for (const args of [
       ['serviceaccount', 'bot', '-n', 'team-a'],
-      ['role', 'reader', '-n', 'team-a', '--verb=get,list', '--resource=configmaps,secrets', '--resource-name=settings'],
+      [
+        'role',
+        'reader',
+        '-n',
+        'team-a',
+        '--verb=get,list',
+        '--resource=configmaps,secrets',
+        '--resource-name=settings',
+      ],
       ['rolebinding', 'bot-reads', '-n', 'team-a', '--role=reader', '--user=alice', '--serviceaccount=team-a:bot'],
       ['secret', 'generic', 'token', '-n', 'team-a', '--from-literal=t=s3cret'],
     ]) {
@@ -95,11 +128,18 @@ describe('kubectl create of built-in kinds (sent as protobuf)', { timeout: 30_00
       expect(r.code, r.stderr).toBe(0);
     }
     expect((await getJson('serviceaccount', 'bot', '-n', 'team-a')).metadata?.name).toBe('bot');
-    expect((await getJson('role', 'reader', '-n', 'team-a')).rules).toEqual([{ apiGroups: [''], resources: ['configmaps', 'secrets'], resourceNames: ['settings'], verbs: ['get', 'list'] }]);
+    expect((await getJson('role', 'reader', '-n', 'team-a')).rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps', 'secrets'], resourceNames: ['settings'], verbs: ['get', 'list'] },
+    ]);
     const rb = await getJson('rolebinding', 'bot-reads', '-n', 'team-a');
     expect(rb.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' });
-    expect(rb.subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }, { kind: 'ServiceAccount', name: 'bot', namespace: 'team-a' }]);
-    expect((await getJson('secret', 'token', '-n', 'team-a')).data).toEqual({ t: Buffer.from('s3cret').toString('base64') });
+    expect(rb.subjects).toEqual([
+      { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' },
+      { kind: 'ServiceAccount', name: 'bot', namespace: 'team-a' },
+    ]);
+    expect((await getJson('secret', 'token', '-n', 'team-a')).data).toEqual({
+      t: Buffer.from('s3cret').toString('base64'),
+    });
   });
 
   it('refuses a kind it cannot decode with 415, naming the kind, and stores nothing', async () => {
@@ -112,39 +152,62 @@ describe('kubectl create of built-in kinds (sent as protobuf)', { timeout: 30_00
 
   it('replaces a ConfigMap sent as protobuf (PUT), with the resourceVersion as precondition', async () => {
     const current = await getJson('configmap', 'settings', '-n', 'team-a');
-    const meta = (rv: string) => field(1, msg(field(1, 'settings'), field(3, 'team-a'), field(6, rv), field(7, 0n), field(8, Buffer.alloc(0))));
-    const body = (rv: string) => envelope('v1', 'ConfigMap', msg(meta(rv), field(2, msg(field(1, 'mode'), field(2, 'slow')))));
-    const ok = await put('/api/v1/namespaces/team-a/configmaps/settings', body(current.metadata?.resourceVersion as string));
+    const meta = (rv: string) =>
+      field(1, msg(field(1, 'settings'), field(3, 'team-a'), field(6, rv), field(7, 0n), field(8, Buffer.alloc(0))));
+    const body = (rv: string) =>
+      envelope('v1', 'ConfigMap', msg(meta(rv), field(2, msg(field(1, 'mode'), field(2, 'slow')))));
+    const ok = await put(
+      '/api/v1/namespaces/team-a/configmaps/settings',
+      body(current.metadata?.resourceVersion as string),
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.data).toEqual({ mode: 'slow' });
     expect((await getJson('configmap', 'settings', '-n', 'team-a')).data).toEqual({ mode: 'slow' });
-    const stale = await put('/api/v1/namespaces/team-a/configmaps/settings', body(current.metadata?.resourceVersion as string));
+    const stale = await put(
+      '/api/v1/namespaces/team-a/configmaps/settings',
+      body(current.metadata?.resourceVersion as string),
+    );
     expect(stale.status).toBe(409);
   });
 
-  it('takes a protobuf Scale on a MachinePool\'s /scale, but no protobuf for the custom resource itself', async () => {
+  it("takes a protobuf Scale on a MachinePool's /scale, but no protobuf for the custom resource itself", async () => {
     const pool = await getJson('mp', 'pool0', '-n', 'default');
-    const scale = envelope('autoscaling/v1', 'Scale', msg(field(1, msg(field(1, 'pool0'), field(3, 'default'))), field(2, msg(field(1, 6n)))));
+    const scale = envelope(
+      'autoscaling/v1',
+      'Scale',
+      msg(field(1, msg(field(1, 'pool0'), field(3, 'default'))), field(2, msg(field(1, 6n)))),
+    );
     const ok = await put('/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinepools/pool0/scale', scale);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ kind: 'Scale', spec: { replicas: 6 } });
     expect((await getJson('mp', 'pool0', '-n', 'default')).spec?.replicas).toBe(6);
-    const asCr = envelope('cluster.x-k8s.io/v1beta2', 'MachinePool', msg(field(1, msg(field(1, 'pool0'), field(6, pool.metadata?.resourceVersion as string)))));
+    const asCr = envelope(
+      'cluster.x-k8s.io/v1beta2',
+      'MachinePool',
+      msg(field(1, msg(field(1, 'pool0'), field(6, pool.metadata?.resourceVersion as string)))),
+    );
     const refused = await put('/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinepools/pool0', asCr);
     expect(refused.status).toBe(415);
-    expect(refused.body.message).toBe('the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+    expect(refused.body.message).toBe(
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+    );
   });
 });
 
 describe('the protobuf decoder', () => {
   it('reads a Scale: negative numbers, and status.replicas kept at 0 as Go prints it', () => {
-    const scale = envelope('autoscaling/v1', 'Scale', msg(
-      field(1, msg(field(1, 'pool0'), field(6, '41'), field(8, msg(field(1, 1796428800n))))),
-      field(2, msg(field(1, -1n))),
-      field(3, msg(field(1, 0n), field(2, ''))),
-    ));
+    const scale = envelope(
+      'autoscaling/v1',
+      'Scale',
+      msg(
+        field(1, msg(field(1, 'pool0'), field(6, '41'), field(8, msg(field(1, 1796428800n))))),
+        field(2, msg(field(1, -1n))),
+        field(3, msg(field(1, 0n), field(2, ''))),
+      ),
+    );
     expect(decodeKubeProtobuf(scale)).toEqual({
-      apiVersion: 'autoscaling/v1', kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
       metadata: { name: 'pool0', resourceVersion: '41', creationTimestamp: '2026-12-05T00:00:00Z' },
       spec: { replicas: -1 },
       status: { replicas: 0 },
@@ -160,12 +223,25 @@ describe('the protobuf decoder', () => {
       }
       return null;
     };
-    expect(fail(envelope('apps/v1', 'Deployment', Buffer.alloc(0)))).toEqual({ unsupported: true, message: 'not for apps/v1 Deployment' });
+    expect(fail(envelope('apps/v1', 'Deployment', Buffer.alloc(0)))).toEqual({
+      unsupported: true,
+      message: 'not for apps/v1 Deployment',
+    });
     const managed = envelope('v1', 'Namespace', field(1, msg(field(1, 'x'), field(17, msg(field(1, 'kubectl'))))));
-    expect(fail(managed)).toEqual({ unsupported: true, message: 'not field 17 of ObjectMeta in Namespace, which this body sets' });
+    expect(fail(managed)).toEqual({
+      unsupported: true,
+      message: 'not field 17 of ObjectMeta in Namespace, which this body sets',
+    });
     // An unset field the encoder writes anyway (empty) is fine.
-    expect(decodeKubeProtobuf(envelope('v1', 'Namespace', field(1, msg(field(1, 'x'), field(17, '')))))).toEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } });
-    expect(fail(envelope('v1', 'Namespace', field(1, msg(field(1, 'x')))).subarray(0, -1))).toEqual({ unsupported: false, message: 'truncated field' });
+    expect(decodeKubeProtobuf(envelope('v1', 'Namespace', field(1, msg(field(1, 'x'), field(17, '')))))).toEqual({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'x' },
+    });
+    expect(fail(envelope('v1', 'Namespace', field(1, msg(field(1, 'x')))).subarray(0, -1))).toEqual({
+      unsupported: false,
+      message: 'truncated field',
+    });
     expect(fail(Buffer.from('{"kind":"Namespace"}'))).toMatchObject({ unsupported: false });
   });
 });

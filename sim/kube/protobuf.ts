@@ -25,7 +25,10 @@ interface Message {
  * it has no table for; then the message says what, as "not for apps/v1 Deployment".
  */
 export class ProtobufError extends Error {
-  constructor(message: string, readonly unsupported = false) {
+  constructor(
+    message: string,
+    readonly unsupported = false,
+  ) {
     super(message);
   }
 }
@@ -33,52 +36,114 @@ export class ProtobufError extends Error {
 const msg = (name: string, fields: Record<number, Field>): Message => ({ name, fields });
 const s = (name: string): Field => ({ name, type: 'string' });
 const strings = (name: string): Field => ({ name, type: 'string', repeated: true });
-const sub = (name: string, type: Message, repeated?: true): Field => ({ name, type, ...(repeated ? { repeated } : {}) });
+const sub = (name: string, type: Message, repeated?: true): Field => ({
+  name,
+  type,
+  ...(repeated ? { repeated } : {}),
+});
 
 const TIME = msg('Time', { 1: { name: 'seconds', type: 'int' }, 2: { name: 'nanos', type: 'int' } });
 const TYPE_META = msg('TypeMeta', { 1: s('apiVersion'), 2: s('kind') });
 const OWNER_REFERENCE = msg('OwnerReference', {
-  1: s('kind'), 3: s('name'), 4: s('uid'), 5: s('apiVersion'),
-  6: { name: 'controller', type: 'bool', keep: true }, 7: { name: 'blockOwnerDeletion', type: 'bool', keep: true },
+  1: s('kind'),
+  3: s('name'),
+  4: s('uid'),
+  5: s('apiVersion'),
+  6: { name: 'controller', type: 'bool', keep: true },
+  7: { name: 'blockOwnerDeletion', type: 'bool', keep: true },
 });
 // managedFields (17) is left out: a client sending it is told so rather than having it dropped.
 const OBJECT_META = msg('ObjectMeta', {
-  1: s('name'), 2: s('generateName'), 3: s('namespace'), 4: s('selfLink'), 5: s('uid'), 6: s('resourceVersion'),
-  7: { name: 'generation', type: 'int' }, 8: { name: 'creationTimestamp', type: 'time' }, 9: { name: 'deletionTimestamp', type: 'time' },
+  1: s('name'),
+  2: s('generateName'),
+  3: s('namespace'),
+  4: s('selfLink'),
+  5: s('uid'),
+  6: s('resourceVersion'),
+  7: { name: 'generation', type: 'int' },
+  8: { name: 'creationTimestamp', type: 'time' },
+  9: { name: 'deletionTimestamp', type: 'time' },
   10: { name: 'deletionGracePeriodSeconds', type: 'int', keep: true },
-  11: { name: 'labels', type: { map: 'string' } }, 12: { name: 'annotations', type: { map: 'string' } },
-  13: sub('ownerReferences', OWNER_REFERENCE, true), 14: strings('finalizers'),
+  11: { name: 'labels', type: { map: 'string' } },
+  12: { name: 'annotations', type: { map: 'string' } },
+  13: sub('ownerReferences', OWNER_REFERENCE, true),
+  14: strings('finalizers'),
 });
 const REQUIREMENT = msg('SelectorRequirement', { 1: s('key'), 2: s('operator'), 3: strings('values') });
-const LABEL_SELECTOR = msg('LabelSelector', { 1: { name: 'matchLabels', type: { map: 'string' } }, 2: sub('matchExpressions', REQUIREMENT, true) });
+const LABEL_SELECTOR = msg('LabelSelector', {
+  1: { name: 'matchLabels', type: { map: 'string' } },
+  2: sub('matchExpressions', REQUIREMENT, true),
+});
 const meta: Field = sub('metadata', OBJECT_META);
 
 const NAMESPACE = msg('Namespace', {
   1: meta,
   2: sub('spec', msg('NamespaceSpec', { 1: strings('finalizers') })),
-  3: sub('status', msg('NamespaceStatus', {
-    1: s('phase'),
-    2: sub('conditions', msg('NamespaceCondition', { 1: s('type'), 2: s('status'), 4: { name: 'lastTransitionTime', type: 'time' }, 5: s('reason'), 6: s('message') }), true),
-  })),
+  3: sub(
+    'status',
+    msg('NamespaceStatus', {
+      1: s('phase'),
+      2: sub(
+        'conditions',
+        msg('NamespaceCondition', {
+          1: s('type'),
+          2: s('status'),
+          4: { name: 'lastTransitionTime', type: 'time' },
+          5: s('reason'),
+          6: s('message'),
+        }),
+        true,
+      ),
+    }),
+  ),
 });
 const CONFIG_MAP = msg('ConfigMap', {
-  1: meta, 2: { name: 'data', type: { map: 'string' } }, 3: { name: 'binaryData', type: { map: 'bytes' } }, 4: { name: 'immutable', type: 'bool', keep: true },
+  1: meta,
+  2: { name: 'data', type: { map: 'string' } },
+  3: { name: 'binaryData', type: { map: 'bytes' } },
+  4: { name: 'immutable', type: 'bool', keep: true },
 });
 const SECRET = msg('Secret', {
-  1: meta, 2: { name: 'data', type: { map: 'bytes' } }, 3: s('type'), 4: { name: 'stringData', type: { map: 'string' } }, 5: { name: 'immutable', type: 'bool', keep: true },
+  1: meta,
+  2: { name: 'data', type: { map: 'bytes' } },
+  3: s('type'),
+  4: { name: 'stringData', type: { map: 'string' } },
+  5: { name: 'immutable', type: 'bool', keep: true },
 });
 const SERVICE_ACCOUNT = msg('ServiceAccount', {
   1: meta,
-  2: sub('secrets', msg('ObjectReference', { 1: s('kind'), 2: s('namespace'), 3: s('name'), 4: s('uid'), 5: s('apiVersion'), 6: s('resourceVersion'), 7: s('fieldPath') }), true),
+  2: sub(
+    'secrets',
+    msg('ObjectReference', {
+      1: s('kind'),
+      2: s('namespace'),
+      3: s('name'),
+      4: s('uid'),
+      5: s('apiVersion'),
+      6: s('resourceVersion'),
+      7: s('fieldPath'),
+    }),
+    true,
+  ),
   3: sub('imagePullSecrets', msg('LocalObjectReference', { 1: s('name') }), true),
   4: { name: 'automountServiceAccountToken', type: 'bool', keep: true },
 });
 
-const POLICY_RULE = msg('PolicyRule', { 1: strings('verbs'), 2: strings('apiGroups'), 3: strings('resources'), 4: strings('resourceNames'), 5: strings('nonResourceURLs') });
+const POLICY_RULE = msg('PolicyRule', {
+  1: strings('verbs'),
+  2: strings('apiGroups'),
+  3: strings('resources'),
+  4: strings('resourceNames'),
+  5: strings('nonResourceURLs'),
+});
 const SUBJECT = msg('Subject', { 1: s('kind'), 2: s('apiGroup'), 3: s('name'), 4: s('namespace') });
 const ROLE_REF = msg('RoleRef', { 1: s('apiGroup'), 2: s('kind'), 3: s('name') });
 const ROLE = msg('Role', { 1: meta, 2: sub('rules', POLICY_RULE, true) });
-const CLUSTER_ROLE = msg('ClusterRole', { 1: meta, 2: sub('rules', POLICY_RULE, true), 3: sub('aggregationRule', msg('AggregationRule', { 1: sub('clusterRoleSelectors', LABEL_SELECTOR, true) })) });
+const CLUSTER_ROLE = msg('ClusterRole', {
+  1: meta,
+  2: sub('rules', POLICY_RULE, true),
+  3: sub('aggregationRule', msg('AggregationRule', { 1: sub('clusterRoleSelectors', LABEL_SELECTOR, true) })),
+});
 const ROLE_BINDING = msg('RoleBinding', { 1: meta, 2: sub('subjects', SUBJECT, true), 3: sub('roleRef', ROLE_REF) });
 
 const SCALE = msg('Scale', {
@@ -88,29 +153,60 @@ const SCALE = msg('Scale', {
   3: sub('status', msg('ScaleStatus', { 1: { name: 'replicas', type: 'int', keep: true }, 2: s('selector') })),
 });
 
-const SELECTOR_ATTRIBUTES = (name: string) => msg(name, { 1: s('rawSelector'), 2: sub('requirements', REQUIREMENT, true) });
+const SELECTOR_ATTRIBUTES = (name: string) =>
+  msg(name, { 1: s('rawSelector'), 2: sub('requirements', REQUIREMENT, true) });
 const RESOURCE_ATTRIBUTES = msg('ResourceAttributes', {
-  1: s('namespace'), 2: s('verb'), 3: s('group'), 4: s('version'), 5: s('resource'), 6: s('subresource'), 7: s('name'),
-  8: sub('fieldSelector', SELECTOR_ATTRIBUTES('FieldSelectorAttributes')), 9: sub('labelSelector', SELECTOR_ATTRIBUTES('LabelSelectorAttributes')),
+  1: s('namespace'),
+  2: s('verb'),
+  3: s('group'),
+  4: s('version'),
+  5: s('resource'),
+  6: s('subresource'),
+  7: s('name'),
+  8: sub('fieldSelector', SELECTOR_ATTRIBUTES('FieldSelectorAttributes')),
+  9: sub('labelSelector', SELECTOR_ATTRIBUTES('LabelSelectorAttributes')),
 });
 const NON_RESOURCE_ATTRIBUTES = msg('NonResourceAttributes', { 1: s('path'), 2: s('verb') });
 // What a client sends as status (all zero): read so it is not mistaken for an unknown field.
-const ACCESS_REVIEW_STATUS = msg('SubjectAccessReviewStatus', { 1: { name: 'allowed', type: 'bool' }, 2: s('reason'), 3: s('evaluationError'), 4: { name: 'denied', type: 'bool' } });
+const ACCESS_REVIEW_STATUS = msg('SubjectAccessReviewStatus', {
+  1: { name: 'allowed', type: 'bool' },
+  2: s('reason'),
+  3: s('evaluationError'),
+  4: { name: 'denied', type: 'bool' },
+});
 // spec.extra (5) is left out (map<string, ExtraValue>); a review carrying it is told so.
 const SUBJECT_ACCESS_REVIEW = msg('SubjectAccessReview', {
   1: meta,
-  2: sub('spec', msg('SubjectAccessReviewSpec', { 1: sub('resourceAttributes', RESOURCE_ATTRIBUTES), 2: sub('nonResourceAttributes', NON_RESOURCE_ATTRIBUTES), 3: s('user'), 4: strings('groups'), 6: s('uid') })),
+  2: sub(
+    'spec',
+    msg('SubjectAccessReviewSpec', {
+      1: sub('resourceAttributes', RESOURCE_ATTRIBUTES),
+      2: sub('nonResourceAttributes', NON_RESOURCE_ATTRIBUTES),
+      3: s('user'),
+      4: strings('groups'),
+      6: s('uid'),
+    }),
+  ),
   3: sub('status', ACCESS_REVIEW_STATUS),
 });
 const SELF_SUBJECT_ACCESS_REVIEW = msg('SelfSubjectAccessReview', {
   1: meta,
-  2: sub('spec', msg('SelfSubjectAccessReviewSpec', { 1: sub('resourceAttributes', RESOURCE_ATTRIBUTES), 2: sub('nonResourceAttributes', NON_RESOURCE_ATTRIBUTES) })),
+  2: sub(
+    'spec',
+    msg('SelfSubjectAccessReviewSpec', {
+      1: sub('resourceAttributes', RESOURCE_ATTRIBUTES),
+      2: sub('nonResourceAttributes', NON_RESOURCE_ATTRIBUTES),
+    }),
+  ),
   3: sub('status', ACCESS_REVIEW_STATUS),
 });
 const TOKEN_REVIEW = msg('TokenReview', {
   1: meta,
   2: sub('spec', msg('TokenReviewSpec', { 1: s('token'), 2: strings('audiences') })),
-  3: sub('status', msg('TokenReviewStatus', { 1: { name: 'authenticated', type: 'bool' }, 3: s('error'), 4: strings('audiences') })),
+  3: sub(
+    'status',
+    msg('TokenReviewStatus', { 1: { name: 'authenticated', type: 'bool' }, 3: s('error'), 4: strings('audiences') }),
+  ),
 });
 
 /** The kinds this decoder reads, by apiVersion and kind. */
@@ -187,13 +283,19 @@ function scalar(f: WireField, type: Scalar, where: string): string | number | bo
   if (f.wire !== want) throw new ProtobufError(`field ${f.n} of ${where} has wire type ${f.wire}, expected ${want}`);
   const v = f.value;
   switch (type) {
-    case 'string': return (v as Buffer).toString('utf8');
-    case 'bytes': return (v as Buffer).toString('base64');
-    case 'int': return Number(BigInt.asIntN(64, v as bigint));
-    case 'bool': return v !== 0n;
+    case 'string':
+      return (v as Buffer).toString('utf8');
+    case 'bytes':
+      return (v as Buffer).toString('base64');
+    case 'int':
+      return Number(BigInt.asIntN(64, v as bigint));
+    case 'bool':
+      return v !== 0n;
     case 'time': {
       const t = decodeMessage(v as Buffer, TIME, where);
-      return t.seconds === undefined ? undefined : new Date(Number(t.seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      return t.seconds === undefined
+        ? undefined
+        : new Date(Number(t.seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     }
   }
 }
@@ -204,7 +306,8 @@ function mapEntry(f: WireField, value: 'string' | 'bytes' | Message, where: stri
   let val: unknown = typeof value === 'string' ? '' : {};
   for (const e of wireFields(f.value as Buffer)) {
     if (e.n === 1) key = scalar(e, 'string', where) as string;
-    else if (e.n === 2) val = typeof value === 'string' ? scalar(e, value, where) : decodeMessage(e.value as Buffer, value, where);
+    else if (e.n === 2)
+      val = typeof value === 'string' ? scalar(e, value, where) : decodeMessage(e.value as Buffer, value, where);
   }
   return [key, val];
 }
@@ -244,13 +347,15 @@ export function isKubeProtobuf(body: Buffer): boolean {
  * form. Throws ProtobufError: `unsupported` for a kind or a set field without a table here, otherwise malformed.
  */
 export function decodeKubeProtobuf(body: Buffer): Record<string, unknown> {
-  if (!isKubeProtobuf(body)) throw new ProtobufError('the body does not start with the Kubernetes protobuf prefix "k8s\\0"');
+  if (!isKubeProtobuf(body))
+    throw new ProtobufError('the body does not start with the Kubernetes protobuf prefix "k8s\\0"');
   let typeMeta: Record<string, unknown> = {};
   let raw: Buffer = Buffer.alloc(0);
   for (const f of wireFields(body.subarray(4))) {
     if (f.n === 1 && f.wire === 2) typeMeta = decodeMessage(f.value as Buffer, TYPE_META, 'the envelope');
     else if (f.n === 2 && f.wire === 2) raw = f.value as Buffer;
-    else if (!isUnset(f)) throw new ProtobufError(`not an envelope with field ${f.n} (a content encoding or type) set`, true);
+    else if (!isUnset(f))
+      throw new ProtobufError(`not an envelope with field ${f.n} (a content encoding or type) set`, true);
   }
   const { apiVersion, kind } = typeMeta as { apiVersion?: string; kind?: string };
   const table = KINDS.get(`${apiVersion} ${kind}`);

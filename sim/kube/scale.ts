@@ -54,7 +54,8 @@ function setValueAt(obj: Record<string, unknown>, path: string, value: unknown):
 function intAt(obj: KubeObject, path: string): number | undefined {
   const v = valueAt(obj, path);
   if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw badRequest(`${path} accessor error: ${JSON.stringify(v)} is of the type ${typeof v}, expected int64`);
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw badRequest(`${path} accessor error: ${JSON.stringify(v)} is of the type ${typeof v}, expected int64`);
   return v;
 }
 
@@ -66,10 +67,19 @@ export function scaleOf(obj: KubeObject, paths: ScalePaths, forWrite = false): S
   return {
     apiVersion: 'autoscaling/v1',
     kind: 'Scale',
-    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    metadata: {
+      name: m.name,
+      namespace: m.namespace,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+      creationTimestamp: m.creationTimestamp,
+    },
     // int32 with omitempty in Go: 0 is not printed.
     spec: specReplicas === 0 ? {} : { replicas: specReplicas },
-    status: { replicas: intAt(obj, paths.statusReplicasPath) ?? 0, ...(typeof selector === 'string' && selector ? { selector } : {}) },
+    status: {
+      replicas: intAt(obj, paths.statusReplicasPath) ?? 0,
+      ...(typeof selector === 'string' && selector ? { selector } : {}),
+    },
   };
 }
 
@@ -80,20 +90,33 @@ export function scaleOf(obj: KubeObject, paths: ScalePaths, forWrite = false): S
 export function applyScale(current: KubeObject, written: unknown, paths: ScalePaths, name: string): KubeObject {
   if (!isObj(written)) throw badRequest('the body of the request was not a JSON object');
   if (written.apiVersion !== undefined && written.apiVersion !== 'autoscaling/v1') {
-    throw badRequest(`the API version in the data (${String(written.apiVersion)}) does not match the expected API version (autoscaling/v1)`);
+    throw badRequest(
+      `the API version in the data (${String(written.apiVersion)}) does not match the expected API version (autoscaling/v1)`,
+    );
   }
-  if (written.kind !== undefined && written.kind !== 'Scale') throw badRequest(`the kind in the data (${String(written.kind)}) does not match the expected kind (Scale)`);
+  if (written.kind !== undefined && written.kind !== 'Scale')
+    throw badRequest(`the kind in the data (${String(written.kind)}) does not match the expected kind (Scale)`);
   const meta = isObj(written.metadata) ? written.metadata : {};
-  if (meta.name !== undefined && meta.name !== name) throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
+  if (meta.name !== undefined && meta.name !== name)
+    throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`);
   const replicas = isObj(written.spec) ? written.spec.replicas : undefined;
-  if (replicas !== undefined && (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < UNSET_REPLICAS || replicas > MAX_INT32)) {
-    throw badRequest(`the request body could not be decoded: spec.replicas must be an int32, got ${JSON.stringify(replicas)}`);
+  if (
+    replicas !== undefined &&
+    (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < UNSET_REPLICAS || replicas > MAX_INT32)
+  ) {
+    throw badRequest(
+      `the request body could not be decoded: spec.replicas must be an int32, got ${JSON.stringify(replicas)}`,
+    );
   }
-  if (replicas === UNSET_REPLICAS) throw badRequest(`the spec replicas field "${paths.specReplicasPath}" cannot be empty`);
+  if (replicas === UNSET_REPLICAS)
+    throw badRequest(`the spec replicas field "${paths.specReplicasPath}" cannot be empty`);
   const next = structuredClone(current) as KubeObject & Record<string, unknown>;
   // A Scale without spec.replicas decodes to 0 in Go, as the API server reads it.
   setValueAt(next, paths.specReplicasPath, replicas ?? 0);
-  const rv = typeof meta.resourceVersion === 'string' && meta.resourceVersion ? meta.resourceVersion : current.metadata?.resourceVersion;
+  const rv =
+    typeof meta.resourceVersion === 'string' && meta.resourceVersion
+      ? meta.resourceVersion
+      : current.metadata?.resourceVersion;
   next.metadata = { ...next.metadata, resourceVersion: rv };
   return next;
 }
@@ -105,7 +128,8 @@ export function scaleProblems(obj: KubeObject, paths: ScalePaths): { field: stri
     const v = valueAt(obj, path);
     if (typeof v !== 'number') continue;
     if (v < 0) out.push({ field: path, message: `Invalid value: ${v}: should be a non-negative integer` });
-    else if (v > MAX_INT32) out.push({ field: path, message: `Invalid value: ${v}: should be less than or equal to ${MAX_INT32}` });
+    else if (v > MAX_INT32)
+      out.push({ field: path, message: `Invalid value: ${v}: should be less than or equal to ${MAX_INT32}` });
   }
   return out;
 }

@@ -4,10 +4,19 @@ import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, Selec
 describe('label selectors', () => {
   const labels = { app: 'web', tier: 'front', 'cluster.x-k8s.io/pool-name': 'pool0' };
   it.each([
-    ['', true], ['app=web', true], ['app==web', true], ['app!=web', false], ['app=db', false],
-    ['tier in (front,back)', true], ['tier notin (front)', false], ['missing notin (x)', true],
-    ['cluster.x-k8s.io/pool-name', true], ['!cluster.x-k8s.io/pool-name', false], ['!missing', true],
-    ['app=web,tier in (back)', false], ['app=web, tier in (front, back)', true],
+    ['', true],
+    ['app=web', true],
+    ['app==web', true],
+    ['app!=web', false],
+    ['app=db', false],
+    ['tier in (front,back)', true],
+    ['tier notin (front)', false],
+    ['missing notin (x)', true],
+    ['cluster.x-k8s.io/pool-name', true],
+    ['!cluster.x-k8s.io/pool-name', false],
+    ['!missing', true],
+    ['app=web,tier in (back)', false],
+    ['app=web, tier in (front, back)', true],
   ])('%j → %s', (sel, expected) => {
     expect(matchLabels(parseLabelSelector(sel), labels)).toBe(expected);
   });

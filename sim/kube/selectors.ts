@@ -1,8 +1,7 @@
 // Label selectors (equality- and set-based) and field selectors, parsed and matched as the API server does.
 
 export type LabelRequirement =
-  | { key: string; op: 'exists' | 'notexists' }
-  | { key: string; op: 'in' | 'notin'; values: string[] };
+  { key: string; op: 'exists' | 'notexists' } | { key: string; op: 'in' | 'notin'; values: string[] };
 
 export class SelectorError extends Error {}
 
@@ -52,7 +51,9 @@ export function parseLabelSelector(raw: string | null | undefined): LabelRequire
     if (m) {
       const key = checkKey(m[1] as string);
       const value = checkValue(m[3] as string);
-      return m[2] === '!=' ? { key, op: 'notin' as const, values: [value] } : { key, op: 'in' as const, values: [value] };
+      return m[2] === '!='
+        ? { key, op: 'notin' as const, values: [value] }
+        : { key, op: 'in' as const, values: [value] };
     }
     if (/^\S+$/.test(p) && !/[=!()]/.test(p)) return { key: checkKey(p), op: 'exists' as const };
     throw new SelectorError(`unable to parse requirement: "${p}"`);
@@ -64,10 +65,14 @@ export function matchLabels(reqs: readonly LabelRequirement[], labels: Record<st
   return reqs.every((r) => {
     const has = Object.prototype.hasOwnProperty.call(l, r.key);
     switch (r.op) {
-      case 'exists': return has;
-      case 'notexists': return !has;
-      case 'in': return has && r.values.includes(l[r.key] as string);
-      case 'notin': return !has || !r.values.includes(l[r.key] as string);
+      case 'exists':
+        return has;
+      case 'notexists':
+        return !has;
+      case 'in':
+        return has && r.values.includes(l[r.key] as string);
+      case 'notin':
+        return !has || !r.values.includes(l[r.key] as string);
     }
   });
 }
@@ -91,7 +96,10 @@ export function parseFieldSelector(raw: string | null | undefined): FieldRequire
   });
 }
 
-export function matchFields(reqs: readonly FieldRequirement[], meta: { name?: string; namespace?: string } | undefined): boolean {
+export function matchFields(
+  reqs: readonly FieldRequirement[],
+  meta: { name?: string; namespace?: string } | undefined,
+): boolean {
   return reqs.every((r) => {
     const v = (r.field === 'metadata.name' ? meta?.name : meta?.namespace) ?? '';
     return r.op === '=' ? v === r.value : v !== r.value;

@@ -59,7 +59,16 @@ type Req = IncomingMessage | Http2ServerRequest;
 type Res = ServerResponse | Http2ServerResponse;
 
 /** API groups Kubernetes itself serves (not CRDs). */
-const BUILT_IN_GROUPS = new Set(['', 'apps', 'policy', 'rbac.authorization.k8s.io', 'coordination.k8s.io', 'events.k8s.io', 'authorization.k8s.io', 'authentication.k8s.io']);
+const BUILT_IN_GROUPS = new Set([
+  '',
+  'apps',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'coordination.k8s.io',
+  'events.k8s.io',
+  'authorization.k8s.io',
+  'authentication.k8s.io',
+]);
 
 function send(res: Res, code: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -78,8 +87,12 @@ function decodeProtobufBody(raw: Buffer): unknown {
   } catch (e) {
     if (!(e instanceof ProtobufError)) throw e;
     if (!e.unsupported) throw badRequest(`the request body could not be decoded: ${e.message}`);
-    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml `
-      + `(this simulator decodes application/vnd.kubernetes.protobuf for ${PROTOBUF_KINDS.join(', ')}; ${e.message}: send it as application/json)`);
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml ` +
+        `(this simulator decodes application/vnd.kubernetes.protobuf for ${PROTOBUF_KINDS.join(', ')}; ${e.message}: send it as application/json)`,
+    );
   }
 }
 
@@ -99,7 +112,11 @@ async function readBody(req: Req, protobuf = false): Promise<unknown> {
   const raw = Buffer.concat(chunks);
   if (protobuf && /protobuf/.test(ct)) return decodeProtobufBody(raw);
   if (/protobuf|cbor/.test(ct)) {
-    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+    );
   }
   const text = raw.toString('utf8');
   if (!text.trim()) throw badRequest('the request body is empty');
@@ -114,9 +131,18 @@ async function readBody(req: Req, protobuf = false): Promise<unknown> {
 function patchTypeOf(req: Req, r: ResourceDef): PatchType {
   const ct = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
   const type = PATCH_TYPES[ct as keyof typeof PATCH_TYPES];
-  if (!type) throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`);
+  if (!type)
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${Object.keys(PATCH_TYPES).join(', ')}`,
+    );
   if (type === 'strategic' && !BUILT_IN_GROUPS.has(r.group)) {
-    throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    );
   }
   return type;
 }
@@ -143,15 +169,30 @@ function tableFor(r: ResourceDef, items: KubeObject[], rv: string, cont?: string
     apiVersion: 'meta.k8s.io/v1',
     metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) },
     columnDefinitions: [
-      { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0 },
-      ...cols.map((c) => ({ name: c.name, type: c.type === 'date' ? 'string' : c.type, format: '', description: c.jsonPath, priority: c.priority ?? 0 })),
+      {
+        name: 'Name',
+        type: 'string',
+        format: 'name',
+        description: 'Name must be unique within a namespace.',
+        priority: 0,
+      },
+      ...cols.map((c) => ({
+        name: c.name,
+        type: c.type === 'date' ? 'string' : c.type,
+        format: '',
+        description: c.jsonPath,
+        priority: c.priority ?? 0,
+      })),
     ],
     rows: items.map((o) => ({
-      cells: [o.metadata?.name ?? '', ...cols.map((c) => {
-        const v = evalJsonPath(o, c.jsonPath);
-        if (c.type === 'date') return v === undefined ? '<unknown>' : age(v);
-        return v === undefined ? '' : Array.isArray(v) ? v.join(',') : v;
-      })],
+      cells: [
+        o.metadata?.name ?? '',
+        ...cols.map((c) => {
+          const v = evalJsonPath(o, c.jsonPath);
+          if (c.type === 'date') return v === undefined ? '<unknown>' : age(v);
+          return v === undefined ? '' : Array.isArray(v) ? v.join(',') : v;
+        }),
+      ],
       object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
     })),
   };
@@ -189,20 +230,26 @@ export class SimApiServer {
     this.store = opts.store;
     this.authz = new Authorizer(opts.policy);
     // HTTP/2 (offered first, through ALPN) and HTTP/1.1, like a real API server.
-    this.server = http2.createSecureServer({ cert: opts.tls.certPem, key: opts.tls.keyPem, allowHTTP1: true }, (req: Req, res: Res) => {
-      this.httpVersions.set(req.httpVersion, (this.httpVersions.get(req.httpVersion) ?? 0) + 1);
-      if (!this.available) {
-        req.socket.destroy();
-        return;
-      }
-      this.handle(req, res).catch((e: unknown) => {
-        if (res.headersSent) {
-          res.destroy();
+    this.server = http2.createSecureServer(
+      { cert: opts.tls.certPem, key: opts.tls.keyPem, allowHTTP1: true },
+      (req: Req, res: Res) => {
+        this.httpVersions.set(req.httpVersion, (this.httpVersions.get(req.httpVersion) ?? 0) + 1);
+        if (!this.available) {
+          req.socket.destroy();
           return;
         }
-        sendError(res, e instanceof ApiError ? e : new ApiError(500, 'InternalError', `internal error: ${(e as Error).message}`));
-      });
-    });
+        this.handle(req, res).catch((e: unknown) => {
+          if (res.headersSent) {
+            res.destroy();
+            return;
+          }
+          sendError(
+            res,
+            e instanceof ApiError ? e : new ApiError(500, 'InternalError', `internal error: ${(e as Error).message}`),
+          );
+        });
+      },
+    );
     this.server.on('secureConnection', (socket: Socket) => {
       this.connections.accepted++;
       this.connections.open++;
@@ -263,7 +310,12 @@ export class SimApiServer {
     if (typeof asUser !== 'string') return user;
     const check = (resource: string, name: string) => {
       const d = this.authz.authorize(user, { verb: 'impersonate', group: '', resource, name });
-      if (!d.allowed) throw new ApiError(403, 'Forbidden', `${resource} "${name}" is forbidden: User "${user.username}" cannot impersonate resource "${resource}" in API group "" at the cluster scope`);
+      if (!d.allowed)
+        throw new ApiError(
+          403,
+          'Forbidden',
+          `${resource} "${name}" is forbidden: User "${user.username}" cannot impersonate resource "${resource}" in API group "" at the cluster scope`,
+        );
     };
     check('users', asUser);
     const rawGroups = req.headers['impersonate-group'];
@@ -278,14 +330,24 @@ export class SimApiServer {
   }
 
   private authorize(user: UserInfo, a: ResourceAttributes, plural: string): void {
-    if (!this.authz.authorize(user, a).allowed) throw new ApiError(403, 'Forbidden', forbiddenMessage(user, a, plural), { name: a.name, group: a.group, kind: plural });
+    if (!this.authz.authorize(user, a).allowed)
+      throw new ApiError(403, 'Forbidden', forbiddenMessage(user, a, plural), {
+        name: a.name,
+        group: a.group,
+        kind: plural,
+      });
   }
 
   private discovery(path: string): unknown | undefined {
     const groups = [...new Set(RESOURCES.filter((r) => r.group).map((r) => r.group))];
     const groupDoc = (g: string) => {
-      const versions = [...new Set(RESOURCES.filter((r) => r.group === g).flatMap((r) => r.versions.filter((v) => v.served).map((v) => v.name)))];
-      const preferred = RESOURCES.find((r) => r.group === g && r.versions.length > 1) ?? RESOURCES.find((r) => r.group === g);
+      const versions = [
+        ...new Set(
+          RESOURCES.filter((r) => r.group === g).flatMap((r) => r.versions.filter((v) => v.served).map((v) => v.name)),
+        ),
+      ];
+      const preferred =
+        RESOURCES.find((r) => r.group === g && r.versions.length > 1) ?? RESOURCES.find((r) => r.group === g);
       const pv = preferred ? storageVersion(preferred) : versions[0];
       return {
         name: g,
@@ -297,27 +359,70 @@ export class SimApiServer {
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion: apiVersionOf(g, v),
-      resources: RESOURCES.filter((r) => r.group === g && r.versions.some((x) => x.name === v && x.served)).flatMap((r) => [
-        {
-          name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs,
-          ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
-          ...(r.categories ? { categories: r.categories } : {}),
-          storageVersionHash: Buffer.from(`${r.group}/${r.plural}`).toString('base64').slice(0, 11),
-        },
-        ...(r.statusSubresource ? [{ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] }] : []),
-        // kubectl's scale client learns from this entry that the subresource speaks autoscaling/v1 Scale.
-        ...(r.scale ? [{ name: `${r.plural}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] }] : []),
-      ]),
+      resources: RESOURCES.filter((r) => r.group === g && r.versions.some((x) => x.name === v && x.served)).flatMap(
+        (r) => [
+          {
+            name: r.plural,
+            singularName: r.singular,
+            namespaced: r.namespaced,
+            kind: r.kind,
+            verbs: r.verbs,
+            ...(r.shortNames.length ? { shortNames: r.shortNames } : {}),
+            ...(r.categories ? { categories: r.categories } : {}),
+            storageVersionHash: Buffer.from(`${r.group}/${r.plural}`).toString('base64').slice(0, 11),
+          },
+          ...(r.statusSubresource
+            ? [
+                {
+                  name: `${r.plural}/status`,
+                  singularName: '',
+                  namespaced: r.namespaced,
+                  kind: r.kind,
+                  verbs: ['get', 'patch', 'update'],
+                },
+              ]
+            : []),
+          // kubectl's scale client learns from this entry that the subresource speaks autoscaling/v1 Scale.
+          ...(r.scale
+            ? [
+                {
+                  name: `${r.plural}/scale`,
+                  singularName: '',
+                  namespaced: r.namespaced,
+                  group: 'autoscaling',
+                  version: 'v1',
+                  kind: 'Scale',
+                  verbs: ['get', 'patch', 'update'],
+                },
+              ]
+            : []),
+        ],
+      ),
     });
     if (path === '/version') {
       const gv = this.opts.gitVersion ?? 'v1.33.4';
       const [, major, minor] = /^v(\d+)\.(\d+)/.exec(gv) ?? [];
-      return { major, minor, gitVersion: gv, gitCommit: 'poolscope-sim', gitTreeState: 'clean', buildDate: '2026-08-01T00:00:00Z', goVersion: 'go1.24.5', compiler: 'gc', platform: 'linux/amd64' };
+      return {
+        major,
+        minor,
+        gitVersion: gv,
+        gitCommit: 'poolscope-sim',
+        gitTreeState: 'clean',
+        buildDate: '2026-08-01T00:00:00Z',
+        goVersion: 'go1.24.5',
+        compiler: 'gc',
+        platform: 'linux/amd64',
+      };
     }
     if (path === '/openapi/v3') return this.openapiRoot();
     const oa = /^\/openapi\/v3\/(api\/v1|apis\/[^/]+\/[^/]+)$/.exec(path);
     if (oa) return this.openapiGroupVersion(oa[1] as string);
-    if (path === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.url_.replace('https://', '') }] };
+    if (path === '/api')
+      return {
+        kind: 'APIVersions',
+        versions: ['v1'],
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: this.url_.replace('https://', '') }],
+      };
     if (path === '/api/v1') return resourceList('', 'v1');
     if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map(groupDoc) };
     const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
@@ -332,8 +437,16 @@ export class SimApiServer {
   /** The OpenAPI v3 index kubectl reads to learn that the server validates fields itself. */
   private openapiRoot(): unknown {
     const gvs = new Set<string>();
-    for (const r of RESOURCES) for (const v of r.versions) if (v.served) gvs.add(r.group ? `apis/${r.group}/${v.name}` : `api/${v.name}`);
-    return { paths: Object.fromEntries([...gvs].map((gv) => [gv, { serverRelativeURL: `/openapi/v3/${gv}?hash=${Buffer.from(gv).toString('hex').slice(0, 16)}` }])) };
+    for (const r of RESOURCES)
+      for (const v of r.versions) if (v.served) gvs.add(r.group ? `apis/${r.group}/${v.name}` : `api/${v.name}`);
+    return {
+      paths: Object.fromEntries(
+        [...gvs].map((gv) => [
+          gv,
+          { serverRelativeURL: `/openapi/v3/${gv}?hash=${Buffer.from(gv).toString('hex').slice(0, 16)}` },
+        ]),
+      ),
+    };
   }
 
   /**
@@ -344,7 +457,8 @@ export class SimApiServer {
     const [group, version] = gv.startsWith('api/') ? ['', gv.slice(4)] : (gv.slice(5).split('/') as [string, string]);
     const rs = RESOURCES.filter((r) => r.group === group && r.versions.some((v) => v.name === version && v.served));
     if (rs.length === 0) return undefined;
-    const schemaName = (r: ResourceDef) => `${group ? group.split('.').reverse().join('.') : 'io.k8s.api.core'}.${version}.${r.kind}`;
+    const schemaName = (r: ResourceDef) =>
+      `${group ? group.split('.').reverse().join('.') : 'io.k8s.api.core'}.${version}.${r.kind}`;
     const paths: Record<string, unknown> = {};
     const param = (name: string) => ({ name, in: 'query', schema: { type: 'string', uniqueItems: true } });
     for (const r of rs) {
@@ -353,18 +467,38 @@ export class SimApiServer {
         'x-kubernetes-action': action,
         'x-kubernetes-group-version-kind': gvk,
         parameters: [param('dryRun'), param('fieldManager'), ...extra.map(param)],
-        responses: { 200: { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName(r)}` } } } } },
+        responses: {
+          200: {
+            description: 'OK',
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName(r)}` } } },
+          },
+        },
       });
       const base = `/${gv}${r.namespaced ? '/namespaces/{namespace}' : ''}/${r.plural}`;
       paths[base] = { get: op('list'), post: op('post', ['fieldValidation']) };
-      paths[`${base}/{name}`] = { get: op('get'), put: op('put', ['fieldValidation']), patch: op('patch', ['fieldValidation', 'force']), delete: op('delete') };
+      paths[`${base}/{name}`] = {
+        get: op('get'),
+        put: op('put', ['fieldValidation']),
+        patch: op('patch', ['fieldValidation', 'force']),
+        delete: op('delete'),
+      };
     }
-    const schemas = Object.fromEntries(rs.map((r) => [schemaName(r), {
-      type: 'object',
-      'x-kubernetes-group-version-kind': [{ group, version, kind: r.kind }],
-      'x-kubernetes-preserve-unknown-fields': true,
-    }]));
-    return { openapi: '3.0.0', info: { title: 'Kubernetes', version: this.opts.gitVersion ?? 'v1.33.4' }, paths, components: { schemas } };
+    const schemas = Object.fromEntries(
+      rs.map((r) => [
+        schemaName(r),
+        {
+          type: 'object',
+          'x-kubernetes-group-version-kind': [{ group, version, kind: r.kind }],
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
+      ]),
+    );
+    return {
+      openapi: '3.0.0',
+      info: { title: 'Kubernetes', version: this.opts.gitVersion ?? 'v1.33.4' },
+      paths,
+      components: { schemas },
+    };
   }
 
   private route(path: string): Route | undefined {
@@ -390,7 +524,11 @@ export class SimApiServer {
     const resource = findByPlural(group, version, plural);
     if (!resource) return undefined;
     if (namespace && !resource.namespaced) return undefined;
-    if (subresource && !((subresource === 'status' && resource.statusSubresource) || (subresource === 'scale' && resource.scale))) return undefined;
+    if (
+      subresource &&
+      !((subresource === 'status' && resource.statusSubresource) || (subresource === 'scale' && resource.scale))
+    )
+      return undefined;
     return { resource, version, namespace, name, subresource };
   }
 
@@ -420,28 +558,43 @@ export class SimApiServer {
     if (dryRunValues.some((v) => v !== 'All')) throw badRequest(`Invalid dryRun value: ${dryRunValues.join(',')}`);
     const dryRun = dryRunValues.includes('All');
     const fv = q.get('fieldValidation');
-    if (fv && !['Strict', 'Warn', 'Ignore'].includes(fv)) throw badRequest(`fieldValidation must be one of Strict, Warn, Ignore; got "${fv}"`);
+    if (fv && !['Strict', 'Warn', 'Ignore'].includes(fv))
+      throw badRequest(`fieldValidation must be one of Strict, Warn, Ignore; got "${fv}"`);
     const warnings: string[] = [];
-    const writeOpts = { dryRun, version: route.version, fieldValidation: (fv ?? 'Warn') as 'Strict' | 'Warn' | 'Ignore', warnings };
+    const writeOpts = {
+      dryRun,
+      version: route.version,
+      fieldValidation: (fv ?? 'Warn') as 'Strict' | 'Warn' | 'Ignore',
+      warnings,
+    };
     const warningHeaders = (): Record<string, string> =>
       warnings.length ? { Warning: warnings.map((w) => `299 - "${w.replace(/"/g, '\\"')}"`).join(', ') } : {};
 
     const isCollection = route.name === undefined;
     let verb: string;
-    if (method === 'GET') verb = isCollection ? (q.get('watch') === 'true' || q.get('watch') === '1' ? 'watch' : 'list') : 'get';
+    if (method === 'GET')
+      verb = isCollection ? (q.get('watch') === 'true' || q.get('watch') === '1' ? 'watch' : 'list') : 'get';
     else if (method === 'POST' && isCollection) verb = 'create';
     else if (method === 'PUT' && !isCollection) verb = 'update';
     else if (method === 'PATCH' && !isCollection) verb = 'patch';
     else if (method === 'DELETE') verb = isCollection ? 'deletecollection' : 'delete';
     else throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
     // A subresource (status, scale) is read, replaced and patched, nothing else.
-    if (route.subresource && !['get', 'update', 'patch'].includes(verb)) throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
-    if (!r.verbs.includes(verb)) throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
+    if (route.subresource && !['get', 'update', 'patch'].includes(verb))
+      throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
+    if (!r.verbs.includes(verb))
+      throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
     this.count(verb);
     if (verb !== 'get' && verb !== 'list' && verb !== 'watch') {
       const w: WriteRecord = {
-        verb, group: r.group, resource: r.plural, namespace: route.namespace, name: route.name,
-        ...(route.subresource ? { subresource: route.subresource } : {}), user: user.username, dryRun,
+        verb,
+        group: r.group,
+        resource: r.plural,
+        namespace: route.namespace,
+        name: route.name,
+        ...(route.subresource ? { subresource: route.subresource } : {}),
+        user: user.username,
+        dryRun,
       };
       this.writes.push(w);
       if (this.writes.length > 10_000) this.writes.shift();
@@ -454,7 +607,18 @@ export class SimApiServer {
       return;
     }
 
-    this.authorize(user, { verb, group: r.group, resource: r.plural, subresource: route.subresource, namespace: route.namespace, name: route.name }, r.plural);
+    this.authorize(
+      user,
+      {
+        verb,
+        group: r.group,
+        resource: r.plural,
+        subresource: route.subresource,
+        namespace: route.namespace,
+        name: route.name,
+      },
+      r.plural,
+    );
 
     let labels;
     let fields;
@@ -480,8 +644,13 @@ export class SimApiServer {
       case 'list': {
         const limitRaw = q.get('limit');
         const limit = limitRaw === null ? undefined : Number(limitRaw);
-        if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw badRequest(`invalid limit "${limitRaw}"`);
-        const page = this.store.list(r, { namespace: route.namespace, labels, fields, limit: limit || undefined, continueToken: q.get('continue') }, route.version);
+        if (limit !== undefined && (!Number.isInteger(limit) || limit < 0))
+          throw badRequest(`invalid limit "${limitRaw}"`);
+        const page = this.store.list(
+          r,
+          { namespace: route.namespace, labels, fields, limit: limit || undefined, continueToken: q.get('continue') },
+          route.version,
+        );
         if (wantsTable(req)) {
           send(res, 200, tableFor(r, page.items, page.resourceVersion, page.continueToken));
           return;
@@ -489,7 +658,10 @@ export class SimApiServer {
         send(res, 200, {
           kind: r.listKind,
           apiVersion: apiVersionOf(r.group, route.version),
-          metadata: { resourceVersion: page.resourceVersion, ...(page.continueToken ? { continue: page.continueToken, remainingItemCount: page.remaining } : {}) },
+          metadata: {
+            resourceVersion: page.resourceVersion,
+            ...(page.continueToken ? { continue: page.continueToken, remainingItemCount: page.remaining } : {}),
+          },
           items: page.items,
         });
         return;
@@ -505,14 +677,20 @@ export class SimApiServer {
       }
       case 'update': {
         const body = (await readBody(req, BUILT_IN_GROUPS.has(r.group))) as KubeObject;
-        const obj = this.store.update(r, route.namespace, route.name as string, body, { ...writeOpts, subresource: route.subresource as 'status' | undefined });
+        const obj = this.store.update(r, route.namespace, route.name as string, body, {
+          ...writeOpts,
+          subresource: route.subresource as 'status' | undefined,
+        });
         send(res, 200, obj, warningHeaders());
         return;
       }
       case 'patch': {
         const type = patchTypeOf(req, r);
         const body = await readBody(req);
-        const obj = this.store.patch(r, route.namespace, route.name as string, type, body, { ...writeOpts, subresource: route.subresource as 'status' | undefined });
+        const obj = this.store.patch(r, route.namespace, route.name as string, type, body, {
+          ...writeOpts,
+          subresource: route.subresource as 'status' | undefined,
+        });
         send(res, 200, obj, warningHeaders());
         return;
       }
@@ -538,7 +716,12 @@ export class SimApiServer {
       case 'deletecollection': {
         const page = this.store.list(r, { namespace: route.namespace, labels, fields });
         for (const o of page.items) this.store.delete(r, o.metadata?.namespace, o.metadata?.name ?? '', writeOpts);
-        send(res, 200, { kind: r.listKind, apiVersion: apiVersionOf(r.group, route.version), metadata: { resourceVersion: this.store.resourceVersion }, items: page.items });
+        send(res, 200, {
+          kind: r.listKind,
+          apiVersion: apiVersionOf(r.group, route.version),
+          metadata: { resourceVersion: this.store.resourceVersion },
+          items: page.items,
+        });
         return;
       }
     }
@@ -549,7 +732,13 @@ export class SimApiServer {
    * which becomes an update of the object itself, so generation, resourceVersion, conflicts and watch events are
    * the object's own. Answers the Scale as it is after the write.
    */
-  private async serveScale(req: Req, r: ResourceDef, route: Route, verb: string, writeOpts: WriteOptions): Promise<unknown> {
+  private async serveScale(
+    req: Req,
+    r: ResourceDef,
+    route: Route,
+    verb: string,
+    writeOpts: WriteOptions,
+  ): Promise<unknown> {
     const paths = r.scale as NonNullable<ResourceDef['scale']>;
     const name = route.name as string;
     const current = this.store.get(r, route.namespace, name, route.version);
@@ -565,19 +754,43 @@ export class SimApiServer {
   }
 
   private review(r: ResourceDef, body: KubeObject, requester: UserInfo): KubeObject {
-    if (body.kind !== r.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
+    if (body.kind !== r.kind)
+      throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`);
     if (r.kind === 'TokenReview') return this.tokenReview(body, requester);
-    const spec = (body.spec ?? {}) as { user?: string; groups?: string[]; resourceAttributes?: ResourceAttributes & { resource?: string }; nonResourceAttributes?: unknown };
+    const spec = (body.spec ?? {}) as {
+      user?: string;
+      groups?: string[];
+      resourceAttributes?: ResourceAttributes & { resource?: string };
+      nonResourceAttributes?: unknown;
+    };
     const a = spec.resourceAttributes;
-    const subject = r.kind === 'SelfSubjectAccessReview' ? requester : { username: spec.user ?? '', groups: spec.groups ?? [] };
+    const subject =
+      r.kind === 'SelfSubjectAccessReview' ? requester : { username: spec.user ?? '', groups: spec.groups ?? [] };
     if (r.kind === 'SubjectAccessReview') {
       this.authorize(requester, { verb: 'create', group: r.group, resource: r.plural }, r.plural);
-      if (!subject.username && subject.groups.length === 0) throw new ApiError(422, 'Invalid', 'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified');
+      if (!subject.username && subject.groups.length === 0)
+        throw new ApiError(
+          422,
+          'Invalid',
+          'SubjectAccessReview.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified',
+        );
     }
     if (!a) {
-      return { ...body, apiVersion: 'authorization.k8s.io/v1', metadata: { creationTimestamp: null as unknown as string }, status: { allowed: false, reason: 'only resourceAttributes are supported by this server' } };
+      return {
+        ...body,
+        apiVersion: 'authorization.k8s.io/v1',
+        metadata: { creationTimestamp: null as unknown as string },
+        status: { allowed: false, reason: 'only resourceAttributes are supported by this server' },
+      };
     }
-    const decision = this.authz.authorize(subject, { verb: a.verb ?? '', group: a.group ?? '', resource: a.resource ?? '', subresource: a.subresource || undefined, namespace: a.namespace || undefined, name: a.name || undefined });
+    const decision = this.authz.authorize(subject, {
+      verb: a.verb ?? '',
+      group: a.group ?? '',
+      resource: a.resource ?? '',
+      subresource: a.subresource || undefined,
+      namespace: a.namespace || undefined,
+      name: a.name || undefined,
+    });
     return {
       ...body,
       apiVersion: 'authorization.k8s.io/v1',
@@ -588,9 +801,14 @@ export class SimApiServer {
 
   /** authentication.k8s.io/v1 TokenReview: who a bearer token belongs to, as the API server's authenticator says. */
   private tokenReview(body: KubeObject, requester: UserInfo): KubeObject {
-    this.authorize(requester, { verb: 'create', group: 'authentication.k8s.io', resource: 'tokenreviews' }, 'tokenreviews');
+    this.authorize(
+      requester,
+      { verb: 'create', group: 'authentication.k8s.io', resource: 'tokenreviews' },
+      'tokenreviews',
+    );
     const token = (body.spec as { token?: unknown } | undefined)?.token;
-    if (typeof token !== 'string' || token === '') throw new ApiError(422, 'Invalid', 'TokenReview.authentication.k8s.io "" is invalid: spec.token: Required value');
+    if (typeof token !== 'string' || token === '')
+      throw new ApiError(422, 'Invalid', 'TokenReview.authentication.k8s.io "" is invalid: spec.token: Required value');
     const user = this.opts.tokens[token];
     return {
       apiVersion: 'authentication.k8s.io/v1',
@@ -620,7 +838,8 @@ export class SimApiServer {
       return `${JSON.stringify({ type: e.type, object: table ? tableFor(r, [obj], String(e.rv)) : obj })}\n`;
     };
     const timeoutSec = q.get('timeoutSeconds') ? Number(q.get('timeoutSeconds')) : 1800;
-    if (!Number.isFinite(timeoutSec) || timeoutSec < 0) throw badRequest(`invalid timeoutSeconds "${q.get('timeoutSeconds')}"`);
+    if (!Number.isFinite(timeoutSec) || timeoutSec < 0)
+      throw badRequest(`invalid timeoutSeconds "${q.get('timeoutSeconds')}"`);
     // No Content-Length: chunked over HTTP/1.1, DATA frames over HTTP/2 (which has no Transfer-Encoding).
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     // The headers go out now (a client waits for them before reading events); HTTP/2's writeHead sends them itself.
@@ -641,7 +860,10 @@ export class SimApiServer {
     req.on('close', close);
     res.on('close', close);
     try {
-      unsubscribe = this.store.watch({ resource: r, namespace: route.namespace ?? null, labels, fields, send: (e) => write(encode(e)) }, q.get('resourceVersion'));
+      unsubscribe = this.store.watch(
+        { resource: r, namespace: route.namespace ?? null, labels, fields, send: (e) => write(encode(e)) },
+        q.get('resourceVersion'),
+      );
     } catch (e) {
       if (e instanceof ApiError) {
         write(`${JSON.stringify({ type: 'ERROR', object: e.toStatus() })}\n`);
@@ -654,7 +876,9 @@ export class SimApiServer {
     if (q.get('allowWatchBookmarks') === 'true') {
       const tick = () => {
         if (res.writableEnded) return;
-        write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: r.kind, apiVersion: apiVersionOf(r.group, route.version), metadata: { resourceVersion: this.store.resourceVersion } } })}\n`);
+        write(
+          `${JSON.stringify({ type: 'BOOKMARK', object: { kind: r.kind, apiVersion: apiVersionOf(r.group, route.version), metadata: { resourceVersion: this.store.resourceVersion } } })}\n`,
+        );
         timers.push(setTimeout(tick, this.opts.bookmarkIntervalMs ?? 60_000));
       };
       timers.push(setTimeout(tick, this.opts.bookmarkIntervalMs ?? 60_000));

@@ -76,11 +76,18 @@ function makeValidator(upstreamDir: string | null): Validator {
     const problems: { field: string; message: string; unknownField?: boolean }[] = [];
     const name = obj.metadata?.name ?? '';
     if (name && (!DNS1123.test(name) || name.length > 253)) {
-      problems.push({ field: 'metadata.name', message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character` });
+      problems.push({
+        field: 'metadata.name',
+        message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      });
     }
     const errors = schemas ? validateAgainstCrd(schemas, obj) : null;
     for (const e of errors ?? []) {
-      problems.push({ field: e.path.replace(/^\./, ''), message: e.message, unknownField: e.message === 'field not declared in schema' });
+      problems.push({
+        field: e.path.replace(/^\./, ''),
+        message: e.message,
+        unknownField: e.message === 'field not declared in schema',
+      });
     }
     return problems;
   };
@@ -91,18 +98,28 @@ export function loadObjects(store: ClusterStore, objects: KubeObject[]): void {
   for (const o of objects) if (o.metadata?.namespace) namespaces.add(o.metadata.namespace);
   for (const o of objects) if (o.kind === 'Namespace' && o.metadata?.name) namespaces.delete(o.metadata.name);
   for (const ns of namespaces) {
-    if (!store.has(NS, undefined, ns)) store.load(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns }, status: { phase: 'Active' } });
+    if (!store.has(NS, undefined, ns))
+      store.load(NS, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns }, status: { phase: 'Active' } });
   }
   // Namespaces first, so namespaced objects find theirs.
   const sorted = [...objects].sort((a, b) => Number(b.kind === 'Namespace') - Number(a.kind === 'Namespace'));
   for (const o of sorted) {
     const r = findByKind(o.apiVersion ?? '', o.kind ?? '');
-    if (!r) throw new Error(`no simulated resource serves ${o.apiVersion} ${o.kind} (object ${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''})`);
+    if (!r)
+      throw new Error(
+        `no simulated resource serves ${o.apiVersion} ${o.kind} (object ${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''})`,
+      );
     store.load(r, o);
   }
 }
 
-function kubeconfigDoc(clusters: { name: string; url: string }[], caPem: string, user: string, token: string, current: string): Record<string, unknown> {
+function kubeconfigDoc(
+  clusters: { name: string; url: string }[],
+  caPem: string,
+  user: string,
+  token: string,
+  current: string,
+): Record<string, unknown> {
   const ca = Buffer.from(caPem).toString('base64');
   return {
     apiVersion: 'v1',
@@ -118,9 +135,14 @@ function kubeconfigDoc(clusters: { name: string; url: string }[], caPem: string,
 export async function startKubeSimulator(opts: KubeSimulatorOptions): Promise<KubeSimulator> {
   const log = opts.log ?? ((m: string) => console.log(m));
   const upstream = opts.upstreamDir === undefined ? findUpstreamDir(REPO_ROOT) : opts.upstreamDir;
-  if (!upstream) log('sim/kube: upstream CRDs not found (POOLSCOPE_UPSTREAM_DIR or ../shared/upstream); objects are not validated against CAPI/CAPZ schemas.');
+  if (!upstream)
+    log(
+      'sim/kube: upstream CRDs not found (POOLSCOPE_UPSTREAM_DIR or ../shared/upstream); objects are not validated against CAPI/CAPZ schemas.',
+    );
   const validate = makeValidator(upstream);
-  const tls = opts.tls ?? (await generateTls({ caDir: opts.caDir === undefined ? (process.env.POOLSCOPE_SIM_CA_DIR ?? null) : opts.caDir }));
+  const tls =
+    opts.tls ??
+    (await generateTls({ caDir: opts.caDir === undefined ? (process.env.POOLSCOPE_SIM_CA_DIR ?? null) : opts.caDir }));
 
   const tokens = new Map<string, string>();
   const identities: Record<string, UserInfo> = {};
@@ -137,7 +159,14 @@ export async function startKubeSimulator(opts: KubeSimulatorOptions): Promise<Ku
   for (const spec of opts.clusters) {
     if (clusters.has(spec.name)) throw new Error(`duplicate cluster name "${spec.name}"`);
     const store = new ClusterStore({ historyWindow: opts.historyWindow, validate });
-    const server = new SimApiServer({ name: spec.name, store, tls, tokens: identities, policy, bookmarkIntervalMs: opts.bookmarkIntervalMs });
+    const server = new SimApiServer({
+      name: spec.name,
+      store,
+      tls,
+      tokens: identities,
+      policy,
+      bookmarkIntervalMs: opts.bookmarkIntervalMs,
+    });
     await server.start();
     clusters.set(spec.name, server);
   }
@@ -166,34 +195,56 @@ export async function startKubeSimulator(opts: KubeSimulatorOptions): Promise<Ku
       const store = cluster(m.name).store;
       for (const capiCluster of store.list(CLUSTER_DEF).items.filter((c) => c.metadata?.name === w.name)) {
         const ns = capiCluster.metadata?.namespace as string;
-        store.update(CLUSTER_DEF, ns, w.name, { ...capiCluster, spec: { ...(capiCluster.spec ?? {}), controlPlaneEndpoint } });
-        loadObjects(store, [{
-          apiVersion: 'v1',
-          kind: 'Secret',
-          type: 'cluster.x-k8s.io/secret',
-          metadata: {
-            name: `${w.name}-kubeconfig`,
-            namespace: ns,
-            labels: { 'cluster.x-k8s.io/cluster-name': w.name },
-            ownerReferences: [{ apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: `${w.name}-control-plane`, uid: capiCluster.metadata?.uid, controller: true }],
-          },
-          data: { value: Buffer.from(stringify(kubeconfigFor(w.name))).toString('base64') },
-        } as KubeObject]);
+        store.update(CLUSTER_DEF, ns, w.name, {
+          ...capiCluster,
+          spec: { ...(capiCluster.spec ?? {}), controlPlaneEndpoint },
+        });
+        loadObjects(store, [
+          {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            type: 'cluster.x-k8s.io/secret',
+            metadata: {
+              name: `${w.name}-kubeconfig`,
+              namespace: ns,
+              labels: { 'cluster.x-k8s.io/cluster-name': w.name },
+              ownerReferences: [
+                {
+                  apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+                  kind: 'KubeadmControlPlane',
+                  name: `${w.name}-control-plane`,
+                  uid: capiCluster.metadata?.uid,
+                  controller: true,
+                },
+              ],
+            },
+            data: { value: Buffer.from(stringify(kubeconfigFor(w.name))).toString('base64') },
+          } as KubeObject,
+        ]);
       }
     }
   }
 
   const management = opts.clusters.filter((c) => c.role === 'management');
   const all = opts.clusters.map((c) => ({ name: c.name, url: cluster(c.name).url }));
-  const kubeconfig = kubeconfigDoc(all, tls.caPem, 'admin', tokens.get('admin') as string, (management[0] ?? opts.clusters[0])?.name ?? '');
-  const kubeconfigPath = opts.kubeconfigPath ?? path.join(os.tmpdir(), `poolscope-sim-${process.pid}-${Date.now()}`, 'kubeconfig');
+  const kubeconfig = kubeconfigDoc(
+    all,
+    tls.caPem,
+    'admin',
+    tokens.get('admin') as string,
+    (management[0] ?? opts.clusters[0])?.name ?? '',
+  );
+  const kubeconfigPath =
+    opts.kubeconfigPath ?? path.join(os.tmpdir(), `poolscope-sim-${process.pid}-${Date.now()}`, 'kubeconfig');
   mkdirSync(path.dirname(kubeconfigPath), { recursive: true });
   writeFileSync(kubeconfigPath, stringify(kubeconfig), { mode: 0o600 });
   const userKubeconfigPaths = new Map<string, string>();
   for (const [user, token] of tokens) {
     if (user === 'admin') continue;
     const file = `${kubeconfigPath}-${user}`;
-    writeFileSync(file, stringify(kubeconfigDoc(all, tls.caPem, user, token, String(kubeconfig['current-context']))), { mode: 0o600 });
+    writeFileSync(file, stringify(kubeconfigDoc(all, tls.caPem, user, token, String(kubeconfig['current-context']))), {
+      mode: 0o600,
+    });
     userKubeconfigPaths.set(user, file);
   }
 

@@ -177,7 +177,11 @@ export class ClusterStore {
     return this.bucket(r).has(objKey(namespace, name));
   }
 
-  list(r: ResourceDef, opts: ListOptions = {}, version = storageVersion(r)): { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } {
+  list(
+    r: ResourceDef,
+    opts: ListOptions = {},
+    version = storageVersion(r),
+  ): { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } {
     let after = '';
     // A paginated list is one list as of its first page's resourceVersion, as the API server's is: later pages
     // report that version (a client watches from it and replays what changed meanwhile), and a token whose
@@ -185,7 +189,10 @@ export class ClusterStore {
     let snapshotRv = this.rv;
     if (opts.continueToken) {
       try {
-        const t = JSON.parse(Buffer.from(opts.continueToken, 'base64url').toString()) as { after?: unknown; rv?: unknown };
+        const t = JSON.parse(Buffer.from(opts.continueToken, 'base64url').toString()) as {
+          after?: unknown;
+          rv?: unknown;
+        };
         if (typeof t.after !== 'string' || typeof t.rv !== 'number') throw new Error('bad token');
         after = t.after;
         snapshotRv = t.rv;
@@ -193,7 +200,11 @@ export class ClusterStore {
         throw badRequest('invalid continue token');
       }
       if (snapshotRv < this.oldestResumableVersion) {
-        throw new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+        throw new ApiError(
+          410,
+          'Expired',
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+        );
       }
     }
     const keys = this.keysOf(r);
@@ -224,7 +235,10 @@ export class ClusterStore {
       matches.push(this.toVersion(r, o, version));
       lastKey = k;
     }
-    const out: { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } = { items: matches, resourceVersion: String(snapshotRv) };
+    const out: { items: KubeObject[]; resourceVersion: string; continueToken?: string; remaining?: number } = {
+      items: matches,
+      resourceVersion: String(snapshotRv),
+    };
     if (more > 0) {
       out.continueToken = Buffer.from(JSON.stringify({ after: lastKey, rv: snapshotRv })).toString('base64url');
       out.remaining = more;
@@ -244,7 +258,12 @@ export class ClusterStore {
       matchFields(w.fields, e.object.metadata);
     if (sinceRv === null || sinceRv === '' || sinceRv === '0') {
       for (const o of this.bucket(w.resource).values()) {
-        const e: StoredEvent = { type: 'ADDED', resource: w.resource, object: o, rv: Number(o.metadata?.resourceVersion ?? 0) };
+        const e: StoredEvent = {
+          type: 'ADDED',
+          resource: w.resource,
+          object: o,
+          rv: Number(o.metadata?.resourceVersion ?? 0),
+        };
         if (matches(e)) w.send(e);
       }
     } else {
@@ -255,7 +274,12 @@ export class ClusterStore {
       }
       for (const e of this.history) if (e.rv > since && matches(e)) w.send(e);
     }
-    const filtered: Watcher = { ...w, send: (e) => { if (matches(e)) w.send(e); } };
+    const filtered: Watcher = {
+      ...w,
+      send: (e) => {
+        if (matches(e)) w.send(e);
+      },
+    };
     this.watchers.add(filtered);
     return () => this.watchers.delete(filtered);
   }
@@ -278,7 +302,8 @@ export class ClusterStore {
 
   private checkNamespace(r: ResourceDef, namespace: string | undefined): void {
     if (!r.namespaced) return;
-    if (!namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (!namespace)
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     const nsDef = RESOURCES.find((x) => x.group === '' && x.plural === 'namespaces') as ResourceDef;
     if (!this.has(nsDef, undefined, namespace)) throw notFound('namespaces', '', namespace);
   }
@@ -296,12 +321,15 @@ export class ClusterStore {
     const unknown = problems.filter((p) => p.unknownField);
     const other = problems.filter((p) => !p.unknownField);
     if (unknown.length && opts.fieldValidation === 'Strict') {
-      throw badRequest(`strict decoding error: ${unknown.map((p) => `unknown field "${p.field.replace(/^\./, '')}"`).join(', ')}`);
+      throw badRequest(
+        `strict decoding error: ${unknown.map((p) => `unknown field "${p.field.replace(/^\./, '')}"`).join(', ')}`,
+      );
     }
     if (other.length) throw invalid(r.kind, r.group, obj.metadata?.name ?? '', other);
     const pruned = clone(obj);
     for (const p of unknown) deleteAtPath(pruned, p.field);
-    if (opts.fieldValidation !== 'Ignore') for (const p of unknown) opts.warnings?.push(`unknown field "${p.field.replace(/^\./, '')}"`);
+    if (opts.fieldValidation !== 'Ignore')
+      for (const p of unknown) opts.warnings?.push(`unknown field "${p.field.replace(/^\./, '')}"`);
     return pruned;
   }
 
@@ -309,7 +337,9 @@ export class ClusterStore {
     if (!isObj(obj)) throw badRequest('the body of the request was not a JSON object');
     const want = apiVersionOf(r.group, version);
     if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-      throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
+      throw badRequest(
+        `the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`,
+      );
     }
     if (obj.kind !== undefined && obj.kind !== r.kind) {
       throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${r.kind})`);
@@ -327,7 +357,10 @@ export class ClusterStore {
       obj.metadata.name = `${obj.metadata.generateName}${Math.random().toString(36).slice(2, 7)}`;
     }
     const name = obj.metadata.name;
-    if (!name) throw invalid(r.kind, r.group, '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+    if (!name)
+      throw invalid(r.kind, r.group, '', [
+        { field: 'metadata.name', message: 'Required value: name or generateName is required' },
+      ]);
     if (r.namespaced) {
       if (obj.metadata.namespace && namespace && obj.metadata.namespace !== namespace) {
         throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -338,7 +371,11 @@ export class ClusterStore {
     }
     this.checkNamespace(r, obj.metadata.namespace);
     if (this.has(r, obj.metadata.namespace, name)) {
-      throw new ApiError(409, 'AlreadyExists', `${qualified(r.plural, r.group, name)} already exists`, { name, group: r.group, kind: r.plural });
+      throw new ApiError(409, 'AlreadyExists', `${qualified(r.plural, r.group, name)} already exists`, {
+        name,
+        group: r.group,
+        kind: r.plural,
+      });
     }
     // Objects with a status subresource start with no status from a create, like on a real server.
     if (r.statusSubresource) delete obj.status;
@@ -352,7 +389,13 @@ export class ClusterStore {
     const version = (o.apiVersion ?? '').split('/').pop() ?? storageVersion(r);
     if (r.namespaced && !o.metadata.namespace) o.metadata.namespace = 'default';
     if (this.has(r, o.metadata.namespace, o.metadata.name ?? '')) {
-      return this.update(r, o.metadata.namespace, o.metadata.name ?? '', { ...o, metadata: { ...o.metadata, resourceVersion: undefined } }, { version, keepStatus: false, force: true });
+      return this.update(
+        r,
+        o.metadata.namespace,
+        o.metadata.name ?? '',
+        { ...o, metadata: { ...o.metadata, resourceVersion: undefined } },
+        { version, keepStatus: false, force: true },
+      );
     }
     return this.commitCreate(r, this.validate(r, o, { version }), { version });
   }
@@ -360,7 +403,11 @@ export class ClusterStore {
   private commitCreate(r: ResourceDef, obj: KubeObject, opts: WriteOptions): KubeObject {
     const meta = obj.metadata as NonNullable<KubeObject['metadata']>;
     meta.uid = meta.uid ?? randomUUID();
-    meta.creationTimestamp = meta.creationTimestamp ?? this.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    meta.creationTimestamp =
+      meta.creationTimestamp ??
+      this.now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z');
     meta.generation = 1;
     delete meta.deletionTimestamp;
     const stored = this.toStorage(r, obj);
@@ -395,7 +442,9 @@ export class ClusterStore {
     const sentRv = body.metadata?.resourceVersion;
     if (!opts.force) {
       if (!sentRv) {
-        throw invalid(r.kind, r.group, name, [{ field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' }]);
+        throw invalid(r.kind, r.group, name, [
+          { field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' },
+        ]);
       }
       if (sentRv !== current.metadata?.resourceVersion) throw conflict(r.plural, r.group, name);
     }
@@ -425,7 +474,10 @@ export class ClusterStore {
     const stored = this.toStorage(r, next);
     const meta = stored.metadata as NonNullable<KubeObject['metadata']>;
     if (specOf(stored) !== specOf(current)) meta.generation = (current.metadata?.generation ?? 1) + 1;
-    if (JSON.stringify({ ...stored, metadata: { ...meta, resourceVersion: undefined } }) === JSON.stringify({ ...current, metadata: { ...current.metadata, resourceVersion: undefined } })) {
+    if (
+      JSON.stringify({ ...stored, metadata: { ...meta, resourceVersion: undefined } }) ===
+      JSON.stringify({ ...current, metadata: { ...current.metadata, resourceVersion: undefined } })
+    ) {
       // A no-op write changes nothing, not even the resourceVersion, as on a real server.
       return this.toVersion(r, current, version);
     }
@@ -461,19 +513,30 @@ export class ClusterStore {
     const next = patched as KubeObject;
     // A patch is checked against the resourceVersion only if it carries one itself.
     const patchRv = isObj(patch) && isObj(patch.metadata) ? patch.metadata.resourceVersion : undefined;
-    next.metadata = { ...(next.metadata ?? {}), resourceVersion: typeof patchRv === 'string' ? patchRv : current.metadata?.resourceVersion };
+    next.metadata = {
+      ...(next.metadata ?? {}),
+      resourceVersion: typeof patchRv === 'string' ? patchRv : current.metadata?.resourceVersion,
+    };
     return this.update(r, namespace, name, next, opts);
   }
 
-  delete(r: ResourceDef, namespace: string | undefined, name: string, opts: WriteOptions & { preconditionRv?: string } = {}): KubeObject {
+  delete(
+    r: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    opts: WriteOptions & { preconditionRv?: string } = {},
+  ): KubeObject {
     const current = this.bucket(r).get(objKey(namespace, name));
     if (!current) throw notFound(r.plural, r.group, name);
-    if (opts.preconditionRv && opts.preconditionRv !== current.metadata?.resourceVersion) throw conflict(r.plural, r.group, name);
+    if (opts.preconditionRv && opts.preconditionRv !== current.metadata?.resourceVersion)
+      throw conflict(r.plural, r.group, name);
     const version = opts.version ?? storageVersion(r);
     if ((current.metadata?.finalizers ?? []).length > 0) {
       if (current.metadata?.deletionTimestamp) return this.toVersion(r, current, version);
       const next = clone(current);
-      (next.metadata as Record<string, unknown>).deletionTimestamp = this.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      (next.metadata as Record<string, unknown>).deletionTimestamp = this.now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z');
       (next.metadata as Record<string, unknown>).deletionGracePeriodSeconds = 0;
       if (opts.dryRun) return this.toVersion(r, next, version);
       (next.metadata as Record<string, unknown>).resourceVersion = this.nextRv();

@@ -37,7 +37,13 @@ export async function startSeedSimulator(extra: Partial<KubeSimulatorOptions> = 
     users: [{ name: 'viewer' }, { name: 'operator', groups: ['pool-operators'] }],
     policy: [
       { users: ['viewer'], verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] },
-      { groups: ['pool-operators'], verbs: ['get', 'list', 'watch', 'patch'], apiGroups: ['cluster.x-k8s.io'], resources: ['machinepools'], namespaces: ['default'] },
+      {
+        groups: ['pool-operators'],
+        verbs: ['get', 'list', 'watch', 'patch'],
+        apiGroups: ['cluster.x-k8s.io'],
+        resources: ['machinepools'],
+        namespaces: ['default'],
+      },
     ],
     log: () => {},
     ...extra,
@@ -58,7 +64,10 @@ export interface KubectlResult {
 }
 
 export async function kubectl(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
-  const child = run('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 30_000, env: { ...process.env, KUBECONFIG: kubeconfig } });
+  const child = run('kubectl', ['--kubeconfig', kubeconfig, ...args], {
+    timeout: 30_000,
+    env: { ...process.env, KUBECONFIG: kubeconfig },
+  });
   if (input !== undefined) {
     child.child.stdin?.end(input);
   }

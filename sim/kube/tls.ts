@@ -31,7 +31,9 @@ export interface TlsOptions {
 
 async function pemKey(key: CryptoKey): Promise<string> {
   const der = await webcrypto.subtle.exportKey('pkcs8', key as webcrypto.CryptoKey);
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n');
   return `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n`;
 }
 
@@ -53,7 +55,12 @@ async function loadOrCreateCa(caDir: string | null | undefined, notBefore: Date,
   const keyFile = caDir ? path.join(caDir, 'ca-key.pem') : null;
   if (certFile && keyFile && existsSync(certFile) && existsSync(keyFile)) {
     const pem = readFileSync(certFile, 'utf8');
-    return { cert: new x509.X509Certificate(pem), keys: await importKey(readFileSync(keyFile, 'utf8')), pem, path: certFile };
+    return {
+      cert: new x509.X509Certificate(pem),
+      keys: await importKey(readFileSync(keyFile, 'utf8')),
+      pem,
+      path: certFile,
+    };
   }
   const caKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
@@ -78,11 +85,19 @@ async function loadOrCreateCa(caDir: string | null | undefined, notBefore: Date,
   return { cert: ca, keys: caKeys, pem, path: certFile };
 }
 
-export async function generateTls(opts: TlsOptions = {}, hosts: { dns?: string[]; ips?: string[] } = {}): Promise<SimTls> {
+export async function generateTls(
+  opts: TlsOptions = {},
+  hosts: { dns?: string[]; ips?: string[] } = {},
+): Promise<SimTls> {
   const now = Date.now();
   const notBefore = new Date(now - 60_000);
   const notAfter = new Date(now + 30 * 24 * 3600_000);
-  const { cert: ca, keys: caKeys, pem: caPem, path: caPath } = await loadOrCreateCa(opts.caDir, notBefore, new Date(now + 365 * 24 * 3600_000));
+  const {
+    cert: ca,
+    keys: caKeys,
+    pem: caPem,
+    path: caPath,
+  } = await loadOrCreateCa(opts.caDir, notBefore, new Date(now + 365 * 24 * 3600_000));
   const leafKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
   const dns = ['localhost', ...(hosts.dns ?? [])];
   const ips = ['127.0.0.1', '::1', ...(hosts.ips ?? [])];

@@ -115,7 +115,10 @@ const indexes = new WeakMap<readonly CapiNode[], NodeIndex>();
 function indexOf(nodes: readonly CapiNode[]): NodeIndex {
   let hit = indexes.get(nodes);
   if (!hit) {
-    hit = { byProviderId: new Map(nodes.filter((n) => n.providerID !== '').map((n) => [n.providerID, n])), byName: new Map(nodes.map((n) => [n.name, n])) };
+    hit = {
+      byProviderId: new Map(nodes.filter((n) => n.providerID !== '').map((n) => [n.providerID, n])),
+      byName: new Map(nodes.map((n) => [n.name, n])),
+    };
     indexes.set(nodes, hit);
   }
   return hit;
@@ -134,7 +137,11 @@ export function nodesByProviderId(nodes: readonly CapiNode[]): ReadonlyMap<strin
  * status.replicas is copied, an empty list with replicas ≠ 0 is refused, and a different list (order-sensitive)
  * is copied with the v1beta1 counters reset.
  */
-export function reconcileInfrastructure(mp: MachinePoolState, infra: InfraMachinePool, workloadReachable: boolean): { mp: MachinePoolState; error?: string } {
+export function reconcileInfrastructure(
+  mp: MachinePoolState,
+  infra: InfraMachinePool,
+  workloadReachable: boolean,
+): { mp: MachinePoolState; error?: string } {
   if (infra.deleting) return { mp };
   const next: MachinePoolState = { ...mp, infrastructureProvisioned: infra.ready };
   if (!workloadReachable) return { mp: next, error: 'failed to get nodeRefs: the workload cluster is unreachable' };
@@ -162,7 +169,11 @@ export function isNodeAvailable(n: CapiNode, minReadySeconds: number, now: numbe
 }
 
 /** The Node names in nodeRefs whose Node's providerID is no longer in the list (deleteRetiredNodes). */
-export function retiredNodes(nodeRefs: readonly NodeRef[], providerIDList: readonly string[] | undefined, nodes: readonly CapiNode[]): string[] {
+export function retiredNodes(
+  nodeRefs: readonly NodeRef[],
+  providerIDList: readonly string[] | undefined,
+  nodes: readonly CapiNode[],
+): string[] {
   const { byName } = indexOf(nodes);
   const listed = new Set(withoutEmpty(providerIDList));
   const out: string[] = [];
@@ -184,7 +195,12 @@ export interface NodeReferences {
  * Each listed providerID looked up exactly, in list order (getNodeReferences). Null when the list names
  * providerIDs and none has a Node: the caller then leaves nodeRefs and the counters as they were.
  */
-export function getNodeReferences(providerIDList: readonly string[], minReadySeconds: number, byProviderId: ReadonlyMap<string, CapiNode>, now: number): NodeReferences | null {
+export function getNodeReferences(
+  providerIDList: readonly string[],
+  minReadySeconds: number,
+  byProviderId: ReadonlyMap<string, CapiNode>,
+  now: number,
+): NodeReferences | null {
   const out: NodeReferences = { references: [], ready: 0, available: 0 };
   for (const id of withoutEmpty(providerIDList)) {
     const node = byProviderId.get(id);
@@ -199,7 +215,11 @@ export function getNodeReferences(providerIDList: readonly string[], minReadySec
 }
 
 /** The Nodes to patch (patchNodes): the four ownership annotations added, the uninitialized taint dropped. */
-export function patchNodes(refs: readonly NodeRef[], nodes: readonly CapiNode[], mp: Pick<MachinePoolState, 'name' | 'namespace' | 'clusterName'>): NodePatch[] {
+export function patchNodes(
+  refs: readonly NodeRef[],
+  nodes: readonly CapiNode[],
+  mp: Pick<MachinePoolState, 'name' | 'namespace' | 'clusterName'>,
+): NodePatch[] {
   const { byName } = indexOf(nodes);
   const desired: Record<string, string> = {
     'cluster.x-k8s.io/cluster-name': mp.clusterName,
@@ -212,9 +232,12 @@ export function patchNodes(refs: readonly NodeRef[], nodes: readonly CapiNode[],
     const node = byName.get(ref.name);
     if (!node) continue;
     const current = node.annotations ?? {};
-    const taints = (node.taints ?? []).filter((t) => !(t.key === UNINITIALIZED_TAINT.key && t.effect === UNINITIALIZED_TAINT.effect));
+    const taints = (node.taints ?? []).filter(
+      (t) => !(t.key === UNINITIALIZED_TAINT.key && t.effect === UNINITIALIZED_TAINT.effect),
+    );
     const annotationsChange = Object.entries(desired).some(([k, v]) => current[k] !== v);
-    if (annotationsChange || taints.length !== (node.taints ?? []).length) out.push({ name: node.name, annotations: { ...current, ...desired }, taints });
+    if (annotationsChange || taints.length !== (node.taints ?? []).length)
+      out.push({ name: node.name, annotations: { ...current, ...desired }, taints });
   }
   return out;
 }
@@ -247,12 +270,17 @@ function nodeRefsCurrent(mp: MachinePoolState, nodes: readonly CapiNode[] | null
  * unreachable; else retired Nodes deleted, nodeRefs and counters set from the Nodes found (left as they were if
  * none is found), the Nodes patched, and ReplicasReady True only when status.replicas Nodes are Ready.
  */
-export function reconcileNodeRefs(mp: MachinePoolState, nodes: readonly CapiNode[] | null, now: number): NodeRefsResult {
+export function reconcileNodeRefs(
+  mp: MachinePoolState,
+  nodes: readonly CapiNode[] | null,
+  now: number,
+): NodeRefsResult {
   const none = { deleteNodes: [], patchNodes: [], requeueAfter: 0 };
   if (mp.deleting) return { mp, ...none };
   if (nodeRefsCurrent(mp, nodes)) return { mp: { ...mp, replicasReady: 'True' }, ...none };
   if ((mp.providerIDList ?? []).length === 0 && mp.specReplicas !== 0) return { mp, ...none };
-  if (nodes === null) return { mp, ...none, error: 'failed to reconcile nodeRefs: the workload cluster is unreachable' };
+  if (nodes === null)
+    return { mp, ...none, error: 'failed to reconcile nodeRefs: the workload cluster is unreachable' };
   const deleteNodes = retiredNodes(mp.nodeRefs, mp.providerIDList, nodes);
   const found = getNodeReferences(mp.providerIDList ?? [], mp.minReadySeconds, nodesByProviderId(nodes), now);
   if (!found) return { mp, ...none, deleteNodes };
@@ -260,7 +288,11 @@ export function reconcileNodeRefs(mp: MachinePoolState, nodes: readonly CapiNode
   const next: MachinePoolState = {
     ...mp,
     nodeRefs: found.references.map((r) => ({ name: r.name, ...(r.uid ? { uid: r.uid } : {}) })),
-    v1beta1: { readyReplicas: found.ready, availableReplicas: found.available, unavailableReplicas: replicas - found.available },
+    v1beta1: {
+      readyReplicas: found.ready,
+      availableReplicas: found.available,
+      unavailableReplicas: replicas - found.available,
+    },
   };
   const allReady = replicas === found.ready && found.references.length === found.ready;
   next.replicasReady = allReady ? 'True' : 'False';
@@ -296,7 +328,13 @@ export function reconcileNormal(input: ReconcileInput): ReconcileResult {
   if (infra.error) errors.push(infra.error);
   const refs = reconcileNodeRefs(infra.mp, input.nodes, input.now);
   if (refs.error) errors.push(refs.error);
-  return { mp: refs.mp, deleteNodes: refs.deleteNodes, patchNodes: refs.patchNodes, requeueAfter: refs.requeueAfter, errors };
+  return {
+    mp: refs.mp,
+    deleteNodes: refs.deleteNodes,
+    patchNodes: refs.patchNodes,
+    requeueAfter: refs.requeueAfter,
+    errors,
+  };
 }
 
 // ---------------- reconcilePhase ----------------
@@ -342,7 +380,8 @@ export interface ReplicaCounters {
   versions?: StatusVersion[];
 }
 
-const semver = (v: string) => /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(v.trim());
+const semver = (v: string) =>
+  /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(v.trim());
 
 /** Semantic versions first, in version order (a pre-release before its release), then the rest by name. */
 function versionLess(a: string, b: string): number {
@@ -372,7 +411,10 @@ function aggregate(versions: readonly (string | undefined)[]): StatusVersion[] |
 }
 
 /** Kubelet versions of the nodeRefs' Nodes (none without nodeRefs or without the Nodes, e.g. unreachable). */
-function versionsFromNodeRefs(nodeRefs: readonly NodeRef[], nodes: readonly CapiNode[] | null): StatusVersion[] | undefined {
+function versionsFromNodeRefs(
+  nodeRefs: readonly NodeRef[],
+  nodes: readonly CapiNode[] | null,
+): StatusVersion[] | undefined {
   if (!nodeRefs.length || !nodes?.length) return undefined;
   const { byName } = indexOf(nodes);
   return aggregate(nodeRefs.map((r) => byName.get(r.name)?.kubeletVersion));
@@ -380,7 +422,9 @@ function versionsFromNodeRefs(nodeRefs: readonly NodeRef[], nodes: readonly Capi
 
 /** Each Machine's kubelet version, else its spec.version, oldest Machine first. */
 function versionsFromMachines(machines: readonly MachineView[]): StatusVersion[] | undefined {
-  const sorted = [...machines].sort((a, b) => (a.creationTimestamp ?? '').localeCompare(b.creationTimestamp ?? '') || a.name.localeCompare(b.name));
+  const sorted = [...machines].sort(
+    (a, b) => (a.creationTimestamp ?? '').localeCompare(b.creationTimestamp ?? '') || a.name.localeCompare(b.name),
+  );
   return aggregate(sorted.map((m) => m.kubeletVersion || m.version));
 }
 
@@ -439,7 +483,12 @@ export interface MachineConditionsInput {
   now: number;
 }
 
-const cond = (type: string, status: MachineCondition['status'], reason: string, message = ''): MachineCondition => ({ type, status, reason, message });
+const cond = (type: string, status: MachineCondition['status'], reason: string, message = ''): MachineCondition => ({
+  type,
+  status,
+  reason,
+  message,
+});
 
 /** The Node's health over Ready and the three pressure conditions (summarizeNodeConditions). */
 export function nodeHealth(node: CapiNode): MachineCondition {
@@ -469,16 +518,25 @@ function nodeConditions(i: MachineConditionsInput): MachineCondition[] {
   if (i.node === undefined) {
     // Unreachable: the last known state stays; without one, the connection is reported down.
     const kept = i.previous.filter((c) => c.type === 'NodeReady' || c.type === 'NodeHealthy');
-    return kept.length === 2 ? kept.map(({ type, status, reason, message }) => cond(type, status, reason, message)) : ['NodeReady', 'NodeHealthy'].map((t) => cond(t, 'Unknown', 'ConnectionDown'));
+    return kept.length === 2
+      ? kept.map(({ type, status, reason, message }) => cond(type, status, reason, message))
+      : ['NodeReady', 'NodeHealthy'].map((t) => cond(t, 'Unknown', 'ConnectionDown'));
   }
   if (i.node === null) {
     if (i.hadNodeRef) return ['NodeReady', 'NodeHealthy'].map((t) => cond(t, 'False', 'NodeDeleted'));
-    return ['NodeReady', 'NodeHealthy'].map((t) => cond(t, 'Unknown', 'InspectionFailed', `Waiting for a Node with spec.providerID ${i.providerID} to exist`));
+    return ['NodeReady', 'NodeHealthy'].map((t) =>
+      cond(t, 'Unknown', 'InspectionFailed', `Waiting for a Node with spec.providerID ${i.providerID} to exist`),
+    );
   }
   const r = i.node.conditions.find((c) => c.type === 'Ready');
   const ready = !r
     ? cond('NodeReady', 'Unknown', 'NodeReadyUnknown', '* Node.Ready: Condition not yet reported')
-    : cond('NodeReady', r.status as MachineCondition['status'], r.status === 'True' ? 'NodeReady' : r.status === 'False' ? 'NodeNotReady' : 'NodeReadyUnknown', r.status !== 'True' && r.message ? `* Node.Ready: ${r.message}` : '');
+    : cond(
+        'NodeReady',
+        r.status as MachineCondition['status'],
+        r.status === 'True' ? 'NodeReady' : r.status === 'False' ? 'NodeNotReady' : 'NodeReadyUnknown',
+        r.status !== 'True' && r.message ? `* Node.Ready: ${r.message}` : '',
+      );
   return [ready, nodeHealth(i.node)];
 }
 
@@ -509,9 +567,15 @@ export function machinePoolMachineConditions(i: MachineConditionsInput): Machine
     cond('Updating', 'False', 'NotUpdating'),
   ];
   const gates = parts.filter((c) => c.type !== 'NodeReady');
-  const issue = gates.some((c) => (c.type === 'Deleting' || c.type === 'Updating' ? c.status === 'True' : c.status === 'False'));
+  const issue = gates.some((c) =>
+    c.type === 'Deleting' || c.type === 'Updating' ? c.status === 'True' : c.status === 'False',
+  );
   const unknown = gates.some((c) => c.status === 'Unknown');
-  const ready = issue ? cond('Ready', 'False', 'NotReady') : unknown ? cond('Ready', 'Unknown', 'ReadyUnknown') : cond('Ready', 'True', 'Ready');
+  const ready = issue
+    ? cond('Ready', 'False', 'NotReady')
+    : unknown
+      ? cond('Ready', 'Unknown', 'ReadyUnknown')
+      : cond('Ready', 'True', 'Ready');
   return [...parts, ready, available(ready, i), upToDate(i.deleting)];
 }
 
@@ -521,10 +585,14 @@ function available(ready: MachineCondition, i: MachineConditionsInput): MachineC
   const before = i.previous.find((c) => c.type === 'Ready');
   const since = before?.status === 'True' ? Date.parse(before.lastTransitionTime ?? '') : NaN;
   const readyFor = i.now - (Number.isFinite(since) ? since : i.now);
-  return readyFor >= i.minReadySeconds * 1000 ? cond('Available', 'True', 'Available') : cond('Available', 'False', 'WaitingForMinReadySeconds');
+  return readyFor >= i.minReadySeconds * 1000
+    ? cond('Available', 'True', 'Available')
+    : cond('Available', 'False', 'WaitingForMinReadySeconds');
 }
 
 /** Set by the MachinePool controller on each of its Machines (setMachinesUptoDate). */
 function upToDate(deleting: boolean): MachineCondition {
-  return deleting ? cond('UpToDate', 'False', 'NotUpToDate', 'Machine is being deleted') : cond('UpToDate', 'True', 'UpToDate');
+  return deleting
+    ? cond('UpToDate', 'False', 'NotUpToDate', 'Machine is being deleted')
+    : cond('UpToDate', 'True', 'UpToDate');
 }

@@ -20,7 +20,8 @@ export const CAPZ_IMAGES: Record<CapzBehaviour, string> = {
 export function capzDeployment(behaviour: CapzBehaviour): Record<string, unknown> {
   const labels = { 'cluster.x-k8s.io/provider': 'infrastructure-azure', 'control-plane': 'capz-controller-manager' };
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: { name: 'capz-controller-manager', namespace: 'capz-system', labels },
     spec: {
       replicas: 1,
@@ -71,7 +72,12 @@ const DESIRED = 'ScaleSetDesiredReplicas';
 const MODEL = 'ScaleSetModelUpdated';
 
 // Every generation marks these conditions False with severity Info, whatever the state (even Failed).
-const markFalse = (type: string, reason: string): CapzCondition => ({ type, status: 'False', reason, severity: 'Info' });
+const markFalse = (type: string, reason: string): CapzCondition => ({
+  type,
+  status: 'False',
+  reason,
+  severity: 'Info',
+});
 const markTrue = (type: string): CapzCondition => ({ type, status: 'True' });
 
 /** ScaleSetRunning's reason and what becomes of readiness for a state other than Succeeded and Updating. */
@@ -81,8 +87,10 @@ function notRunning(behaviour: CapzBehaviour, state: string): { reason: string; 
   // Before 1.20 every other state falls through to the raw state and not ready.
   if (behaviour === 'pre-1.20') return { reason: state, readiness: 'not-ready' };
   // 1.20+ names a failure and leaves readiness alone; #6488 (main only) marks Failed, Canceled and Deleted not ready.
-  if (state === 'Failed') return { reason: 'ScaleSetProvisionFailed', readiness: behaviour === 'main' ? 'not-ready' : 'unchanged' };
-  if (behaviour === 'main' && (state === 'Canceled' || state === 'Deleted')) return { reason: state, readiness: 'not-ready' };
+  if (state === 'Failed')
+    return { reason: 'ScaleSetProvisionFailed', readiness: behaviour === 'main' ? 'not-ready' : 'unchanged' };
+  if (behaviour === 'main' && (state === 'Canceled' || state === 'Deleted'))
+    return { reason: state, readiness: 'not-ready' };
   return { reason: state, readiness: 'unchanged' };
 }
 
@@ -131,7 +139,8 @@ export function capzProvisioningState(behaviour: CapzBehaviour, input: CapzScale
 
 /** CAPI v1beta1 merge priority of a condition's (status, severity) group: lower wins. */
 function mergePriority(c: CapzCondition): number {
-  if (c.status === 'False') return ({ Error: 0, Warning: 1, Info: 2 } as Record<string, number>)[c.severity ?? ''] ?? 99;
+  if (c.status === 'False')
+    return ({ Error: 0, Warning: 1, Info: 2 } as Record<string, number>)[c.severity ?? ''] ?? 99;
   if (c.status === 'True') return 3;
   if (c.status === 'Unknown') return 4;
   return 99;
@@ -238,9 +247,18 @@ export const SORTS_PROVIDER_IDS: Record<CapzBehaviour, boolean> = { 'pre-1.20': 
  * all four labels, status.replicas counts those with status.ready true, and spec.providerIDList names them all
  * (ready or not), in the cache's order or sorted (see {@link SORTS_PROVIDER_IDS}).
  */
-export function capzReplicasAndProviderIds(behaviour: CapzBehaviour, ref: CapzPoolRef, ampms: readonly KubeObject[], cacheOrder: CacheOrder): { replicas: number; providerIDList: string[] } {
+export function capzReplicasAndProviderIds(
+  behaviour: CapzBehaviour,
+  ref: CapzPoolRef,
+  ampms: readonly KubeObject[],
+  cacheOrder: CacheOrder,
+): { replicas: number; providerIDList: string[] } {
   const labels = Object.entries(capzAmpmLabels(ref));
-  const listed = cacheOrder(ampms.filter((a) => a.metadata?.namespace === ref.namespace && labels.every(([k, v]) => a.metadata?.labels?.[k] === v)));
+  const listed = cacheOrder(
+    ampms.filter(
+      (a) => a.metadata?.namespace === ref.namespace && labels.every(([k, v]) => a.metadata?.labels?.[k] === v),
+    ),
+  );
   const providerIDList = listed.map((a) => (typeof a.spec?.providerID === 'string' ? a.spec.providerID : ''));
   // Go's byte-wise string order; for the ASCII of an ARM ID the same as JavaScript's code-unit order.
   if (SORTS_PROVIDER_IDS[behaviour]) providerIDList.sort();

@@ -27,8 +27,16 @@ afterEach(async () => {
 });
 
 /** A static fleet (its own controllers off) and a world over it that the test drives pass by pass. */
-async function fleet(clusters: number, instances: number, capz: WorldOptions['capz'], extra: Partial<WorldOptions> = {}): Promise<{ sim: Simulation; world: World }> {
-  sim = await startSimulation(fleetScenario({ clusters, poolsPerCluster: 1, instancesPerPool: instances, controllers: false }), { log: () => {} });
+async function fleet(
+  clusters: number,
+  instances: number,
+  capz: WorldOptions['capz'],
+  extra: Partial<WorldOptions> = {},
+): Promise<{ sim: Simulation; world: World }> {
+  sim = await startSimulation(
+    fleetScenario({ clusters, poolsPerCluster: 1, instancesPerPool: instances, controllers: false }),
+    { log: () => {} },
+  );
   return { sim, world: new World(sim.kube, sim.azure, { capz, delays: NO_DELAYS, ...extra }) };
 }
 
@@ -57,13 +65,24 @@ describe('CAPZ conditions in the world', () => {
       // only ScaleSetDesiredReplicas is marked, so ScaleSetModelUpdated is still False beside it.
       const scaling = seen.filter((c) => of(c, 'ScaleSetDesiredReplicas')?.reason === 'ScaleSetScalingUp');
       expect(scaling.length).toBeGreaterThan(0);
-      for (const c of scaling) expect(of(c, 'ScaleSetModelUpdated')).toMatchObject({ status: 'False', reason: 'ScaleSetModelOutOfDate' });
-      for (const c of seen.flat().filter((x) => x.status === 'False')) expect(c.severity, `${c.type} ${c.reason}`).toBe('Info');
+      for (const c of scaling)
+        expect(of(c, 'ScaleSetModelUpdated')).toMatchObject({ status: 'False', reason: 'ScaleSetModelOutOfDate' });
+      for (const c of seen.flat().filter((x) => x.status === 'False'))
+        expect(c.severity, `${c.type} ${c.reason}`).toBe('Info');
       const last = seen.at(-1) as Cond[];
-      expect(last.filter((c) => c.type.startsWith('ScaleSet') || c.type === 'Ready').map((c) => [c.type, c.status])).toEqual([
-        ['Ready', 'True'], ['ScaleSetDesiredReplicas', 'True'], ['ScaleSetModelUpdated', 'True'], ['ScaleSetRunning', 'True'],
+      expect(
+        last.filter((c) => c.type.startsWith('ScaleSet') || c.type === 'Ready').map((c) => [c.type, c.status]),
+      ).toEqual([
+        ['Ready', 'True'],
+        ['ScaleSetDesiredReplicas', 'True'],
+        ['ScaleSetModelUpdated', 'True'],
+        ['ScaleSetRunning', 'True'],
       ]);
-      expect(store.get(AMP, 'default', 'pool0').status).toMatchObject({ ready: true, replicas: 5, provisioningState: 'Succeeded' });
+      expect(store.get(AMP, 'default', 'pool0').status).toMatchObject({
+        ready: true,
+        replicas: 5,
+        provisioningState: 'Succeeded',
+      });
     });
   }
 });
@@ -82,20 +101,23 @@ function driftKinds(sim: Simulation, mgmt: string, workload: string): string[] {
   const store = sim.kube.cluster(mgmt).store;
   const [rec] = [...sim.azure.state.scaleSets.values()].filter((r) => r.resourceGroup === `rg-${workload}`);
   if (!rec) throw new Error(`no scale set for ${workload}`);
-  const detail = analyzePool({
-    context: mgmt,
-    machinePool: store.get(MP, 'default', 'pool0'),
-    azureMachinePool: store.get(AMP, 'default', 'pool0'),
-    azureMachinePoolMachines: store.peek(AMPM) as KubeObject[],
-    machines: store.peek(MACHINE) as KubeObject[],
-    workload: { state: 'ok', nodes: sim.kube.cluster(workload).store.peek(NODE) as KubeObject[] },
-    azure: { state: 'ok', vmss: rec.body, vms: [...rec.vms.values()] },
-  }, { now: new Date().toISOString() });
+  const detail = analyzePool(
+    {
+      context: mgmt,
+      machinePool: store.get(MP, 'default', 'pool0'),
+      azureMachinePool: store.get(AMP, 'default', 'pool0'),
+      azureMachinePoolMachines: store.peek(AMPM) as KubeObject[],
+      machines: store.peek(MACHINE) as KubeObject[],
+      workload: { state: 'ok', nodes: sim.kube.cluster(workload).store.peek(NODE) as KubeObject[] },
+      azure: { state: 'ok', vmss: rec.body, vms: [...rec.vms.values()] },
+    },
+    { now: new Date().toISOString() },
+  );
   return [...new Set(detail.drift.map((d) => d.kind))];
 }
 
 describe('CAPZ providerIDList order in the world', () => {
-  it('pre-1.20 lists the machines in its cache\'s order, which changes between reconciles, and CAPI copies each order; main keeps the list sorted', async () => {
+  it("pre-1.20 lists the machines in its cache's order, which changes between reconciles, and CAPI copies each order; main keeps the list sorted", async () => {
     const { sim, world } = await fleet(2, 5, { 'mgmt-0': 'pre-1.20', 'mgmt-1': 'main' }, { seed: 1 });
     const ids = [...lists(sim, 'mgmt-0').amp].sort();
     const orders = { pre: new Set<string>(), main: new Set<string>() };
@@ -117,12 +139,16 @@ describe('CAPZ providerIDList order in the world', () => {
 
   it('pre-1.20: while a scale-up holds the gate shut, the AzureMachinePool list reorders and the MachinePool list does not: poolscope reads order-only', async () => {
     const { sim, world } = await fleet(2, 6, { 'mgmt-0': 'pre-1.20', 'mgmt-1': 'main' }, { seed: 1 });
-    for (const mgmt of ['mgmt-0', 'mgmt-1']) sim.kube.cluster(mgmt).store.patch(MP, 'default', 'pool0', 'merge', { spec: { replicas: 8 } });
+    for (const mgmt of ['mgmt-0', 'mgmt-1'])
+      sim.kube.cluster(mgmt).store.patch(MP, 'default', 'pool0', 'merge', { spec: { replicas: 8 } });
     // One pass: CAPZ asks Azure for two more VMs, the scale set turns Updating and (before 1.20) not ready;
     // Azure makes the VMs on the next pass.
     pass(world);
     const pre = lists(sim, 'mgmt-0');
-    expect(sim.kube.cluster('mgmt-0').store.get(AMP, 'default', 'pool0').status).toMatchObject({ ready: false, provisioningState: 'Updating' });
+    expect(sim.kube.cluster('mgmt-0').store.get(AMP, 'default', 'pool0').status).toMatchObject({
+      ready: false,
+      provisioningState: 'Updating',
+    });
     expect([...pre.amp].sort()).toEqual([...pre.mp].sort());
     expect(pre.amp).not.toEqual(pre.mp);
     expect(driftKinds(sim, 'mgmt-0', 'wl-0')).toEqual(['order-only']);

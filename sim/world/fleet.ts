@@ -25,7 +25,10 @@ export interface FleetOptions {
 export function parseFleetSpec(spec: string): FleetOptions {
   const [dims, ...opts] = spec.split(',');
   const m = /^(\d+)x(\d+)x(\d+)$/.exec(dims ?? '');
-  if (!m) throw new Error(`fleet spec must look like 50x20x100[,subs=10,regions=westeurope+northeurope,churn=0.01,spread], got "${spec}"`);
+  if (!m)
+    throw new Error(
+      `fleet spec must look like 50x20x100[,subs=10,regions=westeurope+northeurope,churn=0.01,spread], got "${spec}"`,
+    );
   const out: FleetOptions = { clusters: Number(m[1]), poolsPerCluster: Number(m[2]), instancesPerPool: Number(m[3]) };
   for (const o of opts) {
     const [k, v = ''] = o.split('=');
@@ -72,16 +75,36 @@ export function fleetScenario(o: FleetOptions, now = Date.now()): Scenario {
     const cluster = `wl-${c}`;
     // Every subscription in every region: with c mod R, an even S would put each subscription in one region (and
     // the Azure budgets, per subscription+region, would be half as many).
-    const az = { subscriptionId: subscriptionId(c % subs), resourceGroup: `rg-${cluster}`, location: regions[Math.floor(c / subs) % regions.length] as string };
+    const az = {
+      subscriptionId: subscriptionId(c % subs),
+      resourceGroup: `rg-${cluster}`,
+      location: regions[Math.floor(c / subs) % regions.length] as string,
+    };
     const objects: KubeObject[] = [];
     const nodes: KubeObject[] = [];
     for (let p = 0; p < o.poolsPerCluster; p++) {
-      const { input } = buildPool({ cluster, name: `pool${p}`, az, replicas: o.instancesPerPool, instances: healthyInstances(o.instancesPerPool), capzVersion: 'main' });
+      const { input } = buildPool({
+        cluster,
+        name: `pool${p}`,
+        az,
+        replicas: o.instancesPerPool,
+        instances: healthyInstances(o.instancesPerPool),
+        capzVersion: 'main',
+      });
       const i = shiftTimes(input, shift);
       if (p === 0 && i.cluster) objects.push(i.cluster);
-      objects.push(i.machinePool, i.azureMachinePool as KubeObject, ...(i.azureMachinePoolMachines ?? []), ...(i.machines ?? []));
+      objects.push(
+        i.machinePool,
+        i.azureMachinePool as KubeObject,
+        ...(i.azureMachinePoolMachines ?? []),
+        ...(i.machines ?? []),
+      );
       if (i.workload?.state === 'ok') nodes.push(...i.workload.nodes);
-      if (i.azure?.state === 'ok') scenario.azure.push({ vmss: i.azure.vmss as Record<string, unknown>, vms: i.azure.vms as Record<string, unknown>[] });
+      if (i.azure?.state === 'ok')
+        scenario.azure.push({
+          vmss: i.azure.vmss as Record<string, unknown>,
+          vms: i.azure.vms as Record<string, unknown>[],
+        });
     }
     scenario.management.set(mgmt, objects);
     scenario.workload.set(cluster, nodes);

@@ -21,7 +21,9 @@ import { parseScenario, readScenario, ScenarioError } from './scenario';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const DIR = path.join(ROOT, 'sim', 'scenarios');
-const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 const upstream = findUpstreamDir(ROOT);
 const schemas = upstream ? loadCrdSchemas(upstream) : null;
 
@@ -60,7 +62,15 @@ const json = async (kc: string, args: string[]) => {
 
 describe('shipped scenarios', () => {
   it('include the seeds, one per operator case, and the demo', () => {
-    expect(files).toEqual(expect.arrayContaining(['seed-scale-up-frozen.yaml', 'seed-one-vm-failed.yaml', 'demo.yaml', 's01-scale-up-pre-fix.yaml', 's18-arm-throttled.yaml']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'seed-scale-up-frozen.yaml',
+        'seed-one-vm-failed.yaml',
+        'demo.yaml',
+        's01-scale-up-pre-fix.yaml',
+        's18-arm-throttled.yaml',
+      ]),
+    );
     expect(files.filter((f) => /^s\d\d-/.test(f))).toHaveLength(19);
   });
 
@@ -89,11 +99,31 @@ describe('scenario errors name the file, the line and what is wrong', () => {
   it.each([
     ['bad YAML', 'name: x\npools: [\n', /^f\.yaml:\d+: invalid YAML/],
     ['an unknown field', 'name: x\nbogus: 1\n', /^f\.yaml:2: unknown field "bogus"/],
-    ['an unknown kind', 'management:\n  m:\n    - apiVersion: apps/v1\n      kind: StatefulSet\n      metadata: { name: d }\n', /^f\.yaml:3: unknown kind apps\/v1 StatefulSet/],
-    ['an unknown step action', 'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: 5s\n    explode: {}\n', /^f\.yaml:3: a step needs exactly one action/],
-    ['a bad duration', 'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: soon\n    throttle: { subscription: s, seconds: 1 }\n', /^f\.yaml:3: at must be a duration/],
-    ['a step referring to a missing pool', 'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: 5s\n    scale: { cluster: m, name: nope, replicas: 2 }\n', /^f\.yaml:3: step refers to MachinePool default\/nope in m/],
-    ['a step referring to a missing cluster', 'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: 5s\n    scale: { cluster: other, name: pool0, replicas: 2 }\n', /^f\.yaml:4: no management cluster named "other"/],
+    [
+      'an unknown kind',
+      'management:\n  m:\n    - apiVersion: apps/v1\n      kind: StatefulSet\n      metadata: { name: d }\n',
+      /^f\.yaml:3: unknown kind apps\/v1 StatefulSet/,
+    ],
+    [
+      'an unknown step action',
+      'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: 5s\n    explode: {}\n',
+      /^f\.yaml:3: a step needs exactly one action/,
+    ],
+    [
+      'a bad duration',
+      'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: soon\n    throttle: { subscription: s, seconds: 1 }\n',
+      /^f\.yaml:3: at must be a duration/,
+    ],
+    [
+      'a step referring to a missing pool',
+      'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: 5s\n    scale: { cluster: m, name: nope, replicas: 2 }\n',
+      /^f\.yaml:3: step refers to MachinePool default\/nope in m/,
+    ],
+    [
+      'a step referring to a missing cluster',
+      'pools: [{ management: m, fixture: s05-flexible }]\nsteps:\n  - at: 5s\n    scale: { cluster: other, name: pool0, replicas: 2 }\n',
+      /^f\.yaml:4: no management cluster named "other"/,
+    ],
     ['an unknown fixture', 'pools: [{ management: m, fixture: s99 }]\n', /^f\.yaml:1: unknown fixture "s99"/],
     ['no management cluster', 'name: empty\n', /^f\.yaml:1: a scenario needs at least one management cluster/],
   ])('%s', (_name, text, message) => {
@@ -118,14 +148,21 @@ describe('seed scenarios with the controllers on', () => {
     expect(mpList).toHaveLength(3);
     // Sorted here: before CAPZ 1.23 the AzureMachinePool list is in its cache's order, which varies.
     expect((frozen.amp.spec?.providerIDList as string[]).filter((id) => !mpList.includes(id)).sort()).toEqual(missing);
-    expect(frozen.mp.status).toMatchObject({ initialization: { infrastructureProvisioned: false }, phase: 'Provisioned' });
+    expect(frozen.mp.status).toMatchObject({
+      initialization: { infrastructureProvisioned: false },
+      phase: 'Provisioned',
+    });
     // v1beta1 clients see the same freeze at v1beta1 paths.
     const b1 = await json(kc, ['get', 'machinepools.v1beta1.cluster.x-k8s.io', 'pool0', '-n', 'default']);
     expect(b1.status).toMatchObject({ infrastructureReady: false });
-    const recovered = await until('the freeze to end', async () => {
-      const mp = await json(kc, ['get', 'mp', 'pool0', '-n', 'default']);
-      return (mp.spec?.providerIDList as string[]).length === 5 ? mp : undefined;
-    }, 25_000);
+    const recovered = await until(
+      'the freeze to end',
+      async () => {
+        const mp = await json(kc, ['get', 'mp', 'pool0', '-n', 'default']);
+        return (mp.spec?.providerIDList as string[]).length === 5 ? mp : undefined;
+      },
+      25_000,
+    );
     expect(recovered.status).toMatchObject({ initialization: { infrastructureProvisioned: true } });
     expect(sim.world?.errors).toEqual([]);
   }, 60_000);
@@ -137,7 +174,11 @@ describe('seed scenarios with the controllers on', () => {
     kc.setCurrentContext('mgmt-weu');
     const api = kc.makeApiClient(CustomObjectsApi);
     const group = { group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta1', plural: 'azuremachinepools' };
-    const informer = makeInformer(kc, '/apis/infrastructure.cluster.x-k8s.io/v1beta1/azuremachinepools', () => api.listClusterCustomObject(group) as never);
+    const informer = makeInformer(
+      kc,
+      '/apis/infrastructure.cluster.x-k8s.io/v1beta1/azuremachinepools',
+      () => api.listClusterCustomObject(group) as never,
+    );
     const states: string[] = [];
     informer.on('update', (o: KubernetesObject) => states.push(String((o as KubeObject).status?.provisioningState)));
     await informer.start();
@@ -149,20 +190,50 @@ describe('seed scenarios with the controllers on', () => {
       expect(amp.spec?.providerIDList).toContain(failed);
       // Give CAPI several reconciles: the list must stay frozen without the failed instance.
       await new Promise((r) => setTimeout(r, 1500));
-      const mp = (await api.getNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machinepools', namespace: 'default', name: 'pool0' })) as KubeObject;
+      const mp = (await api.getNamespacedCustomObject({
+        group: 'cluster.x-k8s.io',
+        version: 'v1beta2',
+        plural: 'machinepools',
+        namespace: 'default',
+        name: 'pool0',
+      })) as KubeObject;
       expect(mp.spec?.providerIDList).toHaveLength(3);
       expect(mp.spec?.providerIDList).not.toContain(failed);
       // Azure tells why, through the SDK as production reads it.
-      const cred = new ClientSecretCredential(sim.env.AZURE_TENANT_ID as string, sim.env.AZURE_CLIENT_ID as string, sim.env.AZURE_CLIENT_SECRET as string, { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true });
-      const compute = new ComputeManagementClient(cred, DEFAULT_AZURE.subscriptionId, { endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT });
+      const cred = new ClientSecretCredential(
+        sim.env.AZURE_TENANT_ID as string,
+        sim.env.AZURE_CLIENT_ID as string,
+        sim.env.AZURE_CLIENT_SECRET as string,
+        { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true },
+      );
+      const compute = new ComputeManagementClient(cred, DEFAULT_AZURE.subscriptionId, {
+        endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT,
+      });
       const vmss = await compute.virtualMachineScaleSets.get(DEFAULT_AZURE.resourceGroup, 'pool0');
       expect(vmss.provisioningState).toBe('Failed');
       const view = await compute.virtualMachineScaleSetVMs.getInstanceView(DEFAULT_AZURE.resourceGroup, 'pool0', '3');
       expect(view.statuses?.[0]?.code).toBe('ProvisioningState/failed/OSProvisioningTimedOut');
       // CAPZ records the failure as an Event on the AMPM, as kubectl shows it.
-      const events = await kubectl(sim.kubeconfigPath, ['get', 'events', '-n', 'default', '--field-selector', 'metadata.namespace=default', '-o', 'json']);
-      const items = (JSON.parse(events.stdout) as { items: { reason: string; involvedObject: { kind: string; name: string }; message: string }[] }).items;
-      expect(items.map((e) => [e.reason, e.involvedObject.kind, e.involvedObject.name])).toContainEqual(['FailedVMState', 'AzureMachinePoolMachine', 'pool0-3']);
+      const events = await kubectl(sim.kubeconfigPath, [
+        'get',
+        'events',
+        '-n',
+        'default',
+        '--field-selector',
+        'metadata.namespace=default',
+        '-o',
+        'json',
+      ]);
+      const items = (
+        JSON.parse(events.stdout) as {
+          items: { reason: string; involvedObject: { kind: string; name: string }; message: string }[];
+        }
+      ).items;
+      expect(items.map((e) => [e.reason, e.involvedObject.kind, e.involvedObject.name])).toContainEqual([
+        'FailedVMState',
+        'AzureMachinePoolMachine',
+        'pool0-3',
+      ]);
     } finally {
       await informer.stop();
     }
@@ -191,13 +262,29 @@ steps:
     const sim = await startSimulation(parseScenario(text, 'inline.yaml'), { log: () => {} });
     running.push(sim);
     const kc = sim.kubeconfigPath;
-    const cred = new ClientSecretCredential(sim.env.AZURE_TENANT_ID as string, sim.env.AZURE_CLIENT_ID as string, sim.env.AZURE_CLIENT_SECRET as string, { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true });
-    const compute = new ComputeManagementClient(cred, DEFAULT_AZURE.subscriptionId, { endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT, retryOptions: { maxRetries: 0 } });
+    const cred = new ClientSecretCredential(
+      sim.env.AZURE_TENANT_ID as string,
+      sim.env.AZURE_CLIENT_ID as string,
+      sim.env.AZURE_CLIENT_SECRET as string,
+      { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true },
+    );
+    const compute = new ComputeManagementClient(cred, DEFAULT_AZURE.subscriptionId, {
+      endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT,
+      retryOptions: { maxRetries: 0 },
+    });
     expect((await compute.virtualMachineScaleSets.get(DEFAULT_AZURE.resourceGroup, 'pool0')).sku?.capacity).toBe(3);
-    await until('the cluster to be paused', async () => ((await json(kc, ['get', 'cluster', 'prod-weu', '-n', 'default'])).spec?.paused === true ? true : undefined));
-    await expect(compute.virtualMachineScaleSets.get(DEFAULT_AZURE.resourceGroup, 'pool0')).rejects.toMatchObject({ statusCode: 429 });
+    await until('the cluster to be paused', async () =>
+      (await json(kc, ['get', 'cluster', 'prod-weu', '-n', 'default'])).spec?.paused === true ? true : undefined,
+    );
+    await expect(compute.virtualMachineScaleSets.get(DEFAULT_AZURE.resourceGroup, 'pool0')).rejects.toMatchObject({
+      statusCode: 429,
+    });
     const secret = await json(kc, ['get', 'secret', 'prod-weu-kubeconfig', '-n', 'default']);
-    const wl = writeKubeconfig((await import('yaml')).parse(Buffer.from((secret as unknown as { data: { value: string } }).data.value, 'base64').toString()) as Record<string, unknown>);
+    const wl = writeKubeconfig(
+      (await import('yaml')).parse(
+        Buffer.from((secret as unknown as { data: { value: string } }).data.value, 'base64').toString(),
+      ) as Record<string, unknown>,
+    );
     const nodes = await kubectl(wl, ['get', 'nodes', '--request-timeout=3s']);
     expect(nodes.code).not.toBe(0);
     // Paused: CAPI and CAPZ leave the lists alone although the VM is gone.
@@ -208,7 +295,7 @@ steps:
 });
 
 describe('churn', () => {
-  it('deletes a minute\'s share at the minute, or spread a second\'s share a second: the same over a minute', () => {
+  it("deletes a minute's share at the minute, or spread a second's share a second: the same over a minute", () => {
     expect(churnDue(100_000, 0.01, false)).toEqual({ n: 1000, owed: 0 });
     expect(churnDue(10, 0.01, false).n).toBe(1);
     let owed = 0;
@@ -244,7 +331,10 @@ describe('fleet generator', () => {
     running.push(sim);
     const kc = writeKubeconfig(sim.kube.kubeconfigFor('mgmt-1'));
     const r = await kubectl(kc, ['get', 'mp', '-A', '-o', 'name']);
-    expect(r.stdout.trim().split('\n')).toEqual(['machinepool.cluster.x-k8s.io/pool0', 'machinepool.cluster.x-k8s.io/pool1']);
+    expect(r.stdout.trim().split('\n')).toEqual([
+      'machinepool.cluster.x-k8s.io/pool0',
+      'machinepool.cluster.x-k8s.io/pool1',
+    ]);
   });
 
   it('rejects a malformed fleet spec', () => {
@@ -255,14 +345,43 @@ describe('fleet generator', () => {
 
 describe('npm run sim -- --scenario', () => {
   it('starts the fleet, writes the kubeconfig and an env file with the ordinary settings, and stops on Ctrl-C', async () => {
-    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'sim', 'cli.ts'), '--scenario', path.join(DIR, 's04-one-vm-failed-main.yaml')], { cwd: ROOT });
+    const child = spawn(
+      path.join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [path.join(ROOT, 'sim', 'cli.ts'), '--scenario', path.join(DIR, 's04-one-vm-failed-main.yaml')],
+      { cwd: ROOT },
+    );
     let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     const envPath = await until('the env file line', async () => /^env file:\s+(.+)$/m.exec(out)?.[1]);
-    const env = Object.fromEntries(readFileSync(envPath, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]));
-    expect(Object.keys(env).sort()).toEqual(['AZURE_AUTHORITY_HOST', 'AZURE_CLIENT_ID', 'AZURE_CLIENT_SECRET', 'AZURE_TENANT_ID', 'KUBECONFIG', 'NODE_EXTRA_CA_CERTS', 'POOLSCOPE_ARM_ENDPOINT', 'POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY', 'POOLSCOPE_CONTEXTS']);
-    const r = await kubectl(env.KUBECONFIG as string, ['get', 'amp', 'pool0', '-o', 'jsonpath={.status.provisioningState}']);
+    const env = Object.fromEntries(
+      readFileSync(envPath, 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]),
+    );
+    expect(Object.keys(env).sort()).toEqual([
+      'AZURE_AUTHORITY_HOST',
+      'AZURE_CLIENT_ID',
+      'AZURE_CLIENT_SECRET',
+      'AZURE_TENANT_ID',
+      'KUBECONFIG',
+      'NODE_EXTRA_CA_CERTS',
+      'POOLSCOPE_ARM_ENDPOINT',
+      'POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY',
+      'POOLSCOPE_CONTEXTS',
+    ]);
+    const r = await kubectl(env.KUBECONFIG as string, [
+      'get',
+      'amp',
+      'pool0',
+      '-o',
+      'jsonpath={.status.provisioningState}',
+    ]);
     expect(r.stdout).toBe('Failed');
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGINT');
@@ -273,9 +392,15 @@ describe('npm run sim -- --scenario', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-scn-'));
     const file = path.join(dir, 'bad.yaml');
     writeFileSync(file, 'name: bad\npools:\n  - management: m\n    fixture: s99\n');
-    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'sim', 'cli.ts'), '--scenario', file], { cwd: ROOT });
+    const child = spawn(
+      path.join(ROOT, 'node_modules', '.bin', 'tsx'),
+      [path.join(ROOT, 'sim', 'cli.ts'), '--scenario', file],
+      { cwd: ROOT },
+    );
     let err = '';
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(1);
     expect(err).toContain(`sim: ${file}:4: unknown fixture "s99"`);
@@ -291,7 +416,15 @@ describe('raw scenario format', () => {
     const text = stringify({
       name: 'raw',
       controllers: 'off',
-      management: { 'mgmt-weu': [input.cluster, input.machinePool, input.azureMachinePool, ...(input.azureMachinePoolMachines ?? []), ...(input.machines ?? [])] },
+      management: {
+        'mgmt-weu': [
+          input.cluster,
+          input.machinePool,
+          input.azureMachinePool,
+          ...(input.azureMachinePoolMachines ?? []),
+          ...(input.machines ?? []),
+        ],
+      },
       workload: { 'prod-weu': input.workload.nodes },
       azure: { scaleSets: [{ vmss: input.azure.vmss, vms: input.azure.vms }] },
     });
@@ -299,9 +432,17 @@ describe('raw scenario format', () => {
     running.push(sim);
     const amp = await json(sim.kubeconfigPath, ['get', 'amp', 'pool0', '-n', 'default']);
     expect(amp.spec?.providerIDList).toEqual((input.azureMachinePool as KubeObject).spec?.providerIDList);
-    const cred = new ClientSecretCredential(sim.env.AZURE_TENANT_ID as string, sim.env.AZURE_CLIENT_ID as string, sim.env.AZURE_CLIENT_SECRET as string, { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true });
+    const cred = new ClientSecretCredential(
+      sim.env.AZURE_TENANT_ID as string,
+      sim.env.AZURE_CLIENT_ID as string,
+      sim.env.AZURE_CLIENT_SECRET as string,
+      { authorityHost: sim.env.AZURE_AUTHORITY_HOST, disableInstanceDiscovery: true },
+    );
     const vms = [];
-    for await (const vm of new ComputeManagementClient(cred, DEFAULT_AZURE.subscriptionId, { endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT }).virtualMachineScaleSetVMs.list(DEFAULT_AZURE.resourceGroup, 'pool0')) vms.push(vm.instanceId);
+    for await (const vm of new ComputeManagementClient(cred, DEFAULT_AZURE.subscriptionId, {
+      endpoint: sim.env.POOLSCOPE_ARM_ENDPOINT,
+    }).virtualMachineScaleSetVMs.list(DEFAULT_AZURE.resourceGroup, 'pool0'))
+      vms.push(vm.instanceId);
     expect(vms).toEqual(['0', '1', '2']);
   });
 });

@@ -30,25 +30,49 @@ async function until<T>(what: string, fn: () => T | undefined | false, ms = 15_0
   }
 }
 
-const dep = (mp: KubeObject) => ((mp.status?.deprecated as { v1beta1?: Record<string, unknown> } | undefined)?.v1beta1 ?? {}) as { readyReplicas?: number; conditions?: { type: string; status: string }[] };
+const dep = (mp: KubeObject) =>
+  ((mp.status?.deprecated as { v1beta1?: Record<string, unknown> } | undefined)?.v1beta1 ?? {}) as {
+    readyReplicas?: number;
+    conditions?: { type: string; status: string }[];
+  };
 const refsOf = (mp: KubeObject) => ((mp.status?.nodeRefs as { name: string }[] | undefined) ?? []).map((r) => r.name);
 const replicasReady = (mp: KubeObject) => dep(mp).conditions?.find((c) => c.type === 'ReplicasReady')?.status;
 
 async function fleet(spec: string, o: { speed?: number; nodeGone?: number } = {}) {
   const scenario = fleetScenario(parseFleetSpec(spec));
-  sim = await startSimulation({ ...scenario, speed: o.speed ?? scenario.speed, delays: { ...scenario.delays, ...(o.nodeGone ? { nodeGone: o.nodeGone } : {}) } }, { log: () => {} });
+  sim = await startSimulation(
+    {
+      ...scenario,
+      speed: o.speed ?? scenario.speed,
+      delays: { ...scenario.delays, ...(o.nodeGone ? { nodeGone: o.nodeGone } : {}) },
+    },
+    { log: () => {} },
+  );
   return { sim, mgmt: sim.kube.cluster('mgmt-0').store, workload: sim.kube.cluster('wl-0').store };
 }
 
 describe('a Node that joins', () => {
-  it('reports the kubelet\'s pressure conditions beside Ready, before and after it turns Ready', async () => {
+  it("reports the kubelet's pressure conditions beside Ready, before and after it turns Ready", async () => {
     const { sim: s, workload } = await fleet('1x1x0', { speed: 20 });
     s.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-0', name: 'pool0', replicas: 1 } });
-    const types = (n: KubeObject) => Object.fromEntries(((n.status?.conditions as { type: string; status: string }[] | undefined) ?? []).map((c) => [c.type, c.status]));
+    const types = (n: KubeObject) =>
+      Object.fromEntries(
+        ((n.status?.conditions as { type: string; status: string }[] | undefined) ?? []).map((c) => [c.type, c.status]),
+      );
     const joined = await until('a Node', () => workload.peek(NODE)[0]);
-    expect(types(joined)).toEqual({ MemoryPressure: 'False', DiskPressure: 'False', PIDPressure: 'False', Ready: 'False' });
+    expect(types(joined)).toEqual({
+      MemoryPressure: 'False',
+      DiskPressure: 'False',
+      PIDPressure: 'False',
+      Ready: 'False',
+    });
     const ready = await until('the Node Ready', () => workload.peek(NODE).find((n) => types(n).Ready === 'True'));
-    expect(types(ready)).toEqual({ MemoryPressure: 'False', DiskPressure: 'False', PIDPressure: 'False', Ready: 'True' });
+    expect(types(ready)).toEqual({
+      MemoryPressure: 'False',
+      DiskPressure: 'False',
+      PIDPressure: 'False',
+      Ready: 'True',
+    });
   }, 30_000);
 });
 
@@ -99,13 +123,15 @@ describe('CAPI and the Nodes of its MachinePool', () => {
       const l = mgmt.get(MP, 'default', 'pool0').spec?.providerIDList as string[];
       return l.length === 2 ? l : undefined;
     });
-    const retired = before.filter((n) => !list.includes(String(workload.peekOne(NODE, undefined, n)?.spec?.providerID)));
+    const retired = before.filter(
+      (n) => !list.includes(String(workload.peekOne(NODE, undefined, n)?.spec?.providerID)),
+    );
     expect(retired).toHaveLength(1);
     await until('the retired Node deleted', () => !workload.has(NODE, undefined, retired[0] as string), 3000);
     expect(refsOf(mgmt.get(MP, 'default', 'pool0'))).toHaveLength(2);
   }, 30_000);
 
-  it('drops the uninitialized taint from the Nodes it references and marks them as the pool\'s', async () => {
+  it("drops the uninitialized taint from the Nodes it references and marks them as the pool's", async () => {
     const { sim: s, mgmt, workload } = await fleet('1x1x0', { speed: 20 });
     s.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-0', name: 'pool0', replicas: 1 } });
     const [name] = await until('a nodeRef', () => {
@@ -115,8 +141,10 @@ describe('CAPI and the Nodes of its MachinePool', () => {
     const node = workload.get(NODE, undefined, name as string);
     expect(node.spec?.taints ?? []).toEqual([]);
     expect(node.metadata?.annotations).toMatchObject({
-      'cluster.x-k8s.io/cluster-name': 'wl-0', 'cluster.x-k8s.io/cluster-namespace': 'default',
-      'cluster.x-k8s.io/owner-kind': 'MachinePool', 'cluster.x-k8s.io/owner-name': 'pool0',
+      'cluster.x-k8s.io/cluster-name': 'wl-0',
+      'cluster.x-k8s.io/cluster-namespace': 'default',
+      'cluster.x-k8s.io/owner-kind': 'MachinePool',
+      'cluster.x-k8s.io/owner-name': 'pool0',
     });
   }, 30_000);
 
@@ -158,7 +186,11 @@ describe('the v1beta2 counters of a pool with MachinePool Machines', () => {
     s.runStep({ at: 0, line: 0, scale: { cluster: 'mgmt-0', name: 'pool0', replicas: 2 } });
     const early = await until('CAPI seeing the new spec', () => {
       const mp = mgmt.get(MP, 'default', 'pool0');
-      return mp.metadata?.generation !== undefined && mgmt.peek(MACHINE).length === 0 && mp.status?.phase === 'ScalingUp' ? mp : undefined;
+      return mp.metadata?.generation !== undefined &&
+        mgmt.peek(MACHINE).length === 0 &&
+        mp.status?.phase === 'ScalingUp'
+        ? mp
+        : undefined;
     });
     // No Machine yet: none is up to date (the pool-without-Machines formula would say spec.replicas, 2).
     expect(early.status?.upToDateReplicas).toBe(0);
@@ -169,10 +201,22 @@ describe('the v1beta2 counters of a pool with MachinePool Machines', () => {
     const machines = mgmt.peek(MACHINE);
     expect(machines).toHaveLength(2);
     for (const m of machines) {
-      const c = Object.fromEntries(((m.status?.conditions as { type: string; status: string }[] | undefined) ?? []).map((x) => [x.type, x.status]));
-      expect(c, String(m.metadata?.name)).toMatchObject({ Ready: 'True', Available: 'True', UpToDate: 'True', NodeHealthy: 'True' });
+      const c = Object.fromEntries(
+        ((m.status?.conditions as { type: string; status: string }[] | undefined) ?? []).map((x) => [x.type, x.status]),
+      );
+      expect(c, String(m.metadata?.name)).toMatchObject({
+        Ready: 'True',
+        Available: 'True',
+        UpToDate: 'True',
+        NodeHealthy: 'True',
+      });
       expect(m.spec?.version).toBe('v1.33.4');
     }
-    expect(done.status).toMatchObject({ readyReplicas: 2, availableReplicas: 2, upToDateReplicas: 2, versions: [{ version: 'v1.33.4', replicas: 2 }] });
+    expect(done.status).toMatchObject({
+      readyReplicas: 2,
+      availableReplicas: 2,
+      upToDateReplicas: 2,
+      versions: [{ version: 'v1.33.4', replicas: 2 }],
+    });
   }, 30_000);
 });

@@ -38,7 +38,13 @@ describe('world pass', () => {
     for (let i = 0; i < 3; i++) expect(steps.next().done).toBe(false);
     // Between two steps someone deletes one of the second pool's AMPMs (its VM stays) and touches its
     // AzureMachinePool, so CAPZ reconciles it in this pass.
-    store.update(AMPM, 'default', name, { ...store.get(AMPM, 'default', name), metadata: { ...victim.metadata, finalizers: [] } }, { force: true });
+    store.update(
+      AMPM,
+      'default',
+      name,
+      { ...store.get(AMPM, 'default', name), metadata: { ...victim.metadata, finalizers: [] } },
+      { force: true },
+    );
     store.delete(AMPM, 'default', name);
     store.patch(AMP, 'default', 'pool1', 'merge', { metadata: { annotations: { touched: 'yes' } } });
     expect(store.has(AMPM, 'default', name)).toBe(false);
@@ -58,7 +64,11 @@ describe('cloud node lifecycle', () => {
     // 45 simulated seconds are 150 ms here.
     sim = await startSimulation({ ...scenario, speed: 300 }, { log: () => {} });
     // CAPI paused: once the list drops the VM, it would delete the Node itself (deleteRetiredNodes).
-    sim.kube.cluster('mgmt-0').store.patch(MP, 'default', 'pool0', 'merge', { metadata: { annotations: { 'cluster.x-k8s.io/paused': 'true' } } });
+    sim.kube
+      .cluster('mgmt-0')
+      .store.patch(MP, 'default', 'pool0', 'merge', {
+        metadata: { annotations: { 'cluster.x-k8s.io/paused': 'true' } },
+      });
     const workload = sim.kube.cluster('wl-0').store;
     const [rec] = [...sim.azure.state.scaleSets.values()];
     if (!rec) throw new Error('the fleet has no scale set');
@@ -67,9 +77,15 @@ describe('cloud node lifecycle', () => {
     const node = workload.peek(NODE).find((n) => n.spec?.providerID === `azure://${String(vm.id)}`);
     if (!node) throw new Error(`no Node for ${String(vm.id)}`);
     const name = String(node.metadata?.name);
-    const others = workload.peek(NODE).filter((n) => n.metadata?.name !== name).map((n) => n.metadata?.name);
+    const others = workload
+      .peek(NODE)
+      .filter((n) => n.metadata?.name !== name)
+      .map((n) => n.metadata?.name);
     expect(others).toHaveLength(2);
-    const ready = () => (workload.peekOne(NODE, undefined, name)?.status?.conditions as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'Ready')?.status;
+    const ready = () =>
+      (
+        workload.peekOne(NODE, undefined, name)?.status?.conditions as { type: string; status: string }[] | undefined
+      )?.find((c) => c.type === 'Ready')?.status;
     expect(ready()).toBe('True');
     const seen = new Set<string | undefined>();
     sim.azure.state.deleteVm(rec, member);
@@ -89,19 +105,33 @@ describe('MachinePool deletion', () => {
     sim = await startSimulation(fleetScenario(parseFleetSpec('1x2x3')), { log: () => {} });
     const store = sim.kube.cluster('mgmt-0').store;
     const workload = sim.kube.cluster('wl-0').store;
-    const nodesOf = (pool: string) => (store.get(MP, 'default', pool).status?.nodeRefs as { name: string }[] | undefined ?? []).map((r) => r.name);
+    const nodesOf = (pool: string) =>
+      ((store.get(MP, 'default', pool).status?.nodeRefs as { name: string }[] | undefined) ?? []).map((r) => r.name);
     const deadline0 = Date.now() + 10_000;
-    while ((nodesOf('pool0').length < 3 || nodesOf('pool1').length < 3) && Date.now() < deadline0) await new Promise((r) => setTimeout(r, 20));
+    while ((nodesOf('pool0').length < 3 || nodesOf('pool1').length < 3) && Date.now() < deadline0)
+      await new Promise((r) => setTimeout(r, 20));
     const [nodes0, nodes1] = [nodesOf('pool0'), nodesOf('pool1')];
     expect(nodes0).toHaveLength(3);
     const scaleSets = () => [...sim!.azure.state.scaleSets.values()].map((r) => String(r.body.name));
     expect(scaleSets()).toHaveLength(2);
-    const r = await kubectl(sim.kubeconfigPath, ['--context', 'mgmt-0', 'delete', 'machinepool', 'pool0', '-n', 'default', '--wait=true', '--timeout=20s']);
+    const r = await kubectl(sim.kubeconfigPath, [
+      '--context',
+      'mgmt-0',
+      'delete',
+      'machinepool',
+      'pool0',
+      '-n',
+      'default',
+      '--wait=true',
+      '--timeout=20s',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(store.has(MP, 'default', 'pool0')).toBe(false);
     expect(store.has(AMP, 'default', 'pool0')).toBe(false);
     expect(store.peek(AMPM).filter((a) => a.metadata?.labels?.[AMPM_POOL_LABEL] === 'pool0')).toEqual([]);
-    expect(store.peek(MACHINE).filter((m) => m.metadata?.labels?.['cluster.x-k8s.io/pool-name'] === 'pool0')).toEqual([]);
+    expect(store.peek(MACHINE).filter((m) => m.metadata?.labels?.['cluster.x-k8s.io/pool-name'] === 'pool0')).toEqual(
+      [],
+    );
     for (const n of nodes0) expect(workload.has(NODE, undefined, n)).toBe(false);
     expect(scaleSets()).toHaveLength(1);
     // The other pool is as it was.

@@ -11,12 +11,32 @@ import { findByKind, type ResourceDef } from '../kube/resources';
 import type { KubeSimulator } from '../kube/simulator';
 import type { ClusterStore } from '../kube/store';
 import {
-  capzAmpmLabels, capzProvisioningState, capzReadySummary, capzReplicasAndProviderIds, seededRandom, shuffledOrder,
-  type CacheOrder, type CapzBehaviour, type CapzCondition, type CapzPoolRef,
+  capzAmpmLabels,
+  capzProvisioningState,
+  capzReadySummary,
+  capzReplicasAndProviderIds,
+  seededRandom,
+  shuffledOrder,
+  type CacheOrder,
+  type CapzBehaviour,
+  type CapzCondition,
+  type CapzPoolRef,
 } from './capz-behaviour';
 import {
-  capiNode, machinePoolMachineConditions, nodesByProviderId, reconcileNormal, reconcilePhase, retiredNodes, setReplicas,
-  type CapiNode, type InfraMachinePool, type MachineCondition, type MachinePoolState, type MachineView, type NodePatch, type ReplicaCounters,
+  capiNode,
+  machinePoolMachineConditions,
+  nodesByProviderId,
+  reconcileNormal,
+  reconcilePhase,
+  retiredNodes,
+  setReplicas,
+  type CapiNode,
+  type InfraMachinePool,
+  type MachineCondition,
+  type MachinePoolState,
+  type MachineView,
+  type NodePatch,
+  type ReplicaCounters,
 } from './capi-behaviour';
 
 const R = {
@@ -82,10 +102,18 @@ interface PendingFailure {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-function setCond(conds: Record<string, unknown>[], c: { type: string; status: string; reason?: string; severity?: string }, now: string): Record<string, unknown>[] {
+function setCond(
+  conds: Record<string, unknown>[],
+  c: { type: string; status: string; reason?: string; severity?: string },
+  now: string,
+): Record<string, unknown>[] {
   const prev = conds.find((x) => x.type === c.type);
   const keepTime = prev && prev.status === c.status && prev.reason === c.reason;
-  const next: Record<string, unknown> = { type: c.type, status: c.status, lastTransitionTime: keepTime ? prev.lastTransitionTime : now };
+  const next: Record<string, unknown> = {
+    type: c.type,
+    status: c.status,
+    lastTransitionTime: keepTime ? prev.lastTransitionTime : now,
+  };
   if (c.reason) next.reason = c.reason;
   if (c.status === 'False' && c.severity) next.severity = c.severity;
   return [...conds.filter((x) => x.type !== c.type), next].sort((a, b) => String(a.type).localeCompare(String(b.type)));
@@ -128,7 +156,11 @@ export class World {
   /** Errors a controller pass hit (kept, never thrown out of the loop). */
   readonly errors: string[] = [];
 
-  constructor(private readonly kube: KubeSimulator, private readonly azure: SimAzureServer, private readonly opts: WorldOptions) {
+  constructor(
+    private readonly kube: KubeSimulator,
+    private readonly azure: SimAzureServer,
+    private readonly opts: WorldOptions,
+  ) {
     this.startSim = Date.now();
     this.delays = { ...DEFAULT_DELAYS, ...opts.delays };
   }
@@ -238,7 +270,9 @@ export class World {
   }
 
   private managementClusters(): string[] {
-    return [...this.kube.clusters.keys()].filter((n) => this.kube.cluster(n).store.peek(R.cluster).length > 0 || this.kube.cluster(n).store.peek(R.mp).length > 0);
+    return [...this.kube.clusters.keys()].filter(
+      (n) => this.kube.cluster(n).store.peek(R.cluster).length > 0 || this.kube.cluster(n).store.peek(R.mp).length > 0,
+    );
   }
 
   // ---------------- Azure ----------------
@@ -263,11 +297,17 @@ export class World {
         failWith = pending.errorCode;
         if (--pending.count === 0) this.pendingFailures.delete(ssKey);
       }
-      this.plans.set(this.vmKey(vm), { dueAt: now + this.delays.provision * 1000, failWith, joins: !this.noJoin.has(ssKey) });
+      this.plans.set(this.vmKey(vm), {
+        dueAt: now + this.delays.provision * 1000,
+        failWith,
+        joins: !this.noJoin.has(ssKey),
+      });
     }
     if (active.length > capacity) {
       // Azure scales in the highest instance ids first (default scale-in policy).
-      const victims = [...active].sort((a, b) => Number(b.instanceId ?? 0) - Number(a.instanceId ?? 0)).slice(0, active.length - capacity);
+      const victims = [...active]
+        .sort((a, b) => Number(b.instanceId ?? 0) - Number(a.instanceId ?? 0))
+        .slice(0, active.length - capacity);
       for (const vm of victims) {
         this.scaledIn.add(providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id)));
         state.setVmState(vm, 'Deleting', 'stopping');
@@ -279,7 +319,11 @@ export class World {
       if (!plan || plan.dueAt > now) continue;
       const s = stateOf(vm);
       if (s === 'Creating') {
-        if (plan.failWith) state.setVmState(vm, 'Failed', 'running', { code: plan.failWith, message: `Provisioning failed: ${plan.failWith}.` });
+        if (plan.failWith)
+          state.setVmState(vm, 'Failed', 'running', {
+            code: plan.failWith,
+            message: `Provisioning failed: ${plan.failWith}.`,
+          });
         else state.setVmState(vm, 'Succeeded', 'running');
         plan.dueAt = now + this.delays.join * 1000;
       } else if (s === 'Deleting') {
@@ -290,12 +334,18 @@ export class World {
     const states = [...rec.vms.values()].map(stateOf);
     const target = states.some((s) => s === 'Creating' || s === 'Deleting')
       ? 'Updating'
-      : states.some((s) => s === 'Failed') ? 'Failed' : 'Succeeded';
+      : states.some((s) => s === 'Failed')
+        ? 'Failed'
+        : 'Succeeded';
     const current = String((rec.body.properties as Record<string, unknown>).provisioningState);
-    if (current !== target && !(current === 'Updating' && rec.vms.size !== capacity)) state.setProvisioningState(rec, target);
+    if (current !== target && !(current === 'Updating' && rec.vms.size !== capacity))
+      state.setProvisioningState(rec, target);
     if (target !== 'Updating') {
       for (const op of state.operations.values()) {
-        if (op.scaleSetKey === `${rec.subscriptionId}/${rec.resourceGroup}/${rec.name}`.toLowerCase() && op.status === 'InProgress') {
+        if (
+          op.scaleSetKey === `${rec.subscriptionId}/${rec.resourceGroup}/${rec.name}`.toLowerCase() &&
+          op.status === 'InProgress'
+        ) {
           op.status = target === 'Failed' ? 'Failed' : 'Succeeded';
           op.endTime = new Date().toISOString();
         }
@@ -307,19 +357,29 @@ export class World {
 
   private resolve(store: ClusterStore, mp: KubeObject, ampmsByAmp: Map<string, KubeObject[]>): Pool | null {
     const ns = mp.metadata?.namespace as string;
-    const infra = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string; kind?: string } } } | undefined)?.spec?.infrastructureRef;
+    const infra = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string; kind?: string } } } | undefined)
+      ?.spec?.infrastructureRef;
     // The world only reads what it resolves (its writes go through update): the stored objects, not copies.
     const amp = infra?.kind === 'AzureMachinePool' && infra.name ? store.peekOne(R.amp, ns, infra.name) : undefined;
     if (!amp) return null;
     const clusterName = String(mp.spec?.clusterName ?? '');
     const cluster = store.peekOne(R.cluster, ns, clusterName) ?? null;
     const vmssId = String(amp.spec?.providerID ?? '').replace(/^azure:\/\//, '');
-    const m = /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(vmssId);
-    const rec = m ? this.azure.state.get(m[1] as string, m[2] as string, m[3] as string) ?? null : null;
-    const clusterPaused = cluster?.spec?.paused === true || cluster?.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined;
+    const m =
+      /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(
+        vmssId,
+      );
+    const rec = m ? (this.azure.state.get(m[1] as string, m[2] as string, m[3] as string) ?? null) : null;
+    const clusterPaused =
+      cluster?.spec?.paused === true || cluster?.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined;
     const workload = this.kube.clusters.get(clusterName)?.store ?? null;
     return {
-      store, ns, mp, amp, rec, clusterName,
+      store,
+      ns,
+      mp,
+      amp,
+      rec,
+      clusterName,
       workload: workload && !this.unreachable.has(clusterName) ? workload : null,
       capiPaused: clusterPaused || mp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
       capzPaused: clusterPaused || amp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined,
@@ -367,13 +427,20 @@ export class World {
   }
 
   /** A workload cluster's Nodes, read once per change of that cluster rather than once per pool. */
-  private readonly nodeIndex = new WeakMap<ClusterStore, { rv: string; all: KubeObject[]; byProviderId: Map<string, KubeObject> }>();
+  private readonly nodeIndex = new WeakMap<
+    ClusterStore,
+    { rv: string; all: KubeObject[]; byProviderId: Map<string, KubeObject> }
+  >();
 
   private nodesOf(workload: ClusterStore): { all: KubeObject[]; byProviderId: Map<string, KubeObject> } {
     const hit = this.nodeIndex.get(workload);
     if (hit && hit.rv === workload.resourceVersion) return hit;
     const all = workload.peek(R.node);
-    const entry = { rv: workload.resourceVersion, all, byProviderId: new Map(all.map((n) => [String(n.spec?.providerID), n])) };
+    const entry = {
+      rv: workload.resourceVersion,
+      all,
+      byProviderId: new Map(all.map((n) => [String(n.spec?.providerID), n])),
+    };
     this.nodeIndex.set(workload, entry);
     return entry;
   }
@@ -393,15 +460,55 @@ export class World {
       const providerID = providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id));
       if (!workload.has(R.node, undefined, name)) {
         workload.create(R.node, undefined, {
-          apiVersion: 'v1', kind: 'Node',
-          metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'topology.kubernetes.io/region': pool.rec.location } },
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: {
+            name,
+            labels: {
+              'kubernetes.io/hostname': name,
+              'kubernetes.io/os': 'linux',
+              'topology.kubernetes.io/region': pool.rec.location,
+            },
+          },
           spec: { providerID, taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' }] },
         });
         const node = workload.get(R.node, undefined, name);
         // A kubelet reports the pressure conditions with Ready from its first status (CAPI's NodeHealthy reads them).
-        const pressure = [['MemoryPressure', 'KubeletHasSufficientMemory'], ['DiskPressure', 'KubeletHasNoDiskPressure'], ['PIDPressure', 'KubeletHasSufficientPID']]
-          .map(([type, reason]) => ({ type, status: 'False', reason, message: '', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }));
-        workload.update(R.node, undefined, name, { ...node, status: { conditions: [...pressure, { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime network not ready', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }], nodeInfo: { kubeletVersion: 'v1.33.4' } } }, { subresource: 'status' });
+        const pressure = [
+          ['MemoryPressure', 'KubeletHasSufficientMemory'],
+          ['DiskPressure', 'KubeletHasNoDiskPressure'],
+          ['PIDPressure', 'KubeletHasSufficientPID'],
+        ].map(([type, reason]) => ({
+          type,
+          status: 'False',
+          reason,
+          message: '',
+          lastHeartbeatTime: this.iso(),
+          lastTransitionTime: this.iso(),
+        }));
+        workload.update(
+          R.node,
+          undefined,
+          name,
+          {
+            ...node,
+            status: {
+              conditions: [
+                ...pressure,
+                {
+                  type: 'Ready',
+                  status: 'False',
+                  reason: 'KubeletNotReady',
+                  message: 'container runtime network not ready',
+                  lastHeartbeatTime: this.iso(),
+                  lastTransitionTime: this.iso(),
+                },
+              ],
+              nodeInfo: { kubeletVersion: 'v1.33.4' },
+            },
+          },
+          { subresource: 'status' },
+        );
         plan.dueAt = now + this.delays.ready * 1000;
       } else {
         const node = workload.get(R.node, undefined, name);
@@ -409,7 +516,29 @@ export class World {
         const ready = conditions.find((c) => c.type === 'Ready');
         if (ready?.status !== 'True') {
           const others = conditions.filter((c) => c.type !== 'Ready');
-          workload.update(R.node, undefined, name, { ...node, status: { ...node.status, conditions: [...others, { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() }] } }, { subresource: 'status' });
+          workload.update(
+            R.node,
+            undefined,
+            name,
+            {
+              ...node,
+              status: {
+                ...node.status,
+                conditions: [
+                  ...others,
+                  {
+                    type: 'Ready',
+                    status: 'True',
+                    reason: 'KubeletReady',
+                    message: 'kubelet is posting ready status',
+                    lastHeartbeatTime: this.iso(),
+                    lastTransitionTime: this.iso(),
+                  },
+                ],
+              },
+            },
+            { subresource: 'status' },
+          );
         }
         plan.joins = false; // done
       }
@@ -451,8 +580,24 @@ export class World {
       const conditions = (live.status?.conditions as { type: string; status: string }[] | undefined) ?? [];
       // Deleted only once seen Unknown, however coarse the passes (at a high speed one pass may span both).
       if (conditions.find((c) => c.type === 'Ready')?.status !== 'Unknown') {
-        const unknown = { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: this.iso(), lastTransitionTime: this.iso() };
-        workload.update(R.node, undefined, name, { ...live, status: { ...live.status, conditions: [...conditions.filter((c) => c.type !== 'Ready'), unknown] } }, { subresource: 'status' });
+        const unknown = {
+          type: 'Ready',
+          status: 'Unknown',
+          reason: 'NodeStatusUnknown',
+          message: 'Kubelet stopped posting node status.',
+          lastHeartbeatTime: this.iso(),
+          lastTransitionTime: this.iso(),
+        };
+        workload.update(
+          R.node,
+          undefined,
+          name,
+          {
+            ...live,
+            status: { ...live.status, conditions: [...conditions.filter((c) => c.type !== 'Ready'), unknown] },
+          },
+          { subresource: 'status' },
+        );
       } else if (now >= since + this.delays.nodeGone * 1000) {
         this.remove(workload, R.node, undefined, name);
         seen.gone.delete(id);
@@ -479,13 +624,25 @@ export class World {
     const replicas = typeof mp.spec?.replicas === 'number' ? mp.spec.replicas : null;
     const managed = mp.metadata?.annotations?.['cluster.x-k8s.io/replicas-managed-by'];
     // Scale the VMSS to spec.replicas (unless an external autoscaler manages it).
-    if (replicas !== null && (!managed || managed === 'false') && state.capacity(rec) !== replicas && (rec.body.properties as Record<string, unknown>).provisioningState !== 'Updating') {
+    if (
+      replicas !== null &&
+      (!managed || managed === 'false') &&
+      state.capacity(rec) !== replicas &&
+      (rec.body.properties as Record<string, unknown>).provisioningState !== 'Updating'
+    ) {
       state.setCapacity(rec, replicas);
     }
-    const vmsById = new Map([...rec.vms.values()].map((vm) => [providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id)), vm]));
+    const vmsById = new Map(
+      [...rec.vms.values()].map((vm) => [providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id)), vm]),
+    );
     const byProviderId = new Map(pool.ampms.map((a) => [String(a.spec?.providerID), a]));
     const created: KubeObject[] = [];
-    const ref: CapzPoolRef = { namespace: ns, clusterName: pool.clusterName, ampName: String(amp.metadata?.name), mpName: String(mp.metadata?.name) };
+    const ref: CapzPoolRef = {
+      namespace: ns,
+      clusterName: pool.clusterName,
+      ampName: String(amp.metadata?.name),
+      mpName: String(mp.metadata?.name),
+    };
     const workload = pool.workload;
     const nodeByPid = workload ? this.nodesOf(workload).byProviderId : new Map<string, KubeObject>();
     const now = this.iso();
@@ -497,12 +654,20 @@ export class World {
       const name = `${amp.metadata?.name}-${member.replace(/_/g, '-')}`.toLowerCase();
       if (store.has(R.ampm, ns, name)) continue;
       store.create(R.ampm, ns, {
-        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureMachinePoolMachine',
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+        kind: 'AzureMachinePoolMachine',
         metadata: {
           name,
           labels: capzAmpmLabels(ref),
           finalizers: ['azuremachinepoolmachine.infrastructure.cluster.x-k8s.io'],
-          ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'AzureMachinePool', name: String(amp.metadata?.name), uid: String(amp.metadata?.uid) }],
+          ownerReferences: [
+            {
+              apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+              kind: 'AzureMachinePool',
+              name: String(amp.metadata?.name),
+              uid: String(amp.metadata?.uid),
+            },
+          ],
         },
         spec: { providerID: pid, instanceID: member },
       });
@@ -514,7 +679,14 @@ export class World {
       if (vmsById.has(pid)) continue;
       const name = String(ampm.metadata?.name);
       if (!this.scaledIn.delete(pid)) {
-        this.event(store, amp, 'UnexpectedVMDeletion', `VM ${String(ampm.spec?.instanceID ?? name)} (${pid}) was deleted outside of CAPZ`, 'azuremachinepool-reconciler', `deleted:${pid}`);
+        this.event(
+          store,
+          amp,
+          'UnexpectedVMDeletion',
+          `VM ${String(ampm.spec?.instanceID ?? name)} (${pid}) was deleted outside of CAPZ`,
+          'azuremachinepool-reconciler',
+          `deleted:${pid}`,
+        );
       }
       const machine = ampm.metadata?.ownerReferences?.find((o) => o.kind === 'Machine')?.name;
       if (machine && store.has(R.machine, ns, machine)) this.remove(store, R.machine, ns, machine);
@@ -526,11 +698,27 @@ export class World {
       const vm = vmsById.get(pid);
       const vmState = String((vm?.properties as Record<string, unknown> | undefined)?.provisioningState ?? 'Deleted');
       const node = nodeByPid.get(pid);
-      const nodeReady = (node?.status?.conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+      const nodeReady =
+        (node?.status?.conditions as { type: string; status: string }[] | undefined)?.some(
+          (c) => c.type === 'Ready' && c.status === 'True',
+        ) ?? false;
       const isReady = nodeReady && vmState === 'Succeeded';
       if (vmState === 'Failed') {
-        const code = /ProvisioningState\/failed\/(.+)/.exec(String(((vm?.properties as { instanceView?: { statuses?: { code?: string }[] } } | undefined)?.instanceView?.statuses ?? [])[0]?.code ?? ''))?.[1] ?? 'unknown';
-        this.event(store, a, 'FailedVMState', `VM is in a failed state: ProvisioningState/failed/${code}`, 'azuremachinepoolmachine-reconciler', `failed:${pid}`);
+        const code =
+          /ProvisioningState\/failed\/(.+)/.exec(
+            String(
+              ((vm?.properties as { instanceView?: { statuses?: { code?: string }[] } } | undefined)?.instanceView
+                ?.statuses ?? [])[0]?.code ?? '',
+            ),
+          )?.[1] ?? 'unknown';
+        this.event(
+          store,
+          a,
+          'FailedVMState',
+          `VM is in a failed state: ProvisioningState/failed/${code}`,
+          'azuremachinepoolmachine-reconciler',
+          `failed:${pid}`,
+        );
       }
       const conds = (a.status?.conditions as Record<string, unknown>[] | undefined) ?? [];
       const reason = isReady ? undefined : node ? 'NodeConditionsFailed' : 'NodeProvisioning';
@@ -538,26 +726,47 @@ export class World {
         ...a.status,
         ready: isReady,
         provisioningState: vmState,
-        latestModelApplied: (vm?.properties as { latestModelApplied?: boolean } | undefined)?.latestModelApplied ?? true,
+        latestModelApplied:
+          (vm?.properties as { latestModelApplied?: boolean } | undefined)?.latestModelApplied ?? true,
         version: 'v1.33.4',
         ...(node && isReady ? { nodeRef: { apiVersion: 'v1', kind: 'Node', name: node.metadata?.name } } : {}),
-        conditions: setCond(setCond(conds, { type: 'MachineNodeHealthy', status: isReady ? 'True' : 'False', reason, severity: 'Info' }, now), { type: 'Ready', status: isReady ? 'True' : 'False', reason, severity: 'Info' }, now),
+        conditions: setCond(
+          setCond(
+            conds,
+            { type: 'MachineNodeHealthy', status: isReady ? 'True' : 'False', reason, severity: 'Info' },
+            now,
+          ),
+          { type: 'Ready', status: isReady ? 'True' : 'False', reason, severity: 'Info' },
+          now,
+        ),
       };
-      if (!same(status, a.status)) store.update(R.ampm, ns, String(a.metadata?.name), { ...a, status }, { subresource: 'status', force: true });
+      if (!same(status, a.status))
+        store.update(R.ampm, ns, String(a.metadata?.name), { ...a, status }, { subresource: 'status', force: true });
     }
     // setProvisioningStateAndConditions (with the previous status.replicas), then updateReplicasAndProviderIDs.
     const vmssState = String((rec.body.properties as Record<string, unknown>).provisioningState);
     const prevReplicas = typeof amp.status?.replicas === 'number' ? amp.status.replicas : 0;
     const prevConds = (amp.status?.conditions as CapzCondition[] | undefined) ?? [];
     // An unset spec.replicas (CAPI's webhook never leaves one) counts as 0 here.
-    const s = capzProvisioningState(behaviour, { vmssState, specReplicas: replicas ?? 0, statusReplicas: prevReplicas, ready: amp.status?.ready === true, conditions: prevConds });
+    const s = capzProvisioningState(behaviour, {
+      vmssState,
+      specReplicas: replicas ?? 0,
+      statusReplicas: prevReplicas,
+      ready: amp.status?.ready === true,
+      conditions: prevConds,
+    });
     // Only what CAPZ marked is set (a condition it left alone comes back as the same object), then the summary.
     let conds = prevConds as unknown as Record<string, unknown>[];
     for (const c of s.conditions) if (!prevConds.includes(c)) conds = setCond(conds, c, now);
     const summary = capzReadySummary(conds as unknown as CapzCondition[]);
     if (summary) conds = setCond(conds, summary, now);
     // updateReplicasAndProviderIDs, over the machines as they are now, as CAPZ's cache lists them.
-    const listed = capzReplicasAndProviderIds(behaviour, ref, current(store, R.ampm, ns, [...pool.ampms, ...created]), this.capzCacheOrder());
+    const listed = capzReplicasAndProviderIds(
+      behaviour,
+      ref,
+      current(store, R.ampm, ns, [...pool.ampms, ...created]),
+      this.capzCacheOrder(),
+    );
     const ampStatus = {
       ...amp.status,
       ready: s.ready,
@@ -567,32 +776,70 @@ export class World {
       conditions: conds,
     };
     const list = listed.providerIDList;
-    if (!same(ampStatus, amp.status)) store.update(R.amp, ns, String(amp.metadata?.name), { ...amp, status: ampStatus }, { subresource: 'status', force: true });
+    if (!same(ampStatus, amp.status))
+      store.update(
+        R.amp,
+        ns,
+        String(amp.metadata?.name),
+        { ...amp, status: ampStatus },
+        { subresource: 'status', force: true },
+      );
     if (!same(list, amp.spec?.providerIDList ?? [])) {
       const cur = store.get(R.amp, ns, String(amp.metadata?.name));
-      store.update(R.amp, ns, String(amp.metadata?.name), { ...cur, spec: { ...cur.spec, providerIDList: list } }, { force: true });
+      store.update(
+        R.amp,
+        ns,
+        String(amp.metadata?.name),
+        { ...cur, spec: { ...cur.spec, providerIDList: list } },
+        { force: true },
+      );
     }
   }
 
   /** Records a Kubernetes Event about an object, as CAPZ's recorder does (once per occurrence key). */
-  private event(store: ClusterStore, obj: KubeObject, reason: string, message: string, component: string, once: string): void {
+  private event(
+    store: ClusterStore,
+    obj: KubeObject,
+    reason: string,
+    message: string,
+    component: string,
+    once: string,
+  ): void {
     if (this.emitted.has(once)) return;
     this.emitted.add(once);
     const ns = String(obj.metadata?.namespace ?? 'default');
     const now = this.iso();
     store.create(R.event, ns, {
-      apiVersion: 'v1', kind: 'Event',
-      metadata: { name: `${obj.metadata?.name}.${Date.now().toString(16)}${Math.random().toString(16).slice(2, 6)}`, namespace: ns },
-      involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata?.name, namespace: ns, uid: obj.metadata?.uid, resourceVersion: obj.metadata?.resourceVersion },
-      reason, message, type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: {
+        name: `${obj.metadata?.name}.${Date.now().toString(16)}${Math.random().toString(16).slice(2, 6)}`,
+        namespace: ns,
+      },
+      involvedObject: {
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        name: obj.metadata?.name,
+        namespace: ns,
+        uid: obj.metadata?.uid,
+        resourceVersion: obj.metadata?.resourceVersion,
+      },
+      reason,
+      message,
+      type: 'Warning',
+      count: 1,
+      firstTimestamp: now,
+      lastTimestamp: now,
       source: { component },
-      reportingComponent: component, reportingInstance: `${component}-0`,
+      reportingComponent: component,
+      reportingInstance: `${component}-0`,
     } as KubeObject);
   }
 
   private remove(store: ClusterStore, r: ResourceDef, ns: string | undefined, name: string): void {
     const o = store.get(r, ns, name);
-    if ((o.metadata?.finalizers ?? []).length) store.update(r, ns, name, { ...o, metadata: { ...o.metadata, finalizers: [] } }, { force: true });
+    if ((o.metadata?.finalizers ?? []).length)
+      store.update(r, ns, name, { ...o, metadata: { ...o.metadata, finalizers: [] } }, { force: true });
     if (store.has(r, ns, name)) store.delete(r, ns, name);
   }
 
@@ -609,24 +856,47 @@ export class World {
     const mpName = String(mp.metadata?.name);
     const clusterName = String(mp.spec?.clusterName ?? '');
     const cluster = store.peekOne(R.cluster, ns, clusterName);
-    if (cluster?.spec?.paused === true || cluster?.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined || mp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined) return;
+    if (
+      cluster?.spec?.paused === true ||
+      cluster?.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined ||
+      mp.metadata?.annotations?.['cluster.x-k8s.io/paused'] !== undefined
+    )
+      return;
     const phase = reconcilePhase(machinePoolState(mp));
-    if (mp.status?.phase !== phase) store.update(R.mp, ns, mpName, { ...mp, status: { ...mp.status, phase } }, { subresource: 'status', force: true });
-    const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef?.name;
+    if (mp.status?.phase !== phase)
+      store.update(
+        R.mp,
+        ns,
+        mpName,
+        { ...mp, status: { ...mp.status, phase } },
+        { subresource: 'status', force: true },
+      );
+    const ampName = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec
+      ?.infrastructureRef?.name;
     const amp = ampName ? store.peekOne(R.amp, ns, ampName) : undefined;
     if (amp && ampName) {
-      const m = /^azure:\/\/\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(String(amp.spec?.providerID ?? ''));
+      const m =
+        /^azure:\/\/\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/([^/]+)$/i.exec(
+          String(amp.spec?.providerID ?? ''),
+        );
       if (m) this.azure.state.deleteScaleSet(m[1] as string, m[2] as string, m[3] as string);
-      for (const a of current(store, R.ampm, ns, ampmsByAmp.get(`${ns}/${ampName}`) ?? [])) this.remove(store, R.ampm, ns, String(a.metadata?.name));
+      for (const a of current(store, R.ampm, ns, ampmsByAmp.get(`${ns}/${ampName}`) ?? []))
+        this.remove(store, R.ampm, ns, String(a.metadata?.name));
       this.remove(store, R.amp, ns, ampName);
       return;
     }
-    const workload = this.unreachable.has(clusterName) ? null : this.kube.clusters.get(clusterName)?.store ?? null;
+    const workload = this.unreachable.has(clusterName) ? null : (this.kube.clusters.get(clusterName)?.store ?? null);
     const state = machinePoolState(mp);
     if (state.nodeRefs.length && !workload) return;
-    if (workload) this.applyNodeChanges(workload, retiredNodes(state.nodeRefs, state.providerIDList, this.capiNodesOf(workload)), []);
+    if (workload)
+      this.applyNodeChanges(
+        workload,
+        retiredNodes(state.nodeRefs, state.providerIDList, this.capiNodesOf(workload)),
+        [],
+      );
     for (const machine of store.peek(R.machine)) {
-      if (machine.metadata?.namespace !== ns || machine.metadata?.labels?.['cluster.x-k8s.io/pool-name'] !== mpName) continue;
+      if (machine.metadata?.namespace !== ns || machine.metadata?.labels?.['cluster.x-k8s.io/pool-name'] !== mpName)
+        continue;
       const node = (machine.status?.nodeRef as { name?: string } | undefined)?.name;
       if (workload && node) this.applyNodeChanges(workload, [node], []);
       this.remove(store, R.machine, ns, String(machine.metadata?.name));
@@ -649,7 +919,11 @@ export class World {
     const machines = this.capiMachines(pool, nodes);
     const mp = store.get(R.mp, ns, mpName);
     const before = machinePoolState(mp);
-    const ampStatus = (amp.status ?? {}) as { ready?: unknown; replicas?: unknown; infrastructureMachineKind?: unknown };
+    const ampStatus = (amp.status ?? {}) as {
+      ready?: unknown;
+      replicas?: unknown;
+      infrastructureMachineKind?: unknown;
+    };
     const infra: InfraMachinePool = {
       ready: ampStatus.ready === true,
       providerIDList: Array.isArray(amp.spec?.providerIDList) ? (amp.spec.providerIDList as string[]) : undefined,
@@ -659,25 +933,52 @@ export class World {
     // Bootstrap data is given directly (spec.template.spec.bootstrap.dataSecretName): always created.
     const r = reconcileNormal({ mp: before, bootstrapDataSecretCreated: true, infra, nodes, now: this.now() });
     if (pool.workload) this.applyNodeChanges(pool.workload, r.deleteNodes, r.patchNodes);
-    const counters = setReplicas(r.mp, typeof ampStatus.infrastructureMachineKind === 'string' && ampStatus.infrastructureMachineKind !== '', machines, nodes);
+    const counters = setReplicas(
+      r.mp,
+      typeof ampStatus.infrastructureMachineKind === 'string' && ampStatus.infrastructureMachineKind !== '',
+      machines,
+      nodes,
+    );
     const list = omitEmpty(r.mp.providerIDList);
     if (!same(list, omitEmpty(mp.spec?.providerIDList as string[] | undefined))) {
       const { providerIDList: _old, ...spec } = (mp.spec ?? {}) as Record<string, unknown>;
-      store.update(R.mp, ns, mpName, { ...mp, spec: { ...spec, ...(list ? { providerIDList: list } : {}) } }, { force: true });
+      store.update(
+        R.mp,
+        ns,
+        mpName,
+        { ...mp, spec: { ...spec, ...(list ? { providerIDList: list } : {}) } },
+        { force: true },
+      );
     }
     const latest = store.get(R.mp, ns, mpName);
     const st = this.capiStatus(latest, before, r.mp, counters, amp);
-    if (!same(st, latest.status)) store.update(R.mp, ns, mpName, { ...latest, status: st }, { subresource: 'status', force: true });
+    if (!same(st, latest.status))
+      store.update(R.mp, ns, mpName, { ...latest, status: st }, { subresource: 'status', force: true });
   }
 
   /** The MachinePool status after a reconcile: the fields of `after` written over what the object holds. */
-  private capiStatus(mp: KubeObject, before: MachinePoolState, after: MachinePoolState, counters: ReplicaCounters, amp: KubeObject): Record<string, unknown> {
+  private capiStatus(
+    mp: KubeObject,
+    before: MachinePoolState,
+    after: MachinePoolState,
+    counters: ReplicaCounters,
+    amp: KubeObject,
+  ): Record<string, unknown> {
     const now = this.iso();
     const st = structuredClone(mp.status ?? {}) as Record<string, unknown>;
-    st.initialization = { bootstrapDataSecretCreated: after.bootstrapDataSecretCreated, infrastructureProvisioned: after.infrastructureProvisioned };
+    st.initialization = {
+      bootstrapDataSecretCreated: after.bootstrapDataSecretCreated,
+      infrastructureProvisioned: after.infrastructureProvisioned,
+    };
     if (after.statusReplicas !== undefined) st.replicas = after.statusReplicas;
     if (after.nodeRefs !== before.nodeRefs) {
-      if (after.nodeRefs.length) st.nodeRefs = after.nodeRefs.map((r) => ({ apiVersion: 'v1', kind: 'Node', name: r.name, ...(r.uid ? { uid: r.uid } : {}) }));
+      if (after.nodeRefs.length)
+        st.nodeRefs = after.nodeRefs.map((r) => ({
+          apiVersion: 'v1',
+          kind: 'Node',
+          name: r.name,
+          ...(r.uid ? { uid: r.uid } : {}),
+        }));
       else delete st.nodeRefs;
     }
     for (const k of ['readyReplicas', 'availableReplicas', 'upToDateReplicas', 'versions'] as const) {
@@ -685,18 +986,59 @@ export class World {
       else st[k] = counters[k];
     }
     st.phase = reconcilePhase(after);
-    const dep = (isObj(st.deprecated) && isObj(st.deprecated.v1beta1) ? st.deprecated.v1beta1 : {}) as Record<string, unknown>;
+    const dep = (isObj(st.deprecated) && isObj(st.deprecated.v1beta1) ? st.deprecated.v1beta1 : {}) as Record<
+      string,
+      unknown
+    >;
     Object.assign(dep, after.v1beta1);
     let conds = (dep.conditions as Record<string, unknown>[] | undefined) ?? [];
     // InfrastructureReady mirrors the infra object's Ready condition, else falls back on status.ready.
-    const infraReady = (amp.status?.conditions as { type: string; status: string; reason?: string; severity?: string; message?: string }[] | undefined)?.find((c) => c.type === 'Ready');
-    conds = setCond(conds, infraReady
-      ? { type: 'InfrastructureReady', status: infraReady.status, reason: infraReady.reason, severity: infraReady.severity }
-      : { type: 'InfrastructureReady', status: after.infrastructureProvisioned ? 'True' : 'False', reason: after.infrastructureProvisioned ? undefined : 'WaitingForInfrastructure', severity: 'Info' }, now);
+    const infraReady = (
+      amp.status?.conditions as
+        { type: string; status: string; reason?: string; severity?: string; message?: string }[] | undefined
+    )?.find((c) => c.type === 'Ready');
+    conds = setCond(
+      conds,
+      infraReady
+        ? {
+            type: 'InfrastructureReady',
+            status: infraReady.status,
+            reason: infraReady.reason,
+            severity: infraReady.severity,
+          }
+        : {
+            type: 'InfrastructureReady',
+            status: after.infrastructureProvisioned ? 'True' : 'False',
+            reason: after.infrastructureProvisioned ? undefined : 'WaitingForInfrastructure',
+            severity: 'Info',
+          },
+      now,
+    );
     conds = setCond(conds, { type: 'BootstrapReady', status: 'True' }, now);
-    if (after.replicasReady) conds = setCond(conds, { type: 'ReplicasReady', status: after.replicasReady, reason: after.replicasReady === 'False' ? 'WaitingForReplicasReady' : undefined, severity: 'Info' }, now);
+    if (after.replicasReady)
+      conds = setCond(
+        conds,
+        {
+          type: 'ReplicasReady',
+          status: after.replicasReady,
+          reason: after.replicasReady === 'False' ? 'WaitingForReplicasReady' : undefined,
+          severity: 'Info',
+        },
+        now,
+      );
     const notReady = conds.find((c) => c.type !== 'Ready' && c.status === 'False');
-    conds = setCond(conds, notReady ? { type: 'Ready', status: 'False', reason: String(notReady.reason ?? ''), severity: String(notReady.severity ?? 'Info') } : { type: 'Ready', status: 'True' }, now);
+    conds = setCond(
+      conds,
+      notReady
+        ? {
+            type: 'Ready',
+            status: 'False',
+            reason: String(notReady.reason ?? ''),
+            severity: String(notReady.severity ?? 'Info'),
+          }
+        : { type: 'Ready', status: 'True' },
+      now,
+    );
     dep.conditions = conds;
     st.deprecated = { ...(isObj(st.deprecated) ? st.deprecated : {}), v1beta1: dep };
     return st;
@@ -714,14 +1056,15 @@ export class World {
     const out: MachineView[] = [];
     for (const a of current(store, R.ampm, ns, pool.ampms)) {
       const name = String(a.metadata?.name);
-      const node = byId ? byId.get(String(a.spec?.providerID ?? '')) ?? null : undefined;
+      const node = byId ? (byId.get(String(a.spec?.providerID ?? '')) ?? null) : undefined;
       if (byId) this.capiMachineSpec(pool, a, node ?? null);
       const m = store.peekOne(R.machine, ns, name);
       if (!m) continue;
       const { conditions, status } = this.capiMachineStatus(m, a, node, at);
       if (status) store.update(R.machine, ns, name, { ...m, status }, { subresource: 'status', force: true });
       out.push({
-        name, creationTimestamp: m.metadata?.creationTimestamp,
+        name,
+        creationTimestamp: m.metadata?.creationTimestamp,
         version: typeof m.spec?.version === 'string' ? m.spec.version : undefined,
         kubeletVersion: (m.status?.nodeInfo as { kubeletVersion?: string } | undefined)?.kubeletVersion,
         conditions,
@@ -739,16 +1082,26 @@ export class World {
     const existing = store.peekOne(R.machine, ns, name);
     if (existing) {
       // A version once set stays when the Node goes (the field may be another manager's).
-      if (node?.kubeletVersion && existing.spec?.version !== node.kubeletVersion) store.update(R.machine, ns, name, { ...existing, spec: { ...existing.spec, ...version } }, { force: true });
+      if (node?.kubeletVersion && existing.spec?.version !== node.kubeletVersion)
+        store.update(R.machine, ns, name, { ...existing, spec: { ...existing.spec, ...version } }, { force: true });
       return;
     }
     store.create(R.machine, ns, {
-      apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine',
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Machine',
       metadata: {
         name,
         labels: { 'cluster.x-k8s.io/cluster-name': pool.clusterName, 'cluster.x-k8s.io/pool-name': mpName },
         finalizers: ['machine.cluster.x-k8s.io'],
-        ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'MachinePool', name: mpName, uid: String(pool.mp.metadata?.uid), controller: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'cluster.x-k8s.io/v1beta2',
+            kind: 'MachinePool',
+            name: mpName,
+            uid: String(pool.mp.metadata?.uid),
+            controller: true,
+          },
+        ],
       },
       spec: {
         clusterName: pool.clusterName,
@@ -759,43 +1112,106 @@ export class World {
       },
     });
     const cur = store.get(R.ampm, ns, name);
-    store.update(R.ampm, ns, name, { ...cur, metadata: { ...cur.metadata, ownerReferences: [...(cur.metadata?.ownerReferences ?? []), { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name, uid: String(store.get(R.machine, ns, name).metadata?.uid), controller: true }] } }, { force: true });
+    store.update(
+      R.ampm,
+      ns,
+      name,
+      {
+        ...cur,
+        metadata: {
+          ...cur.metadata,
+          ownerReferences: [
+            ...(cur.metadata?.ownerReferences ?? []),
+            {
+              apiVersion: 'cluster.x-k8s.io/v1beta2',
+              kind: 'Machine',
+              name,
+              uid: String(store.get(R.machine, ns, name).metadata?.uid),
+              controller: true,
+            },
+          ],
+        },
+      },
+      { force: true },
+    );
   }
 
   /**
    * A Machine's status as the Machine controller keeps it: phase, nodeRef (from the AMPM) and v1beta2 conditions;
    * `status` is null when nothing changed (compared field by field: a pass goes over every Machine).
    */
-  private capiMachineStatus(m: KubeObject, a: KubeObject, node: CapiNode | null | undefined, at: { ms: number; iso: string }): { conditions: MachineCondition[]; status: Record<string, unknown> | null } {
+  private capiMachineStatus(
+    m: KubeObject,
+    a: KubeObject,
+    node: CapiNode | null | undefined,
+    at: { ms: number; iso: string },
+  ): { conditions: MachineCondition[]; status: Record<string, unknown> | null } {
     const nodeRef = (a.status?.nodeRef as { name?: string } | undefined)?.name;
     const previous = (m.status?.conditions as (MachineCondition & { lastTransitionTime?: string })[] | undefined) ?? [];
-    const infraReady = (a.status?.conditions as { type: string; status: string; reason?: string; message?: string }[] | undefined)?.find((c) => c.type === 'Ready');
+    const infraReady = (
+      a.status?.conditions as { type: string; status: string; reason?: string; message?: string }[] | undefined
+    )?.find((c) => c.type === 'Ready');
     const next = machinePoolMachineConditions({
-      deleting: Boolean(m.metadata?.deletionTimestamp), infraReady, infrastructureProvisioned: true, infraKind: 'AzureMachinePoolMachine',
-      node, hadNodeRef: Boolean(m.status?.nodeRef), providerID: String(m.spec?.providerID ?? ''), previous,
-      minReadySeconds: typeof m.spec?.minReadySeconds === 'number' ? m.spec.minReadySeconds : 0, now: at.ms,
+      deleting: Boolean(m.metadata?.deletionTimestamp),
+      infraReady,
+      infrastructureProvisioned: true,
+      infraKind: 'AzureMachinePoolMachine',
+      node,
+      hadNodeRef: Boolean(m.status?.nodeRef),
+      providerID: String(m.spec?.providerID ?? ''),
+      previous,
+      minReadySeconds: typeof m.spec?.minReadySeconds === 'number' ? m.spec.minReadySeconds : 0,
+      now: at.ms,
     });
     const phase = nodeRef ? 'Running' : 'Provisioned';
     const init = m.status?.initialization as Record<string, unknown> | undefined;
-    const unchanged = m.status?.phase === phase && (!nodeRef || (m.status?.nodeRef as { name?: string } | undefined)?.name === nodeRef)
-      && init?.bootstrapDataSecretCreated === true && init.infrastructureProvisioned === true && previous.length === next.length
-      && next.every((c, i) => previous[i]?.type === c.type && previous[i]?.status === c.status && previous[i]?.reason === c.reason && previous[i]?.message === c.message);
+    const unchanged =
+      m.status?.phase === phase &&
+      (!nodeRef || (m.status?.nodeRef as { name?: string } | undefined)?.name === nodeRef) &&
+      init?.bootstrapDataSecretCreated === true &&
+      init.infrastructureProvisioned === true &&
+      previous.length === next.length &&
+      next.every(
+        (c, i) =>
+          previous[i]?.type === c.type &&
+          previous[i]?.status === c.status &&
+          previous[i]?.reason === c.reason &&
+          previous[i]?.message === c.message,
+      );
     if (unchanged) return { conditions: next, status: null };
     const conditions = next.map((c) => {
       const prev = previous.find((p) => p.type === c.type);
-      return { ...c, lastTransitionTime: prev && prev.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : at.iso };
+      return {
+        ...c,
+        lastTransitionTime:
+          prev && prev.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : at.iso,
+      };
     });
-    return { conditions: next, status: { ...m.status, phase, ...(nodeRef ? { nodeRef: { name: nodeRef } } : {}), initialization: { bootstrapDataSecretCreated: true, infrastructureProvisioned: true }, conditions } };
+    return {
+      conditions: next,
+      status: {
+        ...m.status,
+        phase,
+        ...(nodeRef ? { nodeRef: { name: nodeRef } } : {}),
+        initialization: { bootstrapDataSecretCreated: true, infrastructureProvisioned: true },
+        conditions,
+      },
+    };
   }
 
   /** Deletes and patches workload Nodes for CAPI (Nodes already gone are skipped). */
   private applyNodeChanges(workload: ClusterStore, remove: readonly string[], patches: readonly NodePatch[]): void {
-    for (const name of remove) if (workload.has(R.node, undefined, name)) this.remove(workload, R.node, undefined, name);
+    for (const name of remove)
+      if (workload.has(R.node, undefined, name)) this.remove(workload, R.node, undefined, name);
     for (const p of patches) {
       const n = workload.peekOne(R.node, undefined, p.name);
       if (!n) continue;
       const { taints: _old, ...spec } = (n.spec ?? {}) as Record<string, unknown>;
-      workload.update(R.node, undefined, p.name, { ...n, metadata: { ...n.metadata, annotations: p.annotations }, spec: { ...spec, ...(p.taints.length ? { taints: p.taints } : {}) } });
+      workload.update(R.node, undefined, p.name, {
+        ...n,
+        metadata: { ...n.metadata, annotations: p.annotations },
+        spec: { ...spec, ...(p.taints.length ? { taints: p.taints } : {}) },
+      });
     }
   }
 
@@ -816,14 +1232,29 @@ const omitEmpty = (list: readonly string[] | undefined) => (list && list.length 
 
 /** A MachinePool object as CAPI's MachinePool controller reads it. */
 function machinePoolState(mp: KubeObject): MachinePoolState {
-  const spec = (mp.spec ?? {}) as { clusterName?: string; replicas?: unknown; providerIDList?: unknown; template?: { spec?: { minReadySeconds?: unknown } } };
-  const st = (mp.status ?? {}) as { phase?: string; replicas?: unknown; nodeRefs?: { name?: string; uid?: string }[]; initialization?: Record<string, unknown>; deprecated?: { v1beta1?: Record<string, unknown> } };
+  const spec = (mp.spec ?? {}) as {
+    clusterName?: string;
+    replicas?: unknown;
+    providerIDList?: unknown;
+    template?: { spec?: { minReadySeconds?: unknown } };
+  };
+  const st = (mp.status ?? {}) as {
+    phase?: string;
+    replicas?: unknown;
+    nodeRefs?: { name?: string; uid?: string }[];
+    initialization?: Record<string, unknown>;
+    deprecated?: { v1beta1?: Record<string, unknown> };
+  };
   const dep = st.deprecated?.v1beta1 ?? {};
   const count = (v: unknown) => (typeof v === 'number' ? v : 0);
-  const replicasReady = (dep.conditions as { type: string; status: string }[] | undefined)?.find((c) => c.type === 'ReplicasReady')?.status;
+  const replicasReady = (dep.conditions as { type: string; status: string }[] | undefined)?.find(
+    (c) => c.type === 'ReplicasReady',
+  )?.status;
   const minReady = spec.template?.spec?.minReadySeconds;
   return {
-    name: String(mp.metadata?.name ?? ''), namespace: String(mp.metadata?.namespace ?? ''), clusterName: String(spec.clusterName ?? ''),
+    name: String(mp.metadata?.name ?? ''),
+    namespace: String(mp.metadata?.namespace ?? ''),
+    clusterName: String(spec.clusterName ?? ''),
     specReplicas: typeof spec.replicas === 'number' ? spec.replicas : null,
     providerIDList: Array.isArray(spec.providerIDList) ? (spec.providerIDList as string[]) : undefined,
     minReadySeconds: typeof minReady === 'number' ? minReady : 0,
@@ -834,7 +1265,11 @@ function machinePoolState(mp: KubeObject): MachinePoolState {
     infrastructureProvisioned: st.initialization?.infrastructureProvisioned === true,
     statusReplicas: typeof st.replicas === 'number' ? st.replicas : undefined,
     nodeRefs: (st.nodeRefs ?? []).map((r) => ({ name: String(r.name ?? ''), ...(r.uid ? { uid: r.uid } : {}) })),
-    v1beta1: { readyReplicas: count(dep.readyReplicas), availableReplicas: count(dep.availableReplicas), unavailableReplicas: count(dep.unavailableReplicas) },
+    v1beta1: {
+      readyReplicas: count(dep.readyReplicas),
+      availableReplicas: count(dep.availableReplicas),
+      unavailableReplicas: count(dep.unavailableReplicas),
+    },
     ...(replicasReady === 'True' || replicasReady === 'False' ? { replicasReady } : {}),
   };
 }

@@ -10,7 +10,8 @@ export const dynamic = 'force-dynamic';
  */
 export const GET = route({}, async () => {
   const health = (await runtime()).store.health();
-  if (health.state === 'failing' && health.fault === 'corrupt') return errorResponse(503, 'store-failing', health.error);
+  if (health.state === 'failing' && health.fault === 'corrupt')
+    return errorResponse(503, 'store-failing', health.error);
   return { status: 'ok' };
 });
 

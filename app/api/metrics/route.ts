@@ -5,6 +5,12 @@ import { registry } from '@/server/metrics-registry';
 export const dynamic = 'force-dynamic';
 
 /** Prometheus text format: pools, collector, Azure, HTTP and process metrics. */
-export const GET = route({}, async () => new Response(await metrics().render(), { headers: { 'content-type': registry().contentType, 'cache-control': 'no-store' } }));
+export const GET = route(
+  {},
+  async () =>
+    new Response(await metrics().render(), {
+      headers: { 'content-type': registry().contentType, 'cache-control': 'no-store' },
+    }),
+);
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

@@ -14,7 +14,12 @@ export const GET = route({}, async () => {
   if (health.state === 'failing') return errorResponse(503, 'store-failing', health.error);
   // A store failing now throws a StoreFailingError: 503 `store-failing` too.
   const last = await rt.store.lastCycle();
-  if (!last) return errorResponse(503, 'not-ready', rt.collector ? 'The collector has not completed its first cycle yet.' : 'No collector has stored a cycle yet.');
+  if (!last)
+    return errorResponse(
+      503,
+      'not-ready',
+      rt.collector ? 'The collector has not completed its first cycle yet.' : 'No collector has stored a cycle yet.',
+    );
   return { status: 'ready', lastCycle: last, collecting: rt.collector !== null };
 });
 

@@ -7,24 +7,42 @@ import { resyncStatusOptions } from '@/components/data/queries';
 import { ResyncDialog } from './resync-dialog';
 
 /** Why the button is disabled for this caller, or null when they may resync. */
-function disabledReason(past: boolean, gone: 'deleted' | 'unwatched' | null, status: ReturnType<typeof useQuery<ResyncStatus>>): string | null {
+function disabledReason(
+  past: boolean,
+  gone: 'deleted' | 'unwatched' | null,
+  status: ReturnType<typeof useQuery<ResyncStatus>>,
+): string | null {
   if (gone === 'deleted') return 'The MachinePool is deleted: there is nothing to resync.';
-  if (gone === 'unwatched') return 'poolscope no longer watches this pool\'s context.';
+  if (gone === 'unwatched') return "poolscope no longer watches this pool's context.";
   if (past) return 'Resync acts on the pool as it is now: go back to now to use it.';
   if (status.isPending) return 'Checking what you may do…';
   if (status.isError) return `poolscope could not check your rights: ${status.error.message}`;
   const s = status.data;
   if (!s.identity) return s.identityProblem ?? 'Not signed in.';
-  if (!s.modes.reconcile.permitted && !s.modes['sync-provider-ids'].permitted) return s.modes['sync-provider-ids'].reason ?? s.modes.reconcile.reason;
+  if (!s.modes.reconcile.permitted && !s.modes['sync-provider-ids'].permitted)
+    return s.modes['sync-provider-ids'].reason ?? s.modes.reconcile.reason;
   if (s.running) return `A ${s.running.mode} started by ${s.running.user} is running on this pool.`;
   return null;
 }
 
 /** The Resync button, disabled with the reason when the caller may not; hidden when poolscope is read-only. */
-export function ResyncButton({ poolRef, past, gone = null }: { poolRef: PoolRef; past: boolean; gone?: 'deleted' | 'unwatched' | null }) {
+export function ResyncButton({
+  poolRef,
+  past,
+  gone = null,
+}: {
+  poolRef: PoolRef;
+  past: boolean;
+  gone?: 'deleted' | 'unwatched' | null;
+}) {
   const status = useQuery({ ...resyncStatusOptions(poolRef), enabled: !past && !gone });
   const [open, setOpen] = useState(false);
-  if (status.data?.readOnly) return <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="resync-readonly">poolscope is read-only here: it makes no changes to clusters.</p>;
+  if (status.data?.readOnly)
+    return (
+      <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="resync-readonly">
+        poolscope is read-only here: it makes no changes to clusters.
+      </p>
+    );
   const why = disabledReason(past, gone, status);
   return (
     <div className="flex flex-wrap items-center gap-3">
@@ -41,7 +59,9 @@ export function ResyncButton({ poolRef, past, gone = null }: { poolRef: PoolRef;
       <p id="resync-why" className="text-sm text-slate-600 dark:text-slate-300">
         {why ?? `Signed in as ${status.data?.identity?.user} (${status.data?.identity?.via}).`}
       </p>
-      {open && status.data ? <ResyncDialog poolRef={poolRef} status={status.data} onClose={() => setOpen(false)} /> : null}
+      {open && status.data ? (
+        <ResyncDialog poolRef={poolRef} status={status.data} onClose={() => setOpen(false)} />
+      ) : null}
     </div>
   );
 }

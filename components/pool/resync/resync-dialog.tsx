@@ -21,7 +21,15 @@ function firstMode(status: ResyncStatus): ResyncMode | null {
 }
 
 /** Choose a mode, see the server's dry-run preview, confirm, watch progress, read the result. */
-export function ResyncDialog({ poolRef, status: live, onClose }: { poolRef: PoolRef; status: ResyncStatus; onClose: () => void }) {
+export function ResyncDialog({
+  poolRef,
+  status: live,
+  onClose,
+}: {
+  poolRef: PoolRef;
+  status: ResyncStatus;
+  onClose: () => void;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   // The choices as they were when the dialog opened: a result must not be shown beside options that changed
   // because of it (the server re-checks everything on confirm anyway).
@@ -30,7 +38,9 @@ export function ResyncDialog({ poolRef, status: live, onClose }: { poolRef: Pool
   const [mode, setMode] = useState<ResyncMode | null>(() => firstMode(status));
   // One key per chosen mode: a double click, or a retry after a lost answer, patches once.
   const key = useMemo(() => (mode ? newKey() : ''), [mode]);
-  const preview = useMutation({ mutationFn: (m: ResyncMode) => postResync(poolRef, { mode: m, dryRun: true }, newKey()) });
+  const preview = useMutation({
+    mutationFn: (m: ResyncMode) => postResync(poolRef, { mode: m, dryRun: true }, newKey()),
+  });
   const apply = useMutation({
     mutationFn: (m: ResyncMode) => postResync(poolRef, { mode: m }, key),
     onSettled: () => {
@@ -51,29 +61,66 @@ export function ResyncDialog({ poolRef, status: live, onClose }: { poolRef: Pool
 
   const done = apply.isSuccess;
   return (
-    <dialog ref={ref} onClose={onClose} aria-labelledby="resync-title" data-testid="resync-dialog" className="m-auto max-h-[90vh] w-[min(44rem,95vw)] overflow-y-auto rounded-lg border border-slate-300 bg-white p-0 text-slate-900 backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100">
+    <dialog
+      ref={ref}
+      onClose={onClose}
+      aria-labelledby="resync-title"
+      data-testid="resync-dialog"
+      className="m-auto max-h-[90vh] w-[min(44rem,95vw)] overflow-y-auto rounded-lg border border-slate-300 bg-white p-0 text-slate-900 backdrop:bg-slate-900/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100"
+    >
       <div className="space-y-4 p-5">
-        <h2 id="resync-title" className="text-lg font-semibold">Resync {poolRef.namespace}/{poolRef.name}</h2>
+        <h2 id="resync-title" className="text-lg font-semibold">
+          Resync {poolRef.namespace}/{poolRef.name}
+        </h2>
         <ResyncModes status={status} mode={mode} onChange={setMode} disabled={apply.isPending || done} />
         {mode === null ? <p role="alert">Neither mode is possible for this pool now; the reasons are above.</p> : null}
         {mode && !done ? (
           <section aria-labelledby="preview-h" className="space-y-1">
-            <h3 id="preview-h" className="font-medium">Preview (server-side dry run)</h3>
+            <h3 id="preview-h" className="font-medium">
+              Preview (server-side dry run)
+            </h3>
             {preview.isPending ? <p className="text-sm">Asking the API server what would change…</p> : null}
-            {preview.isError ? <p role="alert" className="text-sm text-red-800 dark:text-red-200">{preview.error.message}</p> : null}
+            {preview.isError ? (
+              <p role="alert" className="text-sm text-red-800 dark:text-red-200">
+                {preview.error.message}
+              </p>
+            ) : null}
             {preview.data ? (
               <div data-testid="resync-preview" className="space-y-1 text-sm">
                 <p>{preview.data.message}</p>
-                {preview.data.mode === 'sync-provider-ids' ? <IdChanges added={preview.data.added} removed={preview.data.removed} /> : null}
+                {preview.data.mode === 'sync-provider-ids' ? (
+                  <IdChanges added={preview.data.added} removed={preview.data.removed} />
+                ) : null}
               </div>
             ) : null}
           </section>
         ) : null}
-        {apply.isPending ? <p role="status" className="text-sm">Working… {mode === 'reconcile' ? 'poolscope waits for CAPZ and CAPI to answer the trigger.' : 'Writing the MachinePool list.'}</p> : null}
-        {apply.isError ? <p role="alert" data-testid="resync-error" className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100">{apply.error.message}</p> : null}
+        {apply.isPending ? (
+          <p role="status" className="text-sm">
+            Working…{' '}
+            {mode === 'reconcile'
+              ? 'poolscope waits for CAPZ and CAPI to answer the trigger.'
+              : 'Writing the MachinePool list.'}
+          </p>
+        ) : null}
+        {apply.isError ? (
+          <p
+            role="alert"
+            data-testid="resync-error"
+            className="rounded border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+          >
+            {apply.error.message}
+          </p>
+        ) : null}
         {apply.data ? <ResyncResultView result={apply.data} /> : null}
         <div className="flex justify-end gap-2">
-          <button type="button" onClick={() => ref.current?.close()} className="rounded border border-slate-300 px-3 py-1.5 dark:border-slate-700">{done ? 'Close' : 'Cancel'}</button>
+          <button
+            type="button"
+            onClick={() => ref.current?.close()}
+            className="rounded border border-slate-300 px-3 py-1.5 dark:border-slate-700"
+          >
+            {done ? 'Close' : 'Cancel'}
+          </button>
           {!done ? (
             <button
               type="button"

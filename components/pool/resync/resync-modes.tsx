@@ -4,8 +4,14 @@ import type { ResyncMode, ResyncStatus } from '@/lib/api-types';
 import { Badge } from '@/components/ui/badge';
 
 const TITLES: Record<ResyncMode, { title: string; what: string }> = {
-  'sync-provider-ids': { title: 'Copy the list into the MachinePool', what: 'Sets MachinePool spec.providerIDList to the AzureMachinePool list, exactly what CAPI copies once the gate opens.' },
-  reconcile: { title: 'Trigger a reconcile', what: 'Annotates the AzureMachinePool and the MachinePool so CAPZ and CAPI reconcile now.' },
+  'sync-provider-ids': {
+    title: 'Copy the list into the MachinePool',
+    what: 'Sets MachinePool spec.providerIDList to the AzureMachinePool list, exactly what CAPI copies once the gate opens.',
+  },
+  reconcile: {
+    title: 'Trigger a reconcile',
+    what: 'Annotates the AzureMachinePool and the MachinePool so CAPZ and CAPI reconcile now.',
+  },
 };
 
 /** Why a mode cannot be chosen (the cluster's RBAC first, then poolscope's verdict), or null. */
@@ -18,7 +24,17 @@ export function blockedReason(status: ResyncStatus, mode: ResyncMode): string | 
 }
 
 /** The two modes as radio buttons: which one the diagnosis recommends, and why a mode is blocked. */
-export function ResyncModes({ status, mode, onChange, disabled }: { status: ResyncStatus; mode: ResyncMode | null; onChange: (m: ResyncMode) => void; disabled: boolean }) {
+export function ResyncModes({
+  status,
+  mode,
+  onChange,
+  disabled,
+}: {
+  status: ResyncStatus;
+  mode: ResyncMode | null;
+  onChange: (m: ResyncMode) => void;
+  disabled: boolean;
+}) {
   const v = status.verdict;
   return (
     <fieldset className="space-y-2" disabled={disabled}>
@@ -27,13 +43,28 @@ export function ResyncModes({ status, mode, onChange, disabled }: { status: Resy
         const blocked = blockedReason(status, m);
         const option = v ? (m === 'reconcile' ? v.reconcile : v.syncProviderIds) : null;
         return (
-          <label key={m} className={`flex gap-3 rounded border p-3 ${mode === m ? 'border-sky-600' : 'border-slate-200 dark:border-slate-800'} ${blocked ? 'opacity-70' : 'cursor-pointer'}`}>
-            <input type="radio" name="resync-mode" value={m} checked={mode === m} disabled={blocked !== null} onChange={() => onChange(m)} className="mt-1" />
+          <label
+            key={m}
+            className={`flex gap-3 rounded border p-3 ${mode === m ? 'border-sky-600' : 'border-slate-200 dark:border-slate-800'} ${blocked ? 'opacity-70' : 'cursor-pointer'}`}
+          >
+            <input
+              type="radio"
+              name="resync-mode"
+              value={m}
+              checked={mode === m}
+              disabled={blocked !== null}
+              onChange={() => onChange(m)}
+              className="mt-1"
+            />
             <span className="space-y-1">
               <span className="flex flex-wrap items-center gap-2 font-medium">
                 {TITLES[m].title}
                 {v?.recommended === m ? <Badge tone="good">recommended</Badge> : null}
-                {blocked ? <Badge tone="bad">blocked</Badge> : option && !option.canHelp ? <Badge tone="neutral">would not change anything</Badge> : null}
+                {blocked ? (
+                  <Badge tone="bad">blocked</Badge>
+                ) : option && !option.canHelp ? (
+                  <Badge tone="neutral">would not change anything</Badge>
+                ) : null}
               </span>
               <span className="block text-sm">{TITLES[m].what}</span>
               <span className="block text-sm text-slate-700 dark:text-slate-300">{blocked ?? option?.reason}</span>

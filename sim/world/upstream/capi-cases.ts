@@ -2,7 +2,16 @@
 // (input → what the test expects) and, where no test asserts a point, rows read from the code (file and lines
 // cited). Written in our words from kubernetes-sigs/cluster-api at main ae7ff04 (core/reconcilers/machinepool/).
 
-import type { CapiNode, InfraMachinePool, MachinePoolState, MachineView, NodeRef, ReplicaCounters, StatusVersion, Taint } from '../capi-behaviour';
+import type {
+  CapiNode,
+  InfraMachinePool,
+  MachinePoolState,
+  MachineView,
+  NodeRef,
+  ReplicaCounters,
+  StatusVersion,
+  Taint,
+} from '../capi-behaviour';
 
 export const CAPI_REPO = 'kubernetes-sigs/cluster-api';
 /** CAPI main as read (2026-08-21); the MachinePool controller lives in core/reconcilers/machinepool/ since v1.14. */
@@ -36,8 +45,21 @@ export function sourceName(s: UpstreamSource): string {
   return `${s.repo}@${s.ref.slice(0, 7)} ${where} ${s.test ?? s.func ?? ''} › ${s.case ?? s.fact ?? ''}`;
 }
 
-const testCase = (path: string, test: string, c: string): UpstreamSource => ({ repo: CAPI_REPO, ref: CAPI_MAIN, path, test, case: c });
-const codeFact = (path: string, func: string, lines: string, fact: string): UpstreamSource => ({ repo: CAPI_REPO, ref: CAPI_MAIN, path, func, lines, fact });
+const testCase = (path: string, test: string, c: string): UpstreamSource => ({
+  repo: CAPI_REPO,
+  ref: CAPI_MAIN,
+  path,
+  test,
+  case: c,
+});
+const codeFact = (path: string, func: string, lines: string, fact: string): UpstreamSource => ({
+  repo: CAPI_REPO,
+  ref: CAPI_MAIN,
+  path,
+  func,
+  lines,
+  fact,
+});
 
 interface Common {
   source: UpstreamSource;
@@ -95,9 +117,18 @@ export interface ReconcileCase extends Common {
 /** Upstream's test MachinePool (name, namespace, one replica, nothing in status) with the fields given. */
 export function machinePool(o: Partial<MachinePoolState> = {}): MachinePoolState {
   return {
-    name: 'machinepool-test', namespace: 'default', clusterName: 'test-cluster',
-    specReplicas: 1, providerIDList: undefined, minReadySeconds: 0, deleting: false, phase: '',
-    bootstrapDataSecretCreated: false, infrastructureProvisioned: false, statusReplicas: undefined, nodeRefs: [],
+    name: 'machinepool-test',
+    namespace: 'default',
+    clusterName: 'test-cluster',
+    specReplicas: 1,
+    providerIDList: undefined,
+    minReadySeconds: 0,
+    deleting: false,
+    phase: '',
+    bootstrapDataSecretCreated: false,
+    infrastructureProvisioned: false,
+    statusReplicas: undefined,
+    nodeRefs: [],
     v1beta1: { readyReplicas: 0, availableReplicas: 0, unavailableReplicas: 0 },
     ...o,
   };
@@ -111,7 +142,11 @@ export function node(name: string, providerID: string, ready?: 'True' | 'False',
 const ref = (name: string): NodeRef => ({ name });
 
 /** The test's infra object: providerIDList [test://id-1], nothing in status. */
-const infra = (o: Partial<InfraMachinePool> = {}): InfraMachinePool => ({ ready: false, providerIDList: ['test://id-1'], ...o });
+const infra = (o: Partial<InfraMachinePool> = {}): InfraMachinePool => ({
+  ready: false,
+  providerIDList: ['test://id-1'],
+  ...o,
+});
 
 const PHASES_T = 'TestReconcileMachinePoolPhases';
 const phases = (c: string) => testCase(PHASES_TEST, PHASES_T, c);
@@ -119,7 +154,8 @@ const phases = (c: string) => testCase(PHASES_TEST, PHASES_T, c);
 const PHASE_CASES: ReconcileCase[] = [
   {
     source: phases('Should set OwnerReference and cluster name label on external objects'),
-    notApplicable: 'it checks what reconcileExternal (phases.go L108–178) writes onto the bootstrap config and infra objects (controller ownerReference, cluster-name label); the simulator has no bootstrap config objects and its AzureMachinePools come from the scenario already owned and labelled (lib/fixtures makeAzureMachinePool)',
+    notApplicable:
+      'it checks what reconcileExternal (phases.go L108–178) writes onto the bootstrap config and infra objects (controller ownerReference, cluster-name label); the simulator has no bootstrap config objects and its AzureMachinePools come from the scenario already owned and labelled (lib/fixtures makeAzureMachinePool)',
     calls: 'doReconcile',
     given: { mp: machinePool(), bootstrapDataSecretCreated: false, infra: infra(), nodes: [] },
     expect: {},
@@ -140,8 +176,10 @@ const PHASE_CASES: ReconcileCase[] = [
     source: phases('Should set `Running` when bootstrap and infra is ready'),
     calls: 'doReconcile',
     given: {
-      mp: machinePool({ nodeRefs: [ref('machinepool-test-node')] }), bootstrapDataSecretCreated: true,
-      infra: infra({ ready: true, replicas: 1, providerIDList: ['test://machinepool-test-node'] }), nodes: [],
+      mp: machinePool({ nodeRefs: [ref('machinepool-test-node')] }),
+      bootstrapDataSecretCreated: true,
+      infra: infra({ ready: true, replicas: 1, providerIDList: ['test://machinepool-test-node'] }),
+      nodes: [],
     },
     thenSet: { v1beta1ReadyReplicas: 1 },
     expect: { error: false, requeue: false, phase: 'Running' },
@@ -149,20 +187,35 @@ const PHASE_CASES: ReconcileCase[] = [
   {
     source: phases('Should set `Running` when bootstrap, infra, and ready replicas equals spec replicas'),
     calls: 'doReconcile',
-    given: { mp: machinePool({ nodeRefs: [ref('machinepool-test-node')] }), bootstrapDataSecretCreated: true, infra: infra({ ready: true, replicas: 1 }), nodes: [] },
+    given: {
+      mp: machinePool({ nodeRefs: [ref('machinepool-test-node')] }),
+      bootstrapDataSecretCreated: true,
+      infra: infra({ ready: true, replicas: 1 }),
+      nodes: [],
+    },
     thenSet: { v1beta1ReadyReplicas: 1 },
     expect: { error: false, requeue: false, phase: 'Running' },
   },
   {
     source: phases('Should set `Provisioned` when there is a NodeRef but infra is not ready '),
     calls: 'doReconcile',
-    given: { mp: machinePool({ nodeRefs: [ref('machinepool-test-node')] }), bootstrapDataSecretCreated: true, infra: infra(), nodes: [] },
+    given: {
+      mp: machinePool({ nodeRefs: [ref('machinepool-test-node')] }),
+      bootstrapDataSecretCreated: true,
+      infra: infra(),
+      nodes: [],
+    },
     expect: { error: false, requeue: false, phase: 'Provisioned' },
   },
   {
     source: phases('Should set `ScalingUp` when infra is scaling up'),
     calls: 'doReconcile',
-    given: { mp: machinePool({ nodeRefs: [ref('machinepool-test-node')] }), bootstrapDataSecretCreated: true, infra: infra({ ready: true, replicas: 1 }), nodes: [] },
+    given: {
+      mp: machinePool({ nodeRefs: [ref('machinepool-test-node')] }),
+      bootstrapDataSecretCreated: true,
+      infra: infra({ ready: true, replicas: 1 }),
+      nodes: [],
+    },
     thenSet: { v1beta1ReadyReplicas: 1, specReplicas: 5 },
     expect: { error: false, requeue: false, phase: 'ScalingUp' },
   },
@@ -170,8 +223,10 @@ const PHASE_CASES: ReconcileCase[] = [
     source: phases('Should set `ScalingDown` when infra is scaling down'),
     calls: 'doReconcile',
     given: {
-      mp: machinePool({ specReplicas: 4, nodeRefs: [0, 1, 2, 3].map((i) => ref(`machinepool-test-node-${i}`)) }), bootstrapDataSecretCreated: true,
-      infra: infra({ ready: true, replicas: 4 }), nodes: [],
+      mp: machinePool({ specReplicas: 4, nodeRefs: [0, 1, 2, 3].map((i) => ref(`machinepool-test-node-${i}`)) }),
+      bootstrapDataSecretCreated: true,
+      infra: infra({ ready: true, replicas: 4 }),
+      nodes: [],
     },
     thenSet: { v1beta1ReadyReplicas: 4, specReplicas: 1 },
     expect: { error: false, requeue: false, phase: 'ScalingDown' },
@@ -179,30 +234,57 @@ const PHASE_CASES: ReconcileCase[] = [
   {
     source: phases('Should set `Deleting` when MachinePool is being deleted'),
     calls: 'doReconcile',
-    given: { mp: machinePool({ deleting: true, nodeRefs: [ref('machinepool-test-node')] }), bootstrapDataSecretCreated: true, infra: infra({ ready: true }), nodes: [] },
+    given: {
+      mp: machinePool({ deleting: true, nodeRefs: [ref('machinepool-test-node')] }),
+      bootstrapDataSecretCreated: true,
+      infra: infra({ ready: true }),
+      nodes: [],
+    },
     expect: { error: false, requeue: false, phase: 'Deleting' },
   },
   {
     source: phases('Should keep `Running` when MachinePool bootstrap config is changed to another ready one'),
-    notModelled: 'the bootstrap data secret name it also checks (secret-data, then secret-data-new): the simulator has no bootstrap config objects, its MachinePools carry their bootstrap data secret name from the scenario',
+    notModelled:
+      'the bootstrap data secret name it also checks (secret-data, then secret-data-new): the simulator has no bootstrap config objects, its MachinePools carry their bootstrap data secret name from the scenario',
     calls: 'doReconcile',
     given: {
-      mp: machinePool({ nodeRefs: [ref('machinepool-test-node')], providerIDList: ['test://id-1'], statusReplicas: 1, v1beta1: { readyReplicas: 1, availableReplicas: 0, unavailableReplicas: 0 } }),
-      bootstrapDataSecretCreated: true, infra: infra({ ready: true, replicas: 1 }), nodes: [],
+      mp: machinePool({
+        nodeRefs: [ref('machinepool-test-node')],
+        providerIDList: ['test://id-1'],
+        statusReplicas: 1,
+        v1beta1: { readyReplicas: 1, availableReplicas: 0, unavailableReplicas: 0 },
+      }),
+      bootstrapDataSecretCreated: true,
+      infra: infra({ ready: true, replicas: 1 }),
+      nodes: [],
     },
     expect: { error: false, requeue: false, phase: 'Running' },
-    again: { bootstrapDataSecretCreated: true, expect: { error: false, requeue: false, phase: 'Running', bootstrapDataSecretCreated: true } },
+    again: {
+      bootstrapDataSecretCreated: true,
+      expect: { error: false, requeue: false, phase: 'Running', bootstrapDataSecretCreated: true },
+    },
   },
   {
     source: phases('Should keep `Running` when MachinePool bootstrap config is changed to a non-ready one'),
-    notModelled: 'the bootstrap data secret name it also checks (the old one kept while the new config is not ready): the simulator has no bootstrap config objects',
+    notModelled:
+      'the bootstrap data secret name it also checks (the old one kept while the new config is not ready): the simulator has no bootstrap config objects',
     calls: 'doReconcile',
     given: {
-      mp: machinePool({ nodeRefs: [ref('machinepool-test-node')], providerIDList: ['test://id-1'], statusReplicas: 1, v1beta1: { readyReplicas: 1, availableReplicas: 0, unavailableReplicas: 0 } }),
-      bootstrapDataSecretCreated: true, infra: infra({ ready: true, replicas: 1 }), nodes: [],
+      mp: machinePool({
+        nodeRefs: [ref('machinepool-test-node')],
+        providerIDList: ['test://id-1'],
+        statusReplicas: 1,
+        v1beta1: { readyReplicas: 1, availableReplicas: 0, unavailableReplicas: 0 },
+      }),
+      bootstrapDataSecretCreated: true,
+      infra: infra({ ready: true, replicas: 1 }),
+      nodes: [],
     },
     expect: { error: false, requeue: false, phase: 'Running' },
-    again: { bootstrapDataSecretCreated: false, expect: { error: false, requeue: false, phase: 'Running', bootstrapDataSecretCreated: false } },
+    again: {
+      bootstrapDataSecretCreated: false,
+      expect: { error: false, requeue: false, phase: 'Running', bootstrapDataSecretCreated: false },
+    },
   },
 ];
 
@@ -216,14 +298,32 @@ const INFRASTRUCTURE_CASES: ReconcileCase[] = [
     expect: { error: false, requeue: false, infrastructureProvisioned: true },
   },
   {
-    source: testCase(PHASES_TEST, INFRA_T, 'ready bootstrap, infra, and nodeRef, machinepool is running, replicas 0, providerIDList not set'),
-    notModelled: 'failureReason and failureMessage it checks are nil: the simulator never sets them (CAPI stopped acting on them in v1.11, domain.md §1.6)',
+    source: testCase(
+      PHASES_TEST,
+      INFRA_T,
+      'ready bootstrap, infra, and nodeRef, machinepool is running, replicas 0, providerIDList not set',
+    ),
+    notModelled:
+      'failureReason and failureMessage it checks are nil: the simulator never sets them (CAPI stopped acting on them in v1.11, domain.md §1.6)',
     calls: 'reconcileInfrastructure',
     given: {
-      mp: machinePool({ specReplicas: 0, infrastructureProvisioned: true, bootstrapDataSecretCreated: true, nodeRefs: [ref('machinepool-test-node')] }),
-      bootstrapDataSecretCreated: true, infra: infra({ ready: true, providerIDList: [] }), nodes: [],
+      mp: machinePool({
+        specReplicas: 0,
+        infrastructureProvisioned: true,
+        bootstrapDataSecretCreated: true,
+        nodeRefs: [ref('machinepool-test-node')],
+      }),
+      bootstrapDataSecretCreated: true,
+      infra: infra({ ready: true, providerIDList: [] }),
+      nodes: [],
     },
-    expect: { error: false, requeue: false, infrastructureProvisioned: true, v1beta1: { readyReplicas: 0, availableReplicas: 0, unavailableReplicas: 0 }, phase: 'Running' },
+    expect: {
+      error: false,
+      requeue: false,
+      infrastructureProvisioned: true,
+      v1beta1: { readyReplicas: 0, availableReplicas: 0, unavailableReplicas: 0 },
+      phase: 'Running',
+    },
   },
 ];
 
@@ -241,35 +341,54 @@ const SCALE_ZERO_CASES: ReconcileCase[] = [
     source: zero('Should set `ScalingDown` when scaling to zero'),
     calls: 'doReconcile',
     given: {
-      mp: zeroPool({ specReplicas: 0, nodeRefs: [ref('machinepool-test-node')] }), bootstrapDataSecretCreated: true,
-      infra: zeroInfra({ providerIDList: ['test://machinepool-test-node'], replicas: 1 }), nodes: [zeroNode()],
+      mp: zeroPool({ specReplicas: 0, nodeRefs: [ref('machinepool-test-node')] }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({ providerIDList: ['test://machinepool-test-node'], replicas: 1 }),
+      nodes: [zeroNode()],
     },
     expect: { error: false, requeue: false, phase: 'ScalingDown', nodesKept: ['machinepool-test-node'] },
   },
   {
     source: zero('Should delete retired nodes when scaled to zero'),
     calls: 'doReconcile',
-    given: { mp: zeroPool({ specReplicas: 0, nodeRefs: [ref('machinepool-test-node')] }), bootstrapDataSecretCreated: true, infra: zeroInfra({ replicas: 0 }), nodes: [zeroNode()] },
+    given: {
+      mp: zeroPool({ specReplicas: 0, nodeRefs: [ref('machinepool-test-node')] }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({ replicas: 0 }),
+      nodes: [zeroNode()],
+    },
     expect: { error: false, requeue: false, phase: 'Running', nodesDeleted: ['machinepool-test-node'] },
   },
   {
     source: zero('Should set `Running` when scaled to zero'),
     calls: 'doReconcile',
-    given: { mp: zeroPool({ specReplicas: 0 }), bootstrapDataSecretCreated: true, infra: zeroInfra({ replicas: 0 }), nodes: [] },
+    given: {
+      mp: zeroPool({ specReplicas: 0 }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({ replicas: 0 }),
+      nodes: [],
+    },
     expect: { error: false, requeue: false, phase: 'Running' },
   },
   {
     source: zero('Should set `ScalingUp` when scaling from zero to one'),
     calls: 'doReconcile',
-    given: { mp: zeroPool({ specReplicas: 1 }), bootstrapDataSecretCreated: true, infra: zeroInfra({ replicas: 0 }), nodes: [] },
+    given: {
+      mp: zeroPool({ specReplicas: 1 }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({ replicas: 0 }),
+      nodes: [],
+    },
     expect: { error: false, requeue: false, phase: 'ScalingUp' },
   },
   {
     source: zero('Should set `Running` when scaled from zero to one'),
     calls: 'doReconcile',
     given: {
-      mp: zeroPool({ specReplicas: 1 }), bootstrapDataSecretCreated: true,
-      infra: zeroInfra({ providerIDList: ['test://machinepool-test-node'], replicas: 1 }), nodes: [zeroNode()],
+      mp: zeroPool({ specReplicas: 1 }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({ providerIDList: ['test://machinepool-test-node'], replicas: 1 }),
+      nodes: [zeroNode()],
     },
     expect: { error: false, requeue: false, phase: 'Running', nodesKept: ['machinepool-test-node'] },
   },
@@ -279,64 +398,194 @@ const SCALE_ZERO_CASES: ReconcileCase[] = [
 
 /** A pool of three listed instances whose Nodes are Ready, nodeRefs not yet set. */
 const listed = ['azure:///vm/0', 'azure:///vm/1', 'azure:///vm/2'];
-const listedNodes = () => listed.map((id, i) => node(`node-${i}`, id, 'True', { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-08-21T10:00:00Z' }] }));
+const listedNodes = () =>
+  listed.map((id, i) =>
+    node(`node-${i}`, id, 'True', {
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-08-21T10:00:00Z' }],
+    }),
+  );
 const T0 = Date.parse('2026-08-21T10:00:00Z');
 
 const CODE_CASES: ReconcileCase[] = [
   {
-    source: codeFact(NODEREF, 'reconcileNodeRefs', '123-129', 'no Node matches the list: nodeRefs and the v1beta1 counters stay as they were, no requeue'),
+    source: codeFact(
+      NODEREF,
+      'reconcileNodeRefs',
+      '123-129',
+      'no Node matches the list: nodeRefs and the v1beta1 counters stay as they were, no requeue',
+    ),
     calls: 'reconcileNodeRefs',
     given: {
-      mp: machinePool({ specReplicas: 3, statusReplicas: 3, providerIDList: listed, nodeRefs: [ref('node-0')], v1beta1: { readyReplicas: 2, availableReplicas: 2, unavailableReplicas: 1 } }),
-      bootstrapDataSecretCreated: true, infra: zeroInfra({}), nodes: [],
+      mp: machinePool({
+        specReplicas: 3,
+        statusReplicas: 3,
+        providerIDList: listed,
+        nodeRefs: [ref('node-0')],
+        v1beta1: { readyReplicas: 2, availableReplicas: 2, unavailableReplicas: 1 },
+      }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({}),
+      nodes: [],
     },
-    expect: { error: false, requeue: false, nodeRefs: ['node-0'], v1beta1: { readyReplicas: 2, availableReplicas: 2, unavailableReplicas: 1 } },
+    expect: {
+      error: false,
+      requeue: false,
+      nodeRefs: ['node-0'],
+      v1beta1: { readyReplicas: 2, availableReplicas: 2, unavailableReplicas: 1 },
+    },
   },
   {
-    source: codeFact(NODEREF, 'reconcileNodeRefs', '154-161', 'ReplicasReady compares status.replicas with the Ready Nodes, not spec.replicas: True while scaling up once the observed replicas are Ready'),
-    calls: 'reconcileNodeRefs',
-    given: { mp: machinePool({ specReplicas: 5, statusReplicas: 3, providerIDList: listed }), bootstrapDataSecretCreated: true, infra: zeroInfra({}), nodes: listedNodes(), now: T0 + 60_000 },
-    expect: { error: false, requeue: false, replicasReady: 'True', nodeRefs: ['node-0', 'node-1', 'node-2'], v1beta1: { readyReplicas: 3, availableReplicas: 3, unavailableReplicas: 0 } },
-  },
-  {
-    source: codeFact(NODEREF, 'reconcileNodeRefs', '154-157', 'fewer Ready Nodes than status.replicas: ReplicasReady False, look again in 30 s'),
-    calls: 'reconcileNodeRefs',
-    given: { mp: machinePool({ specReplicas: 3, statusReplicas: 4, providerIDList: listed }), bootstrapDataSecretCreated: true, infra: zeroInfra({}), nodes: listedNodes(), now: T0 + 60_000 },
-    expect: { error: false, requeue: true, replicasReady: 'False', v1beta1: { readyReplicas: 3, availableReplicas: 3, unavailableReplicas: 1 } },
-  },
-  {
-    source: codeFact(NODEREF, 'reconcileNodeRefs', '72-96', 'status.replicas, ready count and nodeRefs agree and the nodeRefs name live Nodes (name and UID): ReplicasReady True, nothing else is looked at (a Node turned NotReady is not seen)'),
+    source: codeFact(
+      NODEREF,
+      'reconcileNodeRefs',
+      '154-161',
+      'ReplicasReady compares status.replicas with the Ready Nodes, not spec.replicas: True while scaling up once the observed replicas are Ready',
+    ),
     calls: 'reconcileNodeRefs',
     given: {
-      mp: machinePool({ specReplicas: 1, statusReplicas: 1, providerIDList: ['azure:///vm/0'], nodeRefs: [{ name: 'node-0', uid: 'uid-node-0' }], v1beta1: { readyReplicas: 1, availableReplicas: 1, unavailableReplicas: 0 }, replicasReady: 'False' }),
-      bootstrapDataSecretCreated: true, infra: zeroInfra({}), nodes: [node('node-0', 'azure:///vm/0', 'False')],
+      mp: machinePool({ specReplicas: 5, statusReplicas: 3, providerIDList: listed }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({}),
+      nodes: listedNodes(),
+      now: T0 + 60_000,
     },
-    expect: { error: false, requeue: false, replicasReady: 'True', v1beta1: { readyReplicas: 1, availableReplicas: 1, unavailableReplicas: 0 } },
+    expect: {
+      error: false,
+      requeue: false,
+      replicasReady: 'True',
+      nodeRefs: ['node-0', 'node-1', 'node-2'],
+      v1beta1: { readyReplicas: 3, availableReplicas: 3, unavailableReplicas: 0 },
+    },
   },
   {
-    source: codeFact(NODEREF, 'getNodeReferences', '211-217', 'a Node Ready for less than minReadySeconds is ready but not available; unavailable counts it'),
-    calls: 'reconcileNodeRefs',
-    given: { mp: machinePool({ specReplicas: 3, statusReplicas: 3, providerIDList: listed, minReadySeconds: 30 }), bootstrapDataSecretCreated: true, infra: zeroInfra({}), nodes: listedNodes(), now: T0 + 20_000 },
-    expect: { requeue: false, replicasReady: 'True', v1beta1: { readyReplicas: 3, availableReplicas: 0, unavailableReplicas: 3 } },
-  },
-  {
-    source: codeFact(NODEREF, 'reconcileNodeRefs', '114', 'a Node in nodeRefs whose providerID left the list is deleted from the workload cluster'),
+    source: codeFact(
+      NODEREF,
+      'reconcileNodeRefs',
+      '154-157',
+      'fewer Ready Nodes than status.replicas: ReplicasReady False, look again in 30 s',
+    ),
     calls: 'reconcileNodeRefs',
     given: {
-      mp: machinePool({ specReplicas: 2, statusReplicas: 2, providerIDList: listed.slice(0, 2), nodeRefs: ['node-0', 'node-1', 'node-2'].map(ref), v1beta1: { readyReplicas: 0, availableReplicas: 0, unavailableReplicas: 2 } }),
-      bootstrapDataSecretCreated: true, infra: zeroInfra({}), nodes: listedNodes(), now: T0 + 60_000,
+      mp: machinePool({ specReplicas: 3, statusReplicas: 4, providerIDList: listed }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({}),
+      nodes: listedNodes(),
+      now: T0 + 60_000,
     },
-    expect: { requeue: false, nodeRefs: ['node-0', 'node-1'], nodesDeleted: ['node-2'], nodesKept: ['node-0', 'node-1'] },
+    expect: {
+      error: false,
+      requeue: true,
+      replicasReady: 'False',
+      v1beta1: { readyReplicas: 3, availableReplicas: 3, unavailableReplicas: 1 },
+    },
   },
   {
-    source: codeFact(PHASES, 'reconcileInfrastructure', '297-310', 'the workload cluster unreachable: infrastructureProvisioned follows the infra object, the list and status.replicas stay, an error'),
+    source: codeFact(
+      NODEREF,
+      'reconcileNodeRefs',
+      '72-96',
+      'status.replicas, ready count and nodeRefs agree and the nodeRefs name live Nodes (name and UID): ReplicasReady True, nothing else is looked at (a Node turned NotReady is not seen)',
+    ),
+    calls: 'reconcileNodeRefs',
+    given: {
+      mp: machinePool({
+        specReplicas: 1,
+        statusReplicas: 1,
+        providerIDList: ['azure:///vm/0'],
+        nodeRefs: [{ name: 'node-0', uid: 'uid-node-0' }],
+        v1beta1: { readyReplicas: 1, availableReplicas: 1, unavailableReplicas: 0 },
+        replicasReady: 'False',
+      }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({}),
+      nodes: [node('node-0', 'azure:///vm/0', 'False')],
+    },
+    expect: {
+      error: false,
+      requeue: false,
+      replicasReady: 'True',
+      v1beta1: { readyReplicas: 1, availableReplicas: 1, unavailableReplicas: 0 },
+    },
+  },
+  {
+    source: codeFact(
+      NODEREF,
+      'getNodeReferences',
+      '211-217',
+      'a Node Ready for less than minReadySeconds is ready but not available; unavailable counts it',
+    ),
+    calls: 'reconcileNodeRefs',
+    given: {
+      mp: machinePool({ specReplicas: 3, statusReplicas: 3, providerIDList: listed, minReadySeconds: 30 }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({}),
+      nodes: listedNodes(),
+      now: T0 + 20_000,
+    },
+    expect: {
+      requeue: false,
+      replicasReady: 'True',
+      v1beta1: { readyReplicas: 3, availableReplicas: 0, unavailableReplicas: 3 },
+    },
+  },
+  {
+    source: codeFact(
+      NODEREF,
+      'reconcileNodeRefs',
+      '114',
+      'a Node in nodeRefs whose providerID left the list is deleted from the workload cluster',
+    ),
+    calls: 'reconcileNodeRefs',
+    given: {
+      mp: machinePool({
+        specReplicas: 2,
+        statusReplicas: 2,
+        providerIDList: listed.slice(0, 2),
+        nodeRefs: ['node-0', 'node-1', 'node-2'].map(ref),
+        v1beta1: { readyReplicas: 0, availableReplicas: 0, unavailableReplicas: 2 },
+      }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({}),
+      nodes: listedNodes(),
+      now: T0 + 60_000,
+    },
+    expect: {
+      requeue: false,
+      nodeRefs: ['node-0', 'node-1'],
+      nodesDeleted: ['node-2'],
+      nodesKept: ['node-0', 'node-1'],
+    },
+  },
+  {
+    source: codeFact(
+      PHASES,
+      'reconcileInfrastructure',
+      '297-310',
+      'the workload cluster unreachable: infrastructureProvisioned follows the infra object, the list and status.replicas stay, an error',
+    ),
     calls: 'doReconcile',
-    given: { mp: machinePool({ specReplicas: 3, statusReplicas: 2, providerIDList: listed.slice(0, 2) }), bootstrapDataSecretCreated: true, infra: zeroInfra({ providerIDList: listed, replicas: 3 }), nodes: null },
-    expect: { error: true, infrastructureProvisioned: true, providerIDList: listed.slice(0, 2), statusReplicas: 2, phase: 'ScalingUp' },
+    given: {
+      mp: machinePool({ specReplicas: 3, statusReplicas: 2, providerIDList: listed.slice(0, 2) }),
+      bootstrapDataSecretCreated: true,
+      infra: zeroInfra({ providerIDList: listed, replicas: 3 }),
+      nodes: null,
+    },
+    expect: {
+      error: true,
+      infrastructureProvisioned: true,
+      providerIDList: listed.slice(0, 2),
+      statusReplicas: 2,
+      phase: 'ScalingUp',
+    },
   },
 ];
 
-export const RECONCILE_CASES: ReconcileCase[] = [...PHASE_CASES, ...INFRASTRUCTURE_CASES, ...SCALE_ZERO_CASES, ...CODE_CASES];
+export const RECONCILE_CASES: ReconcileCase[] = [
+  ...PHASE_CASES,
+  ...INFRASTRUCTURE_CASES,
+  ...SCALE_ZERO_CASES,
+  ...CODE_CASES,
+];
 
 // ---------------- getNodeReferences ----------------
 
@@ -362,18 +611,73 @@ const getRef = (c: string) => testCase(NODEREF_TEST, 'TestMachinePoolGetNodeRefe
 const found = (references: string[], ready: number, available = ready) => ({ references, ready, available });
 
 export const NODE_REFERENCE_CASES: NodeReferencesCase[] = [
-  { source: getRef('valid provider id, valid aws node'), providerIDList: ['aws://us-east-1/id-node-1'], minReadySeconds: 0, expect: found(['node-1'], 1) },
-  { source: getRef('valid provider id, valid aws node#01'), providerIDList: ['aws://us-west-2/id-node-2'], minReadySeconds: 0, expect: found(['node-2'], 1) },
-  { source: getRef('valid provider id, valid aws node, nodeReady condition set to false'), providerIDList: ['aws://us-west-2/id-node-3'], minReadySeconds: 0, expect: found(['node-3'], 0) },
-  { source: getRef('valid provider id, valid gce node'), providerIDList: ['gce://us-central1/gce-id-node-2'], minReadySeconds: 0, expect: found(['gce-node-2'], 1) },
-  { source: getRef('valid provider id, valid azure node'), providerIDList: ['azure://westus2/id-node-4'], minReadySeconds: 0, expect: found(['azure-node-4'], 1) },
-  { source: getRef('valid provider ids, valid azure and aws nodes'), providerIDList: ['aws://us-east-1/id-node-1', 'azure://westus2/id-node-4'], minReadySeconds: 0, expect: found(['node-1', 'azure-node-4'], 2) },
-  { source: getRef('valid provider id, no node found'), providerIDList: ['aws:///id-node-100'], minReadySeconds: 0, expect: null },
+  {
+    source: getRef('valid provider id, valid aws node'),
+    providerIDList: ['aws://us-east-1/id-node-1'],
+    minReadySeconds: 0,
+    expect: found(['node-1'], 1),
+  },
+  {
+    source: getRef('valid provider id, valid aws node#01'),
+    providerIDList: ['aws://us-west-2/id-node-2'],
+    minReadySeconds: 0,
+    expect: found(['node-2'], 1),
+  },
+  {
+    source: getRef('valid provider id, valid aws node, nodeReady condition set to false'),
+    providerIDList: ['aws://us-west-2/id-node-3'],
+    minReadySeconds: 0,
+    expect: found(['node-3'], 0),
+  },
+  {
+    source: getRef('valid provider id, valid gce node'),
+    providerIDList: ['gce://us-central1/gce-id-node-2'],
+    minReadySeconds: 0,
+    expect: found(['gce-node-2'], 1),
+  },
+  {
+    source: getRef('valid provider id, valid azure node'),
+    providerIDList: ['azure://westus2/id-node-4'],
+    minReadySeconds: 0,
+    expect: found(['azure-node-4'], 1),
+  },
+  {
+    source: getRef('valid provider ids, valid azure and aws nodes'),
+    providerIDList: ['aws://us-east-1/id-node-1', 'azure://westus2/id-node-4'],
+    minReadySeconds: 0,
+    expect: found(['node-1', 'azure-node-4'], 2),
+  },
+  {
+    source: getRef('valid provider id, no node found'),
+    providerIDList: ['aws:///id-node-100'],
+    minReadySeconds: 0,
+    expect: null,
+  },
   { source: getRef('no provider id, no node found'), providerIDList: [], minReadySeconds: 0, expect: found([], 0) },
-  { source: getRef('valid provider id with non-unique instance id, valid azure node'), providerIDList: ['azure://westus2/id-nodepool1/0'], minReadySeconds: 0, expect: found(['azure-nodepool1-0'], 1) },
-  { source: getRef('valid provider ids with same instance ids, valid azure nodes'), providerIDList: ['azure://westus2/id-nodepool1/0', 'azure://westus2/id-nodepool2/0'], minReadySeconds: 0, expect: found(['azure-nodepool1-0', 'azure-nodepool2-0'], 2) },
-  { source: getRef('valid provider id, valid aws node, with minReadySeconds'), providerIDList: ['aws://us-east-1/id-node-1'], minReadySeconds: 20, expect: found(['node-1'], 1, 0) },
-  { source: getRef('valid provider id, valid aws node, with minReadySeconds equals 0'), providerIDList: ['aws://us-east-1/id-node-1'], minReadySeconds: 0, expect: found(['node-1'], 1) },
+  {
+    source: getRef('valid provider id with non-unique instance id, valid azure node'),
+    providerIDList: ['azure://westus2/id-nodepool1/0'],
+    minReadySeconds: 0,
+    expect: found(['azure-nodepool1-0'], 1),
+  },
+  {
+    source: getRef('valid provider ids with same instance ids, valid azure nodes'),
+    providerIDList: ['azure://westus2/id-nodepool1/0', 'azure://westus2/id-nodepool2/0'],
+    minReadySeconds: 0,
+    expect: found(['azure-nodepool1-0', 'azure-nodepool2-0'], 2),
+  },
+  {
+    source: getRef('valid provider id, valid aws node, with minReadySeconds'),
+    providerIDList: ['aws://us-east-1/id-node-1'],
+    minReadySeconds: 20,
+    expect: found(['node-1'], 1, 0),
+  },
+  {
+    source: getRef('valid provider id, valid aws node, with minReadySeconds equals 0'),
+    providerIDList: ['aws://us-east-1/id-node-1'],
+    minReadySeconds: 0,
+    expect: found(['node-1'], 1),
+  },
 ];
 
 // ---------------- patchNodes ----------------
@@ -388,7 +692,8 @@ export interface PatchNodesCase extends Common {
 const UNINIT: Taint = { key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' };
 const OTHER: Taint = { key: 'some-other-taint', value: 'SomeEffect' };
 const owned = (cluster: string, ns: string, owner?: string) => ({
-  'cluster.x-k8s.io/cluster-name': cluster, 'cluster.x-k8s.io/cluster-namespace': ns,
+  'cluster.x-k8s.io/cluster-name': cluster,
+  'cluster.x-k8s.io/cluster-namespace': ns,
   ...(owner ? { 'cluster.x-k8s.io/owner-kind': 'MachinePool', 'cluster.x-k8s.io/owner-name': owner } : {}),
 });
 
@@ -396,8 +701,14 @@ const owned = (cluster: string, ns: string, owner?: string) => ({
 export const PATCH_NODES: CapiNode[] = [
   node('node-1', 'aws://us-east-1/id-node-1', undefined, { taints: [UNINIT] }),
   node('node-2', 'aws://us-west-2/id-node-2', undefined, { annotations: { foo: 'bar' }, taints: [OTHER, UNINIT] }),
-  node('node-3', 'aws://us-west-2/id-node-3', undefined, { annotations: owned('cluster-1', 'my-namespace', 'machinepool-3'), taints: [OTHER, UNINIT] }),
-  node('node-4', 'aws://us-west-2/id-node-4', undefined, { annotations: owned('cluster-1', 'my-namespace'), taints: [OTHER] }),
+  node('node-3', 'aws://us-west-2/id-node-3', undefined, {
+    annotations: owned('cluster-1', 'my-namespace', 'machinepool-3'),
+    taints: [OTHER, UNINIT],
+  }),
+  node('node-4', 'aws://us-west-2/id-node-4', undefined, {
+    annotations: owned('cluster-1', 'my-namespace'),
+    taints: [OTHER],
+  }),
 ];
 
 const patch = (c: string) => testCase(NODEREF_TEST, 'TestMachinePoolPatchNodes', c);
@@ -405,14 +716,20 @@ const patch = (c: string) => testCase(NODEREF_TEST, 'TestMachinePoolPatchNodes',
 export const PATCH_NODES_CASES: PatchNodesCase[] = [
   {
     source: patch('Node with uninitialized taint should be patched'),
-    mp: { name: 'machinepool-1', namespace: 'my-namespace', clusterName: 'cluster-1' }, nodeRefs: ['node-1'],
+    mp: { name: 'machinepool-1', namespace: 'my-namespace', clusterName: 'cluster-1' },
+    nodeRefs: ['node-1'],
     expect: [{ name: 'node-1', annotations: owned('cluster-1', 'my-namespace', 'machinepool-1'), taints: [] }],
   },
   {
     source: patch('Node with existing annotations and taints should be patched'),
-    mp: { name: 'machinepool-2', namespace: 'my-namespace', clusterName: 'cluster-1' }, nodeRefs: ['node-2', 'node-3', 'node-4'],
+    mp: { name: 'machinepool-2', namespace: 'my-namespace', clusterName: 'cluster-1' },
+    nodeRefs: ['node-2', 'node-3', 'node-4'],
     expect: [
-      { name: 'node-2', annotations: { ...owned('cluster-1', 'my-namespace', 'machinepool-2'), foo: 'bar' }, taints: [OTHER] },
+      {
+        name: 'node-2',
+        annotations: { ...owned('cluster-1', 'my-namespace', 'machinepool-2'), foo: 'bar' },
+        taints: [OTHER],
+      },
       { name: 'node-3', annotations: owned('cluster-1', 'my-namespace', 'machinepool-2'), taints: [OTHER] },
       { name: 'node-4', annotations: owned('cluster-1', 'my-namespace', 'machinepool-2'), taints: [OTHER] },
     ],
@@ -432,31 +749,61 @@ export interface SetReplicasCase extends Common {
 }
 
 const setRep = (c: string) => testCase(STATUS_TEST, 'Test_setReplicas', c);
-const kubelet = (name: string, v: string, i: number) => node(name, `provider-id-${i}`, undefined, { kubeletVersion: v });
+const kubelet = (name: string, v: string, i: number) =>
+  node(name, `provider-id-${i}`, undefined, { kubeletVersion: v });
 const machine = (name: string, o: Partial<MachineView>): MachineView => ({ name, conditions: [], ...o });
-const withConditions = (...trueTypes: string[]) => ['Ready', 'Available', 'UpToDate'].map((type) => ({ type, status: trueTypes.includes(type) ? 'True' : 'False' }));
+const withConditions = (...trueTypes: string[]) =>
+  ['Ready', 'Available', 'UpToDate'].map((type) => ({ type, status: trueTypes.includes(type) ? 'True' : 'False' }));
 
 export const SET_REPLICAS_CASES: SetReplicasCase[] = [
   {
     source: setRep('without MachinePool Machines versions are not surfaced'),
-    mp: { specReplicas: 3, statusReplicas: 2, nodeRefs: [] }, hasMachinePoolMachines: false, machines: [], nodes: null,
+    mp: { specReplicas: 3, statusReplicas: 2, nodeRefs: [] },
+    hasMachinePoolMachines: false,
+    machines: [],
+    nodes: null,
     expect: { readyReplicas: 2, availableReplicas: 2, upToDateReplicas: 3, versions: null },
   },
   {
     source: setRep('without MachinePool Machines versions are aggregated from node refs'),
-    mp: { specReplicas: null, statusReplicas: undefined, nodeRefs: ['node-1', 'node-2', 'node-3'].map(ref) }, hasMachinePoolMachines: false, machines: [],
+    mp: { specReplicas: null, statusReplicas: undefined, nodeRefs: ['node-1', 'node-2', 'node-3'].map(ref) },
+    hasMachinePoolMachines: false,
+    machines: [],
     nodes: [kubelet('node-1', 'v1.31.1', 1), kubelet('node-2', 'v1.31.1', 2), kubelet('node-3', 'v1.32.0', 3)],
-    expect: { versions: [{ version: 'v1.31.1', replicas: 2 }, { version: 'v1.32.0', replicas: 1 }] },
+    expect: {
+      versions: [
+        { version: 'v1.31.1', replicas: 2 },
+        { version: 'v1.32.0', replicas: 1 },
+      ],
+    },
   },
   {
     source: setRep('with MachinePool Machines versions are aggregated from machine spec versions'),
-    mp: { specReplicas: null, statusReplicas: undefined, nodeRefs: [] }, hasMachinePoolMachines: true, nodes: null,
-    machines: [machine('', { version: 'v1.31.1' }), machine('', { version: 'v1.31.1' }), machine('', { version: 'v1.32.0' })],
-    expect: { versions: [{ version: 'v1.31.1', replicas: 2 }, { version: 'v1.32.0', replicas: 1 }] },
+    mp: { specReplicas: null, statusReplicas: undefined, nodeRefs: [] },
+    hasMachinePoolMachines: true,
+    nodes: null,
+    machines: [
+      machine('', { version: 'v1.31.1' }),
+      machine('', { version: 'v1.31.1' }),
+      machine('', { version: 'v1.32.0' }),
+    ],
+    expect: {
+      versions: [
+        { version: 'v1.31.1', replicas: 2 },
+        { version: 'v1.32.0', replicas: 1 },
+      ],
+    },
   },
   {
-    source: codeFact(STATUS, 'setReplicas', '61-79', 'with MachinePool Machines the counters are the Machines whose Ready, Available and UpToDate conditions are True, whatever status.replicas says'),
-    mp: { specReplicas: 3, statusReplicas: 3, nodeRefs: [] }, hasMachinePoolMachines: true, nodes: null,
+    source: codeFact(
+      STATUS,
+      'setReplicas',
+      '61-79',
+      'with MachinePool Machines the counters are the Machines whose Ready, Available and UpToDate conditions are True, whatever status.replicas says',
+    ),
+    mp: { specReplicas: 3, statusReplicas: 3, nodeRefs: [] },
+    hasMachinePoolMachines: true,
+    nodes: null,
     machines: [
       machine('m-0', { conditions: withConditions('Ready', 'Available', 'UpToDate') }),
       machine('m-1', { conditions: withConditions('Ready', 'UpToDate') }),

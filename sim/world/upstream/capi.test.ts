@@ -4,12 +4,28 @@
 
 import { describe, expect, it } from 'vitest';
 import {
-  getNodeReferences, nodesByProviderId, patchNodes, reconcileInfrastructure, reconcileNodeRefs, reconcileNormal, reconcilePhase, setReplicas,
-  type CapiNode, type MachinePoolState,
+  getNodeReferences,
+  nodesByProviderId,
+  patchNodes,
+  reconcileInfrastructure,
+  reconcileNodeRefs,
+  reconcileNormal,
+  reconcilePhase,
+  setReplicas,
+  type CapiNode,
+  type MachinePoolState,
 } from '../capi-behaviour';
 import {
-  NODE_REFERENCE_CASES, NODE_REFERENCE_NODES, PATCH_NODES, PATCH_NODES_CASES, RECONCILE_CASES, SET_REPLICAS_CASES, sourceName,
-  type ReconcileCase, type ReconcileExpect, type UpstreamSource,
+  NODE_REFERENCE_CASES,
+  NODE_REFERENCE_NODES,
+  PATCH_NODES,
+  PATCH_NODES_CASES,
+  RECONCILE_CASES,
+  SET_REPLICAS_CASES,
+  sourceName,
+  type ReconcileCase,
+  type ReconcileExpect,
+  type UpstreamSource,
 } from './capi-cases';
 
 /** One row: skipped with its reason when it does not apply, else run. */
@@ -27,28 +43,47 @@ interface Outcome {
 }
 
 /** What the upstream test calls, in the simulator's terms; the Nodes it deletes are gone from the result. */
-function reconcile(c: ReconcileCase, mp: MachinePoolState, bootstrapDataSecretCreated: boolean, nodes: CapiNode[] | null): Outcome {
+function reconcile(
+  c: ReconcileCase,
+  mp: MachinePoolState,
+  bootstrapDataSecretCreated: boolean,
+  nodes: CapiNode[] | null,
+): Outcome {
   const now = c.given.now ?? Date.now();
   if (c.calls === 'reconcileInfrastructure') {
     const r = reconcileInfrastructure(mp, c.given.infra, nodes !== null);
     return { mp: r.mp, errors: r.error ? [r.error] : [], requeueAfter: 0, nodes };
   }
-  const r = c.calls === 'reconcileNodeRefs'
-    ? (({ error, ...rest }) => ({ ...rest, errors: error ? [error] : [] }))(reconcileNodeRefs(mp, nodes, now))
-    : reconcileNormal({ mp, bootstrapDataSecretCreated, infra: c.given.infra, nodes, now });
-  return { mp: r.mp, errors: r.errors, requeueAfter: r.requeueAfter, nodes: nodes && nodes.filter((n) => !r.deleteNodes.includes(n.name)) };
+  const r =
+    c.calls === 'reconcileNodeRefs'
+      ? (({ error, ...rest }) => ({ ...rest, errors: error ? [error] : [] }))(reconcileNodeRefs(mp, nodes, now))
+      : reconcileNormal({ mp, bootstrapDataSecretCreated, infra: c.given.infra, nodes, now });
+  return {
+    mp: r.mp,
+    errors: r.errors,
+    requeueAfter: r.requeueAfter,
+    nodes: nodes && nodes.filter((n) => !r.deleteNodes.includes(n.name)),
+  };
 }
 
 function check(got: Outcome, phase: string, e: ReconcileExpect): void {
   if (e.error !== undefined) expect(got.errors.length > 0, `error (${got.errors.join('; ')})`).toBe(e.error);
   if (e.requeue !== undefined) expect(got.requeueAfter > 0, 'requeue').toBe(e.requeue);
   if (e.phase !== undefined) expect(phase, 'status.phase').toBe(e.phase);
-  if (e.infrastructureProvisioned !== undefined) expect(got.mp.infrastructureProvisioned, 'infrastructureProvisioned').toBe(e.infrastructureProvisioned);
-  if (e.bootstrapDataSecretCreated !== undefined) expect(got.mp.bootstrapDataSecretCreated, 'bootstrapDataSecretCreated').toBe(e.bootstrapDataSecretCreated);
-  if (e.providerIDList !== undefined) expect(got.mp.providerIDList, 'spec.providerIDList').toEqual(e.providerIDList ?? undefined);
-  if (e.statusReplicas !== undefined) expect(got.mp.statusReplicas, 'status.replicas').toBe(e.statusReplicas ?? undefined);
+  if (e.infrastructureProvisioned !== undefined)
+    expect(got.mp.infrastructureProvisioned, 'infrastructureProvisioned').toBe(e.infrastructureProvisioned);
+  if (e.bootstrapDataSecretCreated !== undefined)
+    expect(got.mp.bootstrapDataSecretCreated, 'bootstrapDataSecretCreated').toBe(e.bootstrapDataSecretCreated);
+  if (e.providerIDList !== undefined)
+    expect(got.mp.providerIDList, 'spec.providerIDList').toEqual(e.providerIDList ?? undefined);
+  if (e.statusReplicas !== undefined)
+    expect(got.mp.statusReplicas, 'status.replicas').toBe(e.statusReplicas ?? undefined);
   if (e.v1beta1) expect(got.mp.v1beta1, 'status.deprecated.v1beta1 counters').toEqual(e.v1beta1);
-  if (e.nodeRefs) expect(got.mp.nodeRefs.map((r) => r.name), 'status.nodeRefs').toEqual(e.nodeRefs);
+  if (e.nodeRefs)
+    expect(
+      got.mp.nodeRefs.map((r) => r.name),
+      'status.nodeRefs',
+    ).toEqual(e.nodeRefs);
   if (e.replicasReady !== undefined) expect(got.mp.replicasReady, 'ReplicasReady').toBe(e.replicasReady ?? undefined);
   const left = (got.nodes ?? []).map((n) => n.name);
   for (const n of e.nodesKept ?? []) expect(left, `Node ${n} kept`).toContain(n);
@@ -63,7 +98,9 @@ describe('CAPI MachinePool reconcile and reconcilePhase, as upstream holds them'
       const mp: MachinePoolState = {
         ...first.mp,
         ...(set.specReplicas !== undefined ? { specReplicas: set.specReplicas } : {}),
-        ...(set.v1beta1ReadyReplicas !== undefined ? { v1beta1: { readyReplicas: set.v1beta1ReadyReplicas, availableReplicas: 0, unavailableReplicas: 0 } } : {}),
+        ...(set.v1beta1ReadyReplicas !== undefined
+          ? { v1beta1: { readyReplicas: set.v1beta1ReadyReplicas, availableReplicas: 0, unavailableReplicas: 0 } }
+          : {}),
       };
       const phase = reconcilePhase(mp);
       check({ ...first, mp }, phase, c.expect);
@@ -83,7 +120,9 @@ describe('CAPI getNodeReferences, as upstream holds it', () => {
         expect(got).toBeNull();
         return;
       }
-      expect(got && { references: got.references.map((r) => r.name), ready: got.ready, available: got.available }).toEqual(c.expect);
+      expect(
+        got && { references: got.references.map((r) => r.name), ready: got.ready, available: got.available },
+      ).toEqual(c.expect);
     });
   }
 });
@@ -91,10 +130,17 @@ describe('CAPI getNodeReferences, as upstream holds it', () => {
 describe('CAPI patchNodes, as upstream holds it', () => {
   for (const c of PATCH_NODES_CASES) {
     row(c, () => {
-      const patched = patchNodes(c.nodeRefs.map((name) => ({ name })), PATCH_NODES, c.mp);
+      const patched = patchNodes(
+        c.nodeRefs.map((name) => ({ name })),
+        PATCH_NODES,
+        c.mp,
+      );
       for (const e of c.expect) {
         const before = PATCH_NODES.find((n) => n.name === e.name);
-        const after = patched.find((p) => p.name === e.name) ?? { annotations: before?.annotations ?? {}, taints: before?.taints ?? [] };
+        const after = patched.find((p) => p.name === e.name) ?? {
+          annotations: before?.annotations ?? {},
+          taints: before?.taints ?? [],
+        };
         expect({ name: e.name, annotations: after.annotations, taints: after.taints }).toEqual(e);
       }
     });
@@ -108,7 +154,8 @@ describe('CAPI setReplicas (v1beta2 counters), as upstream holds it', () => {
       for (const k of ['readyReplicas', 'availableReplicas', 'upToDateReplicas'] as const) {
         if (c.expect[k] !== undefined) expect(got[k], `status.${k}`).toBe(c.expect[k]);
       }
-      if (c.expect.versions !== undefined) expect(got.versions, 'status.versions').toEqual(c.expect.versions ?? undefined);
+      if (c.expect.versions !== undefined)
+        expect(got.versions, 'status.versions').toEqual(c.expect.versions ?? undefined);
     });
   }
 });

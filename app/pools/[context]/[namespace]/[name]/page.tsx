@@ -20,7 +20,11 @@ type Props = { params: Promise<PoolRef>; searchParams: Promise<Params> };
 
 async function refOf(params: Props['params']): Promise<PoolRef> {
   const p = await params;
-  return { context: decodeURIComponent(p.context), namespace: decodeURIComponent(p.namespace), name: decodeURIComponent(p.name) };
+  return {
+    context: decodeURIComponent(p.context),
+    namespace: decodeURIComponent(p.namespace),
+    name: decodeURIComponent(p.name),
+  };
 }
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
@@ -36,11 +40,16 @@ export default async function PoolPage({ params, searchParams }: Props) {
     return (
       <main id="main" className="mx-auto max-w-3xl space-y-4 px-4 py-10">
         <h1 className="text-2xl font-bold">{ref.name}</h1>
-        <div role="alert" className="rounded border border-amber-300 bg-amber-50 p-4 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
+        <div
+          role="alert"
+          className="rounded border border-amber-300 bg-amber-50 p-4 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+        >
           <h2 className="font-semibold">This link&apos;s time range cannot be read</h2>
           <p className="mt-1">{parsed.error}</p>
         </div>
-        <Link href={path} className="underline">Show this pool now, for the last 6 hours</Link>
+        <Link href={path} className="underline">
+          Show this pool now, for the last 6 hours
+        </Link>
         <NoDataView />
       </main>
     );
@@ -58,16 +67,25 @@ export default async function PoolPage({ params, searchParams }: Props) {
     return (
       <main id="main" className="mx-auto max-w-3xl space-y-4 px-4 py-10">
         <h1 className="text-2xl font-bold">{ref.name}</h1>
-        <div role="alert" className="rounded border border-amber-300 bg-amber-50 p-4 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">
-          <h2 className="font-semibold">No record of this pool at <LocalTime iso={w.at} /></h2>
+        <div
+          role="alert"
+          className="rounded border border-amber-300 bg-amber-50 p-4 text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+        >
+          <h2 className="font-semibold">
+            No record of this pool at <LocalTime iso={w.at} />
+          </h2>
           <p className="mt-1">
-            poolscope&apos;s record of MachinePool {ref.namespace}/{ref.name} in context {ref.context} starts at <LocalTime iso={start} />:
-            it first saw the pool then, or retention has removed what came before.
+            poolscope&apos;s record of MachinePool {ref.namespace}/{ref.name} in context {ref.context} starts at{' '}
+            <LocalTime iso={start} />: it first saw the pool then, or retention has removed what came before.
           </p>
         </div>
         <p className="flex flex-wrap gap-4">
-          <Link href={`${path}?${windowQuery({ range: '1h', from: '', to: '', at: start })}`} className="underline">Show it as its record starts</Link>
-          <Link href={path} className="underline">Show it now</Link>
+          <Link href={`${path}?${windowQuery({ range: '1h', from: '', to: '', at: start })}`} className="underline">
+            Show it as its record starts
+          </Link>
+          <Link href={path} className="underline">
+            Show it now
+          </Link>
         </p>
         <NoDataView />
       </main>
@@ -76,7 +94,13 @@ export default async function PoolPage({ params, searchParams }: Props) {
   // Whether the store takes writes, on the first paint too (the client polls it).
   qc.setQueryData(queryKeys.sources(), await sourcesReport(await runtime()));
   const wk = windowKey(w);
-  await qc.prefetchQuery({ queryKey: queryKeys.timeline(ref, wk), queryFn: () => { const r = resolveWindow(wk); return readTimeline(ref, r.from, r.to); } });
+  await qc.prefetchQuery({
+    queryKey: queryKeys.timeline(ref, wk),
+    queryFn: () => {
+      const r = resolveWindow(wk);
+      return readTimeline(ref, r.from, r.to);
+    },
+  });
   return (
     <main id="main" className="mx-auto max-w-screen-2xl px-4 py-6">
       <HydrationBoundary state={dehydrate(qc)}>

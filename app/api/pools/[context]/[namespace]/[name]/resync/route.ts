@@ -5,9 +5,13 @@ import { route, otherMethods } from '@/server/http/route';
 export const dynamic = 'force-dynamic';
 
 /** What the caller may do to this pool (identity, RBAC per mode, verdict, a resync under way). */
-export const GET = route({ params: poolParams }, async ({ params, request }) => (await resyncService()).status(params, request.headers));
+export const GET = route({ params: poolParams }, async ({ params, request }) =>
+  (await resyncService()).status(params, request.headers),
+);
 
 /** Runs (or with dryRun previews) a resync: body `{mode: "reconcile" | "sync-provider-ids", dryRun?}`. */
-export const POST = route({ params: poolParams }, async ({ params, request }) => (await resyncService()).run(params, request));
+export const POST = route({ params: poolParams }, async ({ params, request }) =>
+  (await resyncService()).run(params, request),
+);
 
 export const { PUT, PATCH, DELETE } = otherMethods('GET', 'POST');

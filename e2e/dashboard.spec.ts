@@ -443,15 +443,13 @@ test("the fleet table fits a laptop's width; on a phone each pool is a block, so
       (t) => (t.parentElement as HTMLElement).scrollWidth - (t.parentElement as HTMLElement).clientWidth,
     ),
   ).toBe(0);
-  const blocks = await list
-    .locator('tbody tr')
-    .evaluateAll((rows) =>
-      rows.map((r) => ({
-        display: getComputedStyle(r).display,
-        height: r.getBoundingClientRect().height,
-        label: getComputedStyle(r.querySelector('td') as Element, '::before').content,
-      })),
-    );
+  const blocks = await list.locator('tbody tr').evaluateAll((rows) =>
+    rows.map((r) => ({
+      display: getComputedStyle(r).display,
+      height: r.getBoundingClientRect().height,
+      label: getComputedStyle(r.querySelector('td') as Element, '::before').content,
+    })),
+  );
   expect(blocks.every((b) => b.display === 'block')).toBe(true);
   expect(Math.max(...blocks.map((b) => b.height))).toBeLessThan(400);
   expect(blocks[0]?.label).toBe('"Time"');

@@ -44,15 +44,13 @@ export async function deleteMachinePool(context: string, name: string): Promise<
   kc.loadFromFile(simEnv().KUBECONFIG as string);
   kc.setCurrentContext(context);
   try {
-    await kc
-      .makeApiClient(CustomObjectsApi)
-      .deleteNamespacedCustomObject({
-        group: 'cluster.x-k8s.io',
-        version: 'v1beta2',
-        plural: 'machinepools',
-        namespace: 'default',
-        name,
-      });
+    await kc.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
+      group: 'cluster.x-k8s.io',
+      version: 'v1beta2',
+      plural: 'machinepools',
+      namespace: 'default',
+      name,
+    });
   } catch (e) {
     if ((e as { code?: number }).code !== 404) throw e;
   }
@@ -81,13 +79,11 @@ export async function readMachinePool(context: string, name: string): Promise<{ 
   const kc = new KubeConfig();
   kc.loadFromFile(simEnv().KUBECONFIG as string);
   kc.setCurrentContext(context);
-  return (await kc
-    .makeApiClient(CustomObjectsApi)
-    .getNamespacedCustomObject({
-      group: 'cluster.x-k8s.io',
-      version: 'v1beta2',
-      plural: 'machinepools',
-      namespace: 'default',
-      name,
-    })) as { spec: { providerIDList?: string[] } };
+  return (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+    group: 'cluster.x-k8s.io',
+    version: 'v1beta2',
+    plural: 'machinepools',
+    namespace: 'default',
+    name,
+  })) as { spec: { providerIDList?: string[] } };
 }

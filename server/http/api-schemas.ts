@@ -61,20 +61,14 @@ export const fleetQuery = z.strictObject({
   namespace: z.string().min(1).optional().meta({ description: 'Only pools in this namespace.' }),
   drifting: flag.optional().meta({ description: 'Only pools with providerID drift.' }),
   notReady: flag.optional().meta({ description: 'Only pools whose AzureMachinePool is not ready.' }),
-  deleted: flag
-    .optional()
-    .meta({
-      description:
-        "Pools that left poolscope's view too: their MachinePool deleted (`summary.deletedAt`) or their context no longer watched (`summary.unwatchedSince`); kept until retention passes that time. Hidden by default.",
-    }),
-  q: z
-    .string()
-    .max(200)
-    .optional()
-    .meta({
-      description:
-        "Text to look for, case-insensitively, in the pool, namespace, context and cluster names and the worst finding's summary.",
-    }),
+  deleted: flag.optional().meta({
+    description:
+      "Pools that left poolscope's view too: their MachinePool deleted (`summary.deletedAt`) or their context no longer watched (`summary.unwatchedSince`); kept until retention passes that time. Hidden by default.",
+  }),
+  q: z.string().max(200).optional().meta({
+    description:
+      "Text to look for, case-insensitively, in the pool, namespace, context and cluster names and the worst finding's summary.",
+  }),
   severity: z
     .enum(SEVERITIES, { message: `must be one of ${SEVERITIES.join(', ')}` })
     .optional()
@@ -110,40 +104,32 @@ export function fleetParamsProblem(p: Params): { message: string; without: strin
 }
 
 export const poolQuery = z.strictObject({
-  at: atInstant
-    .optional()
-    .meta({
-      description:
-        "The pool's state as of this instant (default: now); not in the future (a minute of clock skew allowed).",
-    }),
+  at: atInstant.optional().meta({
+    description:
+      "The pool's state as of this instant (default: now); not in the future (a minute of clock skew allowed).",
+  }),
 });
 
 export const timelineQuery = z
   .strictObject({
     from: instant.optional().meta({ description: 'Start of the window (default: 6 hours before `to`).' }),
-    to: instant
-      .optional()
-      .meta({
-        description: 'End of the window (default: now). A window spans at most 31 days, whichever ends are given.',
-      }),
-    at: atInstant
-      .optional()
-      .meta({
-        description:
-          "Instead of a window: the pool's full state at this instant (answered as a PoolResponse); not in the future (a minute of clock skew allowed).",
-      }),
+    to: instant.optional().meta({
+      description: 'End of the window (default: now). A window spans at most 31 days, whichever ends are given.',
+    }),
+    at: atInstant.optional().meta({
+      description:
+        "Instead of a window: the pool's full state at this instant (answered as a PoolResponse); not in the future (a minute of clock skew allowed).",
+    }),
   })
   .refine((q) => !(q.at && (q.from || q.to)), {
     message: 'give either "at" (the state at an instant) or "from"/"to" (changes in a range), not both',
   });
 
 export const resyncBody = z.strictObject({
-  mode: z
-    .enum(['reconcile', 'sync-provider-ids'], { message: 'must be "reconcile" or "sync-provider-ids"' })
-    .meta({
-      description:
-        '`reconcile`: annotate the AzureMachinePool and MachinePool so their controllers reconcile now; `sync-provider-ids`: copy the AzureMachinePool providerIDList into the MachinePool (only while the readiness gate keeps it frozen).',
-    }),
+  mode: z.enum(['reconcile', 'sync-provider-ids'], { message: 'must be "reconcile" or "sync-provider-ids"' }).meta({
+    description:
+      '`reconcile`: annotate the AzureMachinePool and MachinePool so their controllers reconcile now; `sync-provider-ids`: copy the AzureMachinePool providerIDList into the MachinePool (only while the readiness gate keeps it frozen).',
+  }),
   dryRun: z
     .boolean({ message: 'must be true or false' })
     .optional()

@@ -64,11 +64,9 @@ describe('cloud node lifecycle', () => {
     // 45 simulated seconds are 150 ms here.
     sim = await startSimulation({ ...scenario, speed: 300 }, { log: () => {} });
     // CAPI paused: once the list drops the VM, it would delete the Node itself (deleteRetiredNodes).
-    sim.kube
-      .cluster('mgmt-0')
-      .store.patch(MP, 'default', 'pool0', 'merge', {
-        metadata: { annotations: { 'cluster.x-k8s.io/paused': 'true' } },
-      });
+    sim.kube.cluster('mgmt-0').store.patch(MP, 'default', 'pool0', 'merge', {
+      metadata: { annotations: { 'cluster.x-k8s.io/paused': 'true' } },
+    });
     const workload = sim.kube.cluster('wl-0').store;
     const [rec] = [...sim.azure.state.scaleSets.values()];
     if (!rec) throw new Error('the fleet has no scale set');

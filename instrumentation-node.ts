@@ -23,7 +23,7 @@ export async function startCollectorProcess(
 }
 
 /** What start-up says when it fails: a configuration error's or a failing store's own message, anything else named. */
-export function startFailure(e: unknown): string {
+function startFailure(e: unknown): string {
   if (e instanceof ConfigError || e instanceof StoreFailingError) return e.message;
   return `poolscope could not start: ${faultText(e)}`;
 }

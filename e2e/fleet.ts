@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import type { FleetResponse, PoolResponse } from '../lib/api-types';
 import { readEnvFile } from '../sim/env-file.mjs';
 
-export const STATE_DIR = path.resolve(import.meta.dirname, '..', 'test-results', 'demo-state');
+const STATE_DIR = path.resolve(import.meta.dirname, '..', 'test-results', 'demo-state');
 
 /** The five pools of sim/scenarios/demo.yaml. */
 export const DEMO_POOLS = [

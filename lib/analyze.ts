@@ -98,7 +98,7 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
 const digests = new WeakMap<readonly string[], ListDigest>();
 
 /** FNV-1a over the list, order-sensitive like CAPI's comparison. */
-export function digest(list: readonly string[]): ListDigest {
+function digest(list: readonly string[]): ListDigest {
   let d = digests.get(list);
   if (!d) {
     d = fnv(list);

@@ -12,7 +12,7 @@ export type CapiVersion = 'v1beta1' | 'v1beta2';
 /** Which version to write into a v1beta1 `apiVersion` for a referenced group (CRD contract lookup). */
 export type RefVersionResolver = (apiGroup: string, kind: string) => string;
 
-export const defaultRefVersion: RefVersionResolver = (apiGroup) =>
+const defaultRefVersion: RefVersionResolver = (apiGroup) =>
   apiGroup === 'infrastructure.cluster.x-k8s.io' ? 'v1beta1' : 'v1beta2';
 
 interface KindRules {
@@ -109,10 +109,6 @@ const RULES: Record<string, KindRules> = {
   },
 };
 
-export function isConvertibleKind(kind: string): boolean {
-  return kind in RULES;
-}
-
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -176,7 +172,7 @@ function refToV1beta2(ref: unknown): unknown {
 }
 
 /** "1h2m3.5s" → 3723 (whole seconds); null when it is not a Go duration. */
-export function parseGoDuration(s: string): number | null {
+function parseGoDuration(s: string): number | null {
   const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
   const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
   let total = 0;

@@ -10,7 +10,7 @@ import { spellings, type JoinedId } from './join';
 import { findCondition, isPaused, type Condition, type PoolModel } from './pool-model';
 import { toMs } from './unstructured';
 
-export const NODE_JOIN_GRACE_MS = 10 * 60 * 1000;
+const NODE_JOIN_GRACE_MS = 10 * 60 * 1000;
 
 /** Azure provisioning states of an instance on its way into the pool (not failed, not leaving). */
 const ARRIVING_STATES: ReadonlySet<string> = new Set(['Creating', 'Updating', 'Succeeded']);
@@ -109,7 +109,7 @@ export function listDiff(model: PoolModel): { add: string[]; remove: string[] } 
 }
 
 /** Whether the two lists differ as sets (CAPI would change the MachinePool list if it could). */
-export function listsDiffer(model: PoolModel): boolean {
+function listsDiffer(model: PoolModel): boolean {
   if (model.amp === null) return false;
   const { add, remove } = listDiff(model);
   return add.length > 0 || remove.length > 0;

@@ -63,7 +63,7 @@ export function isRunning(j: JoinedId): boolean {
  * group, scale set, instance; a flexible member's name starts with its scale set's), so such an ID is another
  * scale set's instance, whatever this pool's list says. Only what Azure's read of this scale set does not hold.
  */
-export function inOtherScaleSet(j: JoinedId, model: PoolModel): boolean {
+function inOtherScaleSet(j: JoinedId, model: PoolModel): boolean {
   if (j.raw.azure !== null || !model.scaleSet) return false;
   const id = j.raw.mp ?? j.raw.amp;
   if (id === null) return false;

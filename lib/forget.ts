@@ -32,7 +32,7 @@ export function forgetInstance(o: KubeObject): void {
  * Forgets a providerID: its shared string, parse and place. For a VM gone from its scale set as well as for its
  * deleted objects, since whichever of them goes last (an analysis reads the ID until then) leaves it behind.
  */
-export function forgetProviderId(id: string): void {
+function forgetProviderId(id: string): void {
   forgetInterned(id);
   forgetParse(id);
   forgetPlace(id);

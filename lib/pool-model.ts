@@ -6,15 +6,14 @@ import { parseProviderId, providerIdFromArmId, providerIdProblem, type ParsedPro
 import { arr, bool, get, num, str, strings, toMs, type KubeObject } from './unstructured';
 import { SlimAmpm, SlimMachine, SlimNode, compactTimeMs, intern } from './slim';
 
-export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
-export const REPLICAS_MANAGED_BY_ANNOTATION = 'cluster.x-k8s.io/replicas-managed-by';
-export const POOL_NAME_LABEL = 'cluster.x-k8s.io/pool-name';
-export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
-export const AUTOSCALER_MIN_ANNOTATION = 'cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size';
-export const AUTOSCALER_MAX_ANNOTATION = 'cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size';
+const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
+const REPLICAS_MANAGED_BY_ANNOTATION = 'cluster.x-k8s.io/replicas-managed-by';
+const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+const AUTOSCALER_MIN_ANNOTATION = 'cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size';
+const AUTOSCALER_MAX_ANNOTATION = 'cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size';
 export const UNINITIALIZED_TAINT = 'node.cluster.x-k8s.io/uninitialized';
 
-export const MP_PHASES = [
+const MP_PHASES = [
   'Pending',
   'Provisioning',
   'Provisioned',
@@ -28,7 +27,7 @@ export const MP_PHASES = [
 ] as const;
 
 /** CAPZ `ProvisioningState` values (api/v1beta1/types.go), in their canonical case. */
-export const PROVISIONING_STATES = [
+const PROVISIONING_STATES = [
   'Creating',
   'Deleting',
   'Failed',
@@ -39,27 +38,13 @@ export const PROVISIONING_STATES = [
   'Deleted',
 ] as const;
 
-export const AMP_CONDITION_TYPES = [
+const AMP_CONDITION_TYPES = [
   'Ready',
   'ScaleSetRunning',
   'ScaleSetDesiredReplicas',
   'ScaleSetModelUpdated',
   'BootstrapSucceeded',
   'RoleAssignmentReady',
-] as const;
-
-export const MP_V1BETA1_CONDITION_TYPES = ['Ready', 'BootstrapReady', 'InfrastructureReady', 'ReplicasReady'] as const;
-export const MP_V1BETA2_CONDITION_TYPES = [
-  'Paused',
-  'Available',
-  'BootstrapConfigReady',
-  'InfrastructureReady',
-  'MachinesReady',
-  'MachinesUpToDate',
-  'ScalingUp',
-  'ScalingDown',
-  'Remediating',
-  'Deleting',
 ] as const;
 
 export interface Condition {
@@ -71,7 +56,7 @@ export interface Condition {
   lastTransitionTime: string | null;
 }
 
-export interface MachinePoolModel {
+interface MachinePoolModel {
   apiVersion: 'v1beta1' | 'v1beta2';
   name: string;
   namespace: string;
@@ -112,7 +97,7 @@ export interface MachinePoolModel {
   observedGeneration: number | null;
 }
 
-export interface AzureMachinePoolModel {
+interface AzureMachinePoolModel {
   name: string;
   resourceVersion: string | null;
   ready: boolean | null;
@@ -159,7 +144,7 @@ export interface NodeModel {
   uninitializedTaint: boolean;
 }
 
-export interface ClusterModel {
+interface ClusterModel {
   name: string;
   paused: boolean;
   deleting: boolean;
@@ -198,7 +183,7 @@ export interface InstanceModel {
   createdAt: number | null;
 }
 
-export type AzureData =
+type AzureData =
   | {
       state: 'ok';
       vmss: VmssModel;
@@ -211,7 +196,7 @@ export type AzureData =
     }
   | Exclude<SourceState, { state: 'ok' }>;
 
-export type WorkloadData = { state: 'ok'; nodes: NodeModel[] } | Exclude<SourceState, { state: 'ok' }>;
+type WorkloadData = { state: 'ok'; nodes: NodeModel[] } | Exclude<SourceState, { state: 'ok' }>;
 
 export interface PoolModel {
   ref: PoolRef;

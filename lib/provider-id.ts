@@ -3,7 +3,7 @@
 
 import { intern } from './slim';
 
-export type ProviderIdKind = 'vmss-instance' | 'vm' | 'vmss';
+type ProviderIdKind = 'vmss-instance' | 'vm' | 'vmss';
 
 export interface ParsedProviderId {
   ok: true;
@@ -19,7 +19,7 @@ export interface ParsedProviderId {
   vmName: string | null;
 }
 
-export interface MalformedProviderId {
+interface MalformedProviderId {
   ok: false;
   raw: string;
   reason: string;

@@ -104,7 +104,7 @@ export abstract class SlimInstance implements KubeObject {
  * name). Joined, not concatenated: V8 makes `a + b` (13 characters or more) a cons string that stays one — 32 bytes
  * beside its flattened characters — once it is kept.
  */
-export function keyOf(namespace: string | undefined, name: string | undefined): string | undefined {
+function keyOf(namespace: string | undefined, name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   return namespace ? [namespace, name].join('/') : name;
 }

@@ -1,9 +1,6 @@
 // Safe readers for objects as the Kubernetes API and ARM return them (JSON, possibly partial).
 // Every reader tolerates a missing or wrongly typed field and returns null instead of throwing.
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
-
 /** Any Kubernetes object, as `kubectl get -o json` prints it. */
 export interface KubeObject {
   apiVersion?: string;

@@ -85,7 +85,7 @@ export function fleetQuery(f: FleetFilters): string {
   return u.toString();
 }
 
-export const driftTotal = (p: PoolSummary): number => Object.values(p.driftCounts).reduce((a, b) => a + (b ?? 0), 0);
+const driftTotal = (p: PoolSummary): number => Object.values(p.driftCounts).reduce((a, b) => a + (b ?? 0), 0);
 const severity = (p: PoolSummary): number =>
   p.worstFinding ? SEVERITY_RANK[p.worstFinding.severity as Severity] + 1 : 0;
 
@@ -161,12 +161,12 @@ export const RANGES = {
   '30d': 30 * 86_400_000,
 } as const;
 export type RangeName = keyof typeof RANGES;
-export const DEFAULT_RANGE: RangeName = '6h';
+const DEFAULT_RANGE: RangeName = '6h';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/i;
 
 /** Whether `s` names a range: an own key of RANGES, never an inherited one such as `toString` or `__proto__`. */
-export function isRangeName(s: string): s is RangeName {
+function isRangeName(s: string): s is RangeName {
   return Object.hasOwn(RANGES, s);
 }
 
@@ -250,10 +250,10 @@ export interface TimeWindow {
 }
 
 /** The longest window a timeline may span (30 days and a day of slack for explicit from/to). */
-export const MAX_WINDOW_MS = RANGES['30d'] + 86_400_000;
+const MAX_WINDOW_MS = RANGES['30d'] + 86_400_000;
 
 /** How far past "now" an `at` may be and still be taken for now: clocks of browser and server differ a little. */
-export const CLOCK_SKEW_MS = 60_000;
+const CLOCK_SKEW_MS = 60_000;
 
 /** Why an `at` instant cannot be shown, or null: a state that has not happened yet has nothing to show. */
 export function futureAtError(at: string, now: number): string | null {

@@ -148,7 +148,7 @@ export class ConfigError extends Error {}
  * A variable's value as a configuration error may show it (logs, and the 503 an API reader gets): a secret's
  * never, only its length; a password inside a URL or a connection string as `***`.
  */
-export function shownValue(name: string, value: string): string {
+function shownValue(name: string, value: string): string {
   if (/SECRET|PASSWORD|TOKEN/i.test(name)) return value === '' ? '""' : `(${value.length} characters, not shown)`;
   const hidden = value
     // scheme://user:password@host: the password runs to the last @ (it may hold @ or / itself, unencoded).

@@ -50,11 +50,11 @@ const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachineP
 const CLUSTER = findByKind('cluster.x-k8s.io/v1beta2', 'Cluster') as ResourceDef;
 
 /** Simulated people (besides `admin`): kubeconfigs `<stateDir>/kubeconfig-operator` and `-viewer`. */
-export const SIM_USERS = [
+const SIM_USERS = [
   { name: 'operator', groups: ['pool-operators'] },
   { name: 'viewer', groups: ['pool-viewers'] },
 ];
-export const SIM_POLICY: PolicyRule[] = [
+const SIM_POLICY: PolicyRule[] = [
   {
     groups: ['pool-operators', 'pool-viewers'],
     verbs: ['get', 'list', 'watch'],

@@ -57,7 +57,7 @@ const LABELS_PX = 260;
  * Below this width (a phone) the label column is narrower and names the kinds as the drift badges do ("AMP",
  * "MP"): with 260 pixels of labels, a 390-pixel screen had 70 left for the lanes.
  */
-export const NARROW_PX = 640;
+const NARROW_PX = 640;
 const NARROW_LABELS_PX = 150;
 
 /** A lane's label as the narrow chart shows it (the tooltip names it in full). */
@@ -261,7 +261,7 @@ export function buildOption(
   };
 }
 
-export function chartHeight(view: TimelineView): number {
+function chartHeight(view: TimelineView): number {
   return 10 + Math.max(1, view.lanes.length + (view.markers.length ? 1 : 0)) * LANE_HEIGHT + 40 + 180 + 50;
 }
 

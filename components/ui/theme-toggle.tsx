@@ -18,7 +18,7 @@ function subscribe(l: () => void) {
   return () => listeners.delete(l);
 }
 
-export function applyTheme(t: Theme): void {
+function applyTheme(t: Theme): void {
   const dark = t === 'dark' || (t === 'system' && window.matchMedia('(prefers-color-scheme: dark)').matches);
   document.documentElement.classList.toggle('dark', dark);
 }

@@ -6,7 +6,7 @@
 import { useSyncExternalStore } from 'react';
 
 /** How often a live page's durations move on. */
-export const LIVE_NOW_TICK_MS = 5_000;
+const LIVE_NOW_TICK_MS = 5_000;
 
 let clock = 0;
 let timer: ReturnType<typeof setInterval> | null = null;

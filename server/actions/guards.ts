@@ -5,7 +5,7 @@ import 'server-only';
 import { HttpError } from '../http/route';
 
 /** The header every write must carry; a cross-site form or image cannot set it without a CORS preflight. */
-export const WRITE_HEADER = 'x-poolscope-request';
+const WRITE_HEADER = 'x-poolscope-request';
 
 /** Rejects cross-site and forged requests: Sec-Fetch-Site, Origin against Host, JSON body, custom header. */
 export function checkSameOrigin(request: Request): void {

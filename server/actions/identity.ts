@@ -12,7 +12,7 @@ import { peerOf } from '../http/peer';
 import { callOptions, kubeFailure } from '../kube/calls';
 import { RateLimiter } from './guards';
 
-export const PROXY_SECRET_HEADER = 'x-poolscope-proxy-secret';
+const PROXY_SECRET_HEADER = 'x-poolscope-proxy-secret';
 
 export type IdentityResult = { identity: ResyncIdentity; problem: null } | { identity: null; problem: string };
 
@@ -80,8 +80,8 @@ export interface IdentityOptions {
 }
 
 /** A TokenReview costs the API server a call: what an unauthenticated client may make it do is bounded. */
-export const REVIEWS_PER_CLIENT_PER_MINUTE = 20;
-export const REVIEWS_PER_MINUTE = 120;
+const REVIEWS_PER_CLIENT_PER_MINUTE = 20;
+const REVIEWS_PER_MINUTE = 120;
 
 export class Access {
   private readonly tokens = new TtlCache<IdentityResult>();

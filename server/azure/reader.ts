@@ -16,7 +16,7 @@ export interface ScaleSetRef {
 }
 
 /** ARM calls one read made, by operation. */
-export interface AzureOps {
+interface AzureOps {
   vmssGet: number;
   vmList: number;
   instanceView: number;

@@ -20,17 +20,17 @@ export interface SchedulerOptions {
 }
 
 /** Compute throttling policies counted per subscription+region over a 3-minute window. */
-export const REGIONAL_POLICY = /^(HighCost\w*3Min|VMScaleSetVMViews3Min)$/;
+const REGIONAL_POLICY = /^(HighCost\w*3Min|VMScaleSetVMViews3Min)$/;
 
 /**
  * The scarce budget: each read costs one high-cost VMSS GET (the VM list draws on the far larger
  * VMScaleSetVMViews3Min). Before the first answer, the commonly observed 190 per 3 minutes is assumed.
  */
-export const GATING_POLICY = 'HighCostGetVMScaleSet3Min';
+const GATING_POLICY = 'HighCostGetVMScaleSet3Min';
 const ASSUMED_REMAINING = 190;
 
 /** An urgent change reads a scale set at once, but not again within this of its last read. */
-export const MIN_GAP_MS = 5000;
+const MIN_GAP_MS = 5000;
 
 interface Entry {
   id: string;

@@ -41,7 +41,7 @@ function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string 
  * both waits to a fraction of a second through a fleet-wide burst (cycles follow each other at once while
  * pools wait).
  */
-export const MAX_POOLS_PER_CYCLE = 50;
+const MAX_POOLS_PER_CYCLE = 50;
 
 /**
  * Milliseconds between cycles: Kubernetes changes arriving meanwhile are analysed and stored together, and a change
@@ -57,7 +57,7 @@ export const DEFAULT_CYCLE_MS = 250;
  * seconds, and the Azure budget lets the first reads of ~95 scale sets per subscription and region go at once. A
  * source that has said nothing by then is recorded as it is (unknown, with the reason), not waited for longer.
  */
-export const DEFAULT_START_GRACE_MS = 60_000;
+const DEFAULT_START_GRACE_MS = 60_000;
 
 /** The longest wait between cycles while the store refuses writes (the wait doubles from the cadence). */
 const WRITE_BACKOFF_MAX_MS = 10_000;

@@ -41,7 +41,7 @@ export interface Runtime {
  * Logs a collector cycle at debug (one that stored something is traceable by its id, the store's cycles table),
  * and one that failed (its write refused: its pools wait for the next) at once as an error with the reason.
  */
-export function logCycle(c: CycleEvent): void {
+function logCycle(c: CycleEvent): void {
   const fields = { cycle: c.cycle, pools: c.pools, ms: Math.round(c.seconds * 1000), azureCallsTotal: c.azureCalls };
   if (c.error !== undefined)
     log().error(

@@ -17,7 +17,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], where: 'path
 }
 
 /** An RFC 3339 instant, normalised to UTC ISO (the same rule the pages apply to their links). */
-export const instant = z
+const instant = z
   .string()
   .transform((s, ctx) => {
     const r = readInstant(s);
@@ -36,7 +36,7 @@ const atInstant = instant.superRefine((iso, ctx) => {
 });
 
 /** A boolean query flag: `1`/`true`/`0`/`false`. */
-export const flag = z
+const flag = z
   .enum(['1', 'true', '0', 'false'], { message: 'must be 1, true, 0 or false' })
   .transform((v) => v === '1' || v === 'true');
 

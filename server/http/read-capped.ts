@@ -13,7 +13,7 @@ export class BodyTooLargeError extends Error {
 type Chunks = AsyncIterable<Uint8Array> & { cancel?: () => unknown; destroy?: () => unknown };
 
 /** The body's bytes, or BodyTooLargeError once more than `limit` came (the rest is not read). */
-export async function readCapped(body: Chunks | null | undefined, limit: number): Promise<Buffer> {
+async function readCapped(body: Chunks | null | undefined, limit: number): Promise<Buffer> {
   if (!body) return Buffer.alloc(0);
   const parts: Uint8Array[] = [];
   let size = 0;

@@ -90,7 +90,7 @@ export function route<
 }
 
 /** The largest request body poolscope reads (a resync's is a few dozen bytes). */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 
 const tooLarge = () =>
   new HttpError(413, 'body-too-large', `The request body must be at most ${MAX_BODY_BYTES / 1024} KiB.`);

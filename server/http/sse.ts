@@ -14,7 +14,7 @@ export interface SseSource {
 }
 
 /** What may wait for one slow client (a busy fleet sends a few hundred small changes a second). */
-export const MAX_BUFFERED_BYTES = 1 << 20;
+const MAX_BUFFERED_BYTES = 1 << 20;
 
 export function sseResponse(
   request: Request,

@@ -152,7 +152,7 @@ export class PooledKubeConfig extends KubeConfig {
  * Requests one HTTP/2 connection carries at once. API servers allow 100 to 250 streams a connection (kube-apiserver's
  * `--http2-max-streams-per-connection`); undici also keeps to what the server announces.
  */
-export const H2_STREAMS_PER_CONNECTION = 100;
+const H2_STREAMS_PER_CONNECTION = 100;
 
 /** How long a cluster that could not be asked for its protocol is talked to over HTTP/1.1 before asking again. */
 export const PROTOCOL_RETRY_MS = 60_000;
@@ -202,7 +202,7 @@ export async function serverProtocol(
  * HTTP/1.1 (a server or proxy without HTTP/2, or one not reached yet) the same settings would queue requests
  * behind a watch that never ends: there, a connection per request at a time, as before.
  */
-export function agentFor(protocol: string | null, connect: ConnectOptions): Agent {
+function agentFor(protocol: string | null, connect: ConnectOptions): Agent {
   return protocol === 'h2'
     ? new Agent({ connect, allowH2: true, connections: 1, pipelining: H2_STREAMS_PER_CONNECTION })
     : new Agent({ connect });

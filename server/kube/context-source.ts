@@ -52,7 +52,7 @@ export function imageTag(image: string | undefined): string | null {
  * How long a deleted AMPM is remembered (PoolInput.departedAmpms): well beyond the longest wait for a pool's next
  * Azure read (its 2-minute slow lane, or a budget shared by many moving pools).
  */
-export const DEPARTED_MS = 15 * 60_000;
+const DEPARTED_MS = 15 * 60_000;
 
 const key = (o: { metadata?: { name?: string; namespace?: string } }) =>
   `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;

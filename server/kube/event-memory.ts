@@ -18,7 +18,7 @@ export const EVENT_MEMORY_MS = 3 * 3_600_000;
 export const EVENT_REPLAY_MS = 2 * 3_600_000;
 
 /** Ids remembered at most, whatever their age (a burst's oldest are forgotten first). */
-export const EVENT_MEMORY_MAX = 20_000;
+const EVENT_MEMORY_MAX = 20_000;
 
 export class EventMemory {
   /** Id (`uid:count`) → when it arrived (ms), oldest first. */

@@ -27,7 +27,7 @@ const MIN_WATCH_TIMEOUT_SECONDS = 300;
 export const WATCH_INACTIVITY_MS = 180_000;
 
 /** Items per list page, as client-go's reflector asks. */
-export const LIST_PAGE_SIZE = 500;
+const LIST_PAGE_SIZE = 500;
 
 const BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
 
@@ -65,13 +65,13 @@ export class ListGate {
 }
 
 /** The gate every informer of this process shares unless given another. */
-export const sharedListGate = new ListGate(6);
+const sharedListGate = new ListGate(6);
 
 /**
  * An error with the API's HTTP status (and Status reason when it sent one). Its message is poolscope's own words
  * (what was asked and the status); the Status message the server sent is kept apart, for the log.
  */
-export class ApiStatusError extends LocalFailure {
+class ApiStatusError extends LocalFailure {
   constructor(
     readonly statusCode: number,
     what: string,
@@ -100,13 +100,13 @@ function statusError(what: string, code: number, body: string): ApiStatusError {
 }
 
 /** The most a list page may weigh: 500 objects of a real API server's ~1.5 MiB ceiling would not fit, 500 Nodes do. */
-export const LIST_PAGE_MAX_BYTES = 64 * 2 ** 20;
+const LIST_PAGE_MAX_BYTES = 64 * 2 ** 20;
 
 /** The most a watch event may weigh (an API server stores objects of at most ~1.5 MiB). */
-export const WATCH_LINE_MAX_BYTES = 8 * 2 ** 20;
+const WATCH_LINE_MAX_BYTES = 8 * 2 ** 20;
 
 /** How long a list page may take, answer and body (a real API server ends a list after 60 s itself). */
-export const LIST_PAGE_TIMEOUT_MS = 60_000;
+const LIST_PAGE_TIMEOUT_MS = 60_000;
 
 /** How much of an error answer is read (for the log). */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;

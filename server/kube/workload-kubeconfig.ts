@@ -13,7 +13,7 @@ import { PooledKubeConfig } from './calls';
 export class UnsafeKubeconfigError extends Error {}
 
 /** CAPI writes a few kilobytes; a Secret holds at most 1 MiB. */
-export const MAX_KUBECONFIG_BYTES = 256 * 1024;
+const MAX_KUBECONFIG_BYTES = 256 * 1024;
 
 /** Keys used, and keys that change nothing about where or how poolscope connects (ignored); any other is refused. */
 const TOP = {

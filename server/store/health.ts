@@ -62,7 +62,7 @@ export function corruptAdvice(file = 'the file'): string {
 }
 
 /** The message of a store failing with `fault`, `cause` being what the driver said. */
-export function faultMessage(where: StoreLocation, fault: StoreFault, cause: string): string {
+function faultMessage(where: StoreLocation, fault: StoreFault, cause: string): string {
   if (where.kind === 'postgres')
     return `poolscope cannot read its store, the PostgreSQL database of DATABASE_URL (${cause}). Check that the database is up and reachable.`;
   const store = `poolscope's SQLite store${where.file ? ` ${where.file}` : ''}`;

@@ -100,7 +100,7 @@ export interface RowsText {
  * A keyed table's patch from two tables given as text: rows compare as strings, and only the rows that
  * changed are parsed. Null when a keyframe must say it (duplicate keys, rows re-ordered).
  */
-export function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null {
+function diffRowsText(prev: RowsText, next: RowsText): TablePatch | null {
   return diffKeyed(
     prev.keys,
     next.keys,

@@ -49,7 +49,7 @@ export const ROW_TABLES = ['instances', 'drift'] as const;
 export type RowTable = (typeof ROW_TABLES)[number];
 
 /** One table of a state to store: each row's key and JSON (ASCII), or null where the previous stored state's row stands. */
-export interface StoredTable {
+interface StoredTable {
   keys: string[];
   rows: (string | null)[];
 }

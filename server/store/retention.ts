@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { PruneOptions, PruneResult } from './store';
 
 /** How often the store is pruned. */
-export const PRUNE_INTERVAL_MS = 3_600_000;
+const PRUNE_INTERVAL_MS = 3_600_000;
 
 /** What a size limit never prunes: the last hour. */
 const MIN_KEPT_MS = 3_600_000;
@@ -21,7 +21,7 @@ const MIN_KEPT_MS = 3_600_000;
  * (1/720 of a 30-day store), which stays inside; what a shorter retention, pools gone or the size limit freed is
  * given back.
  */
-export const SHRINK_KEEP = { fraction: 0.1, minBytes: 64 * 2 ** 20 };
+const SHRINK_KEEP = { fraction: 0.1, minBytes: 64 * 2 ** 20 };
 
 /** What the metrics and the sources report read of retention. */
 export interface RetentionStatus {

@@ -97,10 +97,10 @@ const noWrites = (): WriteStats => ({
 });
 
 /** Rows a prune deletes in one transaction at most (a few milliseconds of the event loop's time each). */
-export const PRUNE_BATCH_ROWS = 1000;
+const PRUNE_BATCH_ROWS = 1000;
 
 /** SQLite: free pages given back to the file system in one transaction at most when the store shrinks (4 MB of 4 KB pages: ~30 ms). */
-export const SHRINK_BATCH_PAGES = 1024;
+const SHRINK_BATCH_PAGES = 1024;
 
 export interface PruneOptions {
   /** Rows deleted in one transaction at most (default {@link PRUNE_BATCH_ROWS}). */
@@ -144,7 +144,7 @@ export const CHANGE_CHANNEL = 'poolscope_changes';
 export const PATCH_WEIGHT_PER_KEYFRAME = 4;
 
 /** Patches between keyframes at most: bounds the replay of an as-of read. */
-export const MAX_PATCHES_PER_KEYFRAME = 256;
+const MAX_PATCHES_PER_KEYFRAME = 256;
 
 export interface StoreOptions {
   /** Patches between keyframes at most (default {@link MAX_PATCHES_PER_KEYFRAME}). */

@@ -3,7 +3,7 @@
 
 import pg from 'pg';
 
-export const ADMIN_URL = process.env.POOLSCOPE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_URL = process.env.POOLSCOPE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
   url: string;

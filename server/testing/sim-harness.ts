@@ -14,7 +14,7 @@ import { Collector, type CollectorOptions } from '../collector/collector';
 import { openSqlite } from '../store/sqlite';
 import { TimelineStore } from '../store/store';
 
-export const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
+const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
 
 /** Polls `fn` every 100 ms until it returns something other than undefined/false. */
 export async function until<T>(

@@ -41,7 +41,7 @@ export interface AzureServerOptions {
 }
 
 /** api-versions Microsoft.Compute serves for these operations (a subset; unknown ones get 400). */
-export const API_VERSIONS = new Set([
+const API_VERSIONS = new Set([
   '2021-03-01',
   '2021-07-01',
   '2021-11-01',

@@ -10,7 +10,7 @@ export interface BudgetSpec {
 }
 
 /** Budgets as observed in the wild; Microsoft does not publish them (domain.md §6.3). */
-export const DEFAULT_BUDGETS = {
+const DEFAULT_BUDGETS = {
   HighCostGetVMScaleSet3Min: { capacity: 190, windowSeconds: 180 },
   HighCostGetVMScaleSet30Min: { capacity: 900, windowSeconds: 1800 },
   VMScaleSetVMViews3Min: { capacity: 5000, windowSeconds: 180 },

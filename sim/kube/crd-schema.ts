@@ -95,7 +95,7 @@ export function loadCrdSchemas(upstreamDir: string): Map<string, CrdVersionSchem
   return out;
 }
 
-export function schemaKey(group: string, version: string, kind: string): string {
+function schemaKey(group: string, version: string, kind: string): string {
   return `${group}/${version}/${kind}`;
 }
 

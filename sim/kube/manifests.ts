@@ -16,7 +16,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function readManifestFile(file: string): KubeObject[] {
+function readManifestFile(file: string): KubeObject[] {
   const text = readFileSync(file, 'utf8');
   const docs = parseAllDocuments(text, { prettyErrors: true });
   const out: KubeObject[] = [];

@@ -31,7 +31,7 @@ function mergeObjects(
 }
 
 /** RFC 7386 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   return isObj(patch) ? mergeObjects(target, patch, mergePatch) : structuredClone(patch);
 }
 
@@ -39,7 +39,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
  * Strategic merge patch, with merge semantics: maps merge, `null` deletes, lists are replaced. `$patch`
  * directives other than `replace` on a map are not supported and are rejected rather than misapplied.
  */
-export function strategicMergePatch(target: unknown, patch: unknown): unknown {
+function strategicMergePatch(target: unknown, patch: unknown): unknown {
   if (!isObj(patch)) return structuredClone(patch);
   if (patch.$patch === 'replace') {
     const { $patch: _p, ...rest } = patch;
@@ -61,7 +61,7 @@ export function strategicMergePatch(target: unknown, patch: unknown): unknown {
 }
 
 /** RFC 6902 JSON patch; a failed `test` is 422 Invalid, a malformed patch 400, as on a real server. */
-export function jsonPatch(target: unknown, ops: unknown): unknown {
+function jsonPatch(target: unknown, ops: unknown): unknown {
   if (!Array.isArray(ops))
     throw new ApiError(400, 'BadRequest', 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   const err = fjp.validate(ops as Operation[], structuredClone(target));

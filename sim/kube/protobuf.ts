@@ -338,7 +338,7 @@ function decodeMessage(buf: Buffer, m: Message, where: string): Record<string, u
   return out;
 }
 
-export function isKubeProtobuf(body: Buffer): boolean {
+function isKubeProtobuf(body: Buffer): boolean {
   return body.subarray(0, 4).equals(MAGIC);
 }
 

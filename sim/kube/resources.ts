@@ -5,13 +5,13 @@ import type { KubeObject } from '../../lib/unstructured';
 import { convertCapi } from './capi-convert';
 import type { ScalePaths } from './scale';
 
-export interface ResourceVersionDef {
+interface ResourceVersionDef {
   name: string;
   served: boolean;
   storage: boolean;
 }
 
-export interface PrinterColumn {
+interface PrinterColumn {
   name: string;
   type: 'string' | 'integer' | 'boolean' | 'date' | 'number';
   jsonPath: string;

@@ -31,7 +31,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 /** The value at a `.a.b` path, or undefined when any step is missing. */
-export function valueAt(obj: unknown, path: string): unknown {
+function valueAt(obj: unknown, path: string): unknown {
   let cur: unknown = obj;
   for (const k of keysOf(path)) {
     if (!isObj(cur)) return undefined;

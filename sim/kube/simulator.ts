@@ -21,7 +21,7 @@ export interface SimClusterSpec {
   objects?: KubeObject[];
 }
 
-export interface SimUser {
+interface SimUser {
   name: string;
   groups?: string[];
   /** Fixed token; a random one is generated when omitted. */
@@ -93,7 +93,7 @@ function makeValidator(upstreamDir: string | null): Validator {
   };
 }
 
-export function loadObjects(store: ClusterStore, objects: KubeObject[]): void {
+function loadObjects(store: ClusterStore, objects: KubeObject[]): void {
   const namespaces = new Set<string>();
   for (const o of objects) if (o.metadata?.namespace) namespaces.add(o.metadata.namespace);
   for (const o of objects) if (o.kind === 'Namespace' && o.metadata?.name) namespaces.delete(o.metadata.name);

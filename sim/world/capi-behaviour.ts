@@ -5,9 +5,9 @@
 
 import type { KubeObject } from '../../lib/unstructured';
 
-export const UNINITIALIZED_TAINT = { key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' } as const;
+const UNINITIALIZED_TAINT = { key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' } as const;
 
-export interface NodeCondition {
+interface NodeCondition {
   type: string;
   status: string;
   lastTransitionTime?: string;
@@ -161,7 +161,7 @@ const readyCondition = (n: CapiNode) => n.conditions.find((c) => c.type === 'Rea
 const isNodeReady = (n: CapiNode) => readyCondition(n)?.status === 'True';
 
 /** Ready for longer than minReadySeconds (a Ready condition without a transition time never is, unless 0). */
-export function isNodeAvailable(n: CapiNode, minReadySeconds: number, now: number): boolean {
+function isNodeAvailable(n: CapiNode, minReadySeconds: number, now: number): boolean {
   if (!isNodeReady(n)) return false;
   if (minReadySeconds === 0) return true;
   const since = Date.parse(readyCondition(n)?.lastTransitionTime ?? '');

@@ -10,7 +10,7 @@ export type CapzBehaviour = 'pre-1.20' | '1.26' | 'main';
 export const CAPZ_BEHAVIOURS: readonly CapzBehaviour[] = ['pre-1.20', '1.26', 'main'];
 
 /** The controller image each behaviour runs as, as the CAPZ release manifests (and staging builds) name it. */
-export const CAPZ_IMAGES: Record<CapzBehaviour, string> = {
+const CAPZ_IMAGES: Record<CapzBehaviour, string> = {
   'pre-1.20': 'registry.k8s.io/cluster-api-azure/cluster-api-azure-controller:v1.19.4',
   '1.26': 'registry.k8s.io/cluster-api-azure/cluster-api-azure-controller:v1.26.0',
   main: 'gcr.io/k8s-staging-cluster-api-azure/cluster-api-azure-controller:main',
@@ -95,7 +95,7 @@ function notRunning(behaviour: CapzBehaviour, state: string): { reason: string; 
 }
 
 /** CAPI's condition order: Ready first, the rest by type. */
-export function byConditionType(a: CapzCondition, b: CapzCondition): number {
+function byConditionType(a: CapzCondition, b: CapzCondition): number {
   if (a.type === b.type) return 0;
   if (a.type === 'Ready') return -1;
   if (b.type === 'Ready') return 1;
@@ -240,7 +240,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** Whether CAPZ sorts the list it writes: since v1.23 (#6011); before, it is in the cache's order. */
-export const SORTS_PROVIDER_IDS: Record<CapzBehaviour, boolean> = { 'pre-1.20': false, '1.26': true, main: true };
+const SORTS_PROVIDER_IDS: Record<CapzBehaviour, boolean> = { 'pre-1.20': false, '1.26': true, main: true };
 
 /**
  * `updateReplicasAndProviderIDs`: of the AzureMachinePoolMachines in the AzureMachinePool's namespace carrying

@@ -13,7 +13,7 @@ import { CAPZ_BEHAVIOURS, type CapzBehaviour } from './capz-behaviour';
 
 export class ScenarioError extends Error {}
 
-export interface PoolRef {
+interface PoolRef {
   cluster: string;
   namespace?: string;
   name: string;
@@ -48,7 +48,7 @@ export type Step =
   | { at: number; line: number; throttle: { subscription: string; seconds: number } }
   | { at: number; line: number; unreachable: { workload: string; unreachable: boolean } };
 
-export const STEP_KINDS = [
+const STEP_KINDS = [
   'apply',
   'mergePatch',
   'delete',
@@ -63,7 +63,7 @@ export const STEP_KINDS = [
   'unreachable',
 ] as const;
 
-export interface ScenarioAzureScaleSet {
+interface ScenarioAzureScaleSet {
   vmss: Record<string, unknown>;
   vms: Record<string, unknown>[];
 }
@@ -106,7 +106,7 @@ export function capzSummary(scenario: Pick<Scenario, 'capz' | 'management'>): st
   return distinct[0] ?? capzOf(scenario, '');
 }
 
-export function parseDuration(v: unknown): number | null {
+function parseDuration(v: unknown): number | null {
   if (typeof v === 'number' && v >= 0) return v;
   if (typeof v !== 'string') return null;
   const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?$/.exec(v.trim());

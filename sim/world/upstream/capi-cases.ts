@@ -13,9 +13,9 @@ import type {
   Taint,
 } from '../capi-behaviour';
 
-export const CAPI_REPO = 'kubernetes-sigs/cluster-api';
+const CAPI_REPO = 'kubernetes-sigs/cluster-api';
 /** CAPI main as read (2026-08-21); the MachinePool controller lives in core/reconcilers/machinepool/ since v1.14. */
-export const CAPI_MAIN = 'ae7ff047db499ac3858ade268ba38db8c9f128bb';
+const CAPI_MAIN = 'ae7ff047db499ac3858ade268ba38db8c9f128bb';
 
 const DIR = 'core/reconcilers/machinepool';
 const PHASES_TEST = `${DIR}/machinepool_controller_phases_test.go`;
@@ -115,7 +115,7 @@ export interface ReconcileCase extends Common {
 }
 
 /** Upstream's test MachinePool (name, namespace, one replica, nothing in status) with the fields given. */
-export function machinePool(o: Partial<MachinePoolState> = {}): MachinePoolState {
+function machinePool(o: Partial<MachinePoolState> = {}): MachinePoolState {
   return {
     name: 'machinepool-test',
     namespace: 'default',
@@ -135,7 +135,7 @@ export function machinePool(o: Partial<MachinePoolState> = {}): MachinePoolState
 }
 
 /** A Node as the tests create them: a providerID, and a Ready condition when `ready` is given. */
-export function node(name: string, providerID: string, ready?: 'True' | 'False', o: Partial<CapiNode> = {}): CapiNode {
+function node(name: string, providerID: string, ready?: 'True' | 'False', o: Partial<CapiNode> = {}): CapiNode {
   return { name, uid: `uid-${name}`, providerID, conditions: ready ? [{ type: 'Ready', status: ready }] : [], ...o };
 }
 

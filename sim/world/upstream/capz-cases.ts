@@ -5,13 +5,13 @@
 
 import type { CapzBehaviour, CapzCondition, CapzPoolRef, CapzScaleSetInput } from '../capz-behaviour';
 
-export const CAPZ_REPO = 'kubernetes-sigs/cluster-api-provider-azure';
-export const CAPI_REPO = 'kubernetes-sigs/cluster-api';
+const CAPZ_REPO = 'kubernetes-sigs/cluster-api-provider-azure';
+const CAPI_REPO = 'kubernetes-sigs/cluster-api';
 /** CAPZ main as read (2026-08), the merge of #6565. */
-export const CAPZ_MAIN = '69ec3a40a818ccbc32b8ce88c84609404d8cb7a2';
+const CAPZ_MAIN = '69ec3a40a818ccbc32b8ce88c84609404d8cb7a2';
 
 /** The upstream point each simulated behaviour stands for. */
-export const CAPZ_REF: Record<CapzBehaviour, string> = { main: CAPZ_MAIN, '1.26': 'v1.26.0', 'pre-1.20': 'v1.19.4' };
+const CAPZ_REF: Record<CapzBehaviour, string> = { main: CAPZ_MAIN, '1.26': 'v1.26.0', 'pre-1.20': 'v1.19.4' };
 
 const TESTS = 'azure/scope/machinepool_test.go';
 const CODE = 'azure/scope/machinepool.go';

@@ -2,6 +2,7 @@
 // `npm test`: every suite that exists — static checks, unit tests, the same under Node 24, browser tests — and one
 // total line.
 // Usage: npm test [-- suite...]   suites: lint, typecheck, unit, node24, browser (default: all)
+// The lint suite is ESLint, Prettier's check of the formatting and knip's of dead code: `npm run check`'s static checks.
 // Missing system packages (Debian chromium, kubectl) are installed when this runs as root with apt-get; otherwise it
 // stops and prints the exact command to run. promtool is the machine's, or else the binary alone taken out of Debian's
 // prometheus package into node_modules/.cache (scripts/promtool.mjs): that package is never installed.
@@ -14,7 +15,6 @@ import { prepareNode24 } from './node24.mjs';
 import { ensurePromtool } from './promtool.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-process.chdir(root);
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
 
@@ -90,12 +90,22 @@ const since = (t0) => `${Math.round((Date.now() - t0) / 1000)} s`;
 /** Whether a suite of this run built .next/standalone (the node24 suite, under Node 24): the browser suite reuses it. */
 let built = false;
 
+/** Runs every static check (one failing does not stop the others); each counts as one, and the note names those that
+ * failed. */
+function staticChecks(checks) {
+  const failed = checks.filter(({ cmd, args }) => run(bin(cmd), args) !== 0).map(({ name }) => name);
+  const note = failed.length ? { note: `${failed.join(', ')} failed` } : {};
+  return { passed: checks.length - failed.length, failed: failed.length, skipped: 0, ...note };
+}
+
 /** Each suite returns { passed, failed, skipped }. Static checks count as one check each. */
-const suites = {
+export const suites = {
   lint: () =>
-    run(bin('eslint'), ['--max-warnings=0', '.']) === 0
-      ? { passed: 1, failed: 0, skipped: 0 }
-      : { passed: 0, failed: 1, skipped: 0 },
+    staticChecks([
+      { name: 'eslint', cmd: 'eslint', args: ['--max-warnings=0', '.'] },
+      { name: 'format', cmd: 'prettier', args: ['--check', '.'] },
+      { name: 'deadcode', cmd: 'knip', args: ['--no-progress'] },
+    ]),
 
   typecheck: () =>
     run(bin('tsc'), ['--noEmit']) === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 },
@@ -155,31 +165,36 @@ const suites = {
   },
 };
 
-const wanted = process.argv.slice(2);
-const unknown = wanted.filter((s) => !(s in suites));
-if (unknown.length) {
-  console.error(`Unknown suite(s): ${unknown.join(', ')}. Known: ${Object.keys(suites).join(', ')}.`);
-  process.exit(2);
-}
-mkdirSync('test-results', { recursive: true });
+function main() {
+  process.chdir(root);
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((s) => !(s in suites));
+  if (unknown.length) {
+    console.error(`Unknown suite(s): ${unknown.join(', ')}. Known: ${Object.keys(suites).join(', ')}.`);
+    process.exit(2);
+  }
+  mkdirSync('test-results', { recursive: true });
 
-const results = [];
-for (const name of wanted.length ? wanted : Object.keys(suites)) {
-  console.log(`\n━━ ${name} ━━`);
-  const started = Date.now();
-  results.push({ name, seconds: Math.round((Date.now() - started) / 100) / 10, ...suites[name]() });
-  results.at(-1).seconds = Math.round((Date.now() - started) / 100) / 10;
-}
+  const results = [];
+  for (const name of wanted.length ? wanted : Object.keys(suites)) {
+    console.log(`\n━━ ${name} ━━`);
+    const started = Date.now();
+    results.push({ name, seconds: Math.round((Date.now() - started) / 100) / 10, ...suites[name]() });
+    results.at(-1).seconds = Math.round((Date.now() - started) / 100) / 10;
+  }
 
-console.log('\n━━ summary ━━');
-for (const r of results) {
-  console.log(
-    `${r.name.padEnd(10)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${String(r.seconds).padStart(6)} s${r.note ? `  (${r.note})` : ''}`,
+  console.log('\n━━ summary ━━');
+  for (const r of results) {
+    console.log(
+      `${r.name.padEnd(10)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${String(r.seconds).padStart(6)} s${r.note ? `  (${r.note})` : ''}`,
+    );
+  }
+  const total = results.reduce(
+    (t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + r.skipped }),
+    { passed: 0, failed: 0, skipped: 0 },
   );
+  console.log(`total: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+  process.exit(total.failed > 0 ? 1 : 0);
 }
-const total = results.reduce(
-  (t, r) => ({ passed: t.passed + r.passed, failed: t.failed + r.failed, skipped: t.skipped + r.skipped }),
-  { passed: 0, failed: 0, skipped: 0 },
-);
-console.log(`total: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
-process.exit(total.failed > 0 ? 1 : 0);
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

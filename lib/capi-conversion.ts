@@ -1,6 +1,7 @@
 // Conversion of CAPI objects (Cluster, MachinePool, Machine) between cluster.x-k8s.io v1beta2 (storage
-// since CAPI v1.11) and v1beta1, per the migration guide's field map (domain.md §1.9). One table of field
-// moves per kind drives both directions; fields it does not know are carried over unchanged.
+// since CAPI v1.11) and v1beta1, per the migration guide's field map
+// (docs/domain.md, "The v1beta1 and v1beta2 field map"). One table of field moves per kind drives both
+// directions; fields it does not know are carried over unchanged.
 
 import type { KubeObject } from './unstructured';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { capzReadiness, capzSortsList } from './capz-version';
 
-describe('capzReadiness (domain.md §2.3, §2.5)', () => {
+describe('capzReadiness (docs/domain.md, "When CAPZ marks an AzureMachinePool ready" and "CAPZ versions")', () => {
   it.each([
     ['v1.16.0', 'pre-1.20'],
     ['v1.19.1', 'pre-1.20'],

@@ -1,5 +1,6 @@
-// Which readiness semantics a CAPZ build has (domain.md §2.3, §2.5): the AzureMachinePool `status.ready`
-// rules changed in v1.20 (#5537) and again on main (#6488, not in a release tag as of 2026-08).
+// Which readiness semantics a CAPZ build has (docs/domain.md, "When CAPZ marks an AzureMachinePool ready" and
+// "CAPZ versions"): the AzureMachinePool `status.ready` rules changed in v1.20 (#5537) and again on main
+// (#6488, not in a release tag as of 2026-08).
 
 export type CapzReadiness = 'pre-1.20' | '1.20-1.26' | 'main';
 

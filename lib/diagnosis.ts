@@ -1,4 +1,5 @@
-// The diagnosis: ordered findings in plain words for one pool, from its model and drift (domain.md §7).
+// The diagnosis: ordered findings in plain words for one pool, from its model and drift
+// (docs/domain.md, "Operator scenarios").
 // Each finding says what is wrong, the evidence, since when (when known) and what an operator can do.
 
 import { CAPZ_READINESS_TEXT, capzReadiness, capzSortsList } from './capz-version';
@@ -71,7 +72,10 @@ export function worstHeadline(
   return headline({ ...worst, ...(since ? { since } : {}) }, now);
 }
 
-/** Whether CAPI's readiness gate is closed: `external.IsReady` reads only `status.ready` (domain.md §1.2). */
+/**
+ * Whether CAPI's readiness gate is closed: `external.IsReady` reads only `status.ready`
+ * (docs/domain.md, "The readiness gate").
+ */
 export function gateClosed(model: PoolModel): boolean {
   return model.amp !== null && model.amp.ready !== true;
 }
@@ -277,7 +281,8 @@ type Draft = Omit<Finding, 'since'> & { derivedSince?: string };
 
 /**
  * IDs of another scale set in this pool's lists (lib/drift's other-scale-set): their own problem, whichever pool they
- * belong to, which is not affected otherwise. What CAPI and cluster-autoscaler do with them: domain.md §1.4 and §4.
+ * belong to, which is not affected otherwise. What CAPI and cluster-autoscaler do with them: docs/domain.md,
+ * "Node references and retired Nodes" and "cluster-autoscaler and the MachinePool list".
  */
 function otherScaleSetFinding(model: PoolModel, drift: readonly DriftItem[]): Draft | null {
   const items = drift.filter((d) => d.kind === 'other-scale-set');
@@ -601,7 +606,8 @@ export function diagnose(
       : model.ampms.filter((m) => m.latestModelApplied === false).length;
   const modelCondition = sinceOfCondition(model, 'ScaleSetModelUpdated', 'False');
   // Instances not on the latest model are the rollout. The condition alone is not: before v1.20 CAPZ sets it
-  // False whenever the scale set is Updating, a plain scale-up included (domain.md §2.3).
+  // False whenever the scale set is Updating, a plain scale-up included
+  // (docs/domain.md, "When CAPZ marks an AzureMachinePool ready").
   const rollingOut = outdated > 0;
   const surge = rollingOut && capacity !== null && mp.replicas !== null && capacity > mp.replicas;
   const desiredCondition = amp ? findCondition(amp.conditions, 'ScaleSetDesiredReplicas') : null;

@@ -1,6 +1,7 @@
 // providerID drift between Azure, the AzureMachinePool list, the MachinePool list, AMPMs, Machines and Nodes
-// (domain.md §8 a–c). Sources are compared as sets; an order-only difference between the two lists is its
-// own item, because CAPI compares them order-sensitively (§1.3) and rewrites on every flip (S12).
+// (docs/domain.md, "Drift checks", a–c). Sources are compared as sets; an order-only difference between the two
+// lists is its own item, because CAPI compares them order-sensitively and rewrites on every flip
+// (docs/domain.md, "The readiness gate" and "S12. List order churn before CAPZ 1.23").
 
 import type { DriftItem, DriftKind, Severity } from './api-types';
 import { displayId, spellings, type JoinedId } from './join';

@@ -1,5 +1,6 @@
 // Lines up every providerID a pool knows of across Azure, the two lists, AMPMs, Machines and Nodes,
-// keyed case-insensitively (domain.md §3) so that case drift shows up as one row with two spellings.
+// keyed case-insensitively (docs/domain.md, "How poolscope joins providerIDs") so that case drift shows up as one
+// row with two spellings.
 
 import type { IdSource } from './api-types';
 import type { AmpmModel, InstanceModel, MachineModel, NodeModel, PoolModel } from './pool-model';

@@ -24,7 +24,7 @@ const mpOpts = {
   ],
 };
 
-describe('MachinePool normalisation (domain.md §1.9)', () => {
+describe('MachinePool normalisation (docs/domain.md, "The v1beta1 and v1beta2 field map")', () => {
   it('reads the same state from v1beta2 and v1beta1 into the same model, except the version', () => {
     const b2 = makeMachinePool(mpOpts);
     const b1 = machinePoolToV1beta1(b2);
@@ -180,7 +180,7 @@ describe('MachinePool normalisation (domain.md §1.9)', () => {
   });
 });
 
-describe('Azure normalisation (domain.md §6)', () => {
+describe('Azure normalisation (docs/domain.md, "Azure REST shapes")', () => {
   it('canonicalises a lower-case VMSS provisioningState and keeps the raw one', () => {
     const vmss = normaliseVmss(
       makeVmss({ az: DEFAULT_AZURE, name: 'pool0', capacity: 4, provisioningState: 'succeeded' }),

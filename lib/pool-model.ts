@@ -1,5 +1,6 @@
 // One normalised model of a MachinePool and everything behind it, whatever API version or source shape
-// it was read in (domain.md §1.9 for the v1beta1 ↔ v1beta2 field map, §2 for CAPZ, §6 for Azure).
+// it was read in (docs/domain.md, "The v1beta1 and v1beta2 field map", "CAPZ's AzureMachinePool" and
+// "Azure REST shapes").
 
 import type { PoolRef, SourceState } from './api-types';
 import { parseProviderId, providerIdFromArmId, providerIdProblem, type ParsedProviderId } from './provider-id';
@@ -101,7 +102,10 @@ interface AzureMachinePoolModel {
   name: string;
   resourceVersion: string | null;
   ready: boolean | null;
-  /** v1beta2-contract `status.initialization.provisioned`; CAPZ does not set it yet (domain.md §1.2). */
+  /**
+   * v1beta2-contract `status.initialization.provisioned`; CAPZ does not set it yet
+   * (docs/domain.md, "The readiness gate").
+   */
   initializationProvisioned: boolean | null;
   replicas: number | null;
   providerIDList: string[];
@@ -353,7 +357,8 @@ function apiVersionOf(obj: KubeObject, notes: string[]): 'v1beta1' | 'v1beta2' {
 function normaliseMachinePool(obj: KubeObject, notes: string[]): MachinePoolModel {
   const apiVersion = apiVersionOf(obj, notes);
   const b2 = apiVersion === 'v1beta2';
-  // §1.9: the same state lives at different paths in the two versions.
+  // The same state lives at different paths in the two versions
+  // (docs/domain.md, "The v1beta1 and v1beta2 field map").
   const deprecated = b2 ? ['status', 'deprecated', 'v1beta1'] : ['status'];
   const v1beta2Counters = b2 ? ['status'] : ['status', 'v1beta2'];
   const phase = str(obj, 'status', 'phase');

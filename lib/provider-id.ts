@@ -1,5 +1,5 @@
 // Azure providerIDs as CAPI, CAPZ, cloud-provider-azure and cluster-autoscaler write and compare them
-// (domain.md §3). Parsing never throws: a malformed ID is a value the caller can show.
+// (docs/domain.md, "Azure providerIDs"). Parsing never throws: a malformed ID is a value the caller can show.
 
 import { intern } from './slim';
 

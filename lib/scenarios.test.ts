@@ -1,4 +1,5 @@
-// The 18 operator scenarios of domain.md §7, each asserted whole: drift, findings, verdict and counts.
+// The 18 operator scenarios of docs/domain.md, "Operator scenarios", each asserted whole: drift, findings, verdict
+// and counts.
 
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
@@ -268,7 +269,7 @@ function project(d: PoolDetail): Expected {
   };
 }
 
-describe('operator scenarios (domain.md §7)', () => {
+describe('operator scenarios (docs/domain.md, "Operator scenarios")', () => {
   it('covers every scenario with an expectation', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual(SCENARIOS.map((s) => s.id).sort());
   });

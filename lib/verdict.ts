@@ -1,5 +1,5 @@
 // The resync verdict: whether a reconcile trigger or a MachinePool-list repair can help this pool, and why
-// not when it cannot (domain.md §5 and §7 "What a correct resync can and cannot do").
+// not when it cannot (docs/domain.md, "Triggering a reconcile from outside" and "What a resync can and cannot do").
 
 import type { DriftItem, ResyncVerdict, SourceState } from './api-types';
 import { gateClosed, listDiff } from './diagnosis';

@@ -1,8 +1,9 @@
 import 'server-only';
-// One-click resync (domain.md §5 and §7): trigger a CAPZ + CAPI reconcile with a nonce annotation, or copy the
-// AzureMachinePool providerIDList into the MachinePool while CAPI's readiness gate keeps it frozen. Every
-// decision is re-made on fresh reads; every write is guarded (identity, the cluster's RBAC, cross-site checks,
-// one at a time per pool, rate limits, idempotency keys, optimistic concurrency) and leaves an audit trail.
+// One-click resync (docs/domain.md, "Triggering a reconcile from outside" and "What a resync can and cannot do"):
+// trigger a CAPZ + CAPI reconcile with a nonce annotation, or copy the AzureMachinePool providerIDList into the
+// MachinePool while CAPI's readiness gate keeps it frozen. Every decision is re-made on fresh reads; every write is
+// guarded (identity, the cluster's RBAC, cross-site checks, one at a time per pool, rate limits, idempotency keys,
+// optimistic concurrency) and leaves an audit trail.
 
 import os from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';

@@ -1,6 +1,6 @@
-// Token-bucket budgets modelled on Azure Compute's throttling (domain.md §6.3): per subscription+region
-// policies and a per-scale-set policy, each reported in `x-ms-ratelimit-remaining-resource`, plus ARM's
-// subscription read bucket. An empty bucket answers 429 with Retry-After.
+// Token-bucket budgets modelled on Azure Compute's throttling (docs/domain.md, "Azure throttling"): per
+// subscription+region policies and a per-scale-set policy, each reported in `x-ms-ratelimit-remaining-resource`,
+// plus ARM's subscription read bucket. An empty bucket answers 429 with Retry-After.
 
 export interface BudgetSpec {
   /** Tokens when full. */
@@ -9,7 +9,7 @@ export interface BudgetSpec {
   windowSeconds: number;
 }
 
-/** Budgets as observed in the wild; Microsoft does not publish them (domain.md §6.3). */
+/** Budgets as observed in the wild; Microsoft does not publish them (docs/domain.md, "Azure throttling"). */
 const DEFAULT_BUDGETS = {
   HighCostGetVMScaleSet3Min: { capacity: 190, windowSeconds: 180 },
   HighCostGetVMScaleSet30Min: { capacity: 900, windowSeconds: 1800 },

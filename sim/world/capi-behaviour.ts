@@ -1,6 +1,7 @@
-// CAPI's MachinePool controller (core/reconcilers/machinepool at ae7ff04; domain.md §1), and the part of its
-// Machine controller a MachinePool Machine's readiness rests on, as pure functions over plain data: what the
-// simulated world applies to a MachinePool, its Nodes and its Machines. sim/world/upstream/capi-cases.ts holds
+// CAPI's MachinePool controller (core/reconcilers/machinepool at ae7ff04; docs/domain.md,
+// "CAPI's MachinePool controller"), and the part of its Machine controller a MachinePool Machine's readiness rests
+// on, as pure functions over plain data: what the simulated world applies to a MachinePool, its Nodes and its
+// Machines. sim/world/upstream/capi-cases.ts holds
 // the upstream test rows these functions are checked against.
 
 import type { KubeObject } from '../../lib/unstructured';
@@ -339,7 +340,10 @@ export function reconcileNormal(input: ReconcileInput): ReconcileResult {
 
 // ---------------- reconcilePhase ----------------
 
-/** reconcilePhase (phases.go): the checks in order, a later match overriding an earlier one (domain.md §1.6). */
+/**
+ * reconcilePhase (phases.go): the checks in order, a later match overriding an earlier one
+ * (docs/domain.md, "MachinePool phases").
+ */
 export function reconcilePhase(mp: MachinePoolState): string {
   let phase = mp.phase === '' ? 'Pending' : mp.phase;
   if (mp.bootstrapDataSecretCreated && !mp.infrastructureProvisioned) phase = 'Provisioning';

@@ -1,4 +1,5 @@
-// CAPZ's AzureMachinePool status in its three generations (domain.md §2.2–§2.3): what
+// CAPZ's AzureMachinePool status in its three generations (docs/domain.md,
+// "What the AzureMachinePool lists and counts" and "When CAPZ marks an AzureMachinePool ready"): what
 // `setProvisioningStateAndConditions` makes of a VMSS state, the Ready summary CAPI's condition helpers write
 // from it, and which AzureMachinePoolMachines `updateReplicasAndProviderIDs` counts and lists, in which order.
 // Held to upstream's own test tables and code in sim/world/upstream/capz-cases.ts.

@@ -1,7 +1,8 @@
 // The living world: emulated controllers that make the simulated fleet move — Azure scaling scale sets,
 // VMs provisioning (or failing), Nodes joining, CAPZ reconciling AzureMachinePools and their machines, and
-// CAPI's MachinePool controller with its readiness gate (domain.md §1–§2). Every change goes through the
-// simulated APIs, so resourceVersions, watches and clients see it like any controller's write.
+// CAPI's MachinePool controller with its readiness gate (docs/domain.md, "CAPI's MachinePool controller" and
+// "CAPZ's AzureMachinePool"). Every change goes through the simulated APIs, so resourceVersions, watches and
+// clients see it like any controller's write.
 
 import { providerIdFromArmId } from '../../lib/provider-id';
 import type { KubeObject } from '../../lib/unstructured';

@@ -304,7 +304,7 @@ const INFRASTRUCTURE_CASES: ReconcileCase[] = [
       'ready bootstrap, infra, and nodeRef, machinepool is running, replicas 0, providerIDList not set',
     ),
     notModelled:
-      'failureReason and failureMessage it checks are nil: the simulator never sets them (CAPI stopped acting on them in v1.11, domain.md §1.6)',
+      'failureReason and failureMessage it checks are nil: the simulator never sets them (CAPI stopped acting on them in v1.11, docs/domain.md, "MachinePool phases")',
     calls: 'reconcileInfrastructure',
     given: {
       mp: machinePool({

@@ -154,10 +154,10 @@ describe('metrics', () => {
       const used = [...a.expr.matchAll(/\bpoolscope_[a-z_]+/g)].map((x) => x[0].replace(/_(bucket|count|sum)$/, ''));
       expect(used.length, a.alert).toBeGreaterThan(0);
       for (const name of used) expect(registryNames, `${a.alert} uses ${name}`).toContain(name);
-      expect(a.annotations.runbook_url, a.alert).toMatch(/README\.md#/);
+      expect(a.annotations.runbook_url, a.alert).toMatch(/docs\/runbooks\.md#/);
       // The runbook section exists (GitHub's heading anchors: lower case, spaces to dashes, punctuation dropped).
       const anchor = a.annotations.runbook_url?.split('#')[1];
-      const headings = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8')
+      const headings = readFileSync(path.resolve(import.meta.dirname, '..', 'docs', 'runbooks.md'), 'utf8')
         .split('\n')
         .filter((l) => l.startsWith('#'))
         .map((l) =>
@@ -167,7 +167,7 @@ describe('metrics', () => {
             .replace(/[^a-z0-9 -]/g, '')
             .replace(/ /g, '-'),
         );
-      expect(headings, `${a.alert}: README section #${anchor}`).toContain(anchor);
+      expect(headings, `${a.alert}: docs/runbooks.md section #${anchor}`).toContain(anchor);
     }
   });
 });

@@ -62,7 +62,7 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
   // another malloc, as a container image might run it.
   const preload = process.env.POOLSCOPE_BENCH_PRELOAD;
   if (preload && !existsSync(preload)) throw new Error(`POOLSCOPE_BENCH_PRELOAD: no such file ${preload}`);
-  // POOLSCOPE_BENCH_LOADER=tsx: the measuring process runs the TypeScript through tsx instead (as before the bundle).
+  // POOLSCOPE_BENCH_LOADER=tsx: the measuring process runs the TypeScript through tsx instead of the bundle.
   const loader = process.env.POOLSCOPE_BENCH_LOADER ?? 'bundle';
   const profiling = Boolean(process.env.POOLSCOPE_BENCH_CPU_PROFILE || process.env.POOLSCOPE_BENCH_ALLOC_PROFILE);
   const entry = await measuringEntry(loader, profiling);

@@ -303,7 +303,7 @@ export function sameContent(a: unknown, b: unknown): boolean {
  * A new providerIDList's IDs as shared strings: each taken from the list it replaces where it stands there at its
  * place, give or take the shift so far (an instance added or removed moves every ID after it by one), and from the
  * shared table otherwise. Comparing a new ID with the one before it at its place costs less than hashing the new
- * 150-character string for the table, which every ID after an addition or removal used to need.
+ * 150-character string for the table, which every ID after an addition or removal would otherwise need.
  */
 function sharedIds(list: readonly unknown[], was: readonly unknown[]): unknown[] {
   const out: unknown[] = [];

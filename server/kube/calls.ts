@@ -200,7 +200,7 @@ export async function serverProtocol(
  * instead of one apiece): undici multiplexes only when its `pipelining` allows more than one request at a time,
  * and opens a connection per request while the first one is being set up unless `connections` says one. Over
  * HTTP/1.1 (a server or proxy without HTTP/2, or one not reached yet) the same settings would queue requests
- * behind a watch that never ends: there, a connection per request at a time, as before.
+ * behind a watch that never ends: there, a connection per request at a time.
  */
 function agentFor(protocol: string | null, connect: ConnectOptions): Agent {
   return protocol === 'h2'

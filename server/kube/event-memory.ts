@@ -1,6 +1,6 @@
 // Which Kubernetes Events are news. The Event informer delivers every Event the API server still keeps again when
 // it lists afresh (after a 410 or an error), and Events are not cached (only their arrival matters), so what was
-// seen is remembered by id — for a while, not for the life of the process. Remembered by the 20,000 (as before),
+// seen is remembered by id — for a while, not for the life of the process. Remembered by the 20,000 instead,
 // a management cluster's ids filled ~1.6 MB each (80 MB for a fleet of 50) after ~16 hours of the 100k benchmark's
 // churn (20 Events a minute a cluster), far past any benchmark window; for 3 hours, ~4,000 a cluster at that rate.
 

@@ -94,7 +94,7 @@ describe('stored pool states', () => {
     const legacy = splitStored(JSON.stringify(packDetail(d)));
     expect(legacy).toEqual(split);
     expect(parseStored(JSON.stringify(packDetail(d)))).toEqual(packDetail(d));
-    // A pool without instances is plain JSON, as before.
+    // A pool without instances is plain JSON.
     const empty = storedState({ ...d, instances: [] });
     expect(storedText(empty)).not.toContain('\n');
     expect(splitStored(storedText(empty))).toEqual({

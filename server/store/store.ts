@@ -137,9 +137,9 @@ export const CHANGE_CHANNEL = 'poolscope_changes';
 
 /**
  * A new keyframe once the patches since the last one weigh this many times as much as it does, or after
- * {@link MAX_PATCHES_PER_KEYFRAME} patches. History then costs its patches and a fourth (a keyframe every time
- * they weighed as much as it, as before: twice its patches, and a keyframe written — the whole state read,
- * serialised and deflated — four times as often); an as-of read replays at most that many patches.
+ * {@link MAX_PATCHES_PER_KEYFRAME} patches. History then costs its patches and a fourth (a keyframe each time they
+ * weigh as much as it would cost twice its patches, and a keyframe written — the whole state read, serialised and
+ * deflated — four times as often); an as-of read replays at most that many patches.
  */
 export const PATCH_WEIGHT_PER_KEYFRAME = 4;
 
@@ -269,8 +269,8 @@ const ROW_COUNT_COLUMN = { instances: 'rows_instances', drift: 'rows_drift' } as
 >;
 
 /**
- * Where a pool's current state is (`pools.rows_apart`): all in `pools.detail` (as before version 4, or a table
- * that could not be kept apart); its instance rows in `pool_rows` and the rest in `pools.detail` (written by
+ * Where a pool's current state is (`pools.rows_apart`): all in `pools.detail` (stores older than version 4, or a
+ * table that could not be kept apart); its instance rows in `pool_rows` and the rest in `pools.detail` (written by
  * version 4); or every table of rows in `pool_rows` (ROW_TABLES) and the rest in `pools.detail`.
  */
 const WHOLE = 0;
@@ -447,8 +447,8 @@ export class TimelineStore {
    * row and drift item in `pool_rows` (`rows_apart` = 2). A write whose writer saw the stored state (`rowsAsOf`)
    * and left out most rows then reads and writes only the rows it changed, added or removed; any other write
    * serialises and diffs the whole state. A table the store could not give back in the same order (rows not in
-   * the table's order, a key twice) makes the state stored whole in `pools.detail`, as before version 4
-   * (`rows_apart` = 0).
+   * the table's order, a key twice) makes the state stored whole in `pools.detail`, as stores older than
+   * version 4 keep it (`rows_apart` = 0).
    */
   private async writeState(t: SqlDb, at: string, w: PoolWrite): Promise<void> {
     const d = w.detail;

@@ -137,9 +137,9 @@ export const CHANGE_CHANNEL = 'poolscope_changes';
 
 /**
  * A new keyframe once the patches since the last one weigh this many times as much as it does, or after
- * {@link MAX_PATCHES_PER_KEYFRAME} patches. History then costs its patches and a fourth (a keyframe each time they
- * weigh as much as it would cost twice its patches, and a keyframe written — the whole state read, serialised and
- * deflated — four times as often); an as-of read replays at most that many patches.
+ * {@link MAX_PATCHES_PER_KEYFRAME} patches. History then costs its patches and a fourth. (A keyframe each time
+ * the patches weighed as much as it would cost twice its patches, and a keyframe written — the whole state read,
+ * serialised and deflated — four times as often.) An as-of read replays at most that many patches.
  */
 export const PATCH_WEIGHT_PER_KEYFRAME = 4;
 

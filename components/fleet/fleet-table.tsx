@@ -137,7 +137,13 @@ function WorstFinding({
   at: string;
 }) {
   const now = useLiveNow(at, finding.code === 'readiness-gate-frozen');
-  return <Breakable text={worstHeadline(finding, active, now)} />;
+  const text = worstHeadline(finding, active, now);
+  // On a phone's width, four lines at most: the whole summary is on hover and on the pool's page.
+  return (
+    <span className="max-sm:line-clamp-4" title={text}>
+      <Breakable text={text} />
+    </span>
+  );
 }
 
 /** Rows rendered at first: the worst pools come first, and a fleet of a thousand stays fast to open. */
@@ -216,7 +222,7 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
                     {p.ref.context} / {p.ref.namespace} · cluster {p.clusterName ?? '—'}
                   </div>
                 </td>
-                <td data-label="Mode" className={`${CELL} max-2xl:hidden`}>
+                <td data-label="Mode" className={`${CELL} max-2xl:hidden max-sm:hidden`}>
                   {p.orchestrationMode ?? '—'}
                 </td>
                 <td data-label="Replicas" className={`${CELL} whitespace-nowrap max-sm:whitespace-normal`}>

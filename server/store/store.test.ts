@@ -669,6 +669,35 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
   );
 
   it.skipIf(!available)(
+    'stores 9,001 changes of one pool at once (its change notice capped) and reads them back in pages, in order',
+    async () => {
+      const key = 'ctx/ns/many-changes';
+      // 9,001 entries, three to an instant: the 4,000-row pages end inside an instant's group.
+      const entries = Array.from({ length: 9001 }, (_, i) => ({
+        at: new Date(Date.parse('2026-11-01T00:00:00Z') + Math.floor(i / 3) * 1000).toISOString(),
+        poolKey: key,
+        field: `event.f${i}`,
+        from: null,
+        to: String(i),
+      }));
+      // Stored in another order than time's: the read orders by instant, then by when each was stored.
+      await store.appendEntries([...entries.slice(4500), ...entries.slice(0, 4500)]);
+      const all = await store.timeline(key, entries[0]!.at, entries.at(-1)!.at);
+      expect(all.length).toBe(9001);
+      const byInstant = [...entries.slice(4500), ...entries.slice(0, 4500)]
+        .map((e, stored) => ({ e, stored }))
+        .sort((a, b) => (a.e.at < b.e.at ? -1 : a.e.at > b.e.at ? 1 : a.stored - b.stored))
+        .map((x) => x.e.to);
+      expect(all.map((e) => e.to)).toEqual(byInstant);
+      expect((await store.timeline(key, entries[3000]!.at, entries[3002]!.at)).map((e) => e.to)).toEqual([
+        '3000',
+        '3001',
+        '3002',
+      ]);
+    },
+  );
+
+  it.skipIf(!available)(
     "records when each pool's scale set was last read from Azure: a later read replaces it, an earlier one does not",
     async () => {
       expect(await store.azureReadAt('ctx/ns/read-a')).toBeNull();

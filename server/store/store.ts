@@ -126,6 +126,9 @@ export interface PruneResult {
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Rows per page of a timeline read (about 15 ms of SQLite's time on a 2-core machine). */
+const TIMELINE_PAGE_ROWS = 4000;
+
 export interface StoreStats {
   pools: number;
   transitions: number;
@@ -134,6 +137,25 @@ export interface StoreStats {
 
 /** The PostgreSQL NOTIFY channel for stored changes. */
 export const CHANGE_CHANNEL = 'poolscope_changes';
+
+/** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more, and with it the transaction that sends it. */
+const NOTICE_MAX_BYTES = 7_000;
+
+/**
+ * A change notice's payload: the pool, the instant and the fields that changed, as many of the fields as fit
+ * under NOTICE_MAX_BYTES (a field can name an Event's reason, which a cluster chooses). A listener needs the
+ * pool; the fields only say what changed.
+ */
+function changeNotice(poolKey: string, at: string, entries: readonly { field: string }[]): string {
+  const fields: string[] = [];
+  let bytes = Buffer.byteLength(JSON.stringify({ poolKey, at, fields }));
+  for (const f of new Set(entries.map((e) => e.field))) {
+    bytes += Buffer.byteLength(JSON.stringify(f)) + 1;
+    if (bytes > NOTICE_MAX_BYTES) break;
+    fields.push(f);
+  }
+  return JSON.stringify({ poolKey, at, fields });
+}
 
 /**
  * A new keyframe once the patches since the last one weigh this many times as much as it does, or after
@@ -420,14 +442,7 @@ export class TimelineStore {
           transitions++;
         }
         if (!w.detailUnchanged) await this.writeState(t, cycle.at, w);
-        if (this.db.dialect === 'postgres')
-          notices.push(
-            JSON.stringify({
-              poolKey: w.detail.summary.key,
-              at: cycle.at,
-              fields: [...new Set(w.transitions.map((e) => e.field))],
-            }),
-          );
+        if (this.db.dialect === 'postgres') notices.push(changeNotice(w.detail.summary.key, cycle.at, w.transitions));
       }
       this.written.transitions += transitions;
       await t.run('INSERT INTO cycles (id, at, pools, transitions) VALUES (?, ?, ?, ?)', [
@@ -811,11 +826,7 @@ export class TimelineStore {
           const mine = entries.filter((e) => e.poolKey === key);
           await t.all('SELECT pg_notify(?, ?)', [
             CHANGE_CHANNEL,
-            JSON.stringify({
-              poolKey: key,
-              at: (mine[mine.length - 1] as TimelineEntry).at,
-              fields: [...new Set(mine.map((e) => e.field))],
-            }),
+            changeNotice(key, (mine[mine.length - 1] as TimelineEntry).at, mine),
           ]);
         }
       }
@@ -891,33 +902,57 @@ export class TimelineStore {
     });
   }
 
+  /** The pool's stored sequence (one more with each state written), or null when the store has no such pool. */
+  async poolSeq(key: string): Promise<number | null> {
+    const [r] = await this.db.all<{ seq: number }>('SELECT seq FROM pools WHERE pool_key = ?', [key]);
+    return r ? Number(r.seq) : null;
+  }
+
   /** When the pool's scale set was last read from Azure (see recordAzureReads), or null. */
   async azureReadAt(key: string): Promise<string | null> {
     const [r] = await this.db.all<{ read_at: string }>('SELECT read_at FROM azure_reads WHERE pool_key = ?', [key]);
     return r?.read_at ?? null;
   }
 
-  /** Transitions of one pool in [from, to], oldest first. */
+  /**
+   * Transitions of one pool in [from, to], oldest first. Read in pages of TIMELINE_PAGE_ROWS, letting the event loop
+   * run between them: a month of a busy pool (tens of thousands of rows) does not hold other requests for its whole
+   * read (on SQLite a statement holds the process's only thread while it runs).
+   */
   async timeline(key: string, from: string, to: string): Promise<TimelineEntry[]> {
-    const rows = await this.db.all<{
+    type Row = {
+      id: number;
       at: string;
       pool_key: string;
       field: string;
       from_value: string | null;
       to_value: string | null;
       detail: string | null;
-    }>(
-      'SELECT at, pool_key, field, from_value, to_value, detail FROM transitions WHERE pool_key = ? AND at >= ? AND at <= ? ORDER BY at, id',
-      [key, from, to],
-    );
-    return rows.map((r) => ({
-      at: r.at,
-      poolKey: r.pool_key,
-      field: r.field,
-      from: r.from_value,
-      to: r.to_value,
-      ...(r.detail ? { detail: r.detail } : {}),
-    }));
+    };
+    const out: TimelineEntry[] = [];
+    let after: { at: string; id: number } | null = null;
+    for (;;) {
+      const rows: Row[] = await this.db.all<Row>(
+        `SELECT id, at, pool_key, field, from_value, to_value, detail FROM transitions WHERE pool_key = ? AND at <= ? AND ${
+          after ? 'at >= ? AND (at > ? OR id > ?)' : 'at >= ?'
+        } ORDER BY at, id LIMIT ${TIMELINE_PAGE_ROWS}`,
+        after ? [key, to, after.at, after.at, after.id] : [key, to, from],
+      );
+      for (const r of rows) {
+        out.push({
+          at: r.at,
+          poolKey: r.pool_key,
+          field: r.field,
+          from: r.from_value,
+          to: r.to_value,
+          ...(r.detail ? { detail: r.detail } : {}),
+        });
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < TIMELINE_PAGE_ROWS) return out;
+      after = { at: last.at, id: Number(last.id) };
+      await yieldToEventLoop();
+    }
   }
 
   /** The pool's complete state as of `at`: the last keyframe at or before it, with the patches after it applied. */

@@ -161,7 +161,7 @@ export const RANGES = {
   '30d': 30 * 86_400_000,
 } as const;
 export type RangeName = keyof typeof RANGES;
-const DEFAULT_RANGE: RangeName = '6h';
+export const DEFAULT_RANGE: RangeName = '6h';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/i;
 

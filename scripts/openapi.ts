@@ -105,6 +105,24 @@ const COMMON = errors([
     'poolscope is not configured (a setting is missing or wrong; the message names it), or its store is failing: corrupt, or it cannot be read (the message says which, and what to do)',
   ],
 ]);
+/**
+ * What the shared reads (the fleet, a pool, its timeline) answer besides: 304 for a client that holds the answer,
+ * and 503 `overloaded` under load shedding, besides the common errors.
+ */
+const SHARED_READ: Record<string, Json> = {
+  304: {
+    description:
+      "Not modified: `If-None-Match` names this answer's `ETag`, so the client's copy is current. Every 200 carries a strong `ETag`, `Cache-Control: private, no-cache`, and a body compressed (br or gzip) when `Accept-Encoding` allows.",
+  },
+  ...COMMON,
+  ...errors([
+    [
+      503,
+      'not-configured store-failing overloaded',
+      'poolscope is not configured (a setting is missing or wrong; the message names it), its store is failing (the message says which, and what to do), or too many reads are waiting: `Retry-After` says when to try again',
+    ],
+  ]),
+};
 const BAD_QUERY: [number, string, string] = [
   400,
   'invalid-query invalid-path',
@@ -124,7 +142,7 @@ export function openApiDocument(): Json {
         responses: {
           200: { description: 'The fleet.', content: json(ref('FleetResponse')) },
           ...errors([BAD_QUERY]),
-          ...COMMON,
+          ...SHARED_READ,
         },
       },
     },
@@ -151,7 +169,7 @@ export function openApiDocument(): Json {
         responses: {
           200: { description: 'The pool.', content: json(ref('PoolResponse')) },
           ...errors([BAD_QUERY, [404, 'pool-not-found', 'No such pool (or not yet known at `at`)']]),
-          ...COMMON,
+          ...SHARED_READ,
         },
       },
     },
@@ -160,7 +178,7 @@ export function openApiDocument(): Json {
         operationId: 'getPoolTimeline',
         summary: "A pool's changes in a window, or its full state at an instant",
         description:
-          'With `from`/`to` (default: the last 6 hours): lanes of periods per field, replica counters as steps, Event and resync markers, and the newest transitions. With `at`: the state at that instant, as `GET /api/pools/{context}/{namespace}/{name}?at=` answers it.',
+          'With `range` (a span ending now, shared by its readers for a few seconds) or `from`/`to` (default: the last 6 hours): lanes of periods per field, replica counters as steps, Event and resync markers, and the newest transitions. With `at`: the state at that instant, as `GET /api/pools/{context}/{namespace}/{name}?at=` answers it.',
         parameters: [...parameters('path', poolParams), ...parameters('query', timelineQuery)],
         responses: {
           200: {
@@ -175,7 +193,7 @@ export function openApiDocument(): Json {
             ],
             [404, 'pool-not-found', 'No such pool (or not yet known at `at`)'],
           ]),
-          ...COMMON,
+          ...SHARED_READ,
         },
       },
     },

@@ -2,10 +2,10 @@ import 'server-only';
 // The process's Prometheus registry (one per process, kept on globalThis across dev hot reloads) with the
 // default process metrics and the API's request-duration histogram.
 
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 const KEY = Symbol.for('poolscope.metrics.registry');
-type Holder = { [KEY]?: { registry: Registry; http: Histogram } };
+type Holder = { [KEY]?: { registry: Registry; http: Histogram; shed: Counter } };
 
 function holder(): NonNullable<Holder[typeof KEY]> {
   const g = globalThis as Holder;
@@ -19,7 +19,13 @@ function holder(): NonNullable<Holder[typeof KEY]> {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     });
-    g[KEY] = { registry, http };
+    const shed = new Counter({
+      name: 'poolscope_http_shed_total',
+      help: 'Reads answered 503 at once because too many were waiting (queue-full) or one waited too long.',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+    g[KEY] = { registry, http, shed };
   }
   return g[KEY];
 }
@@ -60,4 +66,9 @@ export function routeLabel(pathname: string): string {
 
 export function observeRequest(pathname: string, method: string, status: number, seconds: number): void {
   holder().http.observe({ route: routeLabel(pathname), method, status: String(status) }, seconds);
+}
+
+/** Counts a read shed under overload (answered 503 with Retry-After), by why. */
+export function countShed(reason: 'queue-full' | 'waited-too-long'): void {
+  holder().shed.inc({ reason });
 }

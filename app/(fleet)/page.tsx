@@ -1,12 +1,10 @@
 import { HydrationBoundary, QueryClient, dehydrate } from '@tanstack/react-query';
-import { Suspense } from 'react';
 import { FleetLinkError } from '@/components/fleet/fleet-link-error';
-import { FleetSkeleton } from '@/components/fleet/fleet-skeleton';
 import { FleetView } from '@/components/fleet/fleet-view';
 import { queryKeys } from '@/components/data/queries';
 import { parseFleetParams, withoutSeverity, type Params } from '@/lib/url-state';
 import { fleetParamsProblem } from '@/server/http/api-schemas';
-import { readFleet } from '@/server/read-model';
+import { fleetAnswer } from '@/server/shared-answers';
 
 export const dynamic = 'force-dynamic';
 
@@ -25,14 +23,17 @@ export default async function FleetPage({ searchParams }: { searchParams: Promis
   const filters = parseFleetParams(params);
   const qc = new QueryClient();
   // Read as the page reads it: without the severity, which the page applies itself (it counts every severity).
-  await qc.prefetchQuery({ queryKey: queryKeys.fleet(filters), queryFn: () => readFleet(withoutSeverity(filters)) });
+  await qc.prefetchQuery({
+    queryKey: queryKeys.fleet(filters),
+    queryFn: async () => (await fleetAnswer(withoutSeverity(filters))).value,
+  });
   return (
     <main id="main" className="mx-auto max-w-screen-2xl space-y-4 px-4 py-6">
       <h1 className="text-2xl font-bold tracking-tight">MachinePools</h1>
+      {/* No Suspense boundary here: the fleet is in hand, and a boundary would send the table hidden, to be shown by a
+          script once the rest of the page has streamed (React throttles such reveals), well after the first paint. */}
       <HydrationBoundary state={dehydrate(qc)}>
-        <Suspense fallback={<FleetSkeleton />}>
-          <FleetView />
-        </Suspense>
+        <FleetView />
       </HydrationBoundary>
     </main>
   );

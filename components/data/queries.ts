@@ -13,7 +13,14 @@ import {
   type SourcesReport,
 } from '@/lib/api-types';
 import type { TimelineResponse } from '@/lib/timeline';
-import { RANGES, fleetQuery, withoutSeverity, type FleetFilters, type TimeWindow } from '@/lib/url-state';
+import {
+  DEFAULT_RANGE,
+  RANGES,
+  fleetQuery,
+  withoutSeverity,
+  type FleetFilters,
+  type TimeWindow,
+} from '@/lib/url-state';
 import { fetchJson, postJson } from './fetch-json';
 
 const apiPath = (ref: PoolRef) =>
@@ -32,6 +39,16 @@ export function resolveWindow(k: WindowKey, now = Date.now()): { from: string; t
   if ('from' in k) return { from: k.from, to: k.to };
   const end = k.at ? Date.parse(k.at) : now;
   return { from: new Date(end - RANGES[k.range ?? '6h']).toISOString(), to: new Date(end).toISOString() };
+}
+
+/**
+ * A window as the timeline API asks for it: a named range ending now as `range=` (its readers share one answer),
+ * anything else as instants.
+ */
+function timelineQuery(w: WindowKey): string {
+  if ('range' in w && !w.at) return `range=${w.range ?? DEFAULT_RANGE}`;
+  const { from, to } = resolveWindow(w);
+  return `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
 }
 
 export const queryKeys = {
@@ -84,13 +101,7 @@ export const poolOptions = (ref: PoolRef, at: string | null) =>
 export const timelineOptions = (ref: PoolRef, w: WindowKey) =>
   queryOptions({
     queryKey: queryKeys.timeline(ref, w),
-    queryFn: ({ signal }) => {
-      const { from, to } = resolveWindow(w);
-      return fetchJson<TimelineResponse>(
-        `${apiPath(ref)}/timeline?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
-        signal,
-      );
-    },
+    queryFn: ({ signal }) => fetchJson<TimelineResponse>(`${apiPath(ref)}/timeline?${timelineQuery(w)}`, signal),
     staleTime: w.at || 'from' in w ? Infinity : 5_000,
   });
 

@@ -2,7 +2,15 @@
 // `npm run openapi` describes them in openapi.json (with `.meta` descriptions), so the two cannot disagree.
 
 import { z } from 'zod';
-import { futureAtError, readInstant, SEVERITIES, SORT_KEYS, type Params } from '@/lib/url-state';
+import {
+  futureAtError,
+  RANGES,
+  readInstant,
+  SEVERITIES,
+  SORT_KEYS,
+  type Params,
+  type RangeName,
+} from '@/lib/url-state';
 
 /** Zod's issues as a 400 answer words them: which parameter, and what is wrong with it. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[], where: 'path' | 'query'): string {
@@ -116,13 +124,23 @@ export const timelineQuery = z
     to: instant.optional().meta({
       description: 'End of the window (default: now). A window spans at most 31 days, whichever ends are given.',
     }),
+    range: z
+      .enum(Object.keys(RANGES) as [RangeName, ...RangeName[]], {
+        message: `must be one of ${Object.keys(RANGES).join(', ')}`,
+      })
+      .optional()
+      .meta({
+        description:
+          'Instead of from/to: this span ending now. Readers of the same range share one answer for up to 5 s, so its `to` may be a few seconds old.',
+      }),
     at: atInstant.optional().meta({
       description:
         "Instead of a window: the pool's full state at this instant (answered as a PoolResponse); not in the future (a minute of clock skew allowed).",
     }),
   })
-  .refine((q) => !(q.at && (q.from || q.to)), {
-    message: 'give either "at" (the state at an instant) or "from"/"to" (changes in a range), not both',
+  .refine((q) => [q.at, q.range, q.from || q.to].filter(Boolean).length <= 1, {
+    message:
+      'give one of "at" (the state at an instant), "range" (a span ending now) or "from"/"to" (a window), not several',
   });
 
 export const resyncBody = z.strictObject({

@@ -297,7 +297,10 @@ describe('GET /api/pools/{…}/timeline', () => {
   });
   it.each([
     [`from=${T(20)}&to=${T(5)}`, 400, /must be before/],
-    [`at=${T(1)}&from=${T(0)}`, 400, /either "at".*or "from"\/"to"/],
+    [`at=${T(1)}&from=${T(0)}`, 400, /one of "at".*"range".*or "from"\/"to".*not several/],
+    [`range=30d&to=${T(0)}`, 400, /one of "at".*"range".*or "from"\/"to".*not several/],
+    ['range=2d', 400, /"range": must be one of 1h, 6h, 24h, 7d, 30d/],
+    ['range=__proto__', 400, /"range": must be one of/],
     ['from=2026-01-01T00:00:00Z&to=2026-11-29T00:00:00Z', 400, /at most 31 days/],
     ['to=soon', 400, /"to": must be an RFC 3339 instant/],
     // Either end alone is held to the same 31 days: from alone ends now.

@@ -114,7 +114,7 @@ describe('the peer address', () => {
   it("is the socket's, whatever the client claims, for limits by client", async () => {
     peers.length = 0;
     await send('GET', '/api/pools', { [PEER_HEADER]: '203.0.113.9', 'x-forwarded-for': '203.0.113.9' });
-    await send('GET', '/');
+    await send('GET', '/pools/peer/check/once');
     expect(peers).toEqual(['127.0.0.1', '127.0.0.1']);
   });
 });

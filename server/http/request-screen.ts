@@ -6,11 +6,14 @@ import 'server-only';
 // - a `__proto__` query parameter: Next's query parsing (proxy.ts's URL included) drops it, so no strict schema can
 //   name it as unknown.
 // proxy.ts cannot help with the last two, and would make Next buffer every request body it runs for.
-// The same front door records each request's peer address for limits by client (./peer).
+// The same front door records each request's peer address for limits by client (./peer), and sends an API answer's
+// own compression as Content-Encoding (ENCODING_HEADER): Next drops that header from what a route answers. It also
+// sends a page rendered within the last moment again rather than render it anew (./page-cache).
 
 import http from 'node:http';
 import type { ApiError } from '@/lib/api-types';
 import { log } from '../log';
+import { PageCache } from './page-cache';
 import { PEER_HEADER } from './peer';
 
 export interface Refusal {
@@ -87,7 +90,27 @@ export function screenRequest(method: string, target: string): Refusal | null {
   return null;
 }
 
+/** The header an API route names its body's encoding in; the front door sends it as Content-Encoding. */
+export const ENCODING_HEADER = 'x-poolscope-content-encoding';
+
+/** Makes `res` send ENCODING_HEADER, when it is set, as Content-Encoding. */
+function passEncoding(res: http.ServerResponse): void {
+  const setHeader = res.setHeader;
+  res.setHeader = function setHeaderPassingEncoding(this: http.ServerResponse, name, value) {
+    const real = typeof name === 'string' && name.toLowerCase() === ENCODING_HEADER ? 'content-encoding' : name;
+    return setHeader.call(this, real, value);
+  } as typeof res.setHeader;
+}
+
 const INSTALLED = Symbol.for('poolscope.requestScreen');
+const PAGES = Symbol.for('poolscope.pageCache');
+
+/** The process's page cache (one, kept on globalThis like the other process-wide state). */
+export function pages(): PageCache {
+  const g = globalThis as { [PAGES]?: PageCache };
+  g[PAGES] ??= new PageCache();
+  return g[PAGES];
+}
 
 /**
  * Puts screenRequest in front of every HTTP server of this process (Next's own, which no code of ours creates):
@@ -111,6 +134,12 @@ export function screenHttpServers(): void {
         );
         res.writeHead(refusal.status, refusal.headers).end(req.method === 'HEAD' ? undefined : refusal.body);
         return true;
+      }
+      if (isApi((req.url ?? '/').split('?', 1)[0] as string)) passEncoding(res);
+      const key = pages().keyOf(req);
+      if (key !== null) {
+        if (pages().replay(key, res)) return true;
+        pages().capture(key, res);
       }
     }
     return emit.call(this, event, ...args);

@@ -1,11 +1,12 @@
 import type { FleetFilters } from '@/lib/url-state';
 import { fleetQuery } from '@/server/http/api-schemas';
+import { answerResponse } from '@/server/http/answer-cache';
 import { route, otherMethods } from '@/server/http/route';
-import { readFleet } from '@/server/read-model';
+import { fleetAnswer } from '@/server/shared-answers';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ query: fleetQuery }, async ({ query }) => {
+export const GET = route({ query: fleetQuery }, async ({ query, request }) => {
   const s = query.sort ?? 'finding';
   const filters: FleetFilters = {
     drifting: query.drifting ?? false,
@@ -18,7 +19,7 @@ export const GET = route({ query: fleetQuery }, async ({ query }) => {
     ...(query.q ? { q: query.q } : {}),
     ...(query.severity ? { severity: query.severity } : {}),
   };
-  return readFleet(filters);
+  return answerResponse(request, await fleetAnswer(filters));
 });
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

@@ -7,11 +7,16 @@ import { PoolView } from '@/components/pool/pool-view';
 import { LocalTime } from '@/components/ui/local-time';
 import { queryKeys, resolveWindow, windowKey } from '@/components/data/queries';
 import type { PoolRef } from '@/lib/api-types';
-import { parseWindow, poolPath, windowQuery, type Params } from '@/lib/url-state';
+import { DEFAULT_RANGE, parseWindow, poolPath, windowQuery, type Params, type TimeWindow } from '@/lib/url-state';
 import { runtime } from '@/server/collector/start';
-import { PoolNotFound, readPool, readTimeline, sourcesReport } from '@/server/read-model';
+import { Overloaded } from '@/server/http/answer-cache';
+import { PoolNotFound, sourcesReport } from '@/server/read-model';
+import { poolAnswer, timelineAnswer } from '@/server/shared-answers';
 
 export const dynamic = 'force-dynamic';
+
+/** The largest timeline answer (JSON bytes) sent inside the page; a larger one the page reads itself. */
+const SSR_TIMELINE_MAX_BYTES = 256 * 1024;
 
 /** The request's "now" (a function, so rendering stays pure for the linter: this page is rendered per request). */
 const now = () => Date.now();
@@ -57,9 +62,10 @@ export default async function PoolPage({ params, searchParams }: Props) {
   const w = parsed.window;
   const qc = new QueryClient();
   try {
-    const pool = await readPool(ref, w.at);
-    qc.setQueryData(queryKeys.pool(ref, w.at), pool);
+    qc.setQueryData(queryKeys.pool(ref, w.at), (await poolAnswer(ref, w.at)).value);
   } catch (e) {
+    // Under overload the page is sent without the pool, which it then reads itself (and is told to retry).
+    if (e instanceof Overloaded) return poolMain(ref, w, path, qc);
     if (!(e instanceof PoolNotFound)) throw e;
     // A link to an instant before the pool's record starts: say so, and where it starts.
     const start = e.recordStart;
@@ -94,13 +100,19 @@ export default async function PoolPage({ params, searchParams }: Props) {
   // Whether the store takes writes, on the first paint too (the client polls it).
   qc.setQueryData(queryKeys.sources(), await sourcesReport(await runtime()));
   const wk = windowKey(w);
-  await qc.prefetchQuery({
-    queryKey: queryKeys.timeline(ref, wk),
-    queryFn: () => {
-      const r = resolveWindow(wk);
-      return readTimeline(ref, r.from, r.to);
-    },
-  });
+  // The answer the page's own request would get (a live range is shared with every reader of it, as the API's is).
+  // A long window's answer (a month of a busy pool: megabytes) is left to the browser to read once the page is
+  // shown: sent inside the page, it would delay the page's first paint for a chart below it.
+  const timeline = await timelineAnswer(
+    ref,
+    'range' in wk && !wk.at ? { live: true, range: wk.range ?? DEFAULT_RANGE } : resolveWindow(wk),
+  ).catch(() => null);
+  if (timeline && timeline.body.length <= SSR_TIMELINE_MAX_BYTES)
+    qc.setQueryData(queryKeys.timeline(ref, wk), timeline.value);
+  return poolMain(ref, w, path, qc);
+}
+
+function poolMain(ref: PoolRef, w: TimeWindow, path: string, qc: QueryClient) {
   return (
     <main id="main" className="mx-auto max-w-screen-2xl px-4 py-6">
       <HydrationBoundary state={dehydrate(qc)}>

@@ -1,11 +1,12 @@
 import { poolParams, poolQuery } from '@/server/http/api-schemas';
+import { answerResponse } from '@/server/http/answer-cache';
 import { route, otherMethods } from '@/server/http/route';
-import { readPool } from '@/server/read-model';
+import { poolAnswer } from '@/server/shared-answers';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ params: poolParams, query: poolQuery }, ({ params, query }) =>
-  readPool(params, query.at ?? null),
+export const GET = route({ params: poolParams, query: poolQuery }, async ({ params, query, request }) =>
+  answerResponse(request, await poolAnswer(params, query.at ?? null)),
 );
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

@@ -1,16 +1,26 @@
-import { explicitWindow } from '@/lib/url-state';
+import { DEFAULT_RANGE, explicitWindow, type RangeName } from '@/lib/url-state';
+import { answerResponse } from '@/server/http/answer-cache';
 import { poolParams, timelineQuery } from '@/server/http/api-schemas';
 import { HttpError, route, otherMethods } from '@/server/http/route';
-import { readPool, readTimeline } from '@/server/read-model';
+import { poolAnswer, timelineAnswer, type TimelineWindow } from '@/server/shared-answers';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ params: poolParams, query: timelineQuery }, async ({ params, query }) => {
-  if (query.at) return readPool(params, query.at);
-  // Whichever ends are given (none, one or both), the window is checked: at most 31 days, from before to.
+export const GET = route({ params: poolParams, query: timelineQuery }, async ({ params, query, request }) => {
+  if (query.at) return answerResponse(request, await poolAnswer(params, query.at));
+  return answerResponse(request, await timelineAnswer(params, timelineWindow(query)));
+});
+
+/**
+ * The window a query asks for: a named range ending now, or instants. Whichever ends are given (none, one or both),
+ * the window is checked: at most 31 days, from before to. Without `to` it ends now, and is shared as a live answer.
+ */
+function timelineWindow(query: { range?: RangeName; from?: string; to?: string }): TimelineWindow {
+  if (query.range) return { live: true, range: query.range };
   const w = explicitWindow(query.from, query.to, Date.now());
   if (!w.ok) throw new HttpError(400, 'invalid-range', w.error);
-  return readTimeline(params, w.from, w.to);
-});
+  if (query.to === undefined) return { live: true, range: DEFAULT_RANGE, ...(query.from ? { from: w.from } : {}) };
+  return { from: w.from, to: w.to };
+}
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

@@ -13,17 +13,29 @@ const useIsClient = () =>
     () => false,
   );
 
+/**
+ * Formatters by their options: making an Intl.DateTimeFormat costs far more than formatting with one (a pool page
+ * formats hundreds of instants, each render on the server and again in the browser).
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
 export function formatInstant(iso: string, timeZone: string | undefined, withDate = true, withMs = false): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    ...(withDate ? { year: 'numeric', month: 'short', day: '2-digit' } : {}),
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hour12: false,
-    timeZone,
-    timeZoneName: 'short',
-    ...(withMs ? { fractionalSecondDigits: 3 } : {}),
-  }).format(new Date(iso));
+  const key = `${timeZone ?? ''}|${withDate}|${withMs}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-GB', {
+      ...(withDate ? { year: 'numeric', month: 'short', day: '2-digit' } : {}),
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hour12: false,
+      timeZone,
+      timeZoneName: 'short',
+      ...(withMs ? { fractionalSecondDigits: 3 } : {}),
+    });
+    formatters.set(key, f);
+  }
+  return f.format(new Date(iso));
 }
 
 export function LocalTime({

@@ -21,7 +21,7 @@ function holder(): NonNullable<Holder[typeof KEY]> {
     });
     const shed = new Counter({
       name: 'poolscope_http_shed_total',
-      help: 'Reads answered 503 at once because too many were waiting (queue-full) or one waited too long.',
+      help: 'Reads answered 503 under load: the queue was full, the client had too many queued, or a read waited or ran too long.',
       labelNames: ['reason'],
       registers: [registry],
     });
@@ -69,6 +69,6 @@ export function observeRequest(pathname: string, method: string, status: number,
 }
 
 /** Counts a read shed under overload (answered 503 with Retry-After), by why. */
-export function countShed(reason: 'queue-full' | 'waited-too-long'): void {
+export function countShed(reason: string): void {
   holder().shed.inc({ reason });
 }

@@ -1,9 +1,8 @@
 import 'server-only';
 // The API's reads and the pages' server rendering share one answer per version of what it reads (see
-// ./http/answer-cache): the fleet per stored cycle, a pool and its timeline per stored state and per change heard
-// for it. A read of "now" states its instant (`at`, a window's `to`), so such an answer is shared for a short
+// ./http/answer-cache): the fleet per stored cycle, a pool and its timeline per version of the pool as stored. A read of "now" states its instant (`at`, a window's `to`), so such an answer is shared for a short
 // while only (LIVE_MAX_AGE_MS; a long window's end, about a pixel of its chart); a past instant or a fixed window
-// keeps its answer longer; and a change heard for a pool replaces its answers at once.
+// keeps its answer longer; and a change stored for a pool replaces its answers at once.
 
 import { poolKey, type FleetResponse, type PoolRef, type PoolResponse } from '@/lib/api-types';
 import type { TimelineResponse } from '@/lib/timeline';
@@ -15,71 +14,50 @@ import { readFleet, readPool, readTimeline } from './read-model';
 
 /** How long an answer that states "now" is shared: a reader may see an instant up to this old. */
 const LIVE_MAX_AGE_MS = 5_000;
-/** How long an answer about a fixed past instant or window is kept without a change heard for its pool. */
+/** How long an answer about a fixed past instant or window is kept while its pool stores nothing new. */
 const FIXED_MAX_AGE_MS = 60_000;
-
-interface Shared {
-  cache: AnswerCache;
-  /** Changes heard per pool (the collector's, or the leader's through PostgreSQL), and in all. */
-  heard: Map<string, number>;
-  heardAll: number;
-  listening: Runtime | null;
-}
 
 const KEY = Symbol.for('poolscope.sharedAnswers');
 
-function shared(): Shared {
-  const g = globalThis as { [KEY]?: Shared };
-  g[KEY] ??= {
-    cache: new AnswerCache(new Gate({ running: 2, waiting: 48, waitMs: 2_000 }, countShed)),
-    heard: new Map(),
-    heardAll: 0,
-    listening: null,
-  };
+/** The process's shared answers (one cache, kept on globalThis like the other process-wide state). */
+function cache(): AnswerCache {
+  const g = globalThis as { [KEY]?: AnswerCache };
+  g[KEY] ??= new AnswerCache(
+    new Gate({ running: 2, waiting: 48, waitMs: 2_000, runMs: 15_000, perClient: 16 }, countShed),
+  );
   return g[KEY];
 }
 
-/** Starts counting the runtime's changes (once per runtime): a change heard for a pool is a new version of it. */
-async function listen(): Promise<{ rt: Runtime; s: Shared }> {
+/**
+ * A pool's version, as stored: its states and the entries stored without one ('-' when the store has no such pool).
+ * Read from the store, so a change another replica stored counts as soon as it is committed.
+ */
+async function poolVersion(rt: Runtime, key: string): Promise<string> {
+  return (await rt.store.poolVersion(key)) ?? '-';
+}
+
+/** The fleet, per stored cycle (a cycle stores every summary that changed). */
+export async function fleetAnswer(filters: FleetFilters, client?: string): Promise<Answer<FleetResponse>> {
   const rt = await runtime();
-  const s = shared();
-  if (s.listening !== rt) {
-    s.listening = rt;
-    rt.bus.on('change', (c: { poolKey: string }) => {
-      s.heard.set(c.poolKey, (s.heard.get(c.poolKey) ?? 0) + 1);
-      s.heardAll++;
-    });
-  }
-  return { rt, s };
-}
-
-/** A pool's version: its stored sequence (null: not stored) and the changes heard for it. */
-async function poolVersion(rt: Runtime, s: Shared, key: string): Promise<string> {
-  return `${(await rt.store.poolSeq(key)) ?? '-'}:${s.heard.get(key) ?? 0}`;
-}
-
-export async function fleetAnswer(filters: FleetFilters): Promise<Answer<FleetResponse>> {
-  const { rt, s } = await listen();
   const cycle = (await rt.store.lastCycle())?.id ?? '-';
-  return s.cache.get(`fleet ${JSON.stringify(filters)}`, `${cycle}:${s.heardAll}`, LIVE_MAX_AGE_MS, () =>
-    readFleet(filters),
-  );
+  return cache().get(`fleet ${JSON.stringify(filters)}`, cycle, LIVE_MAX_AGE_MS, () => readFleet(filters), client);
 }
 
-export async function poolAnswer(ref: PoolRef, at: string | null): Promise<Answer<PoolResponse>> {
-  const { rt, s } = await listen();
+export async function poolAnswer(ref: PoolRef, at: string | null, client?: string): Promise<Answer<PoolResponse>> {
+  const rt = await runtime();
   const key = poolKey(ref);
-  return s.cache.get(
+  return cache().get(
     `pool ${key} ${at ?? 'now'}`,
-    await poolVersion(rt, s, key),
+    await poolVersion(rt, key),
     at ? FIXED_MAX_AGE_MS : LIVE_MAX_AGE_MS,
     () => readPool(ref, at),
+    client,
   );
 }
 
 /**
- * How long a live window's answer is shared while nothing is heard for its pool: about a pixel of its chart (a
- * 30-day window's end a minute old draws the same), between LIVE_MAX_AGE_MS and a minute. A change heard for
+ * How long a live window's answer is shared while its pool stores nothing new: about a pixel of its chart (a
+ * 30-day window's end a minute old draws the same), between LIVE_MAX_AGE_MS and a minute. A change stored for
  * the pool makes a new answer at once.
  */
 function liveWindowMaxAge(spanMs: number): number {
@@ -89,19 +67,23 @@ function liveWindowMaxAge(spanMs: number): number {
 /** A timeline's window: fixed instants, or a span ending now (`from` then fixed or the span before now). */
 export type TimelineWindow = { from: string; to: string } | { live: true; from?: string; range: RangeName };
 
-export async function timelineAnswer(ref: PoolRef, w: TimelineWindow): Promise<Answer<TimelineResponse>> {
-  const { rt, s } = await listen();
+export async function timelineAnswer(
+  ref: PoolRef,
+  w: TimelineWindow,
+  client?: string,
+): Promise<Answer<TimelineResponse>> {
+  const rt = await runtime();
   const key = poolKey(ref);
-  const version = await poolVersion(rt, s, key);
+  const version = await poolVersion(rt, key);
   if ('live' in w) {
     const maxAge = liveWindowMaxAge(w.from ? Date.now() - Date.parse(w.from) : RANGES[w.range]);
-    return s.cache.get(`timeline ${key} live ${w.from ?? w.range}`, version, maxAge, () => {
+    const compute = () => {
       const to = Date.now();
       const from = w.from ?? new Date(to - RANGES[w.range]).toISOString();
       return readTimeline(ref, from, new Date(to).toISOString());
-    });
+    };
+    return cache().get(`timeline ${key} live ${w.from ?? w.range}`, version, maxAge, compute, client);
   }
-  return s.cache.get(`timeline ${key} ${w.from} ${w.to}`, version, FIXED_MAX_AGE_MS, () =>
-    readTimeline(ref, w.from, w.to),
-  );
+  const compute = () => readTimeline(ref, w.from, w.to);
+  return cache().get(`timeline ${key} ${w.from} ${w.to}`, version, FIXED_MAX_AGE_MS, compute, client);
 }

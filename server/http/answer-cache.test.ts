@@ -1,16 +1,32 @@
-// The shared-answer machinery alone: the gate's bounds, the cache's versions, ages, failures and weight, the
+// The shared-answer machinery alone: the gate's bounds (queue, wait, run time, per client, slots handed over in order), the cache's versions, ages, failures and weight, the
 // compressed copies made once, and the header parsing behind 304 and compression.
 
 import { describe, expect, it } from 'vitest';
-import { Answer, AnswerCache, Gate, Overloaded, chooseEncoding, matchesEtag } from './answer-cache';
+import { Answer, AnswerCache, Gate, Overloaded, chooseEncoding, matchesEtag, type GateLimits } from './answer-cache';
 
 const never = new Promise<never>(() => {});
+
+const limits = (l: Partial<GateLimits>): GateLimits => ({
+  running: 1,
+  runMs: 10_000,
+  waiting: 10,
+  waitMs: 10_000,
+  perClient: 10,
+  ...l,
+});
+
+/** A computation held until released. */
+function held<T>(value: T): { work: () => Promise<T>; release: () => void } {
+  let release = () => {};
+  const p = new Promise<T>((r) => (release = () => r(value)));
+  return { work: () => p, release };
+}
 
 describe('Gate', () => {
   it('sheds a read that waited longer than its bound, and counts why', async () => {
     const shed: string[] = [];
-    const gate = new Gate({ running: 1, waiting: 5, waitMs: 50 }, (why) => shed.push(why));
-    void gate.run(() => never);
+    const gate = new Gate(limits({ waitMs: 50 }), (why) => shed.push(why));
+    void gate.run(() => never).catch(() => {});
     const t0 = performance.now();
     await expect(gate.run(async () => 1)).rejects.toBeInstanceOf(Overloaded);
     expect(performance.now() - t0).toBeLessThan(1000);
@@ -19,24 +35,76 @@ describe('Gate', () => {
   });
   it('refuses at once when the queue is full, and runs the queued in order as slots free', async () => {
     const shed: string[] = [];
-    const gate = new Gate({ running: 1, waiting: 2, waitMs: 10_000 }, (why) => shed.push(why));
-    let release = () => {};
-    const first = gate.run(() => new Promise<string>((r) => (release = () => r('a'))));
+    const gate = new Gate(limits({ waiting: 2 }), (why) => shed.push(why));
+    const first = held('a');
+    const running = gate.run(first.work);
     const order: string[] = [];
     const queued = [gate.run(async () => order.push('b')), gate.run(async () => order.push('c'))];
     const refused = await gate.run(async () => 'd').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(Overloaded);
     expect((refused as Overloaded).headers).toEqual({ 'retry-after': '2' });
     expect(shed).toEqual(['queue-full']);
-    release();
-    expect(await first).toBe('a');
+    first.release();
+    expect(await running).toBe('a');
     await Promise.all(queued);
     expect(order).toEqual(['b', 'c']);
+  });
+  it('hands a freed slot to the first waiter: a newcomer neither overtakes it nor runs beyond the limit', async () => {
+    const gate = new Gate(limits({ running: 2 }));
+    let now = 0;
+    let most = 0;
+    const track = (w: () => Promise<unknown>) => async () => {
+      most = Math.max(most, ++now);
+      try {
+        return await w();
+      } finally {
+        now--;
+      }
+    };
+    const a = held(1);
+    const b = held(2);
+    const order: string[] = [];
+    const runs = [gate.run(track(a.work)), gate.run(track(b.work))];
+    const waiter = gate.run(track(async () => order.push('waiter')));
+    a.release();
+    // Arrives in the same turn as the freed slot.
+    const newcomer = gate.run(track(async () => order.push('newcomer')));
+    b.release();
+    await Promise.all([...runs, waiter, newcomer]);
+    expect(order).toEqual(['waiter', 'newcomer']);
+    expect(most).toBeLessThanOrEqual(2);
+    expect(gate.load).toEqual({ running: 0, waiting: 0 });
+  });
+  it("limits one client's places in the queue, not the others'", async () => {
+    const shed: string[] = [];
+    const gate = new Gate(limits({ perClient: 2 }), (why) => shed.push(why));
+    const first = held(0);
+    const running = gate.run(first.work, '10.0.0.1');
+    const mine = [gate.run(async () => 1, '10.0.0.1'), gate.run(async () => 2, '10.0.0.1')];
+    await expect(gate.run(async () => 3, '10.0.0.1')).rejects.toBeInstanceOf(Overloaded);
+    const other = gate.run(async () => 4, '10.0.0.2');
+    expect(shed).toEqual(['client-limit']);
+    first.release();
+    expect(await Promise.all([running, ...mine, other])).toEqual([0, 1, 2, 4]);
+    // Places given back: the client may queue again.
+    const again = held(0);
+    const r2 = gate.run(again.work, '10.0.0.1');
+    const q2 = [gate.run(async () => 5, '10.0.0.1'), gate.run(async () => 6, '10.0.0.1')];
+    again.release();
+    expect(await Promise.all([r2, ...q2])).toEqual([0, 5, 6]);
+  });
+  it('gives up the slot of a computation that runs too long, and the next one runs', async () => {
+    const shed: string[] = [];
+    const gate = new Gate(limits({ runMs: 50 }), (why) => shed.push(why));
+    await expect(gate.run(() => never)).rejects.toBeInstanceOf(Overloaded);
+    expect(shed).toEqual(['ran-too-long']);
+    expect(await gate.run(async () => 'next')).toBe('next');
+    expect(gate.load).toEqual({ running: 0, waiting: 0 });
   });
 });
 
 describe('AnswerCache', () => {
-  const gate = () => new Gate({ running: 4, waiting: 10, waitMs: 1000 });
+  const gate = () => new Gate(limits({ running: 4 }));
   it('computes once per version and age, and again for a new version or once the age is past', async () => {
     let now = 0;
     let computed = 0;

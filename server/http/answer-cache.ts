@@ -7,8 +7,8 @@ import 'server-only';
 // ENCODING_HEADER, which the front door (./request-screen) sends as Content-Encoding; `no-transform` keeps Next
 // from compressing the body a second time. Readers that arrive while the answer is
 // being computed wait for that one computation (single flight). Computations run through a gate: a few at a time,
-// a bounded queue, and past that an immediate 503 with Retry-After (load shedding), so a crowd of distinct reads
-// cannot pile up behind each other until every client times out.
+// each for a bounded time, a bounded queue with a few places per client, and past that an immediate 503 with
+// Retry-After (load shedding), so a crowd of distinct reads cannot pile up until every client times out.
 
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -117,12 +117,19 @@ export async function answerResponse(request: Request, answer: Answer): Promise<
   });
 }
 
-/** What the gate lets through: how many computations at once, and how many may wait, for how long. */
+/**
+ * What the gate lets through: how many computations at once, and for how long each; how many may wait, for how
+ * long, and how many of them one client's.
+ */
 export interface GateLimits {
   running: number;
+  runMs: number;
   waiting: number;
   waitMs: number;
+  perClient: number;
 }
+
+export type ShedReason = 'queue-full' | 'waited-too-long' | 'client-limit' | 'ran-too-long';
 
 /** Seconds a shed client is asked to wait before it tries again. */
 const RETRY_AFTER_SECONDS = 2;
@@ -138,50 +145,90 @@ export class Overloaded extends HttpError {
   }
 }
 
-/** At most `running` computations at a time; a bounded queue behind them; past either bound, Overloaded at once. */
+interface Waiter {
+  client: string | undefined;
+  start: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * At most `running` computations at a time, first come first served; a bounded queue behind them, of which one
+ * client (its address) may hold `perClient` places; past any bound, Overloaded at once. A computation that runs
+ * longer than `runMs` gives its place up (its reader gets Overloaded; the work itself cannot be stopped).
+ */
 export class Gate {
   private active = 0;
-  private readonly queue: { start: () => void; timer: NodeJS.Timeout }[] = [];
+  private readonly queue: Waiter[] = [];
+  private readonly waitingBy = new Map<string, number>();
 
   constructor(
     private readonly limits: GateLimits,
-    private readonly onShed: (why: 'queue-full' | 'waited-too-long') => void = () => {},
+    private readonly onShed: (why: ShedReason) => void = () => {},
   ) {}
 
   get load(): { running: number; waiting: number } {
     return { running: this.active, waiting: this.queue.length };
   }
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limits.running) await this.wait();
-    this.active++;
+  async run<T>(work: () => Promise<T>, client?: string): Promise<T> {
+    // A slot is handed from one computation to the next waiter, so a newcomer never overtakes the queue.
+    if (this.active >= this.limits.running || this.queue.length > 0) await this.wait(client);
+    else this.active++;
     try {
-      return await work();
+      return await this.deadline(work());
     } finally {
-      this.active--;
-      this.queue.shift()?.start();
+      const next = this.queue.shift();
+      if (next) next.start();
+      else this.active--;
     }
   }
 
-  private wait(): Promise<void> {
-    if (this.queue.length >= this.limits.waiting) {
-      this.onShed('queue-full');
-      return Promise.reject(new Overloaded(`${this.queue.length} reads are queued`));
-    }
+  private deadline<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.onShed('ran-too-long');
+        reject(new Overloaded(`a read ran longer than ${this.limits.runMs / 1000} s`));
+      }, this.limits.runMs);
+    });
+    work.catch(() => {}).finally(() => clearTimeout(timer));
+    return Promise.race([work, late]);
+  }
+
+  private shed(why: ShedReason, message: string): Promise<never> {
+    this.onShed(why);
+    return Promise.reject(new Overloaded(message));
+  }
+
+  private wait(client: string | undefined): Promise<void> {
+    if (this.queue.length >= this.limits.waiting)
+      return this.shed('queue-full', `${this.queue.length} reads are queued`);
+    const mine = client === undefined ? 0 : (this.waitingBy.get(client) ?? 0);
+    if (client !== undefined && mine >= this.limits.perClient)
+      return this.shed('client-limit', `${mine} of this client's reads are queued`);
+    if (client !== undefined) this.waitingBy.set(client, mine + 1);
+    const leave = () => {
+      if (client === undefined) return;
+      const n = (this.waitingBy.get(client) ?? 1) - 1;
+      if (n > 0) this.waitingBy.set(client, n);
+      else this.waitingBy.delete(client);
+    };
     return new Promise((resolve, reject) => {
-      const entry = {
+      const w: Waiter = {
+        client,
         start: () => {
-          clearTimeout(entry.timer);
+          clearTimeout(w.timer);
+          leave();
           resolve();
         },
         timer: setTimeout(() => {
-          const i = this.queue.indexOf(entry);
-          if (i >= 0) this.queue.splice(i, 1);
+          this.queue.splice(this.queue.indexOf(w), 1);
+          leave();
           this.onShed('waited-too-long');
           reject(new Overloaded(`a read waited ${this.limits.waitMs} ms for its turn`));
         }, this.limits.waitMs),
       };
-      this.queue.push(entry);
+      this.queue.push(w);
     });
   }
 }
@@ -215,7 +262,14 @@ export class AnswerCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async get<T>(key: string, version: string, maxAgeMs: number, compute: () => Promise<T>): Promise<Answer<T>> {
+  /** The answer for `key` at `version`; a computation it needs counts against `client`'s places in the queue. */
+  async get<T>(
+    key: string,
+    version: string,
+    maxAgeMs: number,
+    compute: () => Promise<T>,
+    client?: string,
+  ): Promise<Answer<T>> {
     const t = this.now();
     const hit = this.entries.get(key);
     if (hit && hit.version === version && hit.expires > t) {
@@ -233,7 +287,7 @@ export class AnswerCache {
       const a = new Answer(await compute(), this.now());
       void a.body;
       return a;
-    });
+    }, client);
     const entry: Entry = { version, expires: t + maxAgeMs, answer, weight: 0 };
     this.entries.set(key, entry);
     answer.then(

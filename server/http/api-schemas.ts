@@ -131,7 +131,7 @@ export const timelineQuery = z
       .optional()
       .meta({
         description:
-          'Instead of from/to: this span ending now. Readers of the same range share one answer for up to 5 s, so its `to` may be a few seconds old.',
+          'Instead of from/to: this span ending now. Readers of the same range share one answer until the pool stores a change, for 5 s at most (a long window: about a pixel of its chart, up to a minute), so its `to` may be that old.',
       }),
     at: atInstant.optional().meta({
       description:

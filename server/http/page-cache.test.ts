@@ -40,7 +40,14 @@ beforeAll(async () => {
     res.setHeader('x-render', String(renders));
     if (req.url?.startsWith('/cookie')) res.setHeader('set-cookie', 'a=b');
     const html = `<html><body>render ${renders} of ${req.url}</body></html>`;
-    if (/gzip/.test(req.headers['accept-encoding'] ?? '')) {
+    const accept = req.headers['accept-encoding'] ?? '';
+    // Where the server chooses another encoding than the one the key foresees.
+    if (req.url === '/pools/deflate') {
+      res.setHeader('content-encoding', 'deflate');
+      res.end(zlib.deflateSync(`render ${renders}`));
+      return;
+    }
+    if (/gzip(?!;q=0\b)|^\*$/.test(accept)) {
       res.setHeader('content-encoding', 'gzip');
       const z = zlib.gzipSync(html);
       res.write(z.subarray(0, 10));
@@ -69,6 +76,22 @@ describe('the page cache', () => {
     expect(renders - before).toBe(2);
     expect(plain.body.toString()).toContain('render');
     expect((await send('/pools/a/b/c?range=6h')).headers['x-render']).not.toBe(first.headers['x-render']);
+  });
+
+  it('keeps a page only under the encoding it was sent in, and never sends one a client refuses', async () => {
+    const before = renders;
+    const star = await send('/pools/star', { 'accept-encoding': '*' });
+    expect(star.headers['content-encoding']).toBe('gzip');
+    const refused = await send('/pools/star', { 'accept-encoding': 'gzip;q=0' });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.body.toString()).toContain('/pools/star');
+    expect(renders - before).toBe(2);
+    const gz = await send('/pools/star', { 'accept-encoding': 'gzip' });
+    expect(renders - before).toBe(2);
+    expect(gz.body.equals(star.body)).toBe(true);
+    await send('/pools/deflate', { 'accept-encoding': 'gzip, deflate' });
+    await send('/pools/deflate', { 'accept-encoding': 'gzip, deflate' });
+    expect(renders - before).toBe(4);
   });
 
   it.each<[string, string, Record<string, string>, string?]>([

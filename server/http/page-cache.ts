@@ -12,8 +12,9 @@ import type http from 'node:http';
 
 /** How long a rendered page is sent again. */
 export const PAGE_CACHE_MS = 2_000;
-/** Pages kept at most, and the largest kept (larger ones are rendered for each reader). */
+/** Pages kept at most, their bytes together, and the largest kept (larger ones are rendered for each reader). */
 const MAX_PAGES = 200;
+const MAX_BYTES = 32 * 1024 * 1024;
 const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** Request headers with which Next answers something other than the document (or that a page might read). */
@@ -37,14 +38,25 @@ interface Page {
   expires: number;
 }
 
-/** The encoding Next's compression would choose, as a key part (it offers gzip and deflate). */
+/**
+ * The encoding a request's page is kept under: gzip or deflate when the client accepts it (q > 0), as Next's
+ * compression offers them, else identity. A page is kept only when Next chose that same encoding (see capture).
+ */
 function encodingOf(acceptEncoding: string | undefined): string {
-  const a = (acceptEncoding ?? '').toLowerCase();
-  return /\bgzip\b/.test(a) ? 'gzip' : /\bdeflate\b/.test(a) ? 'deflate' : 'identity';
+  const q = new Map<string, number>();
+  for (const part of (acceptEncoding ?? '').slice(0, 1000).toLowerCase().split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (name) q.set(name, qp ? Number(qp.slice(2)) || 0 : 1);
+  }
+  const accepted = (name: string) => (q.get(name) ?? q.get('*') ?? 0) > 0;
+  return accepted('gzip') ? 'gzip' : accepted('deflate') ? 'deflate' : 'identity';
 }
 
 export class PageCache {
+  /** In the order they were kept, which is the order they expire in. */
   private readonly pages = new Map<string, Page>();
+  private bytes = 0;
   readonly stats = { hits: 0, misses: 0 };
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -61,7 +73,7 @@ export class PageCache {
   replay(key: string, res: http.ServerResponse): boolean {
     const page = this.pages.get(key);
     if (!page || page.expires <= this.now()) {
-      if (page) this.pages.delete(key);
+      if (page) this.forget(key, page);
       this.stats.misses++;
       return false;
     }
@@ -103,16 +115,31 @@ export class PageCache {
       return (end as (...a: unknown[]) => http.ServerResponse).call(this, chunk, ...rest);
     } as typeof res.end;
     res.once('finish', () => {
-      if (res.statusCode !== 200 || bytes > MAX_PAGE_BYTES || res.getHeader('set-cookie') !== undefined) return;
       const headers: http.OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries({ ...given, ...res.getHeaders() }))
         if (!PER_CONNECTION.has(name) && value !== undefined) headers[name] = value;
-      this.pages.delete(key);
-      this.pages.set(key, { status: 200, headers, body: Buffer.concat(chunks), expires: this.now() + PAGE_CACHE_MS });
-      for (const old of this.pages.keys()) {
-        if (this.pages.size <= MAX_PAGES) break;
-        this.pages.delete(old);
-      }
+      // Kept only as the key says: Next chooses the encoding by its own rules, which a key cannot always foresee.
+      const encoding = String(headers['content-encoding'] ?? 'identity');
+      if (res.statusCode !== 200 || bytes > MAX_PAGE_BYTES || headers['set-cookie'] !== undefined) return;
+      if (key.slice(0, key.indexOf(' ')) !== encoding) return;
+      this.keep(key, { status: 200, headers, body: Buffer.concat(chunks), expires: this.now() + PAGE_CACHE_MS });
     });
+  }
+
+  private keep(key: string, page: Page): void {
+    const old = this.pages.get(key);
+    if (old) this.forget(key, old);
+    this.pages.set(key, page);
+    this.bytes += page.body.length;
+    const now = this.now();
+    for (const [k, p] of this.pages) {
+      if (this.pages.size <= MAX_PAGES && this.bytes <= MAX_BYTES && p.expires > now) break;
+      this.forget(k, p);
+    }
+  }
+
+  private forget(key: string, page: Page): void {
+    this.pages.delete(key);
+    this.bytes -= page.body.length;
   }
 }

@@ -13,6 +13,7 @@ import { buildScenario } from '@/lib/fixtures/scenarios';
 import { diffDetails } from '@/lib/transitions';
 import type { FleetFilters } from '@/lib/url-state';
 import type { Runtime } from '../collector/start';
+import { PEER_HEADER } from './peer';
 import { ENCODING_HEADER } from './request-screen';
 import * as readModel from '../read-model';
 import { openSqlite } from '../store/sqlite';
@@ -125,11 +126,10 @@ describe('one computation per version', () => {
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
     expect(again.headers.get('etag')).toBe(etag);
-    // A resync marker: stored without a new state, announced on the change bus.
+    // A resync marker stored without a new state, and not announced here (another replica stored it).
     await rt.store.appendEntries([
       { poolKey: 'mgmt-weu/default/pool0', at: T(12), field: 'resync', from: null, to: 'x' },
     ]);
-    rt.publish({ poolKey: 'mgmt-weu/default/pool0', at: T(12), fields: ['resync'] });
     const tl = `/api/pools/mgmt-weu/default/pool0/timeline?from=${T(-10)}&to=${T(25)}`;
     const after = await (await get(timeline, tl)).json();
     expect(JSON.stringify(after)).toBe(JSON.stringify(await readModel.readTimeline(REF, T(-10), T(25))));
@@ -168,12 +168,12 @@ describe('under overload', () => {
       return real(...args);
     });
     try {
-      // Distinct windows, none shared: two run, 48 wait, and the next are refused.
+      // Distinct windows from distinct clients, none shared: two run, 48 wait, and the next are refused.
       const window = (i: number) => `/api/pools/mgmt-weu/default/pool0/timeline?from=${T(-100 - i)}&to=${T(20)}`;
-      const pending = Array.from({ length: 50 }, (_, i) => get(timeline, window(i)));
+      const pending = Array.from({ length: 50 }, (_, i) => get(timeline, window(i), { [PEER_HEADER]: `10.0.0.${i}` }));
       await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(2));
       const t0 = performance.now();
-      const shed = await get(timeline, window(50));
+      const shed = await get(timeline, window(50), { [PEER_HEADER]: '10.0.1.1' });
       expect(performance.now() - t0).toBeLessThan(500);
       expect(shed.status).toBe(503);
       expect(shed.headers.get('retry-after')).toBe('2');

@@ -669,6 +669,29 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
   );
 
   it.skipIf(!available)(
+    "changes a pool's version with each state, and with each entry stored without one (Events, resync markers)",
+    async () => {
+      const d = details(1)[0]!;
+      const key = d.summary.key;
+      const v0 = await store.poolVersion(key);
+      expect(v0).not.toBeNull();
+      await store.appendEntries([{ at: at(400), poolKey: key, field: 'resync', from: null, to: 'reconcile: done' }]);
+      const v1 = await store.poolVersion(key);
+      expect(v1).not.toBe(v0);
+      const event = { at: at(401), poolKey: key, field: 'event.Warning', from: null, to: 'AzureMachinePool/x' };
+      await store.writeCycle({ id: 'events-only', at: at(401) }, [
+        { detail: d, transitions: [event], detailUnchanged: true },
+      ]);
+      const v2 = await store.poolVersion(key);
+      expect(v2).not.toBe(v1);
+      // A cycle that stores nothing for the pool leaves it as it is.
+      await store.writeCycle({ id: 'nothing', at: at(402) }, [{ detail: d, transitions: [], detailUnchanged: true }]);
+      expect(await store.poolVersion(key)).toBe(v2);
+      expect(await store.poolVersion('ctx/ns/no-such-pool')).toBeNull();
+    },
+  );
+
+  it.skipIf(!available)(
     'stores 9,001 changes of one pool at once (its change notice capped) and reads them back in pages, in order',
     async () => {
       const key = 'ctx/ns/many-changes';

@@ -270,6 +270,12 @@ const MIGRATIONS: { version: number; up: (d: SqlDb['dialect']) => string[] }[] =
     version: 9,
     up: () => ['CREATE TABLE IF NOT EXISTS azure_reads (pool_key TEXT PRIMARY KEY, read_at TEXT NOT NULL)'],
   },
+  {
+    // Timeline entries stored for a pool without a new state (Events, resync markers) counted on its row, so that
+    // a pool's version (seq, entries) changes with everything its answers show.
+    version: 10,
+    up: () => ['ALTER TABLE pools ADD COLUMN entries INTEGER NOT NULL DEFAULT 0'],
+  },
 ];
 
 /** Every table the migrations create (what the store's size counts on PostgreSQL). */
@@ -442,6 +448,7 @@ export class TimelineStore {
           transitions++;
         }
         if (!w.detailUnchanged) await this.writeState(t, cycle.at, w);
+        else if (w.transitions.length > 0) await this.countEntries(t, w.detail.summary.key);
         if (this.db.dialect === 'postgres') notices.push(changeNotice(w.detail.summary.key, cycle.at, w.transitions));
       }
       this.written.transitions += transitions;
@@ -821,6 +828,7 @@ export class TimelineStore {
           [e.poolKey, e.at, e.field, e.from, e.to, e.detail ?? null],
         );
       }
+      for (const key of new Set(entries.map((e) => e.poolKey))) await this.countEntries(t, key);
       if (this.db.dialect === 'postgres') {
         for (const key of new Set(entries.map((e) => e.poolKey))) {
           const mine = entries.filter((e) => e.poolKey === key);
@@ -902,10 +910,22 @@ export class TimelineStore {
     });
   }
 
-  /** The pool's stored sequence (one more with each state written), or null when the store has no such pool. */
-  async poolSeq(key: string): Promise<number | null> {
-    const [r] = await this.db.all<{ seq: number }>('SELECT seq FROM pools WHERE pool_key = ?', [key]);
-    return r ? Number(r.seq) : null;
+  /**
+   * The pool's version as stored, or null when the store has no such pool: its sequence (one more with each state
+   * written) and the entries stored for it without a new state (Events, resync markers). Anything a pool's answers
+   * show changes one of the two.
+   */
+  async poolVersion(key: string): Promise<string | null> {
+    const [r] = await this.db.all<{ seq: number; entries: number }>(
+      'SELECT seq, entries FROM pools WHERE pool_key = ?',
+      [key],
+    );
+    return r ? `${Number(r.seq)}.${Number(r.entries)}` : null;
+  }
+
+  /** Counts timeline entries stored for a pool without a new state (see poolVersion). */
+  private async countEntries(t: SqlDb, key: string): Promise<void> {
+    await t.run('UPDATE pools SET entries = entries + 1 WHERE pool_key = ?', [key]);
   }
 
   /** When the pool's scale set was last read from Azure (see recordAzureReads), or null. */

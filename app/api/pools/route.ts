@@ -1,6 +1,7 @@
 import type { FleetFilters } from '@/lib/url-state';
 import { fleetQuery } from '@/server/http/api-schemas';
 import { answerResponse } from '@/server/http/answer-cache';
+import { peerOf } from '@/server/http/peer';
 import { route, otherMethods } from '@/server/http/route';
 import { fleetAnswer } from '@/server/shared-answers';
 
@@ -19,7 +20,7 @@ export const GET = route({ query: fleetQuery }, async ({ query, request }) => {
     ...(query.q ? { q: query.q } : {}),
     ...(query.severity ? { severity: query.severity } : {}),
   };
-  return answerResponse(request, await fleetAnswer(filters));
+  return answerResponse(request, await fleetAnswer(filters, peerOf(request.headers)));
 });
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods('GET');

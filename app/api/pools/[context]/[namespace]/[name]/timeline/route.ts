@@ -1,14 +1,16 @@
 import { DEFAULT_RANGE, explicitWindow, type RangeName } from '@/lib/url-state';
 import { answerResponse } from '@/server/http/answer-cache';
 import { poolParams, timelineQuery } from '@/server/http/api-schemas';
+import { peerOf } from '@/server/http/peer';
 import { HttpError, route, otherMethods } from '@/server/http/route';
 import { poolAnswer, timelineAnswer, type TimelineWindow } from '@/server/shared-answers';
 
 export const dynamic = 'force-dynamic';
 
 export const GET = route({ params: poolParams, query: timelineQuery }, async ({ params, query, request }) => {
-  if (query.at) return answerResponse(request, await poolAnswer(params, query.at));
-  return answerResponse(request, await timelineAnswer(params, timelineWindow(query)));
+  const client = peerOf(request.headers);
+  if (query.at) return answerResponse(request, await poolAnswer(params, query.at, client));
+  return answerResponse(request, await timelineAnswer(params, timelineWindow(query), client));
 });
 
 /**

@@ -40,8 +40,7 @@ const COLUMNS: { key: SortKey | null; label: string; wide?: true }[] = [
  * A cell: a table cell, and on a phone's width a line of its pool's block, named by its `data-label`, as the
  * changes list does it (components/pool/changes-list).
  */
-const CELL =
-  'px-1.5 py-2 max-sm:flex max-sm:items-start max-sm:gap-2 max-sm:px-0 max-sm:py-0.5 max-sm:before:w-24 max-sm:before:shrink-0 max-sm:before:text-xs max-sm:before:leading-5 max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] dark:max-sm:before:text-slate-300';
+const CELL = 'fleet-cell';
 
 const n = (v: number | null) => (v === null ? '?' : String(v));
 

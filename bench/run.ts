@@ -1,10 +1,12 @@
 // `npm run bench`: runs every benchmark suite and prints one JSON report on stdout.
-// Usage: npm run bench [-- suite...]   (suites: analyze, memory, store, cycle, prune, sim-kube, collector, server, api)
+// Usage: npm run bench [-- suite...]   (suites: analyze, memory, store, cycle, prune, sim-kube, collector, server, api,
+// crowd)
 
 import os from 'node:os';
 import { benchAnalyze } from './analyze';
 import { benchApi } from './api';
 import { benchCollector } from './collector';
+import { benchCrowd } from './crowd';
 import { benchCycle } from './cycle';
 import { benchMemory } from './memory';
 import { benchPrune } from './prune';
@@ -22,6 +24,7 @@ const suites: Record<string, () => Record<string, unknown> | Promise<Record<stri
   collector: benchCollector,
   server: benchServer,
   api: benchApi,
+  crowd: benchCrowd,
 };
 
 const wanted = process.argv.slice(2);

@@ -121,6 +121,14 @@ export interface TimelineResponse extends TimelineView {
   entriesTotal: number;
 }
 
+/** `GET /api/pools/{context}/{namespace}/{name}/changes`: one page of a window's changes, and where the next starts. */
+export interface ChangesPage {
+  /** Newest first. */
+  entries: TimelineEntry[];
+  /** The `before` of the next (older) page, or null when this page holds the window's oldest change. */
+  next: string | null;
+}
+
 /** How many raw transitions a timeline answer carries; lanes and series always use all of them. */
 export const ENTRY_LIMIT = 1000;
 

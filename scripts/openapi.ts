@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createGenerator } from 'ts-json-schema-generator';
 import { z } from 'zod';
-import { fleetQuery, poolParams, poolQuery, resyncBody, timelineQuery } from '../server/http/api-schemas';
+import { changesQuery, fleetQuery, poolParams, poolQuery, resyncBody, timelineQuery } from '../server/http/api-schemas';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const OPENAPI_FILE = path.join(ROOT, 'openapi.json');
@@ -16,7 +16,7 @@ export const OPENAPI_FILE = path.join(ROOT, 'openapi.json');
 /** The answer types the handlers return, by the file that declares them. */
 const TYPES: Record<string, string[]> = {
   'lib/api-types.ts': ['FleetResponse', 'PoolResponse', 'SourcesReport', 'ResyncStatus', 'ResyncResult', 'ApiError'],
-  'lib/timeline.ts': ['TimelineResponse'],
+  'lib/timeline.ts': ['TimelineResponse', 'ChangesPage'],
 };
 
 type Json = Record<string, unknown>;
@@ -194,6 +194,27 @@ export function openApiDocument(): Json {
             [404, 'pool-not-found', 'No such pool (or not yet known at `at`)'],
           ]),
           ...SHARED_READ,
+        },
+      },
+    },
+    [`${pool}/changes`]: {
+      get: {
+        operationId: 'getPoolChanges',
+        summary: "A window's changes, newest first, a page at a time",
+        description:
+          "The transitions the timeline's `entries` (its newest 1,000) leave out: pages of `limit`, each with the `next` to pass as `before` for the older ones. Pages hold still as changes arrive: a page's position names a change, not a count.",
+        parameters: [...parameters('path', poolParams), ...parameters('query', changesQuery)],
+        responses: {
+          200: { description: 'A page of changes.', content: json(ref('ChangesPage')) },
+          ...errors([
+            [
+              400,
+              'invalid-query invalid-path invalid-range',
+              "A parameter is unknown or malformed (`before` must be a page's `next`), or the window is empty or longer than 31 days",
+            ],
+            [404, 'pool-not-found', 'No such pool'],
+          ]),
+          ...COMMON,
         },
       },
     },

@@ -44,7 +44,7 @@ const ROUTES = new Set([
   '/api/metrics',
   '/api/openapi.json',
 ]);
-const POOL_ROUTES = new Set(['', 'timeline', 'resync']);
+const POOL_ROUTES = new Set(['', 'timeline', 'changes', 'resync']);
 
 /**
  * A request's route label: its route's pattern (pool segments replaced), so the label's values stay few; any path

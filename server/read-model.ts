@@ -10,7 +10,7 @@ import {
   type PoolSummary,
   type SourcesReport,
 } from '@/lib/api-types';
-import { ENTRY_LIMIT, buildTimeline, minPeriodMs, type TimelineResponse } from '@/lib/timeline';
+import { ENTRY_LIMIT, buildTimeline, minPeriodMs, type ChangesPage, type TimelineResponse } from '@/lib/timeline';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import { runtime, type Runtime } from './collector/start';
 import { HttpError } from './http/route';
@@ -119,4 +119,20 @@ export async function readTimeline(
     entries: entries.slice(-ENTRY_LIMIT),
     entriesTotal: entries.length,
   };
+}
+
+export async function readChanges(
+  ref: { context: string; namespace: string; name: string },
+  from: string,
+  to: string,
+  before: { at: string; id: number } | null,
+  limit: number,
+): Promise<ChangesPage> {
+  const rt = await runtime();
+  const k = poolKey(ref);
+  if ((await rt.store.poolVersion(k)) === null) throw new PoolNotFound(ref);
+  const rows = await rt.store.changesPage(k, from, to, before, limit + 1);
+  const kept = rows.slice(0, limit);
+  const last = kept.at(-1)?.position;
+  return { entries: kept.map((r) => r.entry), next: rows.length > limit && last ? `${last.at}~${last.id}` : null };
 }

@@ -23,7 +23,8 @@ import {
 } from '@/lib/url-state';
 import { fetchJson, postJson } from './fetch-json';
 
-const apiPath = (ref: PoolRef) =>
+/** A pool's path under /api. */
+export const poolApiPath = (ref: PoolRef) =>
   `/api/pools/${encodeURIComponent(ref.context)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;
 
 /** What identifies a window in a key: a named range that follows "now", or fixed instants. */
@@ -92,7 +93,7 @@ export const poolOptions = (ref: PoolRef, at: string | null) =>
   queryOptions({
     queryKey: queryKeys.pool(ref, at),
     queryFn: ({ signal }) =>
-      fetchJson<PoolResponse>(`${apiPath(ref)}${at ? `?at=${encodeURIComponent(at)}` : ''}`, signal),
+      fetchJson<PoolResponse>(`${poolApiPath(ref)}${at ? `?at=${encodeURIComponent(at)}` : ''}`, signal),
     // A past instant never changes.
     staleTime: at ? Infinity : 5_000,
     refetchInterval: at ? false : POOL_REFRESH_MS,
@@ -101,7 +102,7 @@ export const poolOptions = (ref: PoolRef, at: string | null) =>
 export const timelineOptions = (ref: PoolRef, w: WindowKey) =>
   queryOptions({
     queryKey: queryKeys.timeline(ref, w),
-    queryFn: ({ signal }) => fetchJson<TimelineResponse>(`${apiPath(ref)}/timeline?${timelineQuery(w)}`, signal),
+    queryFn: ({ signal }) => fetchJson<TimelineResponse>(`${poolApiPath(ref)}/timeline?${timelineQuery(w)}`, signal),
     staleTime: w.at || 'from' in w ? Infinity : 5_000,
   });
 
@@ -109,9 +110,9 @@ export const timelineOptions = (ref: PoolRef, w: WindowKey) =>
 export const resyncStatusOptions = (ref: PoolRef) =>
   queryOptions({
     queryKey: queryKeys.resync(ref),
-    queryFn: ({ signal }) => fetchJson<ResyncStatus>(`${apiPath(ref)}/resync`, signal),
+    queryFn: ({ signal }) => fetchJson<ResyncStatus>(`${poolApiPath(ref)}/resync`, signal),
     staleTime: 10_000,
   });
 
 export const postResync = (ref: PoolRef, body: ResyncRequest, idempotencyKey: string) =>
-  postJson<ResyncResult>(`${apiPath(ref)}/resync`, body, idempotencyKey);
+  postJson<ResyncResult>(`${poolApiPath(ref)}/resync`, body, idempotencyKey);

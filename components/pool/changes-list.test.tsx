@@ -3,7 +3,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '@/lib/api-types';
-import { ChangesList } from './changes-list';
+import { ChangesList, olderThanShown } from './changes-list';
 
 const at = '2026-12-04T15:46:30.562Z';
 const entry = (field: string, from: string | null, to: string | null, detail?: string): TimelineEntry => ({
@@ -60,5 +60,29 @@ describe('ChangesList', () => {
     // A break opportunity after each slash of the ID, none inside its words.
     expect(html).toContain('virtualMachineScaleSets/<wbr/>spot/<wbr/>virtualMachines/<wbr/>1');
     expect(html).toContain('False/<wbr/>ScaleSetModelOutOfDate');
+  });
+});
+
+describe('older changes', () => {
+  const e = (at: string, field: string): TimelineEntry => ({ at, poolKey: 'ctx/ns/pool', field, from: null, to: 'x' });
+  const T1 = '2026-12-04T10:00:01.000Z';
+  const T2 = '2026-12-04T10:00:02.000Z';
+  it("leave out the oldest instant's changes the list shows, whichever they are", () => {
+    // Shown oldest first: the last two of T1's three changes, then T2's.
+    const shown = [e(T1, 'b'), e(T1, 'c'), e(T2, 'd')];
+    // A page up to T1, newest first: T1's three (c, b, a), then older ones.
+    const page = [e(T1, 'c'), e(T1, 'b'), e(T1, 'a'), e('2026-12-04T10:00:00.000Z', 'z')];
+    expect(olderThanShown(shown, page).map((x) => x.field)).toEqual(['a', 'z']);
+    expect(olderThanShown([], page)).toEqual(page);
+  });
+  it('can be loaded when the window holds more than the list was given', () => {
+    const shown = [e(T1, 'b'), e(T2, 'd')];
+    const source = { apiPath: '/api/pools/c/n/p', from: T1, to: T2 };
+    expect(renderToStaticMarkup(<ChangesList entries={shown} total={5} source={source} />)).toContain(
+      'Load older changes',
+    );
+    expect(renderToStaticMarkup(<ChangesList entries={shown} total={2} source={source} />)).not.toContain(
+      'Load older changes',
+    );
   });
 });

@@ -2,6 +2,8 @@
 
 import { useState } from 'react';
 import { DRIFT_KIND_LABELS, type TimelineEntry } from '@/lib/api-types';
+import type { ChangesPage } from '@/lib/timeline';
+import { fetchJson } from '@/components/data/fetch-json';
 import { driftKeyText } from '@/lib/format';
 import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
@@ -14,20 +16,78 @@ const CELL =
   'px-2 py-1 max-sm:block max-sm:max-w-none max-sm:py-0.5 max-sm:before:mr-2 max-sm:before:inline-block max-sm:before:w-12 max-sm:before:text-xs max-sm:before:text-slate-600 max-sm:before:content-[attr(data-label)] max-sm:before:font-sans dark:max-sm:before:text-slate-300';
 
 /**
- * Every stored change in the window as text, newest first: the timeline for keyboards and screen readers. A table;
- * below the `sm` breakpoint one block per change, each value on its own line after its column's name.
+ * The changes of a page of older ones (newest first) that the list does not show yet. The page was asked for up to
+ * the oldest change shown, that instant included; the list shows the last of that instant's changes (in the order
+ * they were stored), which a page newest first gives first: those are left out.
  */
-export function ChangesList({ entries, total }: { entries: TimelineEntry[]; total: number }) {
+export function olderThanShown(shown: readonly TimelineEntry[], page: readonly TimelineEntry[]): TimelineEntry[] {
+  const oldest = shown[0];
+  if (!oldest) return [...page];
+  let skip = shown.filter((e) => e.at === oldest.at).length;
+  return page.filter((e) => !(e.at === oldest.at && skip-- > 0));
+}
+
+/** Where the list reads older changes from: the pool and the window. */
+export interface OlderSource {
+  apiPath: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * Older changes, read a page at a time from `GET …/changes` once the newest are all shown. They follow the oldest
+ * change shown: when live updates move it (a busy window's newest 1,000 move on), they are read again from there.
+ */
+function useOlder(source: OlderSource | undefined, shown: readonly TimelineEntry[]) {
+  const anchor = `${shown[0]?.at ?? ''} ${shown[0]?.field ?? ''} ${source?.from ?? ''}`;
+  const [read, setRead] = useState<{ anchor: string; entries: TimelineEntry[]; next: string | null } | null>(null);
+  const [state, setState] = useState<{ loading: boolean; error: string | null }>({ loading: false, error: null });
+  const older = read?.anchor === anchor ? read : null;
+  const load = async () => {
+    if (!source || state.loading) return;
+    setState({ loading: true, error: null });
+    try {
+      const q = new URLSearchParams({ from: source.from, to: older ? source.to : (shown[0]?.at ?? source.to) });
+      q.set('limit', '500');
+      if (older?.next) q.set('before', older.next);
+      const page = await fetchJson<ChangesPage>(`${source.apiPath}/changes?${q}`);
+      const got = older ? page.entries : olderThanShown(shown, page.entries);
+      setRead({ anchor, entries: [...(older?.entries ?? []), ...got], next: page.next });
+      setState({ loading: false, error: null });
+    } catch (e) {
+      setState({ loading: false, error: (e as Error).message });
+    }
+  };
+  return { older, load, ...state };
+}
+
+/**
+ * Every stored change in the window as text, newest first: the timeline for keyboards and screen readers. A table;
+ * below the `sm` breakpoint one block per change, each value on its own line after its column's name. The timeline
+ * brings the newest 1,000; with `source`, older ones are read a page at a time.
+ */
+export function ChangesList({
+  entries,
+  total,
+  source,
+}: {
+  entries: TimelineEntry[];
+  total: number;
+  source?: OlderSource;
+}) {
   const [limit, setLimit] = useState(50);
-  const newest = [...entries].reverse();
+  const more = useOlder(source, entries);
+  const newest = [...entries].reverse().concat(more.older?.entries ?? []);
+  const olderLeft = source !== undefined && (more.older ? more.older.next !== null : total > entries.length);
   return (
     <section aria-labelledby="changes-h" className="space-y-2">
       <h2 id="changes-h" className="text-lg font-semibold">
         Changes in this window ({total})
       </h2>
-      {total > entries.length ? (
+      {total > newest.length ? (
         <p className="text-sm text-slate-600 dark:text-slate-300">
-          The newest {entries.length} are listed; choose a shorter range to list the others.
+          The newest {newest.length} are listed
+          {source ? '; older ones can be loaded below.' : '; choose a shorter range to list the others.'}
         </p>
       ) : null}
       {entries.length === 0 ? (
@@ -78,6 +138,23 @@ export function ChangesList({ entries, total }: { entries: TimelineEntry[]; tota
         >
           Show more
         </button>
+      ) : olderLeft ? (
+        <button
+          type="button"
+          className="rounded border border-slate-300 px-3 py-1 text-sm disabled:opacity-60 dark:border-slate-700"
+          disabled={more.loading}
+          onClick={() => {
+            setLimit(newest.length + 500);
+            void more.load();
+          }}
+        >
+          {more.loading ? 'Loading older changes…' : 'Load older changes'}
+        </button>
+      ) : null}
+      {more.error ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+          Older changes could not be read: {more.error}
+        </p>
       ) : null}
     </section>
   );

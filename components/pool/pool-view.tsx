@@ -5,7 +5,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import type { PoolRef } from '@/lib/api-types';
 import { windowQuery, type TimeWindow } from '@/lib/url-state';
-import { poolOptions, sourcesOptions, timelineOptions, windowKey } from '@/components/data/queries';
+import { poolApiPath, poolOptions, sourcesOptions, timelineOptions, windowKey } from '@/components/data/queries';
 import { useHydratedView } from '@/components/data/use-live-updates';
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { ErrorPanel } from '@/components/ui/error-panel';
@@ -132,7 +132,13 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
       </section>
       <DriftMatrix rows={d.instances} drift={d.drift} />
       <InstanceTable rows={d.instances} />
-      {timeline.data ? <ChangesList entries={timeline.data.entries} total={timeline.data.entriesTotal} /> : null}
+      {timeline.data ? (
+        <ChangesList
+          entries={timeline.data.entries}
+          total={timeline.data.entriesTotal}
+          source={{ apiPath: poolApiPath(poolRef), from: timeline.data.from, to: timeline.data.to }}
+        />
+      ) : null}
       {d.notes.length ? (
         <section aria-labelledby="notes-h" className="text-sm">
           <h2 id="notes-h" className="font-semibold">

@@ -143,6 +143,36 @@ export const timelineQuery = z
       'give one of "at" (the state at an instant), "range" (a span ending now) or "from"/"to" (a window), not several',
   });
 
+/** Where a page of changes ends: `<instant>~<id>`, as a previous page's `next` gives it (read as opaque). */
+const cursor = z
+  .string()
+  .max(80)
+  .transform((raw, ctx) => {
+    const m = /^(.+)~(\d{1,15})$/.exec(raw);
+    const at = m ? readInstant(m[1] as string) : null;
+    if (!m || !at?.ok) {
+      ctx.addIssue({ code: 'custom', message: "must be a previous page's `next`" });
+      return z.NEVER;
+    }
+    return { at: at.iso, id: Number(m[2]) };
+  })
+  .meta({ description: 'Where to go on: the `next` of the page before (older changes follow it).' });
+
+export const changesQuery = z.strictObject({
+  from: instant.optional().meta({ description: 'Start of the window (default: 6 hours before `to`).' }),
+  to: instant.optional().meta({
+    description: 'End of the window (default: now). A window spans at most 31 days, whichever ends are given.',
+  }),
+  before: cursor.optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 1000')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')
+    .optional()
+    .meta({ description: 'Changes per page, 1 to 1000 (default 200).' }),
+});
+
 export const resyncBody = z.strictObject({
   mode: z.enum(['reconcile', 'sync-provider-ids'], { message: 'must be "reconcile" or "sync-provider-ids"' }).meta({
     description:

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import type { ApiError, FleetResponse, PoolDetail, PoolResponse } from '@/lib/api-types';
 import { buildScenario } from '@/lib/fixtures/scenarios';
-import type { TimelineResponse } from '@/lib/timeline';
+import type { ChangesPage, TimelineResponse } from '@/lib/timeline';
 import { diffDetails } from '@/lib/transitions';
 import { answerChecker, OPENAPI_PATH } from '../testing/openapi';
 import { openSqlite } from '../store/sqlite';
@@ -26,6 +26,7 @@ let fleet: Handler,
   sources: Handler,
   detail: Handler,
   timeline: Handler,
+  changes: Handler,
   healthz: Handler,
   readyz: Handler,
   metricsRoute: Handler,
@@ -77,6 +78,7 @@ beforeAll(async () => {
   sources = (await import('@/app/api/sources/route')).GET as unknown as Handler;
   detail = (await import('@/app/api/pools/[context]/[namespace]/[name]/route')).GET as unknown as Handler;
   timeline = (await import('@/app/api/pools/[context]/[namespace]/[name]/timeline/route')).GET as unknown as Handler;
+  changes = (await import('@/app/api/pools/[context]/[namespace]/[name]/changes/route')).GET as unknown as Handler;
   healthz = (await import('@/app/api/healthz/route')).GET as unknown as Handler;
   readyz = (await import('@/app/api/readyz/route')).GET as unknown as Handler;
   metricsRoute = (await import('@/app/api/metrics/route')).GET as unknown as Handler;
@@ -87,6 +89,7 @@ beforeAll(async () => {
     [sources, '/api/sources'],
     [detail, pool],
     [timeline, `${pool}/timeline`],
+    [changes, `${pool}/changes`],
     [healthz, '/api/healthz'],
     [readyz, '/api/readyz'],
     [openapi, '/api/openapi.json'],
@@ -258,6 +261,46 @@ describe('GET /api/pools/{context}/{namespace}/{name}', () => {
     const { status, body } = await call(detail, `/api/pools/x/y/z?${new URLSearchParams(q)}`, params);
     expect(status).toBe(400);
     expect((body as { error: { message: string } }).error.message).toMatch(message);
+  });
+});
+
+describe('GET /api/pools/{…}/changes', () => {
+  const url = (q: string) => `/api/pools/mgmt-weu/default/pool0/changes?from=${T(-5)}&to=${T(20)}${q}`;
+  it("pages through a window's changes, newest first, to the same changes the timeline lists", async () => {
+    const all = (
+      (await call(timeline, `/api/pools/mgmt-weu/default/pool0/timeline?from=${T(-5)}&to=${T(20)}`, poolParams))
+        .body as TimelineResponse
+    ).entries;
+    expect(all.length).toBeGreaterThan(7);
+    const seen: unknown[] = [];
+    let next: string | null = null;
+    let pages = 0;
+    do {
+      const r = await call(changes, url(`&limit=3${next ? `&before=${encodeURIComponent(next)}` : ''}`), poolParams);
+      expect(r.status).toBe(200);
+      const page = r.body as ChangesPage;
+      expect(page.entries.length).toBeLessThanOrEqual(3);
+      seen.push(...page.entries);
+      next = page.next;
+      pages++;
+    } while (next && pages < 100);
+    expect(seen).toEqual([...all].reverse());
+    expect(pages).toBe(Math.ceil(all.length / 3));
+  });
+  it.each([
+    ['&before=yesterday', 400, /"before": must be a previous page's `next`/],
+    ['&before=2026-11-29T10:00:00Z~x', 400, /"before"/],
+    ['&limit=0', 400, /"limit": must be a whole number from 1 to 1000/],
+    ['&limit=1001', 400, /"limit"/],
+    ['&limit=-1', 400, /"limit"/],
+  ])('%s → %i', async (q, status, message) => {
+    const r = await call(changes, url(q), poolParams);
+    expect(r.status).toBe(status);
+    expect((r.body as ApiError).error.message).toMatch(message);
+  });
+  it('404 for a pool poolscope does not know', async () => {
+    const r = await call(changes, '/api/pools/mgmt-weu/default/nope/changes', { ...poolParams, name: 'nope' });
+    expect(r.status).toBe(404);
   });
 });
 

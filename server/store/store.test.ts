@@ -692,7 +692,7 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
   );
 
   it.skipIf(!available)(
-    'stores 9,001 changes of one pool at once (its change notice capped) and reads them back in pages, in order',
+    'stores 9,001 changes of one pool at once (its change notice capped) and reads them back in pages, both ways',
     async () => {
       const key = 'ctx/ns/many-changes';
       // 9,001 entries, three to an instant: the 4,000-row pages end inside an instant's group.
@@ -717,6 +717,22 @@ describe.each(drivers)('timeline store contract: %s', (_name, available, open) =
         '3001',
         '3002',
       ]);
+      // The same, newest first, a page at a time: pages of 2,500 end inside an instant's group too.
+      const paged: string[] = [];
+      let before: { at: string; id: number } | null = null;
+      for (let n = 0; n < 10; n++) {
+        const page: Awaited<ReturnType<typeof store.changesPage>> = await store.changesPage(
+          key,
+          entries[0]!.at,
+          entries.at(-1)!.at,
+          before,
+          2500,
+        );
+        paged.push(...page.map((r) => r.entry.to as string));
+        if (page.length < 2500) break;
+        before = page.at(-1)!.position;
+      }
+      expect(paged).toEqual([...byInstant].reverse());
     },
   );
 

@@ -975,6 +975,43 @@ export class TimelineStore {
     }
   }
 
+  /**
+   * One page of a pool's transitions in [from, to], newest first: at most `limit`, older than `before` (a position
+   * a previous page returned) when given. Through the (pool, at) index, so a page costs its own rows only.
+   */
+  async changesPage(
+    key: string,
+    from: string,
+    to: string,
+    before: { at: string; id: number } | null,
+    limit: number,
+  ): Promise<{ entry: TimelineEntry; position: { at: string; id: number } }[]> {
+    const rows = await this.db.all<{
+      id: number;
+      at: string;
+      field: string;
+      from_value: string | null;
+      to_value: string | null;
+      detail: string | null;
+    }>(
+      `SELECT id, at, field, from_value, to_value, detail FROM transitions WHERE pool_key = ? AND at >= ? AND ${
+        before ? 'at <= ? AND at <= ? AND (at < ? OR id < ?)' : 'at <= ?'
+      } ORDER BY at DESC, id DESC LIMIT ${Math.max(1, Math.floor(limit))}`,
+      before ? [key, from, to, before.at, before.at, before.id] : [key, from, to],
+    );
+    return rows.map((r) => ({
+      entry: {
+        at: r.at,
+        poolKey: key,
+        field: r.field,
+        from: r.from_value,
+        to: r.to_value,
+        ...(r.detail ? { detail: r.detail } : {}),
+      },
+      position: { at: r.at, id: Number(r.id) },
+    }));
+  }
+
   /** The pool's complete state as of `at`: the last keyframe at or before it, with the patches after it applied. */
   async poolAt(key: string, at: string): Promise<PoolDetail | null> {
     const rows = await this.db.all<{ seq: number; at: string; kind: string; body: string }>(

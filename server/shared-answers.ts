@@ -1,8 +1,9 @@
 import 'server-only';
 // The API's reads and the pages' server rendering share one answer per version of what it reads (see
-// ./http/answer-cache): the fleet per stored cycle, a pool and its timeline per version of the pool as stored. A read of "now" states its instant (`at`, a window's `to`), so such an answer is shared for a short
-// while only (LIVE_MAX_AGE_MS; a long window's end, about a pixel of its chart); a past instant or a fixed window
-// keeps its answer longer; and a change stored for a pool replaces its answers at once.
+// ./http/answer-cache): the fleet per stored cycle, a pool and its timeline per version of the pool as stored. A
+// read of "now" states its instant (`at`, a window's `to`), so such an answer is shared for a short while only
+// (LIVE_MAX_AGE_MS; a long window's end, about a pixel of its chart); a past instant or a fixed window keeps its
+// answer longer; and a change stored for a pool replaces its answers at once.
 
 import { poolKey, type FleetResponse, type PoolRef, type PoolResponse } from '@/lib/api-types';
 import type { TimelineResponse } from '@/lib/timeline';

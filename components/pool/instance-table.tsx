@@ -14,7 +14,7 @@ export const AWAITING_TITLE =
 export const LEAVING_TITLE =
   "CAPZ deleted this instance's AzureMachinePoolMachine after Azure's last read, which still lists the VM: it most likely went since. It is not counted as drift; the next read tells.";
 
-/** How many rows a large pool's table shows until asked for all (a 1,000-row table is slow to draw, and to read). */
+/** How many rows a large pool's table shows until asked for all: a 1,000-row table is slow to draw and to read. */
 const ROWS_AT_FIRST = 100;
 
 /** Whether a row has anything to look at: not Succeeded in Azure, or a part missing or not ready. */

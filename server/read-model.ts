@@ -13,8 +13,10 @@ import {
 import { ENTRY_LIMIT, buildTimeline, minPeriodMs, type ChangesPage, type TimelineResponse } from '@/lib/timeline';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
 import { runtime, type Runtime } from './collector/start';
+import { cursorOf } from './http/api-schemas';
 import { HttpError } from './http/route';
 import { storeReport } from './store/health';
+import type { Position } from './store/store';
 
 export async function sourcesReport(rt: Runtime): Promise<SourcesReport> {
   const c = rt.collector;
@@ -125,7 +127,7 @@ export async function readChanges(
   ref: { context: string; namespace: string; name: string },
   from: string,
   to: string,
-  before: { at: string; id: number } | null,
+  before: Position | null,
   limit: number,
 ): Promise<ChangesPage> {
   const rt = await runtime();
@@ -134,5 +136,5 @@ export async function readChanges(
   const rows = await rt.store.changesPage(k, from, to, before, limit + 1);
   const kept = rows.slice(0, limit);
   const last = kept.at(-1)?.position;
-  return { entries: kept.map((r) => r.entry), next: rows.length > limit && last ? `${last.at}~${last.id}` : null };
+  return { entries: kept.map((r) => r.entry), next: rows.length > limit && last ? cursorOf(last) : null };
 }

@@ -148,7 +148,7 @@ describe('AnswerCache', () => {
 
 describe('Answer', () => {
   it('makes each compressed copy once', async () => {
-    const a = new Answer({ text: 'y'.repeat(5000) }, 0);
+    const a = new Answer({ text: 'y'.repeat(5000) });
     expect(a.encodedBody('gzip')).toBe(a.encodedBody('gzip'));
     expect((await a.encodedBody('br')).length).toBeLessThan(a.body.length / 10);
     expect(await a.encodedBody('identity')).toBe(a.body);

@@ -13,6 +13,7 @@ import 'server-only';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { acceptsEncoding } from './accept-encoding';
 import { ENCODING_HEADER } from './request-screen';
 import { HttpError } from './route';
 
@@ -30,10 +31,7 @@ export class Answer<T = unknown> {
   private tag: string | null = null;
   private readonly encoded = new Map<Encoding, Promise<Buffer>>();
 
-  constructor(
-    readonly value: T,
-    readonly computedAt: number,
-  ) {}
+  constructor(readonly value: T) {}
 
   get body(): Buffer {
     this.bytes ??= Buffer.from(JSON.stringify(this.value));
@@ -70,15 +68,7 @@ export class Answer<T = unknown> {
 /** The encoding to send for an `Accept-Encoding` header: brotli, then gzip, when accepted with q > 0. */
 export function chooseEncoding(acceptEncoding: string | null, size: number): Encoding {
   if (!acceptEncoding || size < COMPRESS_MIN_BYTES) return 'identity';
-  const q = new Map<string, number>();
-  for (const part of acceptEncoding.slice(0, 1000).split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    if (!name) continue;
-    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const v = qp ? Number(qp.slice(2)) : 1;
-    q.set(name, Number.isFinite(v) ? v : 0);
-  }
-  const accepted = (name: string) => (q.get(name) ?? q.get('*') ?? 0) > 0;
+  const accepted = acceptsEncoding(acceptEncoding);
   if (accepted('br')) return 'br';
   if (accepted('gzip')) return 'gzip';
   return 'identity';
@@ -284,7 +274,7 @@ export class AnswerCache {
     if (hit) this.drop(key, hit);
     // The JSON is made inside the gate too: it is part of the computation's cost, and every API reader needs it.
     const answer = this.gate.run(async () => {
-      const a = new Answer(await compute(), this.now());
+      const a = new Answer(await compute());
       void a.body;
       return a;
     }, client);

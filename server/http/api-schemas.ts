@@ -2,6 +2,7 @@
 // `npm run openapi` describes them in openapi.json (with `.meta` descriptions), so the two cannot disagree.
 
 import { z } from 'zod';
+import type { Position } from '../store/store';
 import {
   futureAtError,
   RANGES,
@@ -143,7 +144,10 @@ export const timelineQuery = z
       'give one of "at" (the state at an instant), "range" (a span ending now) or "from"/"to" (a window), not several',
   });
 
-/** Where a page of changes ends: `<instant>~<id>`, as a previous page's `next` gives it (read as opaque). */
+/** Where a page of changes ends, as its `next` says it: `<instant>~<id>` (read as opaque by clients). */
+export const cursorOf = (p: Position): string => `${p.at}~${p.id}`;
+
+/** A page's `next`, read back (cursorOf's inverse). */
 const cursor = z
   .string()
   .max(80)
@@ -154,7 +158,7 @@ const cursor = z
       ctx.addIssue({ code: 'custom', message: "must be a previous page's `next`" });
       return z.NEVER;
     }
-    return { at: at.iso, id: Number(m[2]) };
+    return { at: at.iso, id: Number(m[2]) } satisfies Position;
   })
   .meta({ description: 'Where to go on: the `next` of the page before (older changes follow it).' });
 

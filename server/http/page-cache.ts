@@ -9,6 +9,7 @@ import 'server-only';
 // only 200 answers that set no cookie.
 
 import type http from 'node:http';
+import { acceptsEncoding } from './accept-encoding';
 
 /** How long a rendered page is sent again. */
 export const PAGE_CACHE_MS = 2_000;
@@ -43,13 +44,7 @@ interface Page {
  * compression offers them, else identity. A page is kept only when Next chose that same encoding (see capture).
  */
 function encodingOf(acceptEncoding: string | undefined): string {
-  const q = new Map<string, number>();
-  for (const part of (acceptEncoding ?? '').slice(0, 1000).toLowerCase().split(',')) {
-    const [name, ...params] = part.trim().split(';');
-    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (name) q.set(name, qp ? Number(qp.slice(2)) || 0 : 1);
-  }
-  const accepted = (name: string) => (q.get(name) ?? q.get('*') ?? 0) > 0;
+  const accepted = acceptsEncoding(acceptEncoding);
   return accepted('gzip') ? 'gzip' : accepted('deflate') ? 'deflate' : 'identity';
 }
 
@@ -57,7 +52,6 @@ export class PageCache {
   /** In the order they were kept, which is the order they expire in. */
   private readonly pages = new Map<string, Page>();
   private bytes = 0;
-  readonly stats = { hits: 0, misses: 0 };
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -74,10 +68,8 @@ export class PageCache {
     const page = this.pages.get(key);
     if (!page || page.expires <= this.now()) {
       if (page) this.forget(key, page);
-      this.stats.misses++;
       return false;
     }
-    this.stats.hits++;
     res.writeHead(page.status, page.headers).end(page.body);
     return true;
   }

@@ -126,6 +126,35 @@ export interface PruneResult {
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A transition's place in a pool's timeline: its instant, then the order it was stored in. */
+export interface Position {
+  at: string;
+  id: number;
+}
+
+/** A stored transition, as the timeline reads read it. */
+type TransitionRow = {
+  id: number;
+  at: string;
+  field: string;
+  from_value: string | null;
+  to_value: string | null;
+  detail: string | null;
+};
+const TRANSITION_COLUMNS = 'id, at, field, from_value, to_value, detail';
+
+const entryOf = (poolKey: string, r: TransitionRow): TimelineEntry => ({
+  at: r.at,
+  poolKey,
+  field: r.field,
+  from: r.from_value,
+  to: r.to_value,
+  ...(r.detail ? { detail: r.detail } : {}),
+});
+
+/** PostgreSQL gives a BIGSERIAL id as text. */
+const positionOf = (r: TransitionRow): Position => ({ at: r.at, id: Number(r.id) });
+
 /** Rows per page of a timeline read (about 15 ms of SQLite's time on a 2-core machine). */
 const TIMELINE_PAGE_ROWS = 4000;
 
@@ -940,37 +969,19 @@ export class TimelineStore {
    * read (on SQLite a statement holds the process's only thread while it runs).
    */
   async timeline(key: string, from: string, to: string): Promise<TimelineEntry[]> {
-    type Row = {
-      id: number;
-      at: string;
-      pool_key: string;
-      field: string;
-      from_value: string | null;
-      to_value: string | null;
-      detail: string | null;
-    };
     const out: TimelineEntry[] = [];
-    let after: { at: string; id: number } | null = null;
+    let after: Position | null = null;
     for (;;) {
-      const rows: Row[] = await this.db.all<Row>(
-        `SELECT id, at, pool_key, field, from_value, to_value, detail FROM transitions WHERE pool_key = ? AND at <= ? AND ${
+      const rows: TransitionRow[] = await this.db.all<TransitionRow>(
+        `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE pool_key = ? AND at <= ? AND ${
           after ? 'at >= ? AND (at > ? OR id > ?)' : 'at >= ?'
         } ORDER BY at, id LIMIT ${TIMELINE_PAGE_ROWS}`,
         after ? [key, to, after.at, after.at, after.id] : [key, to, from],
       );
-      for (const r of rows) {
-        out.push({
-          at: r.at,
-          poolKey: r.pool_key,
-          field: r.field,
-          from: r.from_value,
-          to: r.to_value,
-          ...(r.detail ? { detail: r.detail } : {}),
-        });
-      }
+      for (const r of rows) out.push(entryOf(key, r));
       const last = rows.at(-1);
       if (!last || rows.length < TIMELINE_PAGE_ROWS) return out;
-      after = { at: last.at, id: Number(last.id) };
+      after = positionOf(last);
       await yieldToEventLoop();
     }
   }
@@ -983,33 +994,16 @@ export class TimelineStore {
     key: string,
     from: string,
     to: string,
-    before: { at: string; id: number } | null,
+    before: Position | null,
     limit: number,
-  ): Promise<{ entry: TimelineEntry; position: { at: string; id: number } }[]> {
-    const rows = await this.db.all<{
-      id: number;
-      at: string;
-      field: string;
-      from_value: string | null;
-      to_value: string | null;
-      detail: string | null;
-    }>(
-      `SELECT id, at, field, from_value, to_value, detail FROM transitions WHERE pool_key = ? AND at >= ? AND ${
+  ): Promise<{ entry: TimelineEntry; position: Position }[]> {
+    const rows = await this.db.all<TransitionRow>(
+      `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE pool_key = ? AND at >= ? AND ${
         before ? 'at <= ? AND at <= ? AND (at < ? OR id < ?)' : 'at <= ?'
       } ORDER BY at DESC, id DESC LIMIT ${Math.max(1, Math.floor(limit))}`,
       before ? [key, from, to, before.at, before.at, before.id] : [key, from, to],
     );
-    return rows.map((r) => ({
-      entry: {
-        at: r.at,
-        poolKey: key,
-        field: r.field,
-        from: r.from_value,
-        to: r.to_value,
-        ...(r.detail ? { detail: r.detail } : {}),
-      },
-      position: { at: r.at, id: Number(r.id) },
-    }));
+    return rows.map((r) => ({ entry: entryOf(key, r), position: positionOf(r) }));
   }
 
   /** The pool's complete state as of `at`: the last keyframe at or before it, with the patches after it applied. */

@@ -94,8 +94,8 @@ export const poolOptions = (ref: PoolRef, at: string | null) =>
     queryKey: queryKeys.pool(ref, at),
     queryFn: ({ signal }) =>
       fetchJson<PoolResponse>(`${poolApiPath(ref)}${at ? `?at=${encodeURIComponent(at)}` : ''}`, signal),
-    // A past instant never changes.
-    staleTime: at ? Infinity : 5_000,
+    // A past instant never changes. A page's first-paint copy of a large pool (heldBack) is replaced at once.
+    staleTime: (q) => (q.state.data?.heldBack ? 0 : at ? Infinity : 5_000),
     refetchInterval: at ? false : POOL_REFRESH_MS,
   });
 

@@ -3,6 +3,7 @@ import { Badge, driftTone } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column';
 import { plural } from '@/lib/format';
+import { useFirstRows } from './first-rows-note';
 import { AWAITING_TITLE, LEAVING_TITLE } from './instance-table';
 
 const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
@@ -26,7 +27,16 @@ export function awaitingSentence(rows: readonly InstanceRow[]): string | null {
  * Presence matrix: one row per instance (providerID), one column per source. A cell shows whether the source
  * holds the ID; a source that spells it differently (case) is marked, with its exact string on hover.
  */
-export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: DriftItem[] }) {
+export function DriftMatrix({
+  rows,
+  drift,
+  heldBack = 0,
+}: {
+  rows: readonly InstanceRow[];
+  drift: DriftItem[];
+  heldBack?: number;
+}) {
+  const { shown, note } = useFirstRows(rows, heldBack);
   const since = new Map(drift.filter((d) => d.providerID).map((d) => [d.providerID?.toLowerCase(), d]));
   const awaitingText = awaitingSentence(rows);
   return (
@@ -67,6 +77,7 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
           ) : null}
         </ul>
       )}
+      {note}
       <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
         <table className="w-full text-sm">
           <caption className="sr-only">Which source holds which providerID</caption>
@@ -86,7 +97,7 @@ export function DriftMatrix({ rows, drift }: { rows: InstanceRow[]; drift: Drift
             </tr>
           </thead>
           <tbody>
-            {rows.map((r) => {
+            {shown.map((r) => {
               const ref = r.sources.azure ?? r.providerID;
               return (
                 <tr

@@ -4,7 +4,10 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
 import { buildPool, healthyInstances } from '@/lib/fixtures/pool';
-import { InstanceTable, firstRows } from './instance-table';
+import { firstRows } from '@/lib/first-rows';
+import { firstView } from '@/lib/first-rows';
+import { DriftMatrix } from './drift-matrix';
+import { InstanceTable } from './instance-table';
 
 describe('a pool of 300 instances, two of them Failed and one without a Node', () => {
   const d = analyzePool(
@@ -29,6 +32,30 @@ describe('a pool of 300 instances, two of them Failed and one without a Node', (
     expect(html).toContain('Instances (300)');
     expect(html).toContain('100 of 300 shown: those with something to look at first.');
     expect(html.match(/<tr/g)).toHaveLength(101);
+  });
+  it('draws the drift matrix the same way: 100 rows, those that need a look first', () => {
+    const html = renderToStaticMarkup(<DriftMatrix rows={d.instances} drift={d.drift} />);
+    expect(html).toContain('100 of 300 shown: those with something to look at first.');
+    expect(html.match(/<tr/g)).toHaveLength(101);
+    expect(html.match(/data-instance="(\d+)"/g)?.slice(0, 3)).toEqual([
+      'data-instance="297"',
+      'data-instance="298"',
+      'data-instance="299"',
+    ]);
+  });
+  it("draws a page's first copy (100 rows, 200 held back) as it draws the whole pool", () => {
+    const view = firstView({ pool: d, asOf: null, azureReadAt: null, azureNextRead: null });
+    for (const el of [
+      [
+        <InstanceTable key="t" rows={d.instances} />,
+        <InstanceTable key="t" rows={view.pool.instances} heldBack={view.heldBack} />,
+      ],
+      [
+        <DriftMatrix key="m" rows={d.instances} drift={d.drift} />,
+        <DriftMatrix key="m" rows={view.pool.instances} drift={d.drift} heldBack={view.heldBack} />,
+      ],
+    ])
+      expect(renderToStaticMarkup(el[1])).toBe(renderToStaticMarkup(el[0]));
   });
   it('shows every row when asked, in their own order', () => {
     expect(firstRows(d.instances, true)).toBe(d.instances);

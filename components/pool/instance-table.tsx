@@ -1,9 +1,9 @@
 'use client';
 
-import { useState } from 'react';
 import type { InstanceRow } from '@/lib/api-types';
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column';
+import { useFirstRows } from './first-rows-note';
 
 const dash = (v: string | null | undefined) => v ?? '—';
 
@@ -14,51 +14,15 @@ export const AWAITING_TITLE =
 export const LEAVING_TITLE =
   "CAPZ deleted this instance's AzureMachinePoolMachine after Azure's last read, which still lists the VM: it most likely went since. It is not counted as drift; the next read tells.";
 
-/** How many rows a large pool's table shows until asked for all: a 1,000-row table is slow to draw and to read. */
-const ROWS_AT_FIRST = 100;
-
-/** Whether a row has anything to look at: not Succeeded in Azure, or a part missing or not ready. */
-function needsLook(r: InstanceRow): boolean {
-  return (
-    !r.azure ||
-    r.azure.provisioningState !== 'Succeeded' ||
-    !r.ampm?.ready ||
-    !r.machine ||
-    !r.node?.ready ||
-    r.node.uninitializedTaint === true ||
-    !r.autoscaler.visible
-  );
-}
-
-/**
- * The rows shown: all of them, or for a large pool the first ROWS_AT_FIRST with those that need a look first (in
- * their order), then the others.
- */
-export function firstRows(rows: readonly InstanceRow[], all: boolean): readonly InstanceRow[] {
-  if (all || rows.length <= ROWS_AT_FIRST) return rows;
-  const look = rows.filter(needsLook);
-  return [...look, ...rows.filter((r) => !needsLook(r))].slice(0, Math.max(ROWS_AT_FIRST, look.length));
-}
-
 /** One row per instance, joining Azure, the AzureMachinePoolMachine, the Machine, the Node and the autoscaler's view. */
-export function InstanceTable({ rows }: { rows: InstanceRow[] }) {
-  const [all, setAll] = useState(false);
-  const shown = firstRows(rows, all);
+export function InstanceTable({ rows, heldBack = 0 }: { rows: readonly InstanceRow[]; heldBack?: number }) {
+  const { shown, total, note } = useFirstRows(rows, heldBack);
   return (
     <section aria-labelledby="instances-h" className="space-y-2">
       <h2 id="instances-h" className="text-lg font-semibold">
-        Instances ({rows.length})
+        Instances ({total})
       </h2>
-      {shown.length < rows.length ? (
-        <p className="flex flex-wrap items-center gap-3 text-sm text-slate-600 dark:text-slate-300">
-          <span>
-            {shown.length} of {rows.length} shown: those with something to look at first.
-          </span>
-          <button type="button" className="underline" onClick={() => setAll(true)}>
-            Show all {rows.length}
-          </button>
-        </p>
-      ) : null}
+      {note}
       <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
         <table className="w-full text-sm">
           <thead className="bg-slate-50 dark:bg-slate-900">

@@ -130,8 +130,8 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           </>
         )}
       </section>
-      <DriftMatrix rows={d.instances} drift={d.drift} />
-      <InstanceTable rows={d.instances} />
+      <DriftMatrix rows={d.instances} drift={d.drift} heldBack={pool.data.heldBack} />
+      <InstanceTable rows={d.instances} heldBack={pool.data.heldBack} />
       {timeline.data ? (
         <ChangesList
           entries={timeline.data.entries}

@@ -7,6 +7,7 @@ import { PoolView } from '@/components/pool/pool-view';
 import { LocalTime } from '@/components/ui/local-time';
 import { queryKeys, resolveWindow, windowKey } from '@/components/data/queries';
 import type { PoolRef } from '@/lib/api-types';
+import { firstView } from '@/lib/first-rows';
 import { DEFAULT_RANGE, parseWindow, poolPath, windowQuery, type Params, type TimeWindow } from '@/lib/url-state';
 import { runtime } from '@/server/collector/start';
 import { Overloaded } from '@/server/http/answer-cache';
@@ -62,7 +63,8 @@ export default async function PoolPage({ params, searchParams }: Props) {
   const w = parsed.window;
   const qc = new QueryClient();
   try {
-    qc.setQueryData(queryKeys.pool(ref, w.at), (await poolAnswer(ref, w.at)).value);
+    // A large pool's page embeds the rows its tables draw first, and reads the rest once shown (lib/first-rows.ts).
+    qc.setQueryData(queryKeys.pool(ref, w.at), firstView((await poolAnswer(ref, w.at)).value));
   } catch (e) {
     // Under overload the page is sent without the pool, which it then reads itself (and is told to retry).
     if (e instanceof Overloaded) return poolMain(ref, w, path, qc);

@@ -433,11 +433,6 @@ export interface PoolResponse {
    * not collect (a follower replica, POOLSCOPE_COLLECTOR=false).
    */
   azureNextRead: { at: string; waitingFor: 'interval' | 'budget' | 'throttled' } | null;
-  /**
-   * Never in an API answer. In the copy a page embeds for its first paint: how many instance rows were left out
-   * (those its tables do not draw first). The page reads the whole answer as soon as it is shown.
-   */
-  heldBack?: number;
 }
 
 /** `GET /api/error` shape of every 4xx/5xx answer. */

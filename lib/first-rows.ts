@@ -7,6 +7,12 @@
 
 import type { InstanceRow, PoolResponse } from './api-types';
 
+/**
+ * A pool's answer as the page holds it: the API's, or the copy a page embeds for its first paint, where
+ * `heldBack` counts the instance rows left out (those its tables do not draw first). Never in an API answer.
+ */
+export type PagePool = PoolResponse & { heldBack?: number };
+
 /** How many rows a large pool's tables show until asked for all: a 1,000-row table is slow to draw and to read. */
 export const ROWS_AT_FIRST = 100;
 
@@ -39,7 +45,7 @@ export function firstRows(rows: readonly InstanceRow[], all: boolean, total = ro
  * The answer a page embeds: the same, with only the rows its tables draw first (in the answer's order, so that
  * firstRows picks them all again) and `heldBack` counting the others. Small pools are embedded whole.
  */
-export function firstView(answer: PoolResponse): PoolResponse {
+export function firstView(answer: PoolResponse): PagePool {
   const rows = answer.pool.instances;
   const shown = firstRows(rows, false);
   if (shown.length === rows.length) return answer;

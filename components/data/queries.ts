@@ -6,12 +6,12 @@ import {
   poolKey,
   type FleetResponse,
   type PoolRef,
-  type PoolResponse,
   type ResyncRequest,
   type ResyncResult,
   type ResyncStatus,
   type SourcesReport,
 } from '@/lib/api-types';
+import type { PagePool } from '@/lib/first-rows';
 import type { TimelineResponse } from '@/lib/timeline';
 import {
   DEFAULT_RANGE,
@@ -93,7 +93,7 @@ export const poolOptions = (ref: PoolRef, at: string | null) =>
   queryOptions({
     queryKey: queryKeys.pool(ref, at),
     queryFn: ({ signal }) =>
-      fetchJson<PoolResponse>(`${poolApiPath(ref)}${at ? `?at=${encodeURIComponent(at)}` : ''}`, signal),
+      fetchJson<PagePool>(`${poolApiPath(ref)}${at ? `?at=${encodeURIComponent(at)}` : ''}`, signal),
     // A past instant never changes. A page's first-paint copy of a large pool (heldBack) is replaced at once.
     staleTime: (q) => (q.state.data?.heldBack ? 0 : at ? Infinity : 5_000),
     refetchInterval: at ? false : POOL_REFRESH_MS,

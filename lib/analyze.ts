@@ -28,6 +28,8 @@ export interface AnalyzeOptions {
   lastChange?: string | null;
   /** State of the management-cluster source. */
   kube?: SourceState;
+  /** How long a frozen list while the pool scales on CAPZ before v1.20 is a warning (lib/diagnosis). */
+  frozenCriticalAfterMs?: number;
 }
 
 function replicaCounts(model: PoolModel, joined: readonly JoinedId[]): ReplicaCounts {
@@ -128,8 +130,9 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
     now: opts.now,
     previous: opts.previous?.findings,
     ...(opts.kube ? { kube: opts.kube } : {}),
+    ...(opts.frozenCriticalAfterMs !== undefined ? { frozenCriticalAfterMs: opts.frozenCriticalAfterMs } : {}),
   });
-  const verdict = resyncVerdict(model, drift, opts.kube);
+  const verdict = resyncVerdict(model, joined, drift, opts.kube);
   // Findings come sorted worst first.
   const worst = findings[0] ?? null;
   const summary: PoolSummary = {

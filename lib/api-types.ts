@@ -91,6 +91,7 @@ export type FindingCode =
   | 'vmss-failed'
   | 'instance-failed'
   | 'node-not-joined'
+  | 'instances-gone-from-azure'
   | 'azure-unread'
   | 'scaling'
   | 'model-rollout'
@@ -113,6 +114,16 @@ export interface Finding {
   /** When the condition began (RFC 3339), when known. */
   since?: string;
   suggestedAction: string;
+  /**
+   * The finding this one follows from, when the diagnosis knows: the list is frozen because the scale set is
+   * Failed, which it is because an instance failed. The page shows such a chain as one headline.
+   */
+  cause?: FindingCode;
+  /**
+   * Set on a warning that becomes critical if it lasts until this instant (RFC 3339): a frozen list while the pool
+   * scales on CAPZ before v1.20, which is normal for a while (POOLSCOPE_FROZEN_CRITICAL_AFTER_SECONDS).
+   */
+  criticalFrom?: string;
 }
 
 export type ResyncMode = 'reconcile' | 'sync-provider-ids';
@@ -133,6 +144,12 @@ export interface ResyncVerdict {
     wouldAdd: string[];
     /** IDs the MachinePool list would lose. */
     wouldRemove: string[];
+    /**
+     * IDs of `wouldAdd` whose instance has no Node (failed, or not joined yet): cluster-autoscaler counts each as
+     * a node still registering and removes it after its max-node-provision-time (15 min by default). Absent from
+     * states stored by poolscope before it said so.
+     */
+    wouldAddWithoutNode?: string[];
   };
 }
 

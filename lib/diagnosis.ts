@@ -28,6 +28,7 @@ export const FINDING_ORDER: readonly FindingCode[] = [
   'vmss-failed',
   'instance-failed',
   'node-not-joined',
+  'instances-gone-from-azure',
   'azure-unread',
   'empty-infra-list',
   'replicas-unknown',
@@ -40,8 +41,13 @@ export const FINDING_ORDER: readonly FindingCode[] = [
   'healthy',
 ];
 
+/** How long a frozen list while the pool scales on CAPZ before v1.20 stays a warning (see frozenWhileScaling). */
+export const FROZEN_CRITICAL_AFTER_MS = 10 * 60 * 1000;
+
 export interface DiagnosisOptions {
   now: string;
+  /** How long a frozen list while the pool scales on CAPZ before v1.20 is a warning (FROZEN_CRITICAL_AFTER_MS). */
+  frozenCriticalAfterMs?: number;
   /** The previous analysis' findings, to carry `since` forward. */
   previous?: readonly Finding[] | null;
   /** How poolscope reads the management cluster (ok when not given). */
@@ -264,6 +270,7 @@ const DRIFT_WORDS: Record<CountedKind, (n: number) => string> = {
 /** Findings that explain drift; the others (configuration, the list's order, healthy) do not. */
 const EXPLAINS_DRIFT: ReadonlySet<FindingCode> = new Set<FindingCode>([
   'vmss-not-found',
+  'instances-gone-from-azure',
   'management-cluster-unreachable',
   'workload-cluster-unreachable',
   'readiness-gate-frozen',
@@ -271,13 +278,15 @@ const EXPLAINS_DRIFT: ReadonlySet<FindingCode> = new Set<FindingCode>([
   'vmss-failed',
   'instance-failed',
   'node-not-joined',
+  'instances-gone-from-azure',
   'azure-unread',
   'empty-infra-list',
   'scaling',
   'model-rollout',
 ]);
 
-type Draft = Omit<Finding, 'since'> & { derivedSince?: string };
+/** A finding before its `since` is settled; `warnFor`: a warning for that long from its start, then critical. */
+type Draft = Omit<Finding, 'since' | 'criticalFrom'> & { derivedSince?: string; warnFor?: number };
 
 /**
  * IDs of another scale set in this pool's lists (lib/drift's other-scale-set): their own problem, whichever pool they
@@ -371,6 +380,96 @@ function unreachableFinding(model: PoolModel, kube: SourceState | undefined): Dr
   };
 }
 
+/**
+ * Running instances whose Node has not come within NODE_JOIN_GRACE_MS: a Node that never came has an AMPM
+ * waiting for it (NodeProvisioning). Not one leaving (its Machine deleted, drained before the VM goes; or its
+ * AMPM already gone while Azure's last read still lists the VM), nor one that joined once (its AMPM has had a
+ * nodeRef). Unknown while the workload cluster cannot be read.
+ */
+function unjoined(model: PoolModel, joined: readonly JoinedId[], nowMs: number): { j: JoinedId; created: number }[] {
+  if (model.workload.state !== 'ok') return [];
+  return joined.flatMap((j) => {
+    if (!isRunning(j) || j.raw.node !== null || j.instance?.provisioningState === 'Failed') return [];
+    if (!j.ampm || j.machine?.deleting || j.ampm.nodeRef !== null) return [];
+    const created = j.instance?.createdAt ?? j.ampm.createdAt;
+    return created !== null && nowMs - created > NODE_JOIN_GRACE_MS ? [{ j, created }] : [];
+  });
+}
+
+/**
+ * Whether the pool is moving towards its replica count: ready AMPMs short of or above it, the scale set updating,
+ * CAPZ's ScaleSetDesiredReplicas False (it stays so for a reconcile after the last instance is ready) or CAPI's
+ * phase a scaling one. Before CAPZ v1.20 that alone keeps the AzureMachinePool not ready, so a frozen list is
+ * normal for a while (docs/domain.md, "When CAPZ marks an AzureMachinePool ready").
+ */
+function scalingNow(model: PoolModel): boolean {
+  const amp = model.amp;
+  if (!amp) return false;
+  const state = model.azure.state === 'ok' ? model.azure.vmss.provisioningState : amp.provisioningState;
+  const phase = model.mp.phase;
+  return (
+    (amp.replicas !== null && model.mp.replicas !== null && amp.replicas !== model.mp.replicas) ||
+    state === 'Updating' ||
+    state === 'Creating' ||
+    findCondition(amp.conditions, 'ScaleSetDesiredReplicas')?.status === 'False' ||
+    phase === 'ScalingUp' ||
+    phase === 'ScalingDown' ||
+    phase === 'Scaling'
+  );
+}
+
+/** How a listed instance's Machine stands, in a few words: not deleted yet, or deleting (for how long, at what). */
+function machineState(j: JoinedId, nowMs: number): string {
+  const name = j.instance?.name ?? j.ampm?.name ?? j.key.split('/').at(-1) ?? j.key;
+  const m = j.machine;
+  if (!m) return `${name}: no Machine`;
+  if (!m.deleting) return `${name}: Machine ${m.name} not deleted yet`;
+  const age = m.deletingSince !== null ? ` for ${formatDuration(nowMs - m.deletingSince)}` : '';
+  return `${name}: Machine ${m.name} deleting${age}${m.deletingStage ? ` (${m.deletingStage})` : ''}`;
+}
+
+/**
+ * Instances gone from Azure while the AzureMachinePool list still holds them: deleted out of band (the portal,
+ * `az vmss delete-instances`, a Spot eviction with the Delete policy). CAPZ deletes each one's Machine on its next
+ * reconcile, and CAPI drains the Node first, which can hang (docs/domain.md, "S7. VM deleted out of band").
+ */
+function goneFromAzureFinding(
+  model: PoolModel,
+  joined: readonly JoinedId[],
+  drift: readonly DriftItem[],
+  nowMs: number,
+): Draft | null {
+  if (model.azure.state !== 'ok') return null;
+  const items = drift.filter((d) => d.kind === 'ghost-in-azuremachinepool');
+  if (!items.length) return null;
+  const keys = new Set(items.map((d) => d.key.slice(d.key.indexOf(':') + 1)));
+  const listed = joined.filter((j) => keys.has(j.key));
+  const draining = listed.filter((j) => j.machine?.deleting).length;
+  const sinces = items.flatMap((d) => (d.since ? [d.since] : []));
+  return {
+    code: 'instances-gone-from-azure',
+    severity: 'warning',
+    summary: `${plural(items.length, 'instance')} gone from Azure but still in the AzureMachinePool list${draining ? `; ${draining} of their Machines deleting` : ''}.`,
+    detail: `Azure's scale set no longer has ${listSome(
+      listed.map((j) => machineState(j, nowMs)),
+      10,
+    )}. CAPZ deletes the Machine of each on its next reconcile; CAPI drains the Node first, which can hang on an unreachable Node until the Machine's nodeDrainTimeout. Until the AMPMs go, the IDs stay in both lists and cluster-autoscaler may count them as nodes still registering.`,
+    suggestedAction:
+      "Find out who deleted them (the scale set's activity log). A reconcile trigger makes CAPZ notice sooner. If a Machine stays deleting, look at its Deleting condition; a drain that cannot finish waits for nodeDrainTimeout.",
+    ...(sinces.length ? { derivedSince: sinces.reduce((a, b) => (a < b ? a : b)) } : {}),
+  };
+}
+
+/**
+ * A finding that is a warning for `warnFor` from its start, then critical. Without a known start it counts from
+ * now: the next analysis that knows one decides.
+ */
+function escalated(f: Finding, warnFor: number, nowMs: number): Finding {
+  const start = toMs(f.since ?? null) ?? nowMs;
+  if (nowMs - start >= warnFor) return { ...f, severity: 'critical' };
+  return { ...f, severity: 'warning', criticalFrom: new Date(start + warnFor).toISOString() };
+}
+
 export function diagnose(
   model: PoolModel,
   joined: readonly JoinedId[],
@@ -420,6 +519,9 @@ export function diagnose(
     });
   }
 
+  const vmssFailed =
+    model.azure.state === 'ok' ? model.azure.vmss.provisioningState === 'Failed' : amp?.provisioningState === 'Failed';
+  const stuck = unjoined(model, joined, nowMs);
   if (amp && gateClosed(model) && listsDiffer(model)) {
     const cause = notReadyCause(model, failed);
     const { add, remove } = listDiff(model);
@@ -440,6 +542,11 @@ export function diagnose(
       detail: `CAPI copies the AzureMachinePool's spec.providerIDList into the MachinePool only while the AzureMachinePool's status.ready is true; it is ${amp.ready === null ? 'unset' : 'false'}, and the lists differ (${diff}). Until it copies, cluster-autoscaler and the MachinePool's nodeRefs work from the stale list (the uninitialized taint still comes off: with MachinePool Machines, CAPI's Machine controller removes it).${versionText}`,
       suggestedAction: `${action} A reconcile trigger cannot get past the gate; copying the list with poolscope's sync-provider-ids can, when its safety checks pass.`,
       derivedSince: sinceOfCondition(model, 'Ready', 'False'),
+      ...(vmssFailed ? { cause: 'vmss-failed' } : failed.length ? { cause: 'instance-failed' } : {}),
+      ...(!vmssFailed && !failed.length && stuck.length ? { cause: 'node-not-joined' } : {}),
+      ...(readiness === 'pre-1.20' && !vmssFailed && !failed.length && !stuck.length && scalingNow(model)
+        ? { warnFor: opts.frozenCriticalAfterMs ?? FROZEN_CRITICAL_AFTER_MS }
+        : {}),
     });
   }
 
@@ -481,8 +588,6 @@ export function diagnose(
     });
   }
 
-  const vmssFailed =
-    model.azure.state === 'ok' ? model.azure.vmss.provisioningState === 'Failed' : amp?.provisioningState === 'Failed';
   if (vmssFailed) {
     const frozen = gateClosed(model);
     drafts.push({
@@ -495,6 +600,7 @@ export function diagnose(
       suggestedAction:
         'Read the instance error codes below. For capacity or quota errors lower replicas or max size, or change zones or VM size; otherwise replace the failed instances.',
       derivedSince: sinceOfCondition(model, 'ScaleSetRunning', 'False'),
+      ...(failed.length ? { cause: 'instance-failed' } : {}),
     });
   }
 
@@ -512,32 +618,24 @@ export function diagnose(
     });
   }
 
-  if (model.workload.state === 'ok') {
-    const stuck = joined.flatMap((j) => {
-      if (!isRunning(j) || j.raw.node !== null || j.instance?.provisioningState === 'Failed') return [];
-      // A Node that never came has an AMPM waiting for it (NodeProvisioning). Not one leaving (its Machine deleted,
-      // drained before the VM goes; or its AMPM already gone while Azure's last read still lists the VM), nor one
-      // that joined once (its AMPM has had a nodeRef).
-      if (!j.ampm || j.machine?.deleting || j.ampm.nodeRef !== null) return [];
-      const created = j.instance?.createdAt ?? j.ampm.createdAt;
-      return created !== null && nowMs - created > NODE_JOIN_GRACE_MS ? [{ j, created }] : [];
+  if (stuck.length) {
+    const oldest = Math.min(...stuck.map((x) => x.created));
+    drafts.push({
+      code: 'node-not-joined',
+      severity: 'warning',
+      summary: `${plural(stuck.length, 'instance')} running for over 10 min without a Node.`,
+      detail: `No Node has the providerID of ${listSome(
+        stuck.map((x) => x.j.instance?.name ?? x.j.key),
+        10,
+      )}. The oldest was created at ${new Date(oldest).toISOString()}. Their AMPMs stay NodeProvisioning and never Ready; cluster-autoscaler treats them as unregistered and removes them after max-node-provision-time (15 min by default).`,
+      suggestedAction:
+        'Look at the VM boot diagnostics and cloud-init/kubeadm logs. Delete the Machine (or use a MachineHealthCheck) to replace it. A resync cannot help.',
+      derivedSince: new Date(oldest + NODE_JOIN_GRACE_MS).toISOString(),
     });
-    if (stuck.length) {
-      const oldest = Math.min(...stuck.map((s) => s.created));
-      drafts.push({
-        code: 'node-not-joined',
-        severity: 'warning',
-        summary: `${plural(stuck.length, 'instance')} running for over 10 min without a Node.`,
-        detail: `No Node has the providerID of ${listSome(
-          stuck.map((s) => s.j.instance?.name ?? s.j.key),
-          10,
-        )}. The oldest was created at ${new Date(oldest).toISOString()}. Their AMPMs stay NodeProvisioning and never Ready; cluster-autoscaler treats them as unregistered and removes them after max-node-provision-time (15 min by default).`,
-        suggestedAction:
-          'Look at the VM boot diagnostics and cloud-init/kubeadm logs. Delete the Machine (or use a MachineHealthCheck) to replace it. A resync cannot help.',
-        derivedSince: new Date(oldest + NODE_JOIN_GRACE_MS).toISOString(),
-      });
-    }
   }
+
+  const gone = goneFromAzureFinding(model, joined, drift, nowMs);
+  if (gone) drafts.push(gone);
 
   if (model.azure.state === 'throttled' || model.azure.state === 'unreachable') {
     const throttled = model.azure.state === 'throttled';
@@ -747,14 +845,15 @@ export function diagnose(
   }
 
   const prev = opts.previous ? new Map(opts.previous.map((f) => [f.code, f.since])) : null;
-  const findings = drafts.map(({ derivedSince: told, ...f }): Finding => {
+  const findings = drafts.map(({ derivedSince: told, warnFor, ...f }): Finding => {
     // A condition's time comes from the API server's clock: one ahead of poolscope's would date the finding in the
     // future ("frozen for 0 s" while it counts up to it); it started no later than now, when it was seen.
     const derivedSince = told !== undefined && (toMs(told) ?? -Infinity) > nowMs ? opts.now : told;
     let since: string | undefined;
     if (prev?.has(f.code)) since = prev.get(f.code) ?? derivedSince;
     else since = derivedSince ?? (prev ? opts.now : undefined);
-    return since ? { ...f, since } : f;
+    const found = since ? { ...f, since } : f;
+    return warnFor === undefined ? found : escalated(found, warnFor, nowMs);
   });
   return findings.sort(
     (a, b) =>

@@ -4,7 +4,7 @@
 
 import type { PoolRef, SourceState } from './api-types';
 import { parseProviderId, providerIdFromArmId, providerIdProblem, type ParsedProviderId } from './provider-id';
-import { arr, bool, get, num, str, strings, toMs, type KubeObject } from './unstructured';
+import { arr, bool, get, machineDeletingStage, num, str, strings, toMs, type KubeObject } from './unstructured';
 import { SlimAmpm, SlimMachine, SlimNode, compactTimeMs, intern } from './slim';
 
 const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
@@ -139,6 +139,10 @@ export interface MachineModel {
   nodeRef: string | null;
   phase: string | null;
   deleting: boolean;
+  /** metadata.deletionTimestamp, milliseconds since the epoch. */
+  deletingSince: number | null;
+  /** Where its deletion stands (lib/unstructured's machineDeletingStage), e.g. DrainingNode. */
+  deletingStage: string | null;
 }
 
 export interface NodeModel {
@@ -474,13 +478,18 @@ function normaliseMachine(obj: KubeObject): MachineModel {
       nodeRef: obj.nodeRef ?? null,
       phase: obj.phase ?? null,
       deleting: Boolean(obj.deleted),
+      deletingSince: toMs(obj.deleted ?? null),
+      deletingStage: obj.deletingStage ?? null,
     };
+  const deleted = obj.metadata?.deletionTimestamp ?? null;
   return {
     name: obj.metadata?.name ?? '',
     providerID: str(obj, 'spec', 'providerID'),
     nodeRef: str(obj, 'status', 'nodeRef', 'name'),
     phase: str(obj, 'status', 'phase'),
-    deleting: Boolean(obj.metadata?.deletionTimestamp),
+    deleting: Boolean(deleted),
+    deletingSince: toMs(deleted),
+    deletingStage: deleted ? machineDeletingStage(obj) : null,
   };
 }
 

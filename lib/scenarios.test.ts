@@ -60,8 +60,9 @@ const EXPECTED: Record<string, Expected> = {
       ['node-without-instance', '3'],
       ['node-without-instance', '4'],
     ],
+    // Routine on this CAPZ for a while (FROZEN_CRITICAL_AFTER_MS): a warning until it lasts.
     findings: [
-      ['readiness-gate-frozen', 'critical'],
+      ['readiness-gate-frozen', 'warning'],
       ['scaling', 'info'],
     ],
     recommended: 'sync-provider-ids',
@@ -109,7 +110,10 @@ const EXPECTED: Record<string, Expected> = {
       ['ghost-in-machinepool', '2'],
       ['node-without-instance', '2'],
     ],
-    findings: [['scaling', 'info']],
+    findings: [
+      ['instances-gone-from-azure', 'warning'],
+      ['scaling', 'info'],
+    ],
     recommended: 'reconcile',
     reconcile: [true, true],
     sync: [false, false, [], []],
@@ -228,9 +232,10 @@ const EXPECTED: Record<string, Expected> = {
     drift: (['ghost-in-azuremachinepool', 'ghost-in-machinepool', 'node-without-instance'] as const).flatMap((kind) =>
       ['0', '1', '2'].map((m): [DriftKind, string] => [kind, m]),
     ),
+    // CAPZ re-creates the scale set itself: nothing to resync (docs/domain.md, "S17. Scale set deleted out of band").
     findings: [['vmss-not-found', 'critical']],
-    recommended: 'reconcile',
-    reconcile: [true, true],
+    recommended: null,
+    reconcile: [true, false],
     sync: [false, false, [], []],
     replicas: counts({
       vmssCapacity: null,
@@ -301,7 +306,10 @@ describe('plain-words findings', () => {
       detail: expect.stringContaining('(1 to add)') as string,
       suggestedAction: expect.stringContaining('Replace the failed instances') as string,
       since: '2026-11-29T11:46:00Z',
+      cause: 'vmss-failed',
     });
+    expect(vmss?.cause).toBe('instance-failed');
+    expect(failed?.cause).toBeUndefined();
     expect(frozen?.detail).toContain('#6488');
     expect(headline(frozen!, b.now)).toBe(
       'MachinePool providerIDList frozen for 14 min: AzureMachinePool not ready (provisioningState Failed, 1 instance failed: OSProvisioningTimedOut, ScaleSetRunning=False/ScaleSetProvisionFailed, 2 AMPMs ready for 3 desired). The autoscaler cannot see 1 instance.',
@@ -310,6 +318,46 @@ describe('plain-words findings', () => {
     expect(failed?.detail).toBe(
       "Failed: pool0_2 (OSProvisioningTimedOut). Their AMPMs never become Ready, so the AzureMachinePool's status.replicas stays below spec.replicas.",
     );
+  });
+
+  it('S1 (scale-up pre-1.20): the freeze is a warning until it lasts FROZEN_CRITICAL_AFTER_MS, then critical', () => {
+    const b = buildScenario('s01-scale-up-pre-fix');
+    const frozenAfter = (ms?: number) =>
+      analyzePool(b.input, { now: b.now, ...(ms !== undefined ? { frozenCriticalAfterMs: ms } : {}) }).findings.find(
+        (f) => f.code === 'readiness-gate-frozen',
+      );
+    // Frozen for 14 min: past the default 10.
+    const late = frozenAfter();
+    expect(late).toMatchObject({ severity: 'critical' });
+    expect(late).not.toHaveProperty('criticalFrom');
+    const early = frozenAfter(20 * 60_000);
+    expect(early).toMatchObject({ severity: 'warning' });
+    expect(Date.parse(early?.criticalFrom ?? '')).toBe(Date.parse(early?.since ?? '') + 20 * 60_000);
+    // A failed instance is no routine freeze: critical at once, whatever the setting.
+    const failed = buildScenario('s04-one-vm-failed-main');
+    expect(
+      analyzePool(failed.input, { now: failed.now, frozenCriticalAfterMs: 60 * 60_000 }).findings[0],
+    ).toMatchObject({ code: 'readiness-gate-frozen', severity: 'critical' });
+  });
+
+  it('S7: names each instance gone from Azure, and how its Machine stands, draining included', () => {
+    const b = buildScenario('s07-vm-deleted-out-of-band');
+    const gone = () =>
+      analyzePool(b.input, { now: b.now }).findings.find((f) => f.code === 'instances-gone-from-azure');
+    expect(gone()?.summary).toBe('1 instance gone from Azure but still in the AzureMachinePool list.');
+    expect(gone()?.detail).toMatch(/^Azure's scale set no longer has pool0-2: Machine pool0-2 not deleted yet\./);
+    const machine = b.input.machines?.find((m) => m.metadata?.name === 'pool0-2');
+    if (!machine?.metadata) throw new Error('no Machine pool0-2');
+    machine.metadata.deletionTimestamp = new Date(Date.parse(b.now) - 25 * 60_000).toISOString();
+    // CAPI's v1beta2 conditions: `status.conditions` on a v1beta2 object, `status.v1beta2.conditions` on a v1beta1.
+    const deleting = { conditions: [{ type: 'Deleting', status: 'True', reason: 'DrainingNode', message: 'x' }] };
+    (machine as { status?: unknown }).status = machine.apiVersion?.endsWith('/v1beta2')
+      ? deleting
+      : { v1beta2: deleting };
+    expect(gone()?.summary).toBe(
+      '1 instance gone from Azure but still in the AzureMachinePool list; 1 of their Machines deleting.',
+    );
+    expect(gone()?.detail).toContain('pool0-2: Machine pool0-2 deleting for 25 min (DrainingNode).');
   });
 
   it('S1 (seed, scale-up pre-1.20) recommends upgrading CAPZ', () => {

@@ -3,7 +3,7 @@
 // A slimmed object still reads as the API sends it (per-instance kinds through getters): the pool model reads
 // it through the same paths.
 
-import type { KubeObject } from './unstructured';
+import { machineDeletingStage, type KubeObject } from './unstructured';
 
 export type SlimKind = 'mp' | 'amp' | 'ampm' | 'machine' | 'cluster' | 'node' | 'event';
 
@@ -213,6 +213,8 @@ export class SlimMachine extends SlimInstance {
     readonly providerID: string | undefined,
     readonly phase: string | undefined,
     readonly nodeRef: string | undefined,
+    /** Where a deleting Machine's deletion stands (see machineDeletingStage), kept only while it is deleted. */
+    readonly deletingStage?: string,
   ) {
     super();
   }
@@ -231,7 +233,14 @@ export class SlimMachine extends SlimInstance {
   }
 
   get status(): Record<string, unknown> {
-    return defined({ phase: this.phase, nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef } });
+    return defined({
+      phase: this.phase,
+      nodeRef: this.nodeRef === undefined ? undefined : { name: this.nodeRef },
+      v1beta2:
+        this.deletingStage === undefined
+          ? undefined
+          : { conditions: [{ type: 'Deleting', status: 'True', reason: this.deletingStage }] },
+    });
   }
 }
 
@@ -362,6 +371,7 @@ export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): Ku
         intern(str(spec.providerID)),
         intern(str(status.phase)),
         intern(str(rec(status.nodeRef).name)),
+        m.deletionTimestamp ? intern(machineDeletingStage(obj) ?? undefined) : undefined,
       );
     }
     case 'node': {

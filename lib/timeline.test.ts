@@ -35,7 +35,7 @@ describe('buildTimeline', () => {
       {
         start: T0,
         end: T1,
-        value: 'critical',
+        value: 'warning',
         detail: d1.findings.find((f) => f.code === 'readiness-gate-frozen')?.summary,
       },
     ]);

@@ -63,3 +63,21 @@ export function toMs(ts: string | null | undefined): number | null {
   const ms = Date.parse(ts);
   return Number.isNaN(ms) ? null : ms;
 }
+
+/**
+ * Where a deleting Machine's deletion stands: the reason of CAPI's `Deleting` condition (v1beta2 conditions:
+ * `status.conditions` of a v1beta2 object, `status.v1beta2.conditions` of a v1beta1 one), e.g. `DrainingNode`,
+ * `WaitingForVolumeDetach`, `WaitingForPreTerminateHook`; else a v1beta1 `DrainingSucceeded=False` reason
+ * (`Draining`, `DrainingFailed`). Null when the Machine says neither. A reason is a short CamelCase word, so any
+ * other text is dropped.
+ */
+export function machineDeletingStage(obj: unknown): string | null {
+  const v1beta2 = (str(obj, 'apiVersion') ?? '').endsWith('/v1beta2');
+  const conditions = v1beta2 ? arr(obj, 'status', 'conditions') : arr(obj, 'status', 'v1beta2', 'conditions');
+  const deleting = conditions.find((c) => str(c, 'type') === 'Deleting' && str(c, 'status') === 'True');
+  const draining = arr(obj, 'status', 'conditions').find(
+    (c) => str(c, 'type') === 'DrainingSucceeded' && str(c, 'status') === 'False',
+  );
+  const reason = str(deleting, 'reason') ?? str(draining, 'reason');
+  return reason !== null && /^[A-Za-z]{1,64}$/.test(reason) ? reason : null;
+}

@@ -31,8 +31,28 @@ describe('resync verdict', () => {
           'CAPI will not copy the list while the AzureMachinePool is not ready; this writes exactly what it would copy (2 to add, 1 to remove).',
         wouldAdd: [id('1'), id('2')],
         wouldRemove: [id('9')],
+        wouldAddWithoutNode: [],
       },
     });
+  });
+
+  it('says when the copy would add a failed instance or one without a Node, and what the autoscaler does then', () => {
+    const v = verdict({
+      ...frozen,
+      instances: [{ member: '0' }, { member: '1', state: 'Failed' }, { member: '2', node: 'none' }],
+    });
+    expect(v.syncProviderIds.wouldAddWithoutNode).toEqual([id('1'), id('2')]);
+    expect(v.syncProviderIds.reason).toContain(
+      'It adds 2 instances without a Node (failed or not joined yet): cluster-autoscaler counts them as nodes still registering and removes them after its max-node-provision-time (15 min by default), through Machine deletion.',
+    );
+  });
+
+  it('recommends no resync when the scale set is gone: CAPZ re-creates it', () => {
+    const v = verdict({ ...frozen, azure: 'not-found' });
+    expect(v.recommended).toBeNull();
+    expect(v.reconcile).toMatchObject({ allowed: true, canHelp: false });
+    expect(v.reconcile.reason).toMatch(/^The scale set does not exist in Azure\. CAPZ re-creates it/);
+    expect(v.syncProviderIds).toMatchObject({ allowed: false, canHelp: false });
   });
 
   it('recommends a reconcile when the gate is open and CAPI just has not copied yet', () => {

@@ -4,7 +4,31 @@
 import type { DriftItem, ResyncVerdict, SourceState } from './api-types';
 import { gateClosed, listDiff } from './diagnosis';
 import { plural } from './format';
+import type { JoinedId } from './join';
 import { isPaused, type PoolModel } from './pool-model';
+
+/** Why a reconcile cannot help while the scale set is missing (docs/domain.md, "S17. Scale set deleted out of band"). */
+const VMSS_GONE =
+  'The scale set does not exist in Azure. CAPZ re-creates it from the AzureMachinePool spec on its next reconcile and then deletes the Machines of the old instances; a trigger would only hasten that by seconds. Escalate instead: find out who deleted it.';
+
+/**
+ * The IDs a copy would add whose instance has no Node: failed in Azure, or not joined yet. The autoscaler takes
+ * each for a node still registering (docs/domain.md, "cluster-autoscaler and the MachinePool list").
+ */
+function addedWithoutNode(add: readonly string[], joined: readonly JoinedId[]): string[] {
+  const adding = new Set(add);
+  return joined.flatMap((j) => {
+    const id = j.raw.amp;
+    if (id === null || !adding.has(id)) return [];
+    return j.node === null || j.instance?.provisioningState === 'Failed' ? [id] : [];
+  });
+}
+
+function withoutNodeSentence(ids: readonly string[]): string {
+  if (!ids.length) return '';
+  const one = ids.length === 1;
+  return ` It adds ${plural(ids.length, 'instance')} without a Node (failed or not joined yet): cluster-autoscaler counts ${one ? 'it' : 'them'} as ${one ? 'a node' : 'nodes'} still registering and removes ${one ? 'it' : 'them'} after its max-node-provision-time (15 min by default), through Machine deletion.`;
+}
 
 function refusal(model: PoolModel, kube: SourceState | undefined): string | null {
   if (kube?.state === 'unreachable') {
@@ -20,7 +44,12 @@ function refusal(model: PoolModel, kube: SourceState | undefined): string | null
   return null;
 }
 
-export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[], kube?: SourceState): ResyncVerdict {
+export function resyncVerdict(
+  model: PoolModel,
+  joined: readonly JoinedId[],
+  drift: readonly DriftItem[],
+  kube?: SourceState,
+): ResyncVerdict {
   const { add, remove } = listDiff(model);
   const blocked = refusal(model, kube);
   const closed = gateClosed(model);
@@ -32,6 +61,8 @@ export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[], kub
   let reconcile: ResyncVerdict['reconcile'];
   if (blocked) {
     reconcile = { allowed: false, canHelp: false, reason: blocked };
+  } else if (model.azure.state === 'not-found') {
+    reconcile = { allowed: true, canHelp: false, reason: VMSS_GONE };
   } else if (unreachable) {
     reconcile = {
       allowed: true,
@@ -75,6 +106,8 @@ export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[], kub
   if (!syncReason && unreachable)
     syncReason =
       "poolscope cannot read the workload cluster's Nodes, so it cannot check the list against them (and if CAPI cannot reach it either, it cannot maintain nodeRefs for a rewritten list); restore connectivity first.";
+  if (!syncReason && model.azure.state === 'not-found')
+    syncReason = 'The scale set does not exist in Azure: every ID in both lists points at an instance that is gone.';
   if (!syncReason && model.amp && model.amp.providerIDList.length === 0 && (model.mp.replicas ?? 0) > 0) {
     syncReason = 'The AzureMachinePool list is empty while replicas > 0; copying it would drop every instance.';
   }
@@ -101,22 +134,22 @@ export function resyncVerdict(model: PoolModel, drift: readonly DriftItem[], kub
     (d) => d.kind === 'other-scale-set' && d.sources.mp !== null && d.sources.amp === null,
   ).length;
   const counts = `${add.length} to add, ${remove.length} to remove${othersLeaving ? `, ${othersLeaving} of them of another scale set, whose Node${othersLeaving === 1 ? '' : 's'} CAPI may then delete once as retired (${othersLeaving === 1 ? 'it registers' : 'they register'} again)` : ''}`;
+  const lists = { wouldAdd: add, wouldRemove: remove, wouldAddWithoutNode: addedWithoutNode(add, joined) };
+  const also = withoutNodeSentence(lists.wouldAddWithoutNode);
   const syncProviderIds: ResyncVerdict['syncProviderIds'] = syncReason
-    ? { allowed: false, canHelp: false, reason: syncReason, wouldAdd: add, wouldRemove: remove }
+    ? { allowed: false, canHelp: false, reason: syncReason, ...lists }
     : closed
       ? {
           allowed: true,
           canHelp: true,
-          reason: `CAPI will not copy the list while the AzureMachinePool is not ready; this writes exactly what it would copy (${counts}).`,
-          wouldAdd: add,
-          wouldRemove: remove,
+          reason: `CAPI will not copy the list while the AzureMachinePool is not ready; this writes exactly what it would copy (${counts}).${also}`,
+          ...lists,
         }
       : {
           allowed: true,
           canHelp: true,
-          reason: `CAPI copies the list itself on its next reconcile; writing it now has the same effect (${counts}).`,
-          wouldAdd: add,
-          wouldRemove: remove,
+          reason: `CAPI copies the list itself on its next reconcile; writing it now has the same effect (${counts}).${also}`,
+          ...lists,
         };
 
   let recommended: ResyncVerdict['recommended'] = null;

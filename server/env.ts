@@ -84,6 +84,7 @@ const schema = z
     POOLSCOPE_AZURE_BUDGET_SHARE: z.coerce.number().gt(0).max(1).default(0.1),
     POOLSCOPE_FAST_INTERVAL_SECONDS: seconds(15),
     POOLSCOPE_SLOW_INTERVAL_SECONDS: seconds(120),
+    POOLSCOPE_FROZEN_CRITICAL_AFTER_SECONDS: seconds(600, 0),
     POOLSCOPE_RETENTION_DAYS: seconds(30),
     POOLSCOPE_RETENTION_MAX_SIZE: size(),
     POOLSCOPE_COLLECTOR: bool(true),

@@ -1,43 +1,76 @@
-// The diagnosis panel never stands empty: with no finding it says which source it could not read.
+// The diagnosis panel: never empty; findings that follow from one another as one headline with its evidence; the
+// worst one open with what to do, names filled in and commands to copy; each finding's age.
 
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
+import { analyzePool } from '@/lib/analyze';
 import type { Finding, PoolDetail } from '@/lib/api-types';
+import { buildScenario } from '@/lib/fixtures/scenarios';
 import { FindingsPanel } from './findings-panel';
 
-const at = '2026-12-04T15:46:30.562Z';
 const ok = { state: 'ok' } as const;
 const text = (html: string) =>
   html
     .replace(/<[^>]+>/g, ' ')
+    .replace(/&#x27;/g, "'")
+    .replace(/&quot;/g, '"')
     .replace(/\s+/g, ' ')
     .trim();
 
+function detailWith(findings: Finding[], sources: PoolDetail['sources']): PoolDetail {
+  const b = buildScenario('s02-scale-up-post-fix');
+  return { ...analyzePool(b.input, { now: b.now }), findings, sources };
+}
+
 describe('FindingsPanel', () => {
   it('says which sources are unread when there is no finding', () => {
-    const sources: PoolDetail['sources'] = {
-      kube: ok,
-      workload: ok,
-      azure: { state: 'unknown', reason: 'not read yet' },
-    };
-    const html = renderToStaticMarkup(<FindingsPanel findings={[]} sources={sources} at={at} live={false} />);
-    expect(text(html)).toBe(
+    const d = detailWith([], { kube: ok, workload: ok, azure: { state: 'unknown', reason: 'not read yet' } });
+    expect(text(renderToStaticMarkup(<FindingsPanel detail={d} live={false} />))).toBe(
       'Diagnosis Nothing found so far, but not every source is read: Azure (not read yet). What poolscope cannot read, it cannot compare.',
     );
   });
 
-  it('shows the findings, and no such sentence, when there are some', () => {
+  it('shows a healthy pool closed, with no such sentence', () => {
     const f: Finding = {
       code: 'healthy',
       severity: 'info',
-      summary: 'Healthy: every source agrees.',
+      summary: 'Healthy.',
       detail: 'd',
       suggestedAction: 'None.',
     };
     const html = renderToStaticMarkup(
-      <FindingsPanel findings={[f]} sources={{ kube: ok, workload: ok, azure: ok }} at={at} live={false} />,
+      <FindingsPanel detail={detailWith([f], { kube: ok, workload: ok, azure: ok })} live={false} />,
     );
     expect(html).not.toContain('no-findings');
     expect(html).toContain('data-finding="healthy"');
+    expect(html).not.toContain('<details open');
+  });
+});
+
+describe('S4: the frozen list, because the scale set is Failed, because an instance failed', () => {
+  const b = buildScenario('s04-one-vm-failed-main');
+  const d = analyzePool(b.input, { now: b.now });
+  const html = renderToStaticMarkup(<FindingsPanel detail={d} live={false} />);
+  const heads = html.match(/<li data-finding="[^"]+" class="rounded/g) ?? [];
+
+  it('is one headline, its causes listed under it, with their ages', () => {
+    expect(heads[0]).toContain('readiness-gate-frozen');
+    expect(heads.join()).not.toContain('"vmss-failed"');
+    const t = text(html);
+    expect(t).toContain(
+      'because critical Scale set pool0 is in provisioningState Failed (1 instance failed: OSProvisioningTimedOut).',
+    );
+    expect(t).toMatch(/MachinePool providerIDList frozen for 14 min: .* since 29 Nov 2026, 11:46:00 UTC · for 14 min/);
+  });
+
+  it('opens with what to do, the root cause first, and the command to delete the failed Machine by name', () => {
+    expect(html).toContain('<details open');
+    const todo = text(html.match(/<ol[^>]*data-testid="what-to-do".*?<\/ol>/)?.[0] ?? '');
+    expect(todo).toMatch(/^Delete the Machine of each failed instance/);
+    const steps = text(html.match(/<ul[^>]*data-testid="next-steps".*?<\/ul>/)?.[0] ?? '');
+    expect(steps).toContain(
+      `Replace pool0_2 (failed): delete its Machine; CAPZ deletes the VM and the scale set makes a new one kubectl --context ${d.summary.ref.context} -n default delete machine pool0-2 Copy`,
+    );
+    expect(html).toContain('href="https://github.com/kubernetes-sigs/cluster-api-provider-azure/issues/6488"');
   });
 });

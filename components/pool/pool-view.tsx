@@ -89,7 +89,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           </Link>
         </p>
       ) : null}
-      <FindingsPanel findings={d.findings} sources={d.sources} at={d.at} live={w.at === null} />
+      <FindingsPanel detail={d} live={w.at === null} />
       <VerdictPanel
         verdict={d.verdict}
         action={

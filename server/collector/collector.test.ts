@@ -236,8 +236,9 @@ describe('collector on the seed scenario', () => {
     const frozen = field(ended, 'finding.readiness-gate-frozen');
     const start = frozen.find((e) => e.from === null);
     const end = frozen.at(-1);
-    expect(start).toMatchObject({ from: null, to: 'critical' });
-    expect(end).toMatchObject({ from: 'critical', to: null });
+    // A scale-up freeze on CAPZ before v1.20 is routine until it lasts 10 min: this one is over in seconds.
+    expect(start).toMatchObject({ from: null, to: 'warning' });
+    expect(end).toMatchObject({ from: 'warning', to: null });
     // At 20× the freeze lasts about two simulated minutes: between 2 and 10 real seconds.
     const lasted = Date.parse(end!.at) - Date.parse(start!.at);
     expect(lasted).toBeGreaterThan(2000);

@@ -145,6 +145,8 @@ export interface CollectorOptions {
   maxPoolsPerCycle?: number;
   /** The start-up grace in real milliseconds (DEFAULT_START_GRACE_MS). */
   startGraceMs?: number;
+  /** How long a frozen list while a pool scales on CAPZ before v1.20 is a warning (lib/diagnosis's default). */
+  frozenCriticalAfterMs?: number;
 }
 
 export type { AzureHealth } from '@/lib/api-types';
@@ -680,7 +682,13 @@ export class Collector {
       const kube: SourceState = src.kubeState();
       detail = analyzePool(
         { ...input, azure },
-        { now: at, previous: prev, kube, lastChange: prev?.summary.lastChange ?? null },
+        {
+          now: at,
+          previous: prev,
+          kube,
+          lastChange: prev?.summary.lastChange ?? null,
+          frozenCriticalAfterMs: this.opts.frozenCriticalAfterMs,
+        },
       );
       if (throttledError !== undefined)
         detail.sources.azure = { state: 'throttled', error: throttledError, retryAfterSeconds: null };

@@ -193,6 +193,7 @@ export async function startRuntime(e: Env = readEnv()): Promise<Runtime> {
           slowSeconds: e.POOLSCOPE_SLOW_INTERVAL_SECONDS,
           budgetShare: e.POOLSCOPE_AZURE_BUDGET_SHARE,
         }),
+        frozenCriticalAfterMs: e.POOLSCOPE_FROZEN_CRITICAL_AFTER_SECONDS * 1000,
       });
     const startCollecting = async () => {
       collector = makeCollector();

@@ -65,7 +65,7 @@ export const queryKeys = {
  * How often the pages read the sources again. Stored changes arrive live, but some states come with nothing stored
  * (a store refusing writes stores nothing), so no live event announces them.
  */
-const SOURCES_REFRESH_MS = 30_000;
+export const SOURCES_REFRESH_MS = 30_000;
 
 /** The sources and the store, for pages that do not read the fleet. */
 export const sourcesOptions = () =>
@@ -87,7 +87,7 @@ export const fleetOptions = (f: FleetFilters) =>
  * How often a pool's page reads its current state again: an Azure read that changes nothing stores nothing (no live
  * event announces it), and the page says when Azure was last read (a pool in motion: every ~15 s).
  */
-const POOL_REFRESH_MS = 15_000;
+export const POOL_REFRESH_MS = 15_000;
 
 export const poolOptions = (ref: PoolRef, at: string | null) =>
   queryOptions({

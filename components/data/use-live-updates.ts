@@ -16,9 +16,8 @@ import {
   type LiveState,
 } from '@/lib/live';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
+import { setLiveStatus, type LiveStatus } from './live-status';
 import type { WindowKey } from './queries';
-
-export type LiveStatus = 'connecting' | 'live' | 'reconnecting';
 
 /** True for queries that follow "now" (not a past instant or a fixed range). */
 function isLive(q: Query): boolean {
@@ -82,8 +81,12 @@ export function useHydratedView(): void {
 
 export function useLiveUpdates(): LiveStatus {
   const client = useQueryClient();
-  const [status, setStatus] = useState<LiveStatus>('connecting');
+  const [status, setLocalStatus] = useState<LiveStatus>('connecting');
   useEffect(() => {
+    const setStatus = (s: LiveStatus) => {
+      setLocalStatus(s);
+      setLiveStatus(s);
+    };
     let state: LiveState = INITIAL_LIVE_STATE;
     let es: EventSource | null = null;
     const feed = (input: Parameters<typeof reduceLive>[1]) => {

@@ -9,6 +9,8 @@ import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
 import type { PoolSummary } from '@/lib/api-types';
 import { worstHeadline } from '@/lib/diagnosis';
+import { formatDuration } from '@/lib/format';
+import { toMs } from '@/lib/unstructured';
 import { fleetQuery, poolPath, type FleetFilters, type SortKey } from '@/lib/url-state';
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { Breakable } from '@/components/ui/breakable';
@@ -125,7 +127,7 @@ function SortSelect({ filters: fromUrl }: { filters: FleetFilters }) {
   );
 }
 
-/** A pool's worst finding; a frozen list's says for how long, counting on (only those cells tick). */
+/** A pool's worst finding, and for how long it has held, counting on (a healthy pool's cell does not tick). */
 function WorstFinding({
   finding,
   active,
@@ -135,12 +137,23 @@ function WorstFinding({
   active: PoolSummary['activeFindings'];
   at: string;
 }) {
-  const now = useLiveNow(at, finding.code === 'readiness-gate-frozen');
+  const now = useLiveNow(at, finding.code !== 'healthy');
   const text = worstHeadline(finding, active, now);
+  const since = toMs(active?.find((f) => f.code === finding.code)?.since ?? null);
+  // The frozen list's headline says it already ("frozen for 14 min").
+  const age =
+    since !== null && finding.code !== 'healthy' && finding.code !== 'readiness-gate-frozen'
+      ? ` · for ${formatDuration((toMs(now) ?? since) - since)}`
+      : '';
   // On a phone's width, four lines at most: the whole summary is on hover and on the pool's page.
   return (
-    <span className="max-sm:line-clamp-4" title={text}>
+    <span className="max-sm:line-clamp-4" title={text + age}>
       <Breakable text={text} />
+      {age ? (
+        <span data-testid="finding-age" className="text-slate-600 dark:text-slate-400">
+          {age}
+        </span>
+      ) : null}
     </span>
   );
 }

@@ -2,7 +2,8 @@
 
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'next/navigation';
-import { fleetOptions } from '@/components/data/queries';
+import { SOURCES_REFRESH_MS, fleetOptions } from '@/components/data/queries';
+import { StaleBanner, useStaleness } from '@/components/ui/stale-banner';
 import { useHydratedView } from '@/components/data/use-live-updates';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { hasSeverity, parseFleetParams, severityCounts } from '@/lib/url-state';
@@ -17,6 +18,7 @@ export function FleetView() {
   const filters = parseFleetParams(params);
   const q = useQuery({ ...fleetOptions(filters), placeholderData: keepPreviousData });
   useHydratedView();
+  const stale = useStaleness(q.dataUpdatedAt, SOURCES_REFRESH_MS);
   if (q.isPending) return <FleetSkeleton />;
   if (q.isError)
     return <ErrorPanel title="The fleet could not be loaded" error={q.error} onRetry={() => void q.refetch()} />;
@@ -35,7 +37,8 @@ export function FleetView() {
   const shown = filters.severity ? data.pools.filter((p) => hasSeverity(p, filters.severity)) : data.pools;
   return (
     <div className="space-y-4">
-      <SourceBar sources={data.sources} />
+      <StaleBanner stale={stale} />
+      <SourceBar sources={data.sources} stale={stale !== null} />
       <FleetFilters filters={filters} contexts={contexts} namespaces={namespaces} deleted={data.deleted} />
       <div className="flex flex-wrap items-center gap-x-6 gap-y-2">
         <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite" data-testid="pool-count">

@@ -5,6 +5,7 @@ import { StoreAlert } from '@/components/ui/store-alert';
 
 const LABEL = {
   live: 'live',
+  'last-known-live': 'live when last read',
   stale: 'stale since',
   error: 'unreachable since',
   starting: 'starting',
@@ -18,20 +19,24 @@ function Source({
   state,
   since,
   error,
+  stale,
 }: {
   kind: string;
   name: string;
   state: keyof typeof LABEL;
   since: string;
   error?: string | undefined;
+  stale: boolean;
 }) {
+  // Read from a server that no longer answers, "live" would be a claim about now that nobody can make.
+  const shown: keyof typeof LABEL = stale && state === 'live' ? 'last-known-live' : state;
   return (
     <li className="flex items-center gap-1.5" title={error}>
       <span className="text-slate-500 dark:text-slate-400">{kind}</span>
       <span className="font-medium">{name}</span>
-      <Badge tone={toneOf(state)}>
-        {LABEL[state]}
-        {state !== 'live' && state !== 'starting' ? (
+      <Badge tone={shown === 'last-known-live' ? 'neutral' : toneOf(shown)}>
+        {LABEL[shown]}
+        {shown !== 'live' && shown !== 'starting' && shown !== 'last-known-live' ? (
           <>
             &nbsp;
             <LocalTime iso={since} withDate={false} />
@@ -43,7 +48,7 @@ function Source({
 }
 
 /** Every management cluster, workload cluster and subscription, and whether poolscope can read it. */
-export function SourceBar({ sources }: { sources: SourcesReport }) {
+export function SourceBar({ sources, stale = false }: { sources: SourcesReport; stale?: boolean }) {
   return (
     <section aria-label="Sources" className="rounded border border-slate-200 px-3 py-2 text-sm dark:border-slate-800">
       <StoreAlert store={sources.store} />
@@ -69,6 +74,7 @@ export function SourceBar({ sources }: { sources: SourcesReport }) {
             state={s.state}
             since={s.since}
             error={s.error}
+            stale={stale}
           />
         ))}
         {sources.azure.map((s) => (
@@ -79,6 +85,7 @@ export function SourceBar({ sources }: { sources: SourcesReport }) {
             state={s.state}
             since={s.since}
             error={s.error}
+            stale={stale}
           />
         ))}
       </ul>

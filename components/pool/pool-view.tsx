@@ -5,7 +5,15 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import type { PoolRef } from '@/lib/api-types';
 import { windowQuery, type TimeWindow } from '@/lib/url-state';
-import { poolApiPath, poolOptions, sourcesOptions, timelineOptions, windowKey } from '@/components/data/queries';
+import {
+  POOL_REFRESH_MS,
+  poolApiPath,
+  poolOptions,
+  sourcesOptions,
+  timelineOptions,
+  windowKey,
+} from '@/components/data/queries';
+import { StaleBanner, useStaleness } from '@/components/ui/stale-banner';
 import { useHydratedView } from '@/components/data/use-live-updates';
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { ErrorPanel } from '@/components/ui/error-panel';
@@ -31,6 +39,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
   const timeline = useQuery(timelineOptions(poolRef, windowKey(w)));
   const sources = useQuery(sourcesOptions());
   useHydratedView();
+  const stale = useStaleness(pool.dataUpdatedAt, POOL_REFRESH_MS);
   if (pool.isPending) return <PoolSkeleton />;
   if (pool.isError)
     return <ErrorPanel title="This pool could not be loaded" error={pool.error} onRetry={() => void pool.refetch()} />;
@@ -75,6 +84,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           ) : null}
         </p>
       </div>
+      {w.at === null ? <StaleBanner stale={stale} /> : null}
       <StoreAlert store={sources.data?.store} />
       <DeletedNote summary={s} />
       {w.at ? (

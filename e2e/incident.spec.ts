@@ -1,0 +1,76 @@
+// The pool page in an incident (issue #58): what is wrong as one headline with its evidence, for how long, what to
+// do with the names filled in and a command to copy; and data that is no longer live says so.
+
+import { expect, test } from '@playwright/test';
+import type { PoolResponse } from '../lib/api-types';
+import { pool } from './fleet';
+
+test.describe.configure({ mode: 'serial' });
+
+/** mgmt-neu/general's failed VM (sim/scenarios/demo.yaml), once the pool's findings say so. */
+async function failedPool(request: Parameters<typeof pool>[0]): Promise<PoolResponse> {
+  let p: PoolResponse | null = null;
+  await expect
+    .poll(
+      async () => {
+        p = await pool(request, 'mgmt-neu/default/general');
+        return p.pool.findings.map((f) => f.code);
+      },
+      { timeout: 30_000 },
+    )
+    .toEqual(expect.arrayContaining(['readiness-gate-frozen', 'instance-failed']));
+  return p!;
+}
+
+test('the worst finding opens with what to do: the failed instance named, its Machine deleted by name, to copy', async ({
+  page,
+  request,
+  context,
+}) => {
+  const p = await failedPool(request);
+  const failed = p.pool.instances.find((r) => r.azure?.provisioningState === 'Failed');
+  expect(failed?.machine?.name).toBeTruthy();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto('/pools/mgmt-neu/default/general');
+  const head = page.locator('[data-finding="readiness-gate-frozen"]');
+  await expect(head.locator('details')).toHaveAttribute('open', '');
+  const command = `kubectl --context mgmt-neu -n default delete machine ${failed!.machine!.name}`;
+  const step = head.locator('[data-testid="next-steps"] li', { hasText: command });
+  await expect(step).toBeVisible();
+  await step.getByRole('button', { name: /^Copy: Replace/ }).click();
+  await expect(step.getByRole('button')).toHaveText('Copied');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(command);
+  // The root cause's action comes first.
+  await expect(head.locator('[data-testid="what-to-do"] li').first()).toHaveText(/^Delete the Machine of each failed/);
+});
+
+test('findings that share a cause are one headline with their evidence and ages', async ({ page, request }) => {
+  const p = await failedPool(request);
+  const chain = p.pool.findings.filter((f) => f.cause).map((f) => [f.code, f.cause]);
+  expect(chain).toContainEqual(['readiness-gate-frozen', expect.stringMatching(/^(vmss-failed|instance-failed)$/)]);
+  await page.goto('/pools/mgmt-neu/default/general');
+  const head = page.locator('[data-finding="readiness-gate-frozen"]');
+  await expect(head.getByRole('list', { name: 'Because' }).locator('[data-finding="instance-failed"]')).toBeVisible();
+  // Listed under the headline, not as a headline of its own.
+  await expect(
+    page.locator('section[aria-labelledby="findings-h"] > ul > li[data-finding="instance-failed"]'),
+  ).toHaveCount(0);
+  await expect(head.locator('[data-testid="finding-age"]').first()).toHaveText(/^since .+ · for \d+ (s|min)/);
+});
+
+test('data no longer live says so, with its age, and the sources stop saying live', async ({ page, context }) => {
+  await page.goto('/');
+  await expect(page.locator('[data-live="live"]')).toBeVisible({ timeout: 15_000 });
+  await expect(page.locator('section[aria-label="Sources"]')).toContainText('live');
+  await expect(page.getByTestId('stale-banner')).toHaveCount(0);
+  // As the browser sees a server that stopped: every request fails, the change stream drops.
+  await context.setOffline(true);
+  const banner = page.getByTestId('stale-banner');
+  await expect(banner).toBeVisible({ timeout: 15_000 });
+  await expect(banner).toContainText(/Not live: the connection to poolscope was lost \d+ s ago\./);
+  await expect(banner).toContainText(/What you see was read at .+ \(\d+ s ago\)/);
+  await expect(page.locator('section[aria-label="Sources"]')).not.toContainText(/\blive$|\blive\b(?! when)/);
+  await expect(page.locator('section[aria-label="Sources"]')).toContainText('live when last read');
+  await context.setOffline(false);
+  await expect(banner).toHaveCount(0, { timeout: 30_000 });
+});

@@ -73,7 +73,7 @@ test('copying the list of the frozen seed pool clears its drift on screen, with 
   // The collector sees the new list; the page follows without a reload.
   await expect(page.locator('[data-drift="missing-from-machinepool"]')).toHaveCount(0, { timeout: 20_000 });
   await expect(page.getByRole('region', { name: /Changes in this window/ })).toContainText(
-    'sync-provider-ids by operator: done',
+    'Copy providerIDs by operator: done',
   );
 });
 
@@ -84,7 +84,7 @@ test('the API reports the resync and its Event', async ({ request }) => {
     await request.get(`/api/pools/${GENERAL}/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)
   ).json()) as { entries: { field: string; to: string | null }[]; markers: { kind: string; label: string }[] };
   expect(tl.markers.filter((m) => m.kind === 'resync').map((m) => m.label)).toEqual([
-    'Resync: sync-provider-ids by operator: done',
+    'Resync: Copy providerIDs by operator: done',
   ]);
   // The Kubernetes Event reached the collector too (it records Events about pools).
   await expect

@@ -152,7 +152,7 @@ test('the seed pool page explains the freeze and shows the instances the autosca
   await expect(page.getByTestId('timeline-chart')).toHaveAttribute('data-lane-labels', 'full');
   const opensAt = await page.getByTestId('timeline-chart').getAttribute('data-opens-at');
   expect(Date.parse(opensAt ?? '')).toBeGreaterThan(Date.now() - 40 * 60_000);
-  await expect(page.getByRole('region', { name: /^Resync$/ })).toContainText('Sync the MachinePool providerIDList');
+  await expect(page.getByRole('region', { name: /^Resync$/ })).toContainText('Copy providerIDs');
   expect(errors).toEqual([]);
 });
 

@@ -1,11 +1,12 @@
 // Resync in the browser, against the demo stack (its auth proxy signs the browser in as the simulator's
 // `operator`): copying the list of the frozen seed pool clears its drift on screen; a viewer sees the button
-// disabled and gets 403 from the API; a cross-site POST gets 403. Runs after dashboard.spec.ts, which expects
-// mgmt-neu/general still frozen.
+// disabled and gets 403 from the API; a cross-site POST gets 403; the dialog acts on the pool as it is when it
+// opens, both ways, and shows a reconcile's steps. Runs after dashboard.spec.ts, which expects mgmt-neu/general
+// still frozen.
 
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { pool, readMachinePool, tokenOf } from './fleet';
+import { patchMachinePool, pool, readMachinePool, tokenOf } from './fleet';
 
 const GENERAL = 'mgmt-neu/default/general';
 const URL_ = `/api/pools/${GENERAL}/resync`;
@@ -53,7 +54,7 @@ test('copying the list of the frozen seed pool clears its drift on screen, with 
   const dialog = page.getByTestId('resync-dialog');
   await expect(dialog).toBeVisible();
   // The recommended mode is preselected and previewed with a server-side dry run.
-  await expect(dialog.getByRole('radio', { name: /Copy the list into the MachinePool/ })).toBeChecked();
+  await expect(dialog.getByRole('radio', { name: /Copy providerIDs/ })).toBeChecked();
   await expect(dialog.getByTestId('resync-preview')).toContainText(/1 ID added, 0 removed\)\. Nothing was written/);
   await expect(dialog.getByTestId('resync-preview')).toContainText('+ general/virtualMachines/3');
   expect(
@@ -73,7 +74,7 @@ test('copying the list of the frozen seed pool clears its drift on screen, with 
   // The collector sees the new list; the page follows without a reload.
   await expect(page.locator('[data-drift="missing-from-machinepool"]')).toHaveCount(0, { timeout: 20_000 });
   await expect(page.getByRole('region', { name: /Changes in this window/ })).toContainText(
-    'sync-provider-ids by operator: done',
+    'Copy providerIDs by operator: done',
   );
 });
 
@@ -84,7 +85,7 @@ test('the API reports the resync and its Event', async ({ request }) => {
     await request.get(`/api/pools/${GENERAL}/timeline?from=${new Date(Date.now() - 3_600_000).toISOString()}`)
   ).json()) as { entries: { field: string; to: string | null }[]; markers: { kind: string; label: string }[] };
   expect(tl.markers.filter((m) => m.kind === 'resync').map((m) => m.label)).toEqual([
-    'Resync: sync-provider-ids by operator: done',
+    'Resync: Copy providerIDs by operator: done',
   ]);
   // The Kubernetes Event reached the collector too (it records Events about pools).
   await expect
@@ -98,4 +99,62 @@ test('the API reports the resync and its Event', async ({ request }) => {
       { timeout: 20_000 },
     )
     .toBe(true);
+});
+
+const SYSTEM = 'mgmt-weu/default/system';
+
+test('the dialog acts on the pool as it is now, after the pool changed under the page, both ways (#58)', async ({
+  page,
+}) => {
+  await page.goto(`/pools/${SYSTEM}?range=1h`);
+  await expect(page.locator('[data-live="live"]')).toBeVisible();
+  // The page reads what the operator may do while the pool is healthy: Resync is a secondary action then.
+  await expect(page.locator('#resync-why')).toHaveText(/Signed in as operator/);
+  const button = page.getByTestId('resync-button');
+  await expect(button).toHaveAttribute('data-emphasis', 'secondary');
+
+  // Scaling under CAPZ < 1.20 marks the AzureMachinePool not ready: the MachinePool list freezes under the page.
+  await patchMachinePool('mgmt-weu', 'system', { spec: { replicas: 6 } });
+  await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toBeVisible({ timeout: 20_000 });
+  await expect(button).toHaveAttribute('data-emphasis', 'primary');
+
+  // (a) Opened now, the dialog checks the pool afresh: copying is allowed, recommended and preselected.
+  await button.click();
+  const dialog = page.getByTestId('resync-dialog');
+  await expect(dialog.getByRole('heading', { name: 'Resync MachinePool default/system in mgmt-weu' })).toBeVisible();
+  const copy = dialog.getByRole('radio', { name: /Copy providerIDs/ });
+  const copyRow = dialog.locator('label').filter({ has: page.getByRole('radio', { name: /Copy providerIDs/ }) });
+  await expect(copy).toBeChecked();
+  await expect(copy).toBeEnabled();
+  await expect(copyRow).toContainText('recommended');
+  await expect(dialog.getByTestId('resync-preview')).toContainText(/\d+ IDs? added, 0 removed\)\. Nothing was written/);
+  await dialog.getByTestId('resync-confirm').click();
+  await expect(dialog.getByTestId('resync-result')).toContainText(
+    /Copied the AzureMachinePool list into the MachinePool/,
+  );
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(dialog).toBeHidden();
+
+  // (b) Reopened at once, before the collector has stored the copy: the fresh state, not a preview refused with 409.
+  await button.click();
+  await expect(dialog.getByTestId('resync-preview')).toBeVisible();
+  await expect(dialog.getByTestId('resync-preview-error')).toHaveCount(0);
+  if (await copy.isDisabled()) {
+    await expect(copyRow).toContainText('already holds the same IDs');
+  }
+
+  // A reconcile shows its steps: the annotations, the watch, and what the controllers did.
+  await dialog.getByRole('radio', { name: /Reconcile/ }).check();
+  await expect(dialog.getByTestId('resync-preview')).toContainText(/Dry run: the API server accepted the annotation/);
+  await expect(dialog.getByTestId('resync-confirm')).toHaveText('Reconcile');
+  await dialog.getByTestId('resync-confirm').click();
+  const steps = dialog.getByTestId('resync-steps');
+  await expect(steps.locator('[data-step="amp-annotated"]')).toContainText(
+    /Annotated AzureMachinePool default\/system/,
+  );
+  await expect(dialog.getByTestId('resync-result')).toContainText(/Reconcile triggered/, { timeout: 30_000 });
+  await expect(steps.locator('li[data-step]').first()).toHaveAttribute('data-step', 'checked');
+  for (const code of ['mp-annotated', 'watching', 'finished'])
+    await expect(steps.locator(`[data-step="${code}"]`)).toHaveCount(1);
+  await dialog.getByRole('button', { name: 'Close' }).click();
 });

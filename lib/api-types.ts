@@ -163,11 +163,34 @@ export interface ResyncIdentity {
   via: string;
 }
 
+/** What a step of a resync was: the pool read afresh, an object annotated or written, a controller answering. */
+export type ResyncStepCode =
+  | 'checked'
+  | 'amp-annotated'
+  | 'mp-annotated'
+  | 'mp-annotate-failed'
+  | 'watching'
+  | 'capz-reconciled'
+  | 'amp-ready'
+  | 'mp-list-changed'
+  | 'list-written'
+  | 'finished';
+
+/** One step of a resync, recorded as it happened. */
+export interface ResyncStep {
+  at: string;
+  code: ResyncStepCode;
+  /** The step in words, with resourceVersions and counts. */
+  text: string;
+}
+
 /** A resync under way on a pool (one at a time). */
 export interface ResyncRunning {
   mode: ResyncMode;
   user: string;
   startedAt: string;
+  /** Its steps so far, oldest first: a reconcile's annotations, then what CAPZ and CAPI did. */
+  steps: ResyncStep[];
 }
 
 /** `GET …/resync`: what this caller may do to this pool, and what poolscope thinks would help. */
@@ -179,14 +202,23 @@ export interface ResyncStatus {
   identityProblem: string | null;
   /** The cluster's RBAC answer (SubjectAccessReview) per mode; `permitted` false with the reason otherwise. */
   modes: Record<ResyncMode, { permitted: boolean; reason: string | null }>;
-  /** The verdict from the latest collected state (the POST re-checks it against fresh reads). */
+  /**
+   * The verdict: from the latest collected state, or with `?fresh=1` (for a caller the cluster permits a mode)
+   * from fresh reads of the cluster and Azure, as a POST decides. The POST re-checks it either way.
+   */
   verdict: ResyncVerdict | null;
+  /** Where `verdict` comes from: `collected` (the store) or `fresh` (read just now). */
+  verdictSource: 'collected' | 'fresh';
+  /** Names a fresh verdict: send it back as the POST's `verdictDigest`. Null for a collected one. */
+  verdictDigest: string | null;
   running: ResyncRunning | null;
 }
 
 export interface ResyncRequest {
   mode: ResyncMode;
   dryRun?: boolean;
+  /** The `verdictDigest` of the preview being confirmed: if the verdict changed since, nothing is done (409). */
+  verdictDigest?: string;
 }
 
 /** What happened to one object. */
@@ -236,6 +268,23 @@ export interface ResyncResult {
   audit: { event: string | null; marker: boolean; problems: string[] };
   /** True when this answer is the stored result of an earlier request with the same Idempotency-Key. */
   replayed: boolean;
+  /** Names the verdict this request was decided on; a confirm sends it back as `verdictDigest`. */
+  verdictDigest: string;
+  /** What was done, step by step (empty for a dry run). */
+  steps: ResyncStep[];
+}
+
+/**
+ * 409 `verdict-changed`: the verdict is no longer the one the request's `verdictDigest` names, so nothing was done.
+ * `preview` is what the request would do now, to show and confirm again.
+ */
+export interface ResyncVerdictChanged extends ApiError {
+  preview: {
+    verdict: ResyncVerdict;
+    verdictDigest: string;
+    /** The dry run of the requested mode on the current state; null when that mode is now refused (see `verdict`). */
+    dryRun: ResyncResult | null;
+  };
 }
 
 export type SourceState =

@@ -540,7 +540,7 @@ export function diagnose(
       severity: 'critical',
       summary: `MachinePool providerIDList frozen: AzureMachinePool not ready (${cause}).${sentence2}`,
       detail: `CAPI copies the AzureMachinePool's spec.providerIDList into the MachinePool only while the AzureMachinePool's status.ready is true; it is ${amp.ready === null ? 'unset' : 'false'}, and the lists differ (${diff}). Until it copies, cluster-autoscaler and the MachinePool's nodeRefs work from the stale list (the uninitialized taint still comes off: with MachinePool Machines, CAPI's Machine controller removes it).${versionText}`,
-      suggestedAction: `${action} A reconcile trigger cannot get past the gate; copying the list with poolscope's sync-provider-ids can, when its safety checks pass.`,
+      suggestedAction: `${action} A reconcile trigger cannot get past the gate; poolscope's Copy providerIDs can, when its safety checks pass.`,
       derivedSince: sinceOfCondition(model, 'Ready', 'False'),
       ...(vmssFailed ? { cause: 'vmss-failed' } : failed.length ? { cause: 'instance-failed' } : {}),
       ...(!vmssFailed && !failed.length && stuck.length ? { cause: 'node-not-joined' } : {}),

@@ -8,14 +8,30 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createGenerator } from 'ts-json-schema-generator';
 import { z } from 'zod';
-import { changesQuery, fleetQuery, poolParams, poolQuery, resyncBody, timelineQuery } from '../server/http/api-schemas';
+import {
+  changesQuery,
+  fleetQuery,
+  poolParams,
+  poolQuery,
+  resyncBody,
+  resyncStatusQuery,
+  timelineQuery,
+} from '../server/http/api-schemas';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 export const OPENAPI_FILE = path.join(ROOT, 'openapi.json');
 
 /** The answer types the handlers return, by the file that declares them. */
 const TYPES: Record<string, string[]> = {
-  'lib/api-types.ts': ['FleetResponse', 'PoolResponse', 'SourcesReport', 'ResyncStatus', 'ResyncResult', 'ApiError'],
+  'lib/api-types.ts': [
+    'FleetResponse',
+    'PoolResponse',
+    'SourcesReport',
+    'ResyncStatus',
+    'ResyncResult',
+    'ResyncVerdictChanged',
+    'ApiError',
+  ],
   'lib/timeline.ts': ['TimelineResponse', 'ChangesPage'],
 };
 
@@ -83,15 +99,15 @@ const json = (schema: Json) => ({ 'application/json': { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** An error answer: its status, the `code`s it can carry, and when. */
-function errors(list: [status: number, codes: string, when: string][]): Record<string, Json> {
+function errors(list: [status: number, codes: string, when: string, schema?: Json][]): Record<string, Json> {
   const out: Record<string, Json> = {};
-  for (const [status, codes, when] of list)
+  for (const [status, codes, when, schema] of list)
     out[String(status)] = {
       description: `${when} (\`error.code\`: ${codes
         .split(' ')
         .map((c) => `\`${c}\``)
         .join(', ')}).`,
-      content: json(ref('ApiError')),
+      content: json(schema ?? ref('ApiError')),
     };
   return out;
 }
@@ -223,16 +239,26 @@ export function openApiDocument(): Json {
         operationId: 'getResyncStatus',
         summary: 'What the caller may do to this pool',
         description:
-          "The caller's identity (or why it is not known), for each mode whether the cluster's RBAC permits it and why not, the verdict on the latest collected state, and a resync under way.",
-        parameters: parameters('path', poolParams),
+          "The caller's identity (or why it is not known), for each mode whether the cluster's RBAC permits it and why not, the verdict (on the latest collected state, or with `fresh` on fresh reads of the cluster and Azure), and a resync under way with its steps so far.",
+        parameters: [...parameters('path', poolParams), ...parameters('query', resyncStatusQuery)],
         responses: {
           200: { description: 'The status.', content: json(ref('ResyncStatus')) },
           ...errors([
-            [400, 'invalid-path', 'A path parameter is malformed'],
+            [400, 'invalid-path invalid-query', 'A path or query parameter is malformed'],
             [
               404,
               'unknown-context pool-not-found',
               'poolscope does not watch this context, or knows no such MachinePool',
+            ],
+            [
+              429,
+              'rate-limited',
+              'Too many fresh checks by this user; the `Retry-After` header says when to try again',
+            ],
+            [
+              502,
+              'cluster-error cluster-unreachable cluster-forbidden',
+              "With `fresh`: the cluster failed a call, could not be reached, or refused poolscope's own service account",
             ],
           ]),
           ...COMMON,
@@ -283,8 +309,9 @@ export function openApiDocument(): Json {
             [404, 'unknown-context pool-not-found', 'No such context or MachinePool'],
             [
               409,
-              'resync-refused resync-running concurrent-write',
-              'Refused on the fresh state (the message says why), another resync is running, or a controller wrote the MachinePool first (nothing was overwritten)',
+              'resync-refused resync-running concurrent-write verdict-changed',
+              'Refused on the fresh state (the message says why), another resync is running, a controller wrote the MachinePool first (nothing was overwritten), or the verdict is no longer the one `verdictDigest` names (nothing was done; the answer is a `ResyncVerdictChanged`, with the new preview)',
+              { anyOf: [ref('ApiError'), ref('ResyncVerdictChanged')] },
             ],
             [
               413,

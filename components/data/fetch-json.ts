@@ -7,6 +7,8 @@ export class ApiRequestError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The whole error answer: some carry more than `error` (a 409 `verdict-changed` its new preview). */
+    readonly body: unknown = null,
   ) {
     super(message);
   }
@@ -34,6 +36,7 @@ export async function fetchJson<T>(url: string, signal?: AbortSignal, init: Requ
     res.status,
     body?.error.code ?? 'http',
     body?.error.message ?? `The server answered ${res.status}.`,
+    body,
   );
 }
 

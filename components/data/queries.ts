@@ -6,6 +6,7 @@ import {
   poolKey,
   type FleetResponse,
   type PoolRef,
+  type ResyncMode,
   type ResyncRequest,
   type ResyncResult,
   type ResyncStatus,
@@ -58,6 +59,9 @@ export const queryKeys = {
   pool: (ref: PoolRef, at: string | null) => ['pool', poolKey(ref), at] as const,
   timeline: (ref: PoolRef, w: WindowKey) => ['timeline', poolKey(ref), w] as const,
   resync: (ref: PoolRef) => ['resync', poolKey(ref)] as const,
+  freshResync: (ref: PoolRef) => ['resync', poolKey(ref), 'fresh'] as const,
+  resyncPreview: (ref: PoolRef, mode: ResyncMode, verdictDigest: string | null) =>
+    ['resync-preview', poolKey(ref), mode, verdictDigest] as const,
   sources: () => ['sources'] as const,
 };
 
@@ -113,6 +117,36 @@ export const resyncStatusOptions = (ref: PoolRef) =>
     queryFn: ({ signal }) => fetchJson<ResyncStatus>(`${poolApiPath(ref)}/resync`, signal),
     staleTime: 10_000,
   });
+
+/**
+ * The same, with the verdict from fresh reads of the cluster and Azure (for the dialog): never kept once the
+ * dialog closes, so opening it always checks again. Live updates refetch it when the pool changes.
+ */
+export const freshResyncStatusOptions = (ref: PoolRef) =>
+  queryOptions({
+    queryKey: queryKeys.freshResync(ref),
+    queryFn: ({ signal }) => fetchJson<ResyncStatus>(`${poolApiPath(ref)}/resync?fresh=1`, signal),
+    staleTime: 0,
+    gcTime: 0,
+    retry: 1,
+  });
+
+/** The server-side dry run of a mode on the verdict a digest names: a new verdict, a new preview. */
+export const resyncPreviewOptions = (ref: PoolRef, mode: ResyncMode, verdictDigest: string | null) =>
+  queryOptions({
+    queryKey: queryKeys.resyncPreview(ref, mode, verdictDigest),
+    queryFn: () => postResync(ref, { mode, dryRun: true }, newIdempotencyKey()),
+    staleTime: Infinity,
+    gcTime: 0,
+    retry: false,
+  });
+
+/** A random idempotency key (getRandomValues works outside secure contexts too, unlike randomUUID). */
+export function newIdempotencyKey(): string {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
 
 export const postResync = (ref: PoolRef, body: ResyncRequest, idempotencyKey: string) =>
   postJson<ResyncResult>(`${poolApiPath(ref)}/resync`, body, idempotencyKey);

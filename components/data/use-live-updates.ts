@@ -19,10 +19,14 @@ import { selectPools, type FleetFilters } from '@/lib/url-state';
 import { setLiveStatus, type LiveStatus } from './live-status';
 import type { WindowKey } from './queries';
 
-/** True for queries that follow "now" (not a past instant or a fixed range). */
+/**
+ * True for queries that follow "now" (not a past instant or a fixed range). A pool's resync status is one: its
+ * verdict and the resync running on it change with the pool.
+ */
 function isLive(q: Query): boolean {
   const [kind, , third] = q.queryKey as [string, unknown, unknown];
   if (kind === 'pool') return third === null;
+  if (kind === 'resync') return true;
   if (kind === 'timeline') {
     const w = third as WindowKey;
     return !w.at && !('from' in w);

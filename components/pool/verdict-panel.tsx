@@ -1,4 +1,5 @@
 import type { ResyncOption, ResyncVerdict } from '@/lib/api-types';
+import { RESYNC_ACTIONS } from '@/lib/resync-actions';
 import { Badge } from '@/components/ui/badge';
 
 function Option({ title, o, children }: { title: string; o: ResyncOption; children?: React.ReactNode }) {
@@ -21,6 +22,7 @@ const short = (id: string) => id.split('/').slice(-3).join('/');
 /** What a resync could do for this pool, and why poolscope would or would not do it. */
 export function VerdictPanel({ verdict, action }: { verdict: ResyncVerdict; action?: React.ReactNode }) {
   const s = verdict.syncProviderIds;
+  const noNode = new Set(s.wouldAddWithoutNode ?? []);
   return (
     <section aria-labelledby="verdict-h" className="space-y-2">
       <h2 id="verdict-h" className="text-lg font-semibold">
@@ -30,18 +32,17 @@ export function VerdictPanel({ verdict, action }: { verdict: ResyncVerdict; acti
       <p className="text-sm">
         {verdict.recommended === null
           ? 'No resync is recommended.'
-          : verdict.recommended === 'reconcile'
-            ? 'Recommended: trigger a reconcile.'
-            : 'Recommended: copy the AzureMachinePool providerIDList into the MachinePool.'}
+          : `Recommended: ${RESYNC_ACTIONS[verdict.recommended].name}.`}
       </p>
       <div className="grid gap-2 md:grid-cols-2">
-        <Option title="Trigger a reconcile" o={verdict.reconcile} />
-        <Option title="Sync the MachinePool providerIDList" o={s}>
+        <Option title={RESYNC_ACTIONS.reconcile.name} o={verdict.reconcile} />
+        <Option title={RESYNC_ACTIONS['sync-provider-ids'].name} o={s}>
           {s.wouldAdd.length || s.wouldRemove.length ? (
             <p className="mt-1 font-mono text-xs">
               {s.wouldAdd.map((id) => (
                 <span key={id} className="block text-emerald-700 dark:text-emerald-300" title={id}>
                   + {short(id)}
+                  {noNode.has(id) ? <span className="text-amber-700 dark:text-amber-300"> (no Node)</span> : null}
                 </span>
               ))}
               {s.wouldRemove.map((id) => (

@@ -2,7 +2,7 @@
 // and why, who may, cross-site and concurrent requests, a controller racing the patch, and the audit trail.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ResyncStatus } from '@/lib/api-types';
+import type { ResyncResult, ResyncStatus, ResyncVerdict } from '@/lib/api-types';
 import { instanceProviderId } from '@/lib/fixtures/pool';
 import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import type { KubeObject } from '@/lib/unstructured';
@@ -99,7 +99,14 @@ function checked(svc: ResyncService): ResyncService {
       out = await p;
     } catch (e) {
       if (e instanceof HttpError)
-        expect(checkAnswer(path, method, e.status, { error: { code: e.code, message: e.message } })).toEqual([]);
+        expect(
+          checkAnswer(
+            path,
+            method,
+            e.status,
+            JSON.parse(JSON.stringify({ ...e.extra, error: { code: e.code, message: e.message } })),
+          ),
+        ).toEqual([]);
       throw e;
     }
     expect(checkAnswer(path, method, 200, JSON.parse(JSON.stringify(out)))).toEqual([]);
@@ -107,7 +114,7 @@ function checked(svc: ResyncService): ResyncService {
   };
   return Object.assign(Object.create(svc) as ResyncService, {
     run: (ref: Parameters<ResyncService['run']>[0], req: Request) => check('POST', svc.run(ref, req)),
-    status: (ref: Parameters<ResyncService['status']>[0], headers: Headers) => check('GET', svc.status(ref, headers)),
+    status: (...args: Parameters<ResyncService['status']>) => check('GET', svc.status(...args)),
   });
 }
 
@@ -176,12 +183,14 @@ describe('sync-provider-ids on a frozen pool (S1)', () => {
       involvedObject: { kind: 'MachinePool', name: 'pool0' },
       metadata: { name: done.audit.event },
     });
-    expect(String(events[0]?.message)).toMatch(/^operator \(bearer-token\) ran sync-provider-ids: done/);
+    expect(String(events[0]?.message)).toMatch(
+      /^operator \(bearer-token\) ran Copy providerIDs \(sync-provider-ids\): done/,
+    );
     const markers = (await s.h.store.timeline(POOL, '2000-01-01T00:00:00Z', '2100-01-01T00:00:00Z')).filter(
       (e) => e.field === 'resync',
     );
     expect(markers).toEqual([
-      expect.objectContaining({ to: 'sync-provider-ids by operator: done', detail: done.message }),
+      expect.objectContaining({ to: 'Copy providerIDs by operator: done', detail: done.message }),
     ]);
     expect(s.published).toEqual([expect.objectContaining({ poolKey: POOL, fields: ['resync'] })]);
     expect(s.logs.filter((l) => l.msg === 'resync').map((l) => [l.mode, l.dryRun, l.outcome, l.user])).toEqual([
@@ -226,7 +235,7 @@ describe('sync-provider-ids on a frozen pool (S1)', () => {
       s.svc.run(REF, s.post({ mode: 'reconcile' }, { headers: { 'idempotency-key': 'r2' } })),
     );
     expect(second).toMatchObject({ status: 409, code: 'resync-running' });
-    expect(second.message).toMatch(/A reconcile started by operator at .* is still running/);
+    expect(second.message).toMatch(/A Reconcile \(reconcile\) started by operator at .* is still running/);
     expect((await first).outcome).toBe('done');
   }, 60_000);
 
@@ -280,6 +289,77 @@ describe('sync-provider-ids on a frozen pool (S1)', () => {
   }, 60_000);
 });
 
+describe('a confirm acts only on the verdict its operator saw', () => {
+  it('answers 409 verdict-changed with the new preview, writing nothing, when the pool changed since the preview', async () => {
+    const s = await setup('s01-scale-up-pre-fix.yaml');
+    const preview = await s.svc.run(REF, s.post({ mode: 'sync-provider-ids', dryRun: true }));
+    expect(preview.added).toEqual([id('3'), id('4')]);
+    // A fresh status names the same verdict as the preview.
+    const status = await s.svc.status(REF, s.post({}).headers, { fresh: true });
+    expect(status).toMatchObject({ verdictSource: 'fresh', verdictDigest: preview.verdictDigest });
+
+    // Someone copies one of the two IDs by hand before the operator confirms.
+    const server = s.h.sim.kube.cluster('mgmt-weu');
+    const cur = s.mp();
+    server.store.update(MP, 'default', 'pool0', {
+      ...cur,
+      spec: { ...cur.spec, providerIDList: [id('0'), id('1'), id('2'), id('3')] },
+    });
+    const rv = s.mp().metadata?.resourceVersion;
+    const stale = { mode: 'sync-provider-ids', verdictDigest: preview.verdictDigest };
+    let changed: unknown;
+    try {
+      await s.svc.run(REF, s.post(stale, { headers: { 'idempotency-key': 'c1' } }));
+    } catch (e) {
+      changed = e;
+    }
+    expect(changed).toBeInstanceOf(HttpError);
+    const e = changed as HttpError;
+    expect([e.status, e.code]).toEqual([409, 'verdict-changed']);
+    expect(e.message).toMatch(/^The pool changed since the preview you confirmed, so nothing was done\./);
+    const next = (e.extra as { preview: { verdict: ResyncVerdict; verdictDigest: string; dryRun: ResyncResult } })
+      .preview;
+    expect(next.verdictDigest).not.toBe(preview.verdictDigest);
+    expect(next.verdict.syncProviderIds).toMatchObject({ allowed: true, wouldAdd: [id('4')], wouldRemove: [] });
+    expect(next.dryRun).toMatchObject({ outcome: 'dry-run', added: [id('4')], verdictDigest: next.verdictDigest });
+    // Nothing written: the list and its resourceVersion as the hand edit left them, no Event, no marker.
+    expect(s.mp().metadata?.resourceVersion).toBe(rv);
+    expect(s.mpPatches()).toBe(0);
+    expect(
+      server.store.list(EVENT, { namespace: 'default' }).items.filter((x) => x.reason === 'PoolscopeResync'),
+    ).toEqual([]);
+    expect(s.published).toEqual([]);
+    expect(s.logs.filter((l) => l.error === 'verdict-changed')).toHaveLength(1);
+
+    // Confirming the new preview (even with the same Idempotency-Key) does it.
+    const done = await s.svc.run(
+      REF,
+      s.post({ ...stale, verdictDigest: next.verdictDigest }, { headers: { 'idempotency-key': 'c1' } }),
+    );
+    expect(done).toMatchObject({ outcome: 'done', added: [id('4')], verdictDigest: next.verdictDigest });
+    expect(done.steps.map((x) => x.code)).toEqual(['checked', 'list-written']);
+    expect(listOf(s.mp())).toEqual([id('0'), id('1'), id('2'), id('3'), id('4')]);
+  }, 60_000);
+
+  it('refuses a malformed verdictDigest with 400, and a fresh status to a viewer stays collected', async () => {
+    const s = await setup('s01-scale-up-pre-fix.yaml');
+    expect(
+      await refusal(s.svc.run(REF, s.post({ mode: 'sync-provider-ids', verdictDigest: 'not-a-digest' }))),
+    ).toMatchObject({
+      status: 400,
+      code: 'invalid-body',
+      message: expect.stringMatching(/"verdictDigest": must be the verdictDigest of a preview/),
+    });
+    expect(await refusal(s.svc.run(REF, s.post({ mode: 'reconcile', verdictDigest: 7 })))).toMatchObject({
+      status: 400,
+      code: 'invalid-body',
+    });
+    const viewer = await s.svc.status(REF, s.post({}, { user: 'viewer' }).headers, { fresh: true });
+    expect(viewer).toMatchObject({ verdictSource: 'collected', verdictDigest: null });
+    expect(s.mpPatches()).toBe(0);
+  }, 60_000);
+});
+
 describe('reconcile on the seed scenario', () => {
   it('annotates both objects and reports that the readiness gate is still closed', async () => {
     const s = await setup('seed-scale-up-frozen.yaml', { speed: 5 });
@@ -294,7 +374,25 @@ describe('reconcile on the seed scenario', () => {
       },
       40_000,
     );
-    const r = await s.svc.run(REF, s.post({ mode: 'reconcile' }));
+    // While the POST waits for the controllers, the pool's status shows its steps as they happen.
+    const seen: string[][] = [];
+    let settled = false;
+    const running = s.svc.run(REF, s.post({ mode: 'reconcile' })).finally(() => {
+      settled = true;
+    });
+    while (!settled) {
+      const st = await s.svc.status(REF, s.post({}).headers);
+      if (!settled && st.running) seen.push(st.running.steps.map((x) => x.code));
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const r = await running;
+    expect(seen.some((codes) => codes.includes('amp-annotated') && codes.includes('watching'))).toBe(true);
+    expect(seen.every((codes) => !codes.includes('finished'))).toBe(true);
+    const codes = r.steps.map((x) => x.code);
+    expect(codes.slice(0, 4)).toEqual(['checked', 'amp-annotated', 'mp-annotated', 'watching']);
+    expect(codes.at(-1)).toBe('finished');
+    expect(r.steps.at(-1)?.text).toMatch(/^Finished after [\d.]+ s\. .*still not ready/);
+    expect(r.steps.map((x) => x.at)).toEqual([...r.steps.map((x) => x.at)].sort());
     const amp = s.h.sim.kube.cluster('mgmt-weu').store.get(AMP, 'default', 'pool0');
     const value = amp.metadata?.annotations?.[RESYNC_ANNOTATION];
     expect(value).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/);

@@ -13,16 +13,15 @@ import {
   type PoolDetail,
   type PoolRef,
   type ResyncMode,
-  type ResyncObjectResult,
-  type ResyncObservation,
+  type ResyncOption,
   type ResyncRequest,
   type ResyncResult,
   type ResyncRunning,
   type ResyncStatus,
+  type ResyncVerdict,
   type TimelineEntry,
 } from '@/lib/api-types';
-import { idDiff } from '@/lib/diagnosis';
-import { plural } from '@/lib/format';
+import { RESYNC_ACTIONS, actionLabel } from '@/lib/resync-actions';
 import { UNINITIALIZED_TAINT, type PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
 import { azureInput, scaleSetRefOf, type AzureRead, type ScaleSetRef } from '../azure/reader';
@@ -31,9 +30,11 @@ import { HttpError, readJsonBody, rejectLargeBody } from '../http/route';
 import type { TimelineStore } from '../store/store';
 import { IdempotencyCache, PoolLocks, RateLimiter, checkSameOrigin } from './guards';
 import type { Access, AccessCheck } from './identity';
-import { KubeCallError, PoolObjects, listOf, rvOf, type FreshPool } from './pool-objects';
+import { KubeCallError, PoolObjects, type FreshPool } from './pool-objects';
+import { clusterError, note, reconcile, syncProviderIds, type Run } from './resync-writes';
+import { verdictDigest } from './verdict-digest';
 
-export const RESYNC_ANNOTATION = 'poolscope.dev/resync-requested-at';
+export { RESYNC_ANNOTATION } from './resync-writes';
 
 export interface ResyncDeps {
   contexts: readonly string[];
@@ -50,19 +51,6 @@ export interface ResyncDeps {
   /** Limits: per user (any request) and per pool (writes), each per minute. */
   userPerMinute?: number;
   poolPerMinute?: number;
-}
-
-/** Whether two lists hold the same IDs (order and repeats aside). */
-const sameIds = (a: readonly string[], b: readonly string[]) => {
-  const d = idDiff(a, b);
-  return d.add.length === 0 && d.remove.length === 0;
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** RFC 3339 with nanoseconds, as Kubernetes prints metav1.MicroTime-like stamps; unique per call. */
-function nonce(): string {
-  const ns = process.hrtime.bigint() % 1_000_000n;
-  return new Date().toISOString().replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms}${ns.toString().padStart(6, '0')}Z`);
 }
 
 /** The workload cluster's Nodes as the collector last saw them (the resync does not read workload clusters). */
@@ -93,24 +81,13 @@ function workloadFromDetail(d: PoolDetail | null): NonNullable<PoolInput['worklo
   };
 }
 
-function clusterError(e: unknown, done: string): never {
-  if (e instanceof KubeCallError) {
-    const f = e.failure;
-    const code = f.status === 0 ? 'cluster-unreachable' : f.status === 403 ? 'cluster-forbidden' : 'cluster-error';
-    throw new HttpError(
-      502,
-      code,
-      `${done} ${e.what} failed: ${f.message}${f.status === 403 ? " (poolscope's own service account lacks this right; see the README on RBAC)" : ''}`,
-    );
-  }
-  throw e;
-}
-
 export class ResyncService {
   private readonly locks = new PoolLocks<ResyncRunning>();
   private readonly idempotency = new IdempotencyCache<ResyncResult>();
   private readonly perUser: RateLimiter;
   private readonly perPool: RateLimiter;
+  /** Fresh checks (GET …/resync?fresh=1) read the cluster and Azure: a dialog's worth a minute, per user. */
+  private readonly freshPerUser = new RateLimiter(60, 60_000);
 
   constructor(private readonly deps: ResyncDeps) {
     this.perUser = new RateLimiter(deps.userPerMinute ?? 30, 60_000);
@@ -163,10 +140,14 @@ export class ResyncService {
     return { permitted: true, reason: null };
   }
 
-  /** What this caller may do to the pool, for the Resync button and dialog. */
-  async status(ref: PoolRef, headers: Headers): Promise<ResyncStatus> {
+  /**
+   * What this caller may do to the pool, for the Resync button and dialog. With `fresh`, for a caller the cluster
+   * permits a mode, the verdict comes from fresh reads (what a POST would decide on now) with its digest.
+   */
+  async status(ref: PoolRef, headers: Headers, opts: { fresh?: boolean } = {}): Promise<ResyncStatus> {
     const objects = this.objects(ref);
-    const detail = await this.deps.store.currentPool(poolKey(ref));
+    const key = poolKey(ref);
+    const detail = await this.deps.store.currentPool(key);
     // As the pool's own page: a pool poolscope has not recorded has no resync to offer.
     if (!detail)
       throw new HttpError(
@@ -174,68 +155,83 @@ export class ResyncService {
         'pool-not-found',
         `poolscope knows no MachinePool ${ref.namespace}/${ref.name} in context ${ref.context}.`,
       );
-    const running = this.locks.holder(poolKey(ref));
+    const collected: Pick<ResyncStatus, 'verdict' | 'verdictSource' | 'verdictDigest'> = {
+      verdict: detail.verdict,
+      verdictSource: 'collected',
+      verdictDigest: null,
+    };
+    const answer = (a: Pick<ResyncStatus, 'readOnly' | 'identity' | 'identityProblem' | 'modes'>, v = collected) => ({
+      ...a,
+      ...v,
+      running: this.locks.holder(key),
+    });
     const off = (reason: string) => ({
       reconcile: { permitted: false, reason },
       'sync-provider-ids': { permitted: false, reason },
     });
-    if (this.deps.readOnly) {
-      return {
-        readOnly: true,
-        identity: null,
-        identityProblem: null,
-        modes: off('poolscope is read-only here (POOLSCOPE_READ_ONLY=true).'),
-        verdict: detail?.verdict ?? null,
-        running,
-      };
-    }
+    const none = { identity: null, identityProblem: null };
+    if (this.deps.readOnly)
+      return answer({ readOnly: true, ...none, modes: off('poolscope is read-only here (POOLSCOPE_READ_ONLY=true).') });
     let who;
     try {
       who = await this.deps.access.identify(headers, ref.context);
     } catch (e) {
-      return {
-        readOnly: false,
-        identity: null,
-        identityProblem: (e as Error).message,
-        modes: off((e as Error).message),
-        verdict: detail?.verdict ?? null,
-        running,
-      };
+      const problem = (e as Error).message;
+      return answer({ readOnly: false, ...none, identityProblem: problem, modes: off(problem) });
     }
     if (!who.identity)
-      return {
-        readOnly: false,
-        identity: null,
-        identityProblem: who.problem,
-        modes: off(who.problem),
-        verdict: detail?.verdict ?? null,
-        running,
-      };
-    let modes: ResyncStatus['modes'];
+      return answer({ readOnly: false, ...none, identityProblem: who.problem, modes: off(who.problem) });
+    const { modes, mp } = await this.modes(objects, ref, who.identity);
+    const may = modes.reconcile.permitted || modes['sync-provider-ids'].permitted;
+    const verdict =
+      opts.fresh && may && mp ? await this.freshVerdict(objects, ref, mp, detail, who.identity.user) : collected;
+    return answer({ readOnly: false, identity: who.identity, identityProblem: null, modes }, verdict);
+  }
+
+  /** The cluster's RBAC answer per mode (and the MachinePool it was asked about). */
+  private async modes(
+    objects: PoolObjects,
+    ref: PoolRef,
+    identity: NonNullable<ResyncStatus['identity']>,
+  ): Promise<{ modes: ResyncStatus['modes']; mp: KubeObject | null }> {
     try {
       const mp = await objects.machinePool();
       const ampName = mp ? PoolObjects.ampName(mp) : ref.name;
-      modes = {
-        reconcile: await this.permitted(who.identity, ref, 'reconcile', ampName),
-        'sync-provider-ids': await this.permitted(who.identity, ref, 'sync-provider-ids', ampName),
+      return {
+        mp,
+        modes: {
+          reconcile: await this.permitted(identity, ref, 'reconcile', ampName),
+          'sync-provider-ids': await this.permitted(identity, ref, 'sync-provider-ids', ampName),
+        },
       };
     } catch (e) {
-      const msg =
+      const reason =
         e instanceof KubeCallError
           ? `The cluster ${ref.context} could not be asked (${e.message}).`
           : (e as Error).message;
-      modes = off(msg);
+      return {
+        mp: null,
+        modes: { reconcile: { permitted: false, reason }, 'sync-provider-ids': { permitted: false, reason } },
+      };
     }
-    return {
-      readOnly: false,
-      identity: who.identity,
-      identityProblem: null,
-      modes,
-      verdict: detail?.verdict ?? null,
-      running,
-    };
   }
 
+  /** The verdict on fresh reads of the cluster and Azure, as a POST would decide now; limited per user. */
+  private async freshVerdict(objects: PoolObjects, ref: PoolRef, mp: KubeObject, detail: PoolDetail, user: string) {
+    const wait = this.freshPerUser.take(user);
+    if (wait)
+      throw new HttpError(429, 'rate-limited', `Too many fresh checks of pools by ${user}; try again in ${wait} s.`, {
+        'retry-after': String(wait),
+      });
+    let fresh: FreshPool;
+    try {
+      fresh = await objects.read(mp);
+    } catch (e) {
+      clusterError(e, 'The pool could not be checked afresh:');
+    }
+    const verdict = await this.verdict(ref, fresh, detail);
+    return { verdict, verdictSource: 'fresh' as const, verdictDigest: verdictDigest(verdict) };
+  }
   /** POST: checks everything, then does (or, dry run, previews) the resync once per Idempotency-Key. */
   async run(ref: PoolRef, request: Request): Promise<ResyncResult> {
     if (this.deps.readOnly)
@@ -275,7 +271,7 @@ export class ResyncService {
     const key = request.headers.get('idempotency-key');
     if (key !== null && (key.length === 0 || key.length > 200))
       throw new HttpError(400, 'invalid-idempotency-key', 'Idempotency-Key must be 1 to 200 characters.');
-    const fingerprint = `${poolKey(ref)} ${body.mode}${body.dryRun ? ' (dry run)' : ''}`;
+    const fingerprint = `${poolKey(ref)} ${body.mode}${body.dryRun ? ' (dry run)' : ''}${body.verdictDigest ? ` confirming ${body.verdictDigest}` : ''}`;
     const go = () => this.perform(objects, ref, body, identity);
     if (key === null) return go();
     const { result, replayed } = this.idempotency.run(identity.user, key, fingerprint, go);
@@ -310,14 +306,15 @@ export class ResyncService {
     if (!may.permitted)
       throw new HttpError(403, 'forbidden', `${may.reason} The cluster's RBAC decides who may resync.`);
 
-    const running: ResyncRunning = { mode: body.mode, user: identity.user, startedAt };
+    // The running resync carries its steps: GET …/resync shows them while this request waits.
+    const running: ResyncRunning = { mode: body.mode, user: identity.user, startedAt, steps: [] };
     const release = dryRun ? () => {} : this.locks.acquire(pool, running);
     if (!release) {
       const h = this.locks.holder(pool) as ResyncRunning;
       throw new HttpError(
         409,
         'resync-running',
-        `A ${h.mode} started by ${h.user} at ${h.startedAt} is still running on this pool; wait for it to finish.`,
+        `A ${actionLabel(h.mode)} started by ${h.user} at ${h.startedAt} is still running on this pool; wait for it to finish.`,
       );
     }
     try {
@@ -331,34 +328,12 @@ export class ResyncService {
             { 'retry-after': String(wait) },
           );
       }
-      let fresh: FreshPool;
-      try {
-        fresh = await objects.read(mp);
-      } catch (e) {
-        clusterError(e, 'Nothing was changed:');
-      }
-      const detail = await this.deps.store.currentPool(pool);
-      const verdict = await this.verdict(ref, fresh, detail, body.mode);
-      const option = body.mode === 'reconcile' ? verdict.reconcile : verdict.syncProviderIds;
-      if (!option.allowed)
-        throw new HttpError(
-          409,
-          'resync-refused',
-          `poolscope will not ${body.mode === 'reconcile' ? 'trigger a reconcile' : 'copy the list'}: ${option.reason}`,
-        );
+      const { run, option } = await this.decide({ objects, ref, mp, body, user: identity.user, startedAt, running });
       const result =
         body.mode === 'reconcile'
-          ? await this.reconcile(
-              objects,
-              ref,
-              fresh,
-              dryRun,
-              identity.user,
-              startedAt,
-              option.canHelp ? null : option.reason,
-            )
-          : await this.syncProviderIds(objects, ref, fresh, dryRun, identity.user, startedAt);
-      await this.audit(objects, fresh.mp, result, identity);
+          ? await reconcile(run, this.deps.waitSeconds, option.canHelp ? null : option.reason)
+          : await syncProviderIds(run);
+      await this.audit(objects, run.fresh.mp, result, identity);
       return result;
     } catch (e) {
       this.deps.log?.({
@@ -366,6 +341,7 @@ export class ResyncService {
         msg: 'resync refused or failed',
         pool,
         mode: body.mode,
+        action: RESYNC_ACTIONS[body.mode].name,
         dryRun,
         user: identity.user,
         via: identity.via,
@@ -378,16 +354,88 @@ export class ResyncService {
     }
   }
 
-  /** The verdict on fresh objects (and, to copy the list, a fresh read of the scale set). */
-  private async verdict(ref: PoolRef, fresh: FreshPool, detail: PoolDetail | null, mode: ResyncMode) {
-    let azure: NonNullable<PoolInput['azure']> = { state: 'unknown', reason: 'not read for a reconcile' };
-    if (mode === 'sync-provider-ids') {
-      const id = (fresh.amp?.spec as { providerID?: string } | undefined)?.providerID;
-      const ss = scaleSetRefOf(id);
-      azure = ss
-        ? azureInput(await this.deps.readAzure(ss))
-        : { state: 'unknown', reason: 'the AzureMachinePool names no scale set (spec.providerID)' };
+  /**
+   * Reads the pool afresh and decides on it: refused (409 `resync-refused`), changed since the preview the request
+   * confirms (409 `verdict-changed`, with the new preview; nothing is written), or go.
+   */
+  private async decide(a: {
+    objects: PoolObjects;
+    ref: PoolRef;
+    mp: KubeObject;
+    body: ResyncRequest;
+    user: string;
+    startedAt: string;
+    running: ResyncRunning;
+  }): Promise<{ run: Run; option: ResyncOption }> {
+    let fresh: FreshPool;
+    try {
+      fresh = await a.objects.read(a.mp);
+    } catch (e) {
+      clusterError(e, 'Nothing was changed:');
     }
+    const verdict = await this.verdict(a.ref, fresh, await this.deps.store.currentPool(poolKey(a.ref)));
+    const run: Run = {
+      objects: a.objects,
+      ref: a.ref,
+      fresh,
+      dryRun: a.body.dryRun === true,
+      user: a.user,
+      startedAt: a.startedAt,
+      digest: verdictDigest(verdict),
+      steps: a.running.steps,
+    };
+    const { mode } = a.body;
+    const option = mode === 'reconcile' ? verdict.reconcile : verdict.syncProviderIds;
+    if (a.body.verdictDigest !== undefined && a.body.verdictDigest !== run.digest)
+      throw await this.verdictChanged(run, mode, verdict, option);
+    if (!option.allowed)
+      throw new HttpError(409, 'resync-refused', `poolscope refuses ${RESYNC_ACTIONS[mode].name}: ${option.reason}`);
+    note(
+      run.steps,
+      'checked',
+      `Read the pool afresh${a.body.verdictDigest ? ': the verdict is the one previewed' : ''}. ${option.reason}`,
+    );
+    return { run, option };
+  }
+
+  /** 409 `verdict-changed`, carrying the verdict now and the dry run of the same mode on it, to confirm again. */
+  private async verdictChanged(
+    run: Run,
+    mode: ResyncMode,
+    verdict: ResyncVerdict,
+    option: ResyncOption,
+  ): Promise<HttpError> {
+    const name = RESYNC_ACTIONS[mode].name;
+    // A dry run that fails leaves the preview's dryRun null; the dialog's own preview then shows the failure.
+    const preview = { ...run, dryRun: true, steps: [] };
+    const dryRun = option.allowed
+      ? await (mode === 'reconcile' ? reconcile(preview, 0, null) : syncProviderIds(preview)).catch(() => null)
+      : null;
+    const now = option.allowed
+      ? `${name} is still allowed: ${option.reason}`
+      : `poolscope now refuses ${name}: ${option.reason}`;
+    const recommends = verdict.recommended
+      ? `poolscope now recommends ${RESYNC_ACTIONS[verdict.recommended].name}.`
+      : 'poolscope now recommends no resync.';
+    return new HttpError(
+      409,
+      'verdict-changed',
+      `The pool changed since the preview you confirmed, so nothing was done. ${now} ${recommends} Look at the new preview and confirm again.`,
+      {},
+      { preview: { verdict, verdictDigest: run.digest, dryRun } },
+    );
+  }
+
+  /**
+   * The verdict on fresh objects and a fresh read of the scale set, whatever the mode: the same verdict for a
+   * preview of either mode and for its confirm, so their digests compare.
+   */
+  private async verdict(ref: PoolRef, fresh: FreshPool, detail: PoolDetail | null): Promise<ResyncVerdict> {
+    const id = (fresh.amp?.spec as { providerID?: string } | undefined)?.providerID;
+    const ss = scaleSetRefOf(id);
+    const azure: NonNullable<PoolInput['azure']> = ss
+      ? azureInput(await this.deps.readAzure(ss))
+      : { state: 'unknown', reason: 'the AzureMachinePool names no scale set (spec.providerID)' };
     const input: PoolInput = {
       context: ref.context,
       machinePool: fresh.mp,
@@ -400,215 +448,6 @@ export class ResyncService {
       capzVersion: detail?.summary.capzVersion ?? null,
     };
     return analyzePool(input, { now: new Date().toISOString() }).verdict;
-  }
-
-  private async reconcile(
-    objects: PoolObjects,
-    ref: PoolRef,
-    fresh: FreshPool,
-    dryRun: boolean,
-    user: string,
-    startedAt: string,
-    cannotHelp: string | null,
-  ): Promise<ResyncResult> {
-    const value = nonce();
-    const amp = fresh.amp as KubeObject;
-    const ampName = String(amp.metadata?.name);
-    const change = `annotation ${RESYNC_ANNOTATION}=${value}`;
-    const results: ResyncObjectResult[] = [];
-    let ampAfter: KubeObject;
-    try {
-      ampAfter = await objects.annotate('AzureMachinePool', ampName, RESYNC_ANNOTATION, value, dryRun);
-    } catch (e) {
-      clusterError(e, 'Nothing was changed:');
-    }
-    results.push({
-      kind: 'AzureMachinePool',
-      namespace: ref.namespace,
-      name: ampName,
-      action: dryRun ? 'dry-run' : 'patched',
-      resourceVersionBefore: rvOf(amp),
-      resourceVersionAfter: dryRun ? null : rvOf(ampAfter),
-      change,
-    });
-    let mpAfter: KubeObject | null = null;
-    try {
-      mpAfter = await objects.annotate('MachinePool', ref.name, RESYNC_ANNOTATION, value, dryRun);
-      results.push({
-        kind: 'MachinePool',
-        namespace: ref.namespace,
-        name: ref.name,
-        action: dryRun ? 'dry-run' : 'patched',
-        resourceVersionBefore: rvOf(fresh.mp),
-        resourceVersionAfter: dryRun ? null : rvOf(mpAfter),
-        change,
-      });
-    } catch (e) {
-      const msg = e instanceof KubeCallError ? e.message : (e as Error).message;
-      results.push({
-        kind: 'MachinePool',
-        namespace: ref.namespace,
-        name: ref.name,
-        action: 'failed',
-        resourceVersionBefore: rvOf(fresh.mp),
-        resourceVersionAfter: null,
-        change,
-        error: msg,
-      });
-    }
-    const base = {
-      mode: 'reconcile' as const,
-      dryRun,
-      user,
-      pool: ref,
-      startedAt,
-      objects: results,
-      added: [],
-      removed: [],
-      audit: { event: null, marker: false, problems: [] },
-      replayed: false,
-    };
-    if (dryRun) {
-      return {
-        ...base,
-        outcome: 'dry-run',
-        observed: null,
-        finishedAt: new Date().toISOString(),
-        message: `Dry run: the API server accepted the annotation on the AzureMachinePool${mpAfter ? ' and the MachinePool' : `, but not on the MachinePool (${results[1]?.error})`}. Nothing was written.`,
-      };
-    }
-    if (!mpAfter) {
-      return {
-        ...base,
-        outcome: 'partial',
-        observed: null,
-        finishedAt: new Date().toISOString(),
-        message: `Partly done: the AzureMachinePool was annotated (so CAPZ, and through it CAPI, will reconcile), but the MachinePool was not: ${results[1]?.error}.`,
-      };
-    }
-    const observed = await this.observe(objects, ampName, ampAfter, mpAfter);
-    const expected =
-      cannotHelp && !(observed.listsAgree && observed.ampReady === true) ? ` As poolscope expected: ${cannotHelp}` : '';
-    return {
-      ...base,
-      outcome: 'done',
-      observed,
-      finishedAt: new Date().toISOString(),
-      message: `Reconcile triggered on the AzureMachinePool and the MachinePool. ${observed.summary}${expected}`,
-    };
-  }
-
-  /** Watches the two objects after a trigger until the controllers answer or the deadline passes. */
-  private async observe(
-    objects: PoolObjects,
-    ampName: string,
-    ampPatched: KubeObject,
-    mpPatched: KubeObject,
-  ): Promise<ResyncObservation> {
-    const start = Date.now();
-    const deadline = start + this.deps.waitSeconds * 1000;
-    const ready = (o: KubeObject) => (o.status as { ready?: boolean } | undefined)?.ready ?? null;
-    let amp = ampPatched;
-    let mp = mpPatched;
-    for (;;) {
-      const listsAgree = sameIds(listOf(amp) ?? [], listOf(mp) ?? []);
-      const ampMoved = rvOf(amp) !== rvOf(ampPatched);
-      if ((listsAgree && ready(amp) === true) || (ampMoved && Date.now() - start > 1000) || Date.now() >= deadline)
-        break;
-      await sleep(500);
-      try {
-        amp = (await objects.azureMachinePool(ampName)) ?? amp;
-        mp = (await objects.machinePool()) ?? mp;
-      } catch {
-        break;
-      }
-    }
-    const waitedSeconds = Math.round((Date.now() - start) / 100) / 10;
-    const capzReconciled = rvOf(amp) !== rvOf(ampPatched);
-    const ampReady = ready(amp);
-    const ampList = listOf(amp) ?? [];
-    const mpList = listOf(mp) ?? [];
-    const mpListChanged = !sameIds(mpList, listOf(mpPatched) ?? []);
-    const listsAgree = sameIds(ampList, mpList);
-    let summary: string;
-    if (listsAgree && ampReady === true) {
-      summary = mpListChanged
-        ? `CAPI copied the list: the MachinePool now holds the same ${plural(mpList.length, 'ID')} as the AzureMachinePool.`
-        : `Both lists hold the same ${plural(mpList.length, 'ID')} and the AzureMachinePool is ready; nothing was out of date.`;
-    } else if (ampReady !== true) {
-      summary = `${capzReconciled ? `CAPZ reconciled (AzureMachinePool resourceVersion ${rvOf(ampPatched)} → ${rvOf(amp)})` : `No controller wrote the AzureMachinePool within ${waitedSeconds} s (CAPZ may still be in its 10 s debounce)`}, but the AzureMachinePool is still not ready: CAPI's readiness gate stays closed, so the MachinePool list (${plural(mpList.length, 'ID')}; the AzureMachinePool lists ${ampList.length}) ${mpListChanged ? 'changed only through other writes' : 'did not change'}. A reconcile cannot get past the gate; copying the list can.`;
-    } else {
-      summary = `The AzureMachinePool is ready but CAPI had not copied its list within ${waitedSeconds} s (${plural(mpList.length, 'ID')} in the MachinePool, ${ampList.length} in the AzureMachinePool); it will on its next reconcile.`;
-    }
-    return {
-      waitedSeconds,
-      capzReconciled,
-      ampReady,
-      ampListLength: ampList.length,
-      mpListLength: mpList.length,
-      mpListChanged,
-      listsAgree,
-      summary,
-    };
-  }
-
-  private async syncProviderIds(
-    objects: PoolObjects,
-    ref: PoolRef,
-    fresh: FreshPool,
-    dryRun: boolean,
-    user: string,
-    startedAt: string,
-  ): Promise<ResyncResult> {
-    const target = listOf(fresh.amp) ?? [];
-    const before = listOf(fresh.mp) ?? [];
-    let after: KubeObject;
-    try {
-      after = await objects.setProviderIdList(fresh.mp, target, dryRun);
-    } catch (e) {
-      if (
-        e instanceof KubeCallError &&
-        (e.failure.status === 409 || (e.failure.status === 422 && /test/i.test(e.failure.message)))
-      ) {
-        throw new HttpError(
-          409,
-          'concurrent-write',
-          'The MachinePool changed while poolscope was writing its list (a controller wrote it first). Nothing was overwritten and nothing was written; look at the new state and try again if it is still needed.',
-        );
-      }
-      clusterError(e, 'Nothing was changed:');
-    }
-    const written = listOf(after) ?? [];
-    const { add: added, remove: removed } = idDiff(before, written);
-    const change = `spec.providerIDList: ${plural(before.length, 'ID')} → ${plural(written.length, 'ID')} (+${added.length} −${removed.length})`;
-    const object: ResyncObjectResult = {
-      kind: 'MachinePool',
-      namespace: ref.namespace,
-      name: ref.name,
-      action: dryRun ? 'dry-run' : 'patched',
-      resourceVersionBefore: rvOf(fresh.mp),
-      resourceVersionAfter: dryRun ? null : rvOf(after),
-      change,
-    };
-    const counts = `${plural(added.length, 'ID')} added, ${removed.length} removed`;
-    return {
-      mode: 'sync-provider-ids',
-      dryRun,
-      user,
-      pool: ref,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      objects: [object],
-      added,
-      removed,
-      observed: null,
-      audit: { event: null, marker: false, problems: [] },
-      replayed: false,
-      outcome: dryRun ? 'dry-run' : 'done',
-      message: dryRun
-        ? `Dry run: the API server accepted the change; it would set the MachinePool list to the AzureMachinePool's ${plural(target.length, 'ID')} (${counts}). Nothing was written.`
-        : `Copied the AzureMachinePool list into the MachinePool: ${counts} (resourceVersion ${object.resourceVersionBefore} → ${object.resourceVersionAfter}). The autoscaler sees the same instances as CAPZ now; CAPI keeps the list from its next reconcile past the gate.`,
-    };
   }
 
   /** A Kubernetes Event, a timeline marker and a log line; a failed audit step is reported, never hidden. */
@@ -624,6 +463,7 @@ export class ResyncService {
       msg: 'resync',
       pool,
       mode: r.mode,
+      action: RESYNC_ACTIONS[r.mode].name,
       dryRun: r.dryRun,
       outcome: r.outcome,
       user: identity.user,
@@ -641,7 +481,7 @@ export class ResyncService {
       this.deps.log?.(line);
       return;
     }
-    const text = `${identity.user} (${identity.via}) ran ${r.mode}: ${r.outcome}. ${r.message}`;
+    const text = `${identity.user} (${identity.via}) ran ${actionLabel(r.mode)}: ${r.outcome}. ${r.message}`;
     try {
       r.audit.event = await objects.event(
         mp,
@@ -658,7 +498,7 @@ export class ResyncService {
       poolKey: pool,
       field: 'resync',
       from: null,
-      to: `${r.mode} by ${identity.user}: ${r.outcome}`,
+      to: `${RESYNC_ACTIONS[r.mode].name} by ${identity.user}: ${r.outcome}`,
       detail: r.message,
     };
     try {

@@ -186,4 +186,19 @@ export const resyncBody = z.strictObject({
     .boolean({ message: 'must be true or false' })
     .optional()
     .meta({ description: 'Say what would be done, change nothing.' }),
+  verdictDigest: z
+    .string({ message: 'must be a string' })
+    .regex(/^[0-9a-f]{32}$/, 'must be the verdictDigest of a preview or a fresh status (32 hexadecimal digits)')
+    .optional()
+    .meta({
+      description:
+        'The `verdictDigest` of the preview being confirmed (a dry run, or `GET …/resync?fresh=1`). When the verdict on the fresh state differs, nothing is done: 409 `verdict-changed` with the new preview.',
+    }),
+});
+
+export const resyncStatusQuery = z.strictObject({
+  fresh: flag.optional().meta({
+    description:
+      '`1` or `true`: the verdict from fresh reads of the cluster and Azure (for a caller the cluster permits a mode), with its `verdictDigest`.',
+  }),
 });

@@ -17,6 +17,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** Fields the answer carries beside `error` (a 409 `verdict-changed`'s new preview). */
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -27,8 +29,9 @@ export function errorResponse(
   code: string,
   message: string,
   headers: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
 ): Response {
-  const body: ApiError = { error: { code, message } };
+  const body: ApiError = { ...extra, error: { code, message } };
   return Response.json(body, { status, headers: { 'cache-control': 'no-store', ...headers } });
 }
 
@@ -81,7 +84,7 @@ export function route<
       if (out instanceof Response) return out;
       return Response.json(out, { headers: { 'cache-control': 'no-store' } });
     } catch (e) {
-      if (e instanceof HttpError) return errorResponse(e.status, e.code, e.message, e.headers);
+      if (e instanceof HttpError) return errorResponse(e.status, e.code, e.message, e.headers, e.extra);
       if (e instanceof ConfigError) return errorResponse(503, 'not-configured', e.message);
       log().error({ requestId, method: request.method, path: new URL(request.url).pathname, err: e }, 'request failed');
       return errorResponse(500, 'internal', 'poolscope could not answer this request; the server log has the details.');

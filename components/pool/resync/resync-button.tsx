@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { PoolRef, ResyncStatus } from '@/lib/api-types';
+import { RESYNC_ACTIONS } from '@/lib/resync-actions';
 import { resyncStatusOptions } from '@/components/data/queries';
 import { ResyncDialog } from './resync-dialog';
 
@@ -21,7 +22,8 @@ function disabledReason(
   if (!s.identity) return s.identityProblem ?? 'Not signed in.';
   if (!s.modes.reconcile.permitted && !s.modes['sync-provider-ids'].permitted)
     return s.modes['sync-provider-ids'].reason ?? s.modes.reconcile.reason;
-  if (s.running) return `A ${s.running.mode} started by ${s.running.user} is running on this pool.`;
+  if (s.running)
+    return `A ${RESYNC_ACTIONS[s.running.mode].name} started by ${s.running.user} is running on this pool.`;
   return null;
 }
 
@@ -44,6 +46,8 @@ export function ResyncButton({
       </p>
     );
   const why = disabledReason(past, gone, status);
+  // Primary only when the verdict recommends a resync; on a pool that needs none it is a secondary action.
+  const recommended = !past && !gone && (status.data?.verdict?.recommended ?? null) !== null;
   return (
     <div className="flex flex-wrap items-center gap-3">
       <button
@@ -52,16 +56,19 @@ export function ResyncButton({
         disabled={why !== null}
         aria-describedby="resync-why"
         onClick={() => setOpen(true)}
-        className="rounded bg-sky-700 px-3 py-1.5 font-medium text-white hover:bg-sky-800 disabled:cursor-not-allowed disabled:bg-slate-400 dark:disabled:bg-slate-600"
+        data-emphasis={recommended ? 'primary' : 'secondary'}
+        className={
+          recommended
+            ? 'rounded bg-sky-700 px-3 py-1.5 font-medium text-white hover:bg-sky-800 disabled:cursor-not-allowed disabled:bg-slate-400 dark:disabled:bg-slate-600'
+            : 'rounded border border-slate-400 bg-white px-3 py-1.5 font-medium text-slate-800 hover:bg-slate-100 disabled:cursor-not-allowed disabled:text-slate-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800 dark:disabled:text-slate-400'
+        }
       >
         Resync…
       </button>
       <p id="resync-why" className="text-sm text-slate-600 dark:text-slate-300">
         {why ?? `Signed in as ${status.data?.identity?.user} (${status.data?.identity?.via}).`}
       </p>
-      {open && status.data ? (
-        <ResyncDialog poolRef={poolRef} status={status.data} onClose={() => setOpen(false)} />
-      ) : null}
+      {open ? <ResyncDialog poolRef={poolRef} onClose={() => setOpen(false)} /> : null}
     </div>
   );
 }

@@ -1,18 +1,8 @@
 'use client';
 
 import type { ResyncMode, ResyncStatus } from '@/lib/api-types';
+import { RESYNC_ACTIONS } from '@/lib/resync-actions';
 import { Badge } from '@/components/ui/badge';
-
-const TITLES: Record<ResyncMode, { title: string; what: string }> = {
-  'sync-provider-ids': {
-    title: 'Copy the list into the MachinePool',
-    what: 'Sets MachinePool spec.providerIDList to the AzureMachinePool list, exactly what CAPI copies once the gate opens.',
-  },
-  reconcile: {
-    title: 'Trigger a reconcile',
-    what: 'Annotates the AzureMachinePool and the MachinePool so CAPZ and CAPI reconcile now.',
-  },
-};
 
 /** Why a mode cannot be chosen (the cluster's RBAC first, then poolscope's verdict), or null. */
 export function blockedReason(status: ResyncStatus, mode: ResyncMode): string | null {
@@ -58,7 +48,7 @@ export function ResyncModes({
             />
             <span className="space-y-1">
               <span className="flex flex-wrap items-center gap-2 font-medium">
-                {TITLES[m].title}
+                {RESYNC_ACTIONS[m].name}
                 {v?.recommended === m ? <Badge tone="good">recommended</Badge> : null}
                 {blocked ? (
                   <Badge tone="bad">blocked</Badge>
@@ -66,7 +56,7 @@ export function ResyncModes({
                   <Badge tone="neutral">would not change anything</Badge>
                 ) : null}
               </span>
-              <span className="block text-sm">{TITLES[m].what}</span>
+              <span className="block text-sm">{RESYNC_ACTIONS[m].does}</span>
               <span className="block text-sm text-slate-700 dark:text-slate-300">{blocked ?? option?.reason}</span>
             </span>
           </label>

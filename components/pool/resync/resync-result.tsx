@@ -1,4 +1,5 @@
 import type { ResyncResult } from '@/lib/api-types';
+import { ResyncSteps } from './resync-steps';
 
 const short = (id: string) => id.split('/').slice(-3).join('/');
 
@@ -21,7 +22,7 @@ export function IdChanges({ added, removed }: { added: readonly string[]; remove
   );
 }
 
-/** What a resync did: its message, each object with its resourceVersions, the observation and the audit. */
+/** What a resync did: its message, each object with its resourceVersions, its steps and the audit. */
 export function ResyncResultView({ result }: { result: ResyncResult }) {
   const tone =
     result.outcome === 'partial'
@@ -59,6 +60,7 @@ export function ResyncResultView({ result }: { result: ResyncResult }) {
         </tbody>
       </table>
       {result.mode === 'sync-provider-ids' ? <IdChanges added={result.added} removed={result.removed} /> : null}
+      <ResyncSteps steps={result.steps} />
       {result.audit.problems.map((p) => (
         <p key={p} className="text-sm text-amber-900 dark:text-amber-200">
           {p}

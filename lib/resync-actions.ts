@@ -1,0 +1,18 @@
+// The one user-facing name of each resync mode, used by the dialog, the API's messages and the audit trail
+// (docs/user-guide.md, "Resync"). The API keeps its mode identifiers; people read these names.
+
+import type { ResyncMode } from './api-types';
+
+export const RESYNC_ACTIONS: Record<ResyncMode, { name: string; does: string }> = {
+  reconcile: {
+    name: 'Reconcile',
+    does: "Annotates the AzureMachinePool, then the MachinePool, so CAPZ and CAPI reconcile now. It cannot get past CAPI's readiness gate.",
+  },
+  'sync-provider-ids': {
+    name: 'Copy providerIDs',
+    does: "Sets the MachinePool spec.providerIDList to the AzureMachinePool's: exactly what CAPI copies once the gate opens.",
+  },
+};
+
+/** "Copy providerIDs (sync-provider-ids)": the name, with the API's identifier for whoever searches logs. */
+export const actionLabel = (mode: ResyncMode) => `${RESYNC_ACTIONS[mode].name} (${mode})`;

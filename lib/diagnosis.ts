@@ -42,7 +42,7 @@ export const FINDING_ORDER: readonly FindingCode[] = [
 ];
 
 /** How long a frozen list while the pool scales on CAPZ before v1.20 stays a warning (see frozenWhileScaling). */
-export const FROZEN_CRITICAL_AFTER_MS = 10 * 60 * 1000;
+const FROZEN_CRITICAL_AFTER_MS = 10 * 60 * 1000;
 
 export interface DiagnosisOptions {
   now: string;

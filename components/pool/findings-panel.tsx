@@ -129,7 +129,11 @@ function Age({ finding: f, now, inline = false }: { finding: Finding; now: strin
   return (
     <span
       data-testid="finding-age"
-      className={`${inline ? '' : 'mt-0.5 block'}text-xs text-slate-600 dark:text-slate-400`}
+      className={
+        inline
+          ? 'text-xs text-slate-600 dark:text-slate-400'
+          : 'mt-0.5 block text-xs text-slate-600 dark:text-slate-400'
+      }
     >
       {since === null ? (
         'already so when poolscope began watching'

@@ -180,12 +180,13 @@ test('the scale-up seed pool records the whole frozen period, start and end', as
   const changes = page.getByRole('region', { name: /Changes in this window/ });
   while (await changes.getByRole('button', { name: 'Show more' }).isVisible())
     await changes.getByRole('button', { name: 'Show more' }).click();
-  // Newest first: the freeze's end (critical → —) on top, its start (— → critical) at the bottom.
-  const rows = changes.locator('tr', { hasText: 'finding.readiness-gate-frozen' });
-  await expect(rows.first().locator('td').nth(2)).toHaveText('critical');
+  // Newest first: the freeze's end (warning → —) on top, its start (— → warning) at the bottom. A scale-up's freeze
+  // on CAPZ before v1.20 is a warning for its first 10 minutes, and this one is over in seconds.
+  const rows = changes.locator('tr', { hasText: 'Finding: readiness-gate-frozen' });
+  await expect(rows.first().locator('td').nth(2)).toHaveText('warning');
   await expect(rows.first().locator('td').nth(3)).toHaveText('—');
   await expect(rows.last().locator('td').nth(2)).toHaveText('—');
-  await expect(rows.last().locator('td').nth(3)).toHaveText('critical');
+  await expect(rows.last().locator('td').nth(3)).toHaveText('warning');
   // A drift change names its kind and instance in a few words, the full key on hover.
   const drift = changes.locator('[data-drift-key^="missing-from-machinepool:"]').first();
   await expect(drift).toHaveText(/^missing from MP: virtualmachines\/\d+$/);

@@ -2,7 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import type { TimelineEntry } from './api-types';
 import { buildScenario } from './fixtures/scenarios';
-import { buildTimeline, coalescePeriods, initialZoom, laneToneValue, minPeriodMs } from './timeline';
+import {
+  buildTimeline,
+  coalescePeriods,
+  foldUnchanged,
+  initialZoom,
+  laneToneValue,
+  mergeRestated,
+  minPeriodMs,
+  valueAt,
+  type Lane,
+  type SeriesPoint,
+} from './timeline';
 import { diffDetails } from './transitions';
 
 const T0 = '2026-11-29T10:00:00.000Z';
@@ -207,5 +218,62 @@ describe('coalescePeriods', () => {
       15_500 / 1500,
     );
     expect(minPeriodMs('2026-11-29T10:00:00Z', '2026-11-29T10:00:15.500Z', '2026-11-29T10:00:00.500Z')).toBe(10);
+  });
+});
+
+describe('foldUnchanged and valueAt', () => {
+  const lane = (field: string, periods: [string, string, string][]): Lane => ({
+    field,
+    label: field,
+    group: 'state',
+    periods: periods.map(([start, end, value]) => ({ start, end, value })),
+  });
+  const from = '2026-12-06T00:00:00.000Z';
+  const to = '2026-12-06T01:00:00.000Z';
+  const mid = '2026-12-06T00:30:00.000Z';
+
+  it('folds a lane that held one normal value all window, and keeps changes and values to notice', () => {
+    const view = {
+      from,
+      to,
+      lanes: [
+        lane('amp.ready', [[from, to, 'true']]),
+        lane('amp.provisioningState', [
+          [from, mid, 'Updating'],
+          [mid, to, 'Succeeded'],
+        ]),
+        lane('finding.vmss-failed', [[from, to, 'critical']]),
+      ],
+    };
+    const folded = foldUnchanged(view, (_l, v) => v === 'critical');
+    expect(folded.unchanged.map((l) => l.field)).toEqual(['amp.ready']);
+    expect(folded.shown.map((l) => l.field)).toEqual(['amp.provisioningState', 'finding.vmss-failed']);
+  });
+
+  it('merges a flag lane and the condition that restates it, saying where the condition differs', () => {
+    const lanes = mergeRestated([
+      lane('amp.ready', [[from, to, 'true']]),
+      lane('condition.amp.Ready', [
+        [from, mid, 'False/ScaleSetScalingUp'],
+        [mid, to, 'True'],
+      ]),
+      lane('mp.phase', [[from, to, 'Running']]),
+    ]);
+    expect(lanes.map((l) => l.field)).toEqual(['amp.ready', 'mp.phase']);
+    expect(lanes[0]?.periods.map((p) => [p.start, p.end, p.value])).toEqual([
+      [from, mid, 'true (Ready condition False/ScaleSetScalingUp)'],
+      [mid, to, 'true'],
+    ]);
+  });
+
+  it('reads a step series at an instant: the last step at or before it', () => {
+    const points: SeriesPoint[] = [
+      [from, 3],
+      [mid, 5],
+      [to, 5],
+    ];
+    expect(valueAt(points, Date.parse(from) - 1)).toBeNull();
+    expect(valueAt(points, Date.parse(from) + 1)).toBe(3);
+    expect(valueAt(points, Date.parse(mid))).toBe(5);
   });
 });

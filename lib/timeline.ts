@@ -94,6 +94,78 @@ export function laneToneValue(field: string, value: string): string {
 }
 
 /**
+ * The lanes a chart draws at first, and those it folds into one line: a lane that held one value through the
+ * whole window, unless that value is one to notice (failed, not ready, a warning: `notable`).
+ */
+export function foldUnchanged(
+  view: Pick<TimelineView, 'from' | 'to' | 'lanes'>,
+  notable: (lane: Lane, value: string) => boolean,
+): { shown: Lane[]; unchanged: Lane[] } {
+  const shown: Lane[] = [];
+  const unchanged: Lane[] = [];
+  for (const l of view.lanes) {
+    const [only] = l.periods;
+    const still = l.periods.length === 1 && only && only.start <= view.from && only.end >= view.to && !only.merged;
+    (still && !notable(l, only.value) ? unchanged : shown).push(l);
+  }
+  return { shown, unchanged };
+}
+
+/** Flag lanes and the condition that restates them: drawn as one lane, the flag's value, the condition's aside. */
+const RESTATED: readonly [flag: string, condition: string, conditionName: string][] = [
+  ['amp.ready', 'condition.amp.Ready', 'Ready condition'],
+  ['mp.infrastructureReady', 'condition.mp.InfrastructureReady', 'InfrastructureReady condition'],
+];
+
+/** The periods of a lane at `ms`: its value then (null outside its periods). */
+function periodAt(l: Lane, ms: number): LanePeriod | null {
+  return l.periods.find((p) => Date.parse(p.start) <= ms && ms < Date.parse(p.end)) ?? null;
+}
+
+/**
+ * One lane per fact: the AzureMachinePool's ready flag and its Ready condition (and the MachinePool's
+ * infrastructure flag and its InfrastructureReady) become one lane. Its value is the flag's; where the condition
+ * says otherwise (a scale on CAPZ v1.20 or later: ready, with the condition False), the value says that too, and
+ * the detail names the condition's reason.
+ */
+export function mergeRestated(lanes: readonly Lane[]): Lane[] {
+  let out = [...lanes];
+  for (const [flagField, condField, name] of RESTATED) {
+    const flag = out.find((l) => l.field === flagField);
+    const cond = out.find((l) => l.field === condField);
+    if (!flag || !cond) continue;
+    const cuts = [...new Set([...flag.periods, ...cond.periods].flatMap((p) => [p.start, p.end]))].sort();
+    const periods: LanePeriod[] = [];
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      const [start, end] = [cuts[i] as string, cuts[i + 1] as string];
+      const f = periodAt(flag, Date.parse(start));
+      if (!f) continue;
+      const c = periodAt(cond, Date.parse(start));
+      const agree = !c || c.value.split('/')[0] === f.value.replace(/^t/, 'T').replace(/^f/, 'F');
+      const value = agree ? f.value : `${f.value} (${name} ${c.value})`;
+      const detail = [f.detail, c && !agree ? `${name}: ${c.value}${c.detail ? `. ${c.detail}` : ''}` : null]
+        .filter(Boolean)
+        .join(' ');
+      const last = periods.at(-1);
+      if (last && last.value === value && last.end === start) last.end = end;
+      else periods.push({ start, end, value, ...(detail ? { detail } : {}) });
+    }
+    out = out.filter((l) => l !== cond).map((l) => (l === flag ? { ...flag, periods } : l));
+  }
+  return out;
+}
+
+/** A replica series' value at `ms`: the last step at or before it (null before the first, or unknown). */
+export function valueAt(points: readonly SeriesPoint[], ms: number): number | null {
+  let v: number | null = null;
+  for (const [at, n] of points) {
+    if (Date.parse(at) > ms) break;
+    v = n;
+  }
+  return v;
+}
+
+/**
  * Where the chart opens when poolscope first saw the pool well inside the window: from a little before the first
  * thing it recorded to the window's end (the zoom bar still spans the whole window). Null: open on the window.
  */

@@ -46,14 +46,40 @@ const CELL = 'fleet-cell';
 
 const n = (v: number | null) => (v === null ? '?' : String(v));
 
+/** The counts a fleet row shows, each under its name; one that differs from the desired count is marked. */
+const REPLICA_CELLS: [keyof PoolSummary['replicas'], string, string][] = [
+  ['desired', 'want', 'desired'],
+  ['azureInstances', 'Azure', 'Azure instances'],
+  ['capz', 'CAPZ', 'CAPZ'],
+  ['capi', 'CAPI', 'CAPI'],
+  ['readyNodes', 'Ready', 'Ready Nodes'],
+];
+
 function Replicas({ r }: { r: PoolSummary['replicas'] }) {
   const title = `desired ${n(r.desired)} · VMSS capacity ${n(r.vmssCapacity)} · Azure instances ${n(r.azureInstances)} · CAPZ ${n(r.capz)} · CAPI ${n(r.capi)} · Ready Nodes ${n(r.readyNodes)}`;
-  // On a phone (no hover for the title) each count is named.
+  // On a phone (no hover for the title) each count is named in a line.
   return (
     <span title={title}>
       <span className="sr-only">{title}</span>
-      <span aria-hidden="true" className="font-mono text-xs tabular-nums max-sm:hidden">
-        {[r.desired, r.vmssCapacity, r.azureInstances, r.capz, r.capi, r.readyNodes].map(n).join('/')}
+      <span aria-hidden="true" className="inline-grid grid-cols-5 gap-x-1.5 text-center max-sm:hidden">
+        {REPLICA_CELLS.map(([k, short]) => (
+          <span key={k} className="text-[10px] leading-3 text-slate-500 dark:text-slate-400">
+            {short}
+          </span>
+        ))}
+        {REPLICA_CELLS.map(([k, , long]) => {
+          const off = k !== 'desired' && r[k] !== r.desired;
+          return (
+            <span
+              key={k}
+              data-replica={k}
+              {...(off ? { 'data-off': '', title: `${long} ${n(r[k])}, desired ${n(r.desired)}` } : {})}
+              className={`font-mono text-xs tabular-nums ${k === 'desired' ? 'font-semibold' : ''} ${off ? 'rounded bg-amber-100 text-amber-900 dark:bg-amber-950 dark:text-amber-200' : ''}`}
+            >
+              {n(r[k])}
+            </span>
+          );
+        })}
       </span>
       <span aria-hidden="true" className="sm:hidden">
         desired {n(r.desired)} · VMSS {n(r.vmssCapacity)} · Azure {n(r.azureInstances)} · CAPZ {n(r.capz)} · CAPI{' '}
@@ -73,10 +99,12 @@ function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: 
     );
   const active = filters.sort === col.key;
   const next: FleetFilters = { ...filters, sort: col.key, desc: active ? !filters.desc : false };
+  // Sorting by finding puts the worst first: descending severity, though the URL calls it the plain order.
+  const descending = col.key === 'finding' ? !filters.desc : filters.desc;
   return (
     <th
       scope="col"
-      aria-sort={active ? (filters.desc ? 'descending' : 'ascending') : 'none'}
+      aria-sort={active ? (descending ? 'descending' : 'ascending') : 'none'}
       className="px-1.5 py-2 text-left font-medium"
     >
       <button
@@ -86,7 +114,7 @@ function SortHeader({ col, filters }: { col: (typeof COLUMNS)[number]; filters: 
       >
         {col.label}
         <span aria-hidden="true" className="text-slate-400">
-          {active ? (filters.desc ? '▼' : '▲') : '↕'}
+          {active ? (descending ? '▼' : '▲') : '↕'}
         </span>
       </button>
     </th>
@@ -158,6 +186,18 @@ function WorstFinding({
   );
 }
 
+/** How long ago, counting on; under it the time of day in the viewer's zone (the whole instant in UTC on hover). */
+function Ago({ iso, now }: { iso: string | null; now: number }) {
+  const ms = toMs(iso);
+  if (!iso || ms === null) return <span>—</span>;
+  return (
+    <span className="whitespace-nowrap">
+      {formatDuration(Math.max(0, now - ms))} ago
+      <LocalTime iso={iso} className="block text-xs text-slate-500 dark:text-slate-400" withDate={false} />
+    </span>
+  );
+}
+
 /** Rows rendered at first: the worst pools come first, and a fleet of a thousand stays fast to open. */
 const FIRST_ROWS = 100;
 
@@ -167,13 +207,15 @@ const FIRST_ROWS = 100;
  */
 export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filters: FleetFilters; at: string }) {
   const [limit, setLimit] = useState(FIRST_ROWS);
+  const now = toMs(useLiveNow(at, true)) ?? 0;
   return (
     <div className="space-y-2">
       <SortSelect filters={filters} />
       <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
         <table className="w-full text-sm max-sm:block">
           <caption className="sr-only">
-            MachinePools. Replicas are desired / VMSS capacity / Azure instances / CAPZ / CAPI / Ready Nodes.
+            MachinePools. Replicas: desired, Azure instances, CAPZ, CAPI and Ready Nodes; a count that differs from the
+            desired one is marked.
           </caption>
           <thead className="bg-slate-50 max-sm:hidden dark:bg-slate-900">
             <tr>
@@ -267,8 +309,8 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
                     '—'
                   )}
                 </td>
-                <td data-label="Last change" className={`${CELL} min-w-[7.5rem] max-sm:min-w-0`}>
-                  <LocalTime iso={p.lastChange} />
+                <td data-label="Last change" className={`${CELL} min-w-[6rem] max-sm:min-w-0`}>
+                  <Ago iso={p.lastChange} now={now} />
                 </td>
               </tr>
             ))}

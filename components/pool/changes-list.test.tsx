@@ -31,13 +31,34 @@ describe('ChangesList', () => {
       entry('replicas.capz', '3', '4'),
     ];
     const r = rows(renderToStaticMarkup(<ChangesList entries={entries} total={entries.length} />));
-    // Newest first: time, field, from, to, detail.
+    // Newest first: what, from, to, detail, in words.
     expect(r.map((c) => c.slice(1))).toEqual([
-      ['replicas.capz', '3', '4', ''],
-      ['condition.amp.Ready', 'False/Creating', 'False/Creating(new message)', 'still creating'],
-      ['finding.readiness-gate-frozen', 'critical', 'critical(new summary)', 'frozen: 1 instance failed'],
-      ['finding.readiness-gate-frozen', '—', 'critical', 'frozen: 3 AMPMs ready'],
+      ['Replicas: CAPZ replicas', '3', '4', ''],
+      ['AzureMachinePool condition Ready', 'False/Creating', 'False/Creating(new message)', 'still creating'],
+      ['Finding: readiness-gate-frozen', 'critical', 'critical(new summary)', 'frozen: 1 instance failed'],
+      ['Finding: readiness-gate-frozen', '—', 'critical', 'frozen: 3 AMPMs ready'],
     ]);
+    // One instant: its time on its first row only.
+    expect(r.map((c) => c[0])).toEqual([
+      expect.stringContaining('2026'),
+      'same instant',
+      'same instant',
+      'same instant',
+    ]);
+  });
+
+  it("says a list's change as its count of IDs, and offers a toggle for each kind present, with its count", () => {
+    const entries = [
+      entry('list.amp', '3:16329caf', '4:b6f3b055'),
+      entry('finding.scaling', null, 'info', 'Scaling from 3 to 4 replicas.'),
+      { ...entry('event.ScaleSetScaling', null, 'AzureMachinePool/pool0'), at: '2026-12-04T15:46:31Z' },
+    ];
+    const html = renderToStaticMarkup(<ChangesList entries={entries} total={entries.length} />);
+    expect(rows(html).at(-1)?.slice(1, 3)).toEqual(['AzureMachinePool list', '3 IDs']);
+    const toggles = [...html.matchAll(/<button[^>]*aria-pressed="true"[^>]*>(.*?)<\/button>/g)].map((m) =>
+      (m[1] as string).replace(/<!-- -->/g, ''),
+    );
+    expect(toggles).toEqual(['Findings (1)', 'Drift and lists (1)', 'Events (1)']);
   });
 
   it('breaks long IDs after their slashes, not mid-word, and keeps their text', () => {

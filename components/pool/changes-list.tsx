@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { DRIFT_KIND_LABELS, type TimelineEntry } from '@/lib/api-types';
 import type { ChangesPage } from '@/lib/timeline';
 import { fetchJson } from '@/components/data/fetch-json';
+import { CHANGE_KINDS, changeKind, changeValue, changeWhat, type ChangeKind } from '@/lib/change-words';
 import { driftKeyText } from '@/lib/format';
 import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
@@ -76,8 +77,10 @@ export function ChangesList({
   source?: OlderSource;
 }) {
   const [limit, setLimit] = useState(50);
+  const [hidden, setHidden] = useState<ReadonlySet<ChangeKind>>(new Set());
   const more = useOlder(source, entries);
-  const newest = [...entries].reverse().concat(more.older?.entries ?? []);
+  const all = [...entries].reverse().concat(more.older?.entries ?? []);
+  const newest = hidden.size ? all.filter((e) => !hidden.has(changeKind(e.field))) : all;
   const olderLeft = source !== undefined && (more.older ? more.older.next !== null : total > entries.length);
   return (
     <section aria-labelledby="changes-h" className="space-y-2">
@@ -90,6 +93,7 @@ export function ChangesList({
           {source ? '; older ones can be loaded below.' : '; choose a shorter range to list the others.'}
         </p>
       ) : null}
+      {entries.length ? <KindFilter entries={all} hidden={hidden} onChange={setHidden} /> : null}
       {entries.length === 0 ? (
         <p className="text-sm text-slate-600 dark:text-slate-300">Nothing changed in this window.</p>
       ) : (
@@ -105,27 +109,33 @@ export function ChangesList({
               </tr>
             </thead>
             <tbody className="max-sm:block">
-              {newest.slice(0, limit).map((e, i) => (
-                <tr
-                  key={`${e.at}-${e.field}-${i}`}
-                  className="border-t border-slate-200 align-top max-sm:block max-sm:py-1 max-sm:first:border-t-0 dark:border-slate-800"
-                >
-                  <td data-label="Time" className={`${CELL} whitespace-nowrap`}>
-                    <LocalTime iso={e.at} />
-                  </td>
-                  <td data-label="What" className={`${CELL} font-mono text-xs max-sm:wrap-anywhere`}>
-                    {e.field}
-                  </td>
-                  <Value entry={e} value={e.from} label="From" />
-                  <Value entry={e} value={e.to} label="To" same={e.from !== null && e.from === e.to} />
-                  <td
-                    data-label="Detail"
-                    className={`${CELL} max-w-md wrap-break-word text-slate-700 dark:text-slate-300 ${e.detail ? '' : 'max-sm:hidden'}`}
+              {newest.slice(0, limit).map((e, i, rows) => {
+                // Changes of one instant are one group: its time once, on its first row.
+                const same = i > 0 && rows[i - 1]?.at === e.at;
+                return (
+                  <tr
+                    key={`${e.at}-${e.field}-${i}`}
+                    data-kind={changeKind(e.field)}
+                    {...(same ? { 'data-same-instant': '' } : {})}
+                    className={`${same ? 'border-t border-dotted' : 'border-t'} border-slate-200 align-top max-sm:block max-sm:py-1 max-sm:first:border-t-0 dark:border-slate-800`}
                   >
-                    {e.detail ? <Breakable text={e.detail} /> : null}
-                  </td>
-                </tr>
-              ))}
+                    <td data-label="Time" className={`${CELL} whitespace-nowrap ${same ? 'max-sm:hidden' : ''}`}>
+                      {same ? <span className="sr-only">same instant</span> : <LocalTime iso={e.at} />}
+                    </td>
+                    <td data-label="What" className={`${CELL} max-sm:wrap-anywhere`} title={e.field}>
+                      {changeWhat(e.field)}
+                    </td>
+                    <Value entry={e} value={e.from} label="From" />
+                    <Value entry={e} value={e.to} label="To" same={e.from !== null && e.from === e.to} />
+                    <td
+                      data-label="Detail"
+                      className={`${CELL} max-w-md wrap-break-word text-slate-700 dark:text-slate-300 ${e.detail ? '' : 'max-sm:hidden'}`}
+                    >
+                      {e.detail ? <Breakable text={e.detail} /> : null}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
@@ -189,10 +199,44 @@ function Value({
       </td>
     );
   return (
-    <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`}>
-      <Breakable text={value} />
+    <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`} title={value}>
+      <Breakable text={changeValue(entry.field, value)} />
       {same ? <span className="ml-1 text-slate-600 dark:text-slate-300">({sameValueNote(entry.field)})</span> : null}
     </td>
+  );
+}
+
+/** Toggles for each kind of change present, with how many there are; all shown at first. */
+function KindFilter({
+  entries,
+  hidden,
+  onChange,
+}: {
+  entries: readonly TimelineEntry[];
+  hidden: ReadonlySet<ChangeKind>;
+  onChange: (h: ReadonlySet<ChangeKind>) => void;
+}) {
+  const counts = new Map<ChangeKind, number>();
+  for (const e of entries) counts.set(changeKind(e.field), (counts.get(changeKind(e.field)) ?? 0) + 1);
+  const toggle = (k: ChangeKind) => {
+    const next = new Set(hidden);
+    if (!next.delete(k)) next.add(k);
+    onChange(next);
+  };
+  return (
+    <div role="group" aria-label="Show changes of kind" className="flex flex-wrap gap-2 text-sm">
+      {CHANGE_KINDS.filter((k) => counts.has(k.kind)).map((k) => (
+        <button
+          key={k.kind}
+          type="button"
+          aria-pressed={!hidden.has(k.kind)}
+          onClick={() => toggle(k.kind)}
+          className="rounded border border-slate-300 px-2 py-0.5 aria-pressed:bg-slate-800 aria-pressed:text-white dark:border-slate-700 dark:aria-pressed:bg-slate-200 dark:aria-pressed:text-slate-900"
+        >
+          {k.label} ({counts.get(k.kind)})
+        </button>
+      ))}
+    </div>
   );
 }
 

@@ -13,7 +13,16 @@ import {
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { REPLICA_SERIES, initialZoom, laneToneValue, type TimelineView } from '@/lib/timeline';
+import {
+  REPLICA_SERIES,
+  foldUnchanged,
+  initialZoom,
+  laneToneValue,
+  mergeRestated,
+  valueAt,
+  type Lane,
+  type TimelineView,
+} from '@/lib/timeline';
 import { toneOf, type Tone } from '@/components/ui/badge';
 import { formatInstant } from '@/components/ui/local-time';
 
@@ -29,14 +38,23 @@ echarts.use([
   CanvasRenderer,
 ]);
 
+/** "good" is muted: ready, Succeeded, not paused are the normal state, and red and amber must stand out. */
 const COLORS: Record<Tone, [light: string, dark: string]> = {
-  good: ['#059669', '#34d399'],
+  good: ['#a7d8b9', '#2f6b47'],
   bad: ['#dc2626', '#f87171'],
   warn: ['#d97706', '#fbbf24'],
   info: ['#0284c7', '#38bdf8'],
   neutral: ['#64748b', '#94a3b8'],
 };
-const SERIES_COLORS = ['#6366f1', '#0ea5e9', '#14b8a6', '#22c55e', '#ef4444', '#f59e0b', '#a855f7', '#64748b'];
+const SERIES_COLORS = ['#4338ca', '#0ea5e9', '#14b8a6', '#22c55e', '#ef4444', '#f59e0b', '#a855f7', '#64748b'];
+/** Series that often coincide stay apart by their dashes; the desired count is drawn bold. */
+const SERIES_DASH = ['solid', 'dashed', 'solid', 'dotted', 'solid', 'dashed', 'dotted', 'solid'] as const;
+
+/** Whether a lane's value is one to keep in sight even when it never changed (failed, not ready, a warning). */
+const notable = (l: Lane, value: string) => {
+  const t = toneOf(laneToneValue(l.field, value.split(' (')[0] ?? value));
+  return t === 'bad' || t === 'warn';
+};
 
 function subscribeDark(cb: () => void) {
   const o = new MutationObserver(cb);
@@ -78,7 +96,7 @@ export function buildOption(
   narrow = false,
 ): echarts.EChartsCoreOption {
   const labels = view.lanes.map((l) => (narrow ? shortLabel(l.label) : l.label));
-  if (view.markers.length) labels.push(narrow ? 'Events, resyncs' : 'Events and resyncs');
+  if (view.markers.length) labels.push(narrow ? 'Events ▲, resyncs ◆' : 'Events ▲ and resyncs ◆');
   const labelsPx = narrow ? NARROW_LABELS_PX : LABELS_PX;
   const lanesHeight = Math.max(1, labels.length) * LANE_HEIGHT;
   const text = dark ? '#e2e8f0' : '#0f172a';
@@ -97,7 +115,8 @@ export function buildOption(
         l.label,
         p.merged ?? 0,
       ] as LaneDatum['value'],
-      itemStyle: { color: color(laneToneValue(l.field, p.value)) },
+      // A merged lane's value may add the condition's in brackets: the flag's own value sets the colour.
+      itemStyle: { color: color(laneToneValue(l.field, p.value.split(' (')[0] ?? p.value)) },
     })),
   );
   const markerLane = view.lanes.length;
@@ -122,6 +141,8 @@ export function buildOption(
       backgroundColor: dark ? '#0f172a' : '#ffffff',
       textStyle: { color: text },
       borderColor: grid,
+      // The replica chart's crosshair (its x axis triggers it): every series at that instant.
+      formatter: (p: unknown) => (Array.isArray(p) ? crosshair(view, (p[0] as { axisValue: number }).axisValue) : ''),
     },
     legend: {
       top: replicasTop - 28,
@@ -135,7 +156,13 @@ export function buildOption(
       { left: labelsPx, right: narrow ? 12 : 24, top, height: lanesHeight },
       { left: labelsPx, right: narrow ? 12 : 24, top: replicasTop, height: 180 },
     ],
-    xAxis: [xAxis(0, false), xAxis(1, true)],
+    xAxis: [
+      xAxis(0, false),
+      {
+        ...xAxis(1, true),
+        axisPointer: { show: true, type: 'line', snap: false, triggerTooltip: true, label: { show: false } },
+      },
+    ],
     yAxis: [
       {
         type: 'category',
@@ -220,11 +247,16 @@ export function buildOption(
         name: 'markers',
         xAxisIndex: 0,
         yAxisIndex: 0,
-        symbol: 'diamond',
-        symbolSize: 11,
         data: view.markers.map((m) => ({
           value: [Date.parse(m.at), markerLane, m.label, m.detail ?? ''],
-          itemStyle: { color: m.kind === 'resync' ? COLORS.info[dark ? 1 : 0] : COLORS.warn[dark ? 1 : 0] },
+          // An Event is an amber triangle; a resync, a larger blue diamond (the legend says so).
+          symbol: m.kind === 'resync' ? 'diamond' : 'triangle',
+          symbolSize: m.kind === 'resync' ? 14 : 11,
+          itemStyle: {
+            color: m.kind === 'resync' ? COLORS.info[dark ? 1 : 0] : COLORS.warn[dark ? 1 : 0],
+            borderColor: text,
+            borderWidth: m.kind === 'resync' ? 1 : 0,
+          },
         })),
         tooltip: {
           formatter: (p: { value: [number, number, string, string] }) =>
@@ -240,6 +272,8 @@ export function buildOption(
         showSymbol: true,
         symbolSize: 4,
         color: SERIES_COLORS[i],
+        lineStyle: { width: i === 0 ? 3 : 1.5, type: SERIES_DASH[i] },
+        z: i === 0 ? 3 : 2,
         data: view.series[s.key].map(([t, v]) => [Date.parse(t), v]),
         tooltip: {
           formatter: (p: { seriesName: string; value: [number, number | null] }) =>
@@ -261,6 +295,15 @@ export function buildOption(
   };
 }
 
+/** The crosshair's tooltip: every replica series' value at `ms` (the step in force then). */
+function crosshair(view: TimelineView, ms: number): string {
+  const rows = REPLICA_SERIES.map(
+    (s, i) =>
+      `<span style="color:${SERIES_COLORS[i]}">●</span> ${esc(s.label)}: <b>${valueAt(view.series[s.key], ms) ?? 'unknown'}</b>`,
+  );
+  return `<div data-crosshair>${time(ms)}<br/>${rows.join('<br/>')}</div>`;
+}
+
 function chartHeight(view: TimelineView): number {
   return 10 + Math.max(1, view.lanes.length + (view.markers.length ? 1 : 0)) * LANE_HEIGHT + 40 + 180 + 50;
 }
@@ -270,6 +313,69 @@ function chartHeight(view: TimelineView): number {
  * anew (see `initialZoom`); live updates within one window keep the viewer's zoom.
  */
 export function TimelineChart({
+  view,
+  at,
+  windowKey,
+  onPick,
+}: {
+  view: TimelineView;
+  at: string | null;
+  windowKey: string;
+  onPick?: (iso: string) => void;
+}) {
+  const [all, setAll] = useState(false);
+  const merged = { ...view, lanes: mergeRestated(view.lanes) };
+  const folded = foldUnchanged(merged, notable);
+  const drawn = all || folded.unchanged.length === 0 ? merged : { ...merged, lanes: folded.shown };
+  return (
+    <div className="space-y-2">
+      <TimelineLegend />
+      <Chart view={drawn} at={at} windowKey={windowKey} {...(onPick ? { onPick } : {})} />
+      {folded.unchanged.length ? (
+        <p className="text-sm text-slate-600 dark:text-slate-300">
+          {all ? null : (
+            <span data-testid="unchanged-lanes">
+              {folded.unchanged.length} {folded.unchanged.length === 1 ? 'lane' : 'lanes'} unchanged in this window:{' '}
+              {folded.unchanged.map((l) => `${l.label} ${l.periods[0]?.value ?? ''}`).join(' · ')}.{' '}
+            </span>
+          )}
+          <button type="button" className="underline" onClick={() => setAll(!all)}>
+            {all ? 'Fold the unchanged lanes' : 'Show them'}
+          </button>
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** What the colours and marks mean. */
+function TimelineLegend() {
+  const items: [string, string][] = [
+    [COLORS.bad[0], 'failed, not ready, critical'],
+    [COLORS.warn[0], 'in progress, paused, warning'],
+    [COLORS.info[0], 'info'],
+    [COLORS.good[0], 'ready, succeeded, normal'],
+    [COLORS.neutral[0], 'unknown, other'],
+  ];
+  return (
+    <ul
+      aria-label="Timeline legend"
+      className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-700 dark:text-slate-300"
+    >
+      {items.map(([c, t]) => (
+        <li key={t} className="flex items-center gap-1.5">
+          <span aria-hidden="true" className="inline-block h-2.5 w-4 rounded-sm" style={{ background: c }} />
+          {t}
+        </li>
+      ))}
+      <li>▲ Event</li>
+      <li>◆ resync</li>
+      <li>dashed outline: several changes too close to draw apart</li>
+    </ul>
+  );
+}
+
+function Chart({
   view,
   at,
   windowKey,
@@ -339,6 +445,8 @@ export function TimelineChart({
       aria-label={summary}
       data-testid="timeline-chart"
       data-lane-labels={narrow ? 'short' : 'full'}
+      data-lanes={view.lanes.length}
+      data-lane-fields={view.lanes.map((l) => l.field).join(' ')}
       style={{ height: chartHeight(view) }}
       className="w-full"
     />

@@ -6,6 +6,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { RANGES, windowQuery, type RangeName, type TimeWindow } from '@/lib/url-state';
+import { formatInstant } from '@/components/ui/local-time';
 
 function toLocalInput(iso: string): string {
   const d = new Date(iso);
@@ -25,7 +26,11 @@ export function TimeControls({ path, window: w, shownAt }: { path: string; windo
     const url = `${window.location.origin}${href(q)}`;
     try {
       await navigator.clipboard.writeText(url);
-      setCopied(`Link copied: it shows this pool as of ${new Date(w.at ?? shownAt).toLocaleString()}.`);
+      // The app's one time format: the viewer's zone, and UTC beside it.
+      const shown = w.at ?? shownAt;
+      setCopied(
+        `Link copied: it shows this pool as of ${formatInstant(shown, undefined)} (${formatInstant(shown, 'UTC')}).`,
+      );
     } catch {
       setCopied(`Copy this link: ${url}`);
     }

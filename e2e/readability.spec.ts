@@ -100,4 +100,9 @@ test('the fleet names each replica count and marks one that differs; worst first
   }).toPass({ timeout: 20_000 });
   await expect(page.getByRole('columnheader', { name: /Worst finding/ })).toHaveAttribute('aria-sort', 'descending');
   await expect(row.locator('td[data-label="Last change"]')).toContainText(/\d+ (s|min|h|d)( \d+ (min|h))? ago/);
+  // A keyboard user skips the sources and the filters.
+  const skip = page.getByRole('link', { name: 'Skip to the pools' });
+  await skip.focus();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#pools')).toBeFocused();
 });

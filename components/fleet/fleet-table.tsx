@@ -211,7 +211,7 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
   return (
     <div className="space-y-2">
       <SortSelect filters={filters} />
-      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+      <div id="pools" tabIndex={-1} className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
         <table className="w-full text-sm max-sm:block">
           <caption className="sr-only">
             MachinePools. Replicas: desired, Azure instances, CAPZ, CAPI and Ready Nodes; a count that differs from the

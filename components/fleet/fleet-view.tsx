@@ -37,6 +37,13 @@ export function FleetView() {
   const shown = filters.severity ? data.pools.filter((p) => hasSeverity(p, filters.severity)) : data.pools;
   return (
     <div className="space-y-4">
+      {/* Past the sources and a dozen filter controls, for keyboard users. */}
+      <a
+        href="#pools"
+        className="sr-only focus:not-sr-only focus:inline-block focus:rounded focus:px-2 focus:py-1 focus:ring-2 focus:ring-sky-600"
+      >
+        Skip to the pools
+      </a>
       <StaleBanner stale={stale} />
       <SourceBar sources={data.sources} stale={stale !== null} />
       <FleetFilters filters={filters} contexts={contexts} namespaces={namespaces} deleted={data.deleted} />

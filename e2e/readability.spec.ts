@@ -32,6 +32,7 @@ test("the replica chart's crosshair lists every series at the instant under the 
   await page.goto('/pools/mgmt-weu/default/workers?range=1h');
   const chart = page.getByTestId('timeline-chart');
   await expect(chart).toBeVisible();
+  await chart.scrollIntoViewIfNeeded();
   const box = await chart.boundingBox();
   // The replica grid: 180 px tall, 50 px above the chart's bottom (the zoom bar below it).
   await page.mouse.move(box!.x + box!.width * 0.8, box!.y + box!.height - 140);

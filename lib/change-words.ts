@@ -57,11 +57,17 @@ export function changeWhat(field: string): string {
   return field;
 }
 
-/** A value in words: a list's count and hash as its count of IDs; others as they are. */
-export function changeValue(field: string, value: string): string {
+/**
+ * A value in words: a list's count and hash as its count of IDs (the new one, when the count stayed, saying that
+ * the IDs or their order changed); others as they are. `before`: the value it replaced, for the new one.
+ */
+export function changeValue(field: string, value: string, before?: string | null): string {
   if (field.startsWith('list.')) {
     const count = /^(\d+):/.exec(value)?.[1];
-    if (count !== undefined) return `${count} ${count === '1' ? 'ID' : 'IDs'}`;
+    if (count !== undefined) {
+      const same = before !== undefined && before !== null && before !== value && before.startsWith(`${count}:`);
+      return `${count} ${count === '1' ? 'ID' : 'IDs'}${same ? ', other IDs or order' : ''}`;
+    }
   }
   return value;
 }

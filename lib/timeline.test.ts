@@ -243,10 +243,12 @@ describe('foldUnchanged and valueAt', () => {
           [mid, to, 'Succeeded'],
         ]),
         lane('finding.vmss-failed', [[from, to, 'critical']]),
+        // First seen inside the window, unchanged since.
+        lane('mp.phase', [[mid, to, 'Running']]),
       ],
     };
     const folded = foldUnchanged(view, (_l, v) => v === 'critical');
-    expect(folded.unchanged.map((l) => l.field)).toEqual(['amp.ready']);
+    expect(folded.unchanged.map((l) => l.field)).toEqual(['amp.ready', 'mp.phase']);
     expect(folded.shown.map((l) => l.field)).toEqual(['amp.provisioningState', 'finding.vmss-failed']);
   });
 

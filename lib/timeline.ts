@@ -95,7 +95,8 @@ export function laneToneValue(field: string, value: string): string {
 
 /**
  * The lanes a chart draws at first, and those it folds into one line: a lane that held one value through the
- * whole window, unless that value is one to notice (failed, not ready, a warning: `notable`).
+ * window (from its start, or from when poolscope first saw the pool), unless that value is one to notice (failed,
+ * not ready, a warning: `notable`).
  */
 export function foldUnchanged(
   view: Pick<TimelineView, 'from' | 'to' | 'lanes'>,
@@ -105,7 +106,7 @@ export function foldUnchanged(
   const unchanged: Lane[] = [];
   for (const l of view.lanes) {
     const [only] = l.periods;
-    const still = l.periods.length === 1 && only && only.start <= view.from && only.end >= view.to && !only.merged;
+    const still = l.periods.length === 1 && only && only.end >= view.to && !only.merged;
     (still && !notable(l, only.value) ? unchanged : shown).push(l);
   }
   return { shown, unchanged };

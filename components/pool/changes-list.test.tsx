@@ -54,7 +54,11 @@ describe('ChangesList', () => {
       { ...entry('event.ScaleSetScaling', null, 'AzureMachinePool/pool0'), at: '2026-12-04T15:46:31Z' },
     ];
     const html = renderToStaticMarkup(<ChangesList entries={entries} total={entries.length} />);
-    expect(rows(html).at(-1)?.slice(1, 3)).toEqual(['AzureMachinePool list', '3 IDs']);
+    expect(rows(html).at(-1)?.slice(1, 4)).toEqual(['AzureMachinePool list', '3 IDs', '4 IDs']);
+    const reordered = renderToStaticMarkup(
+      <ChangesList entries={[entry('list.mp', '6:16329caf', '6:b6f3b055')]} total={1} />,
+    );
+    expect(rows(reordered)[0]?.slice(2, 4)).toEqual(['6 IDs', '6 IDs, other IDs or order']);
     const toggles = [...html.matchAll(/<button[^>]*aria-pressed="true"[^>]*>(.*?)<\/button>/g)].map((m) =>
       (m[1] as string).replace(/<!-- -->/g, ''),
     );

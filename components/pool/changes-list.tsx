@@ -200,7 +200,7 @@ function Value({
     );
   return (
     <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`} title={value}>
-      <Breakable text={changeValue(entry.field, value)} />
+      <Breakable text={changeValue(entry.field, value, label === 'To' ? entry.from : undefined)} />
       {same ? <span className="ml-1 text-slate-600 dark:text-slate-300">({sameValueNote(entry.field)})</span> : null}
     </td>
   );

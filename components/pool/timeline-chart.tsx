@@ -312,17 +312,14 @@ function chartHeight(view: TimelineView): number {
  * `windowKey` names the window shown (its range or bounds, and the instant): when it changes, the chart opens
  * anew (see `initialZoom`); live updates within one window keep the viewer's zoom.
  */
-export function TimelineChart({
-  view,
-  at,
-  windowKey,
-  onPick,
-}: {
+interface ChartProps {
   view: TimelineView;
   at: string | null;
   windowKey: string;
   onPick?: (iso: string) => void;
-}) {
+}
+
+export function TimelineChart({ view, at, windowKey, onPick }: ChartProps) {
   const [all, setAll] = useState(false);
   const merged = { ...view, lanes: mergeRestated(view.lanes) };
   const folded = foldUnchanged(merged, notable);
@@ -375,17 +372,7 @@ function TimelineLegend() {
   );
 }
 
-function Chart({
-  view,
-  at,
-  windowKey,
-  onPick,
-}: {
-  view: TimelineView;
-  at: string | null;
-  windowKey: string;
-  onPick?: (iso: string) => void;
-}) {
+function Chart({ view, at, windowKey, onPick }: ChartProps) {
   const el = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
   const zoomedFor = useRef<string | null>(null);

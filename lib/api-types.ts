@@ -445,6 +445,8 @@ export interface AzureHealth {
   state: 'live' | 'throttled' | 'unreachable';
   since: string;
   error?: string;
+  /** The workload clusters whose pools' scale sets are in it (by their Cluster's name), for people to know it by. */
+  usedBy?: string[];
 }
 
 /**

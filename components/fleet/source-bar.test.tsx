@@ -28,6 +28,20 @@ describe('SourceBar', () => {
     expect(text(html)).not.toContain('Not recording');
   });
 
+  it('names a subscription by the clusters that use it, its ID on hover; and stops saying live for stale data', () => {
+    const r = report({ state: 'ok', since: null, failingWrites: 0 });
+    const sub = '6f0a3c1e-2b4d-4e8f-9a1b-7c5d3e2f1a0b';
+    r.azure = [
+      { subscription: sub, state: 'live', since: '2026-12-04T06:50:00.000Z', usedBy: ['prod-neu', 'prod-weu'] },
+    ];
+    const html = renderToStaticMarkup(<SourceBar sources={r} />);
+    expect(text(html)).toContain('Subscriptionof prod-neu, prod-weu (6f0a3c1e…)live');
+    expect(html).toContain(`title="${sub}"`);
+    const stale = text(renderToStaticMarkup(<SourceBar sources={r} stale />));
+    expect(stale).toContain('live when last read');
+    expect(stale).not.toMatch(/live(?! when last read)/);
+  });
+
   it('says when the store refuses writes: since when, why, and that the changes wait', () => {
     const html = renderToStaticMarkup(
       <SourceBar

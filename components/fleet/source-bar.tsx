@@ -20,6 +20,7 @@ function Source({
   since,
   error,
   stale,
+  id,
 }: {
   kind: string;
   name: string;
@@ -27,11 +28,13 @@ function Source({
   since: string;
   error?: string | undefined;
   stale: boolean;
+  /** The source's full ID, when its name is not (a subscription named by its clusters). */
+  id?: string;
 }) {
   // Read from a server that no longer answers, "live" would be a claim about now that nobody can make.
   const shown: keyof typeof LABEL = stale && state === 'live' ? 'last-known-live' : state;
   return (
-    <li className="flex items-center gap-1.5" title={error}>
+    <li className="flex items-center gap-1.5" title={[id, error].filter(Boolean).join(': ') || undefined}>
       <span className="text-slate-500 dark:text-slate-400">{kind}</span>
       <span className="font-medium">{name}</span>
       <Badge tone={shown === 'last-known-live' ? 'neutral' : toneOf(shown)}>
@@ -45,6 +48,11 @@ function Source({
       </Badge>
     </li>
   );
+}
+
+/** A subscription by the clusters that use it (its ID's start beside, the whole ID on hover); else by its ID. */
+function subscriptionName(s: SourcesReport['azure'][number]): string {
+  return s.usedBy?.length ? `of ${s.usedBy.join(', ')} (${s.subscription.slice(0, 8)}…)` : s.subscription;
 }
 
 /** Every management cluster, workload cluster and subscription, and whether poolscope can read it. */
@@ -81,7 +89,8 @@ export function SourceBar({ sources, stale = false }: { sources: SourcesReport; 
           <Source
             key={s.subscription}
             kind="Subscription"
-            name={s.subscription}
+            name={subscriptionName(s)}
+            id={s.subscription}
             state={s.state}
             since={s.since}
             error={s.error}

@@ -934,10 +934,24 @@ export class Collector {
    * subscriptions by ID (not in the order their first reads came back, which changes from one start to the next).
    */
   health(): { kube: SourceHealth[]; azure: AzureHealth[] } {
-    const azure = [...this.azureHealth.values()].sort((a, b) =>
-      a.subscription < b.subscription ? -1 : a.subscription > b.subscription ? 1 : 0,
-    );
+    const usedBy = this.clustersBySubscription();
+    const azure = [...this.azureHealth.values()]
+      .sort((a, b) => (a.subscription < b.subscription ? -1 : a.subscription > b.subscription ? 1 : 0))
+      .map((h) => ({ ...h, usedBy: [...(usedBy.get(h.subscription) ?? [])].sort() }));
     return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure };
+  }
+
+  /** The workload clusters (by the Cluster's name, else the pool's context) whose pools' scale sets each subscription holds. */
+  private clustersBySubscription(): Map<string, Set<string>> {
+    const out = new Map<string, Set<string>>();
+    for (const [id, pools] of this.poolsByScaleSet) {
+      const sub = scaleSetRefOf(id)?.subscriptionId;
+      if (!sub) continue;
+      const names = out.get(sub) ?? new Set<string>();
+      for (const key of pools) names.add(this.previous.get(key)?.summary.clusterName ?? key.split('/')[0] ?? key);
+      out.set(sub, names);
+    }
+    return out;
   }
 
   /** Cycle writes the store refused in a row: 0 once one is stored (the refused cycle's pools are tried again). */

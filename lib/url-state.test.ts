@@ -83,8 +83,8 @@ describe('fleet filters in the URL', () => {
       'd',
     ]);
     expect(selectPools(all, parseFleetParams({ severity: 'info' })).map((p) => p.ref.name)).toEqual(['c']);
-    expect(severityCounts(all)).toEqual({ critical: 2, warning: 1, info: 1, none: 1 });
-    expect(severityCounts([])).toEqual({ critical: 0, warning: 0, info: 0, none: 0 });
+    expect(severityCounts(all)).toEqual({ critical: 2, warning: 1, info: 1, none: 1, healthy: 1 });
+    expect(severityCounts([])).toEqual({ critical: 0, warning: 0, info: 0, none: 0, healthy: 0 });
     const f = parseFleetParams({ severity: 'warning', drifting: '1' });
     expect(withoutSeverity(f)).toEqual({
       drifting: true,

@@ -145,9 +145,13 @@ export function withoutSeverity(f: FleetFilters): FleetFilters {
 }
 
 /** How many pools have each severity as their worst finding's, and how many have no finding (`none`). */
-export function severityCounts(pools: readonly PoolSummary[]): Record<Severity | 'none', number> {
-  const out = { critical: 0, warning: 0, info: 0, none: 0 };
-  for (const p of pools) out[p.worstFinding?.severity ?? 'none']++;
+/** Pools by their worst finding's severity; `healthy` counts those of `info` whose worst finding is `healthy`. */
+export function severityCounts(pools: readonly PoolSummary[]): Record<Severity | 'none' | 'healthy', number> {
+  const out = { critical: 0, warning: 0, info: 0, none: 0, healthy: 0 };
+  for (const p of pools) {
+    out[p.worstFinding?.severity ?? 'none']++;
+    if (p.worstFinding?.code === 'healthy') out.healthy++;
+  }
   return out;
 }
 

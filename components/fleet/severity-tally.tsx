@@ -21,7 +21,7 @@ export function SeverityTally({
   counts,
 }: {
   filters: FleetFilters;
-  counts: Record<Severity | 'none', number>;
+  counts: Record<Severity | 'none' | 'healthy', number>;
 }) {
   const [filters, go] = useUrlFilters(fromUrl);
   const toggle = (s: Severity) => {
@@ -46,7 +46,17 @@ export function SeverityTally({
             className={`inline-flex items-center gap-1.5 rounded px-2 py-0.5 ring-1 ring-inset disabled:cursor-not-allowed disabled:opacity-50 ${pressed ? `font-medium ${TONES[toneOf(s)]}` : 'ring-slate-300 hover:bg-slate-100 dark:ring-slate-700 dark:hover:bg-slate-800'}`}
           >
             <span aria-hidden="true" className={`inline-block size-2 rounded-full ${DOT[toneOf(s)]}`} />
-            <span className="tabular-nums">{counts[s]}</span> {s}
+            {s === 'info' && counts.healthy > 0 ? (
+              // Healthy pools are info too (the filter shows both): counted apart, they do not read as findings.
+              <span>
+                <span className="tabular-nums">{counts.healthy}</span> healthy ·{' '}
+                <span className="tabular-nums">{counts.info - counts.healthy}</span> info
+              </span>
+            ) : (
+              <>
+                <span className="tabular-nums">{counts[s]}</span> {s}
+              </>
+            )}
           </button>
         );
       })}

@@ -107,3 +107,26 @@ test('the fleet names each replica count and marks one that differs; worst first
   await page.keyboard.press('Enter');
   await expect(page.locator('#pools')).toBeFocused();
 });
+
+test('a drag across the chart zooms to that span, in the URL; a double-click goes back to the range', async ({
+  page,
+}) => {
+  await page.goto('/pools/mgmt-weu/default/workers?range=1h');
+  const chart = page.getByTestId('timeline-chart');
+  await expect(chart).toBeVisible();
+  await chart.scrollIntoViewIfNeeded();
+  const box = (await chart.boundingBox())!;
+  const y = box.y + box.height - 140;
+  await page.mouse.move(box.x + box.width * 0.5, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.7, y, { steps: 5 });
+  await page.mouse.up();
+  await expect(page).toHaveURL(/[?&]from=[^&]+&to=/);
+  const u = new URL(page.url());
+  expect(Date.parse(u.searchParams.get('to')!)).toBeGreaterThan(Date.parse(u.searchParams.get('from')!));
+  await expect(page).not.toHaveURL(/[?&]at=/);
+  await chart.scrollIntoViewIfNeeded();
+  const again = (await chart.boundingBox())!;
+  await page.mouse.dblclick(again.x + again.width * 0.6, again.y + again.height - 140);
+  await expect(page).not.toHaveURL(/from=/);
+});

@@ -12,6 +12,7 @@ import {
   readInstant,
   selectPools,
   severityCounts,
+  zoomQuery,
   windowQuery,
   withoutSeverity,
 } from './url-state';
@@ -276,5 +277,15 @@ describe('pool page time window', () => {
       'range=24h&at=2026-11-29T10%3A00%3A00.000Z',
     );
     expect(poolPath({ context: 'mgmt/weu', namespace: 'default', name: 'p' })).toBe('/pools/mgmt%2Fweu/default/p');
+  });
+});
+
+describe('zoomQuery', () => {
+  it('puts the zoomed span in whole seconds, outward, and keeps the instant shown only inside it', () => {
+    const q = (at: string | null) =>
+      new URLSearchParams(zoomQuery({ at }, '2026-12-06T06:00:00.400Z', '2026-12-06T06:10:00.200Z'));
+    expect(Object.fromEntries(q(null))).toEqual({ from: '2026-12-06T06:00:00.000Z', to: '2026-12-06T06:10:01.000Z' });
+    expect(q('2026-12-06T06:05:00.000Z').get('at')).toBe('2026-12-06T06:05:00.000Z');
+    expect(q('2026-12-06T07:00:00.000Z').get('at')).toBeNull();
   });
 });

@@ -342,6 +342,16 @@ export function windowQuery(w: Pick<TimeWindow, 'range' | 'from' | 'to' | 'at'>)
   return u.toString();
 }
 
+/**
+ * The query of a window zoomed to `from`–`to` (whole seconds, outward): the instant shown stays when it is inside.
+ */
+export function zoomQuery(w: Pick<TimeWindow, 'at'>, from: string, to: string): string {
+  const f = new Date(Math.floor(Date.parse(from) / 1000) * 1000).toISOString();
+  const t = new Date(Math.ceil(Date.parse(to) / 1000) * 1000).toISOString();
+  const at = w.at && w.at >= f && w.at <= t ? w.at : null;
+  return windowQuery({ range: null, from: f, to: t, at });
+}
+
 /** The path of a pool page. */
 export function poolPath(ref: { context: string; namespace: string; name: string }): string {
   return `/pools/${encodeURIComponent(ref.context)}/${encodeURIComponent(ref.namespace)}/${encodeURIComponent(ref.name)}`;

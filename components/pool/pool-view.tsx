@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import type { PoolRef } from '@/lib/api-types';
-import { windowQuery, type TimeWindow } from '@/lib/url-state';
+import { DEFAULT_RANGE, windowQuery, zoomQuery, type TimeWindow } from '@/lib/url-state';
 import {
   POOL_REFRESH_MS,
   poolApiPath,
@@ -136,6 +136,12 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
               at={w.at}
               windowKey={windowQuery(w)}
               onPick={(iso) => router.push(`${path}?${windowQuery({ ...w, at: iso })}`, { scroll: false })}
+              onZoom={(from, to) => router.push(`${path}?${zoomQuery(w, from, to)}`, { scroll: false })}
+              onZoomReset={() =>
+                w.range
+                  ? null
+                  : router.push(`${path}?${windowQuery({ ...w, range: DEFAULT_RANGE })}`, { scroll: false })
+              }
             />
           </>
         )}

@@ -187,7 +187,8 @@ export function buildOption(
       },
     ],
     dataZoom: [
-      { type: 'inside', xAxisIndex: [0, 1], filterMode: 'none' },
+      // The wheel zooms; a drag selects the span to zoom to (see useDragZoom), so it does not pan.
+      { type: 'inside', xAxisIndex: [0, 1], filterMode: 'none', moveOnMouseMove: false },
       { type: 'slider', xAxisIndex: [0, 1], filterMode: 'none', height: 18, bottom: 6, textStyle: { color: text } },
     ],
     series: [
@@ -317,9 +318,92 @@ interface ChartProps {
   at: string | null;
   windowKey: string;
   onPick?: (iso: string) => void;
+  /** A span the viewer zoomed to (a drag across the chart, or the wheel): the page puts it in its URL. */
+  onZoom?: (from: string, to: string) => void;
+  /** A double-click: back to the whole range. */
+  onZoomReset?: () => void;
 }
 
-export function TimelineChart({ view, at, windowKey, onPick }: ChartProps) {
+type ZrEvent = { offsetX: number; offsetY: number };
+
+/**
+ * Zooming as Grafana does: a drag across either grid selects a span, the wheel zooms, a double-click resets; each
+ * settles into `onZoom` / `onZoomReset` (the URL), so a zoomed view is a link. A click without a drag picks an
+ * instant. Zooms the page asks for itself (a new window) are not reported back.
+ */
+function wireZoom(
+  c: echarts.ECharts,
+  handlers: { current: Pick<ChartProps, 'onPick' | 'onZoom' | 'onZoomReset'> },
+  quiet: { current: boolean },
+  bounds: { current: { from: number; to: number } },
+) {
+  let downAt: number | null = null;
+  let dragged = false;
+  let settle: ReturnType<typeof setTimeout> | null = null;
+  const zr = c.getZr();
+  const inGrid = (e: ZrEvent) => c.containPixel({ gridIndex: [0, 1] }, [e.offsetX, e.offsetY]);
+  const timeAt = (x: number) => c.convertFromPixel({ xAxisIndex: 1 }, x) as number;
+  const band = (x0: number, x1: number) =>
+    c.setOption({
+      graphic: [
+        {
+          id: 'zoom-band',
+          type: 'rect',
+          silent: true,
+          shape: { x: Math.min(x0, x1), y: 0, width: Math.abs(x1 - x0), height: c.getHeight() - 40 },
+          style: { fill: 'rgba(14,165,233,0.15)', stroke: 'rgba(14,165,233,0.6)' },
+        },
+      ],
+    });
+  zr.on('mousedown', (e: ZrEvent) => {
+    downAt = inGrid(e) ? e.offsetX : null;
+    dragged = false;
+  });
+  zr.on('mousemove', (e: ZrEvent) => {
+    if (downAt === null || Math.abs(e.offsetX - downAt) < 5) return;
+    dragged = true;
+    band(downAt, e.offsetX);
+  });
+  zr.on('mouseup', (e: ZrEvent) => {
+    const x0 = downAt;
+    downAt = null;
+    if (x0 === null || !dragged) return;
+    c.setOption({ graphic: [{ id: 'zoom-band', $action: 'remove' }] });
+    const [a, b] = [timeAt(x0), timeAt(e.offsetX)].sort((p, q) => p - q) as [number, number];
+    if (Number.isFinite(a) && Number.isFinite(b) && b > a)
+      handlers.current.onZoom?.(new Date(a).toISOString(), new Date(b).toISOString());
+  });
+  // A click picks an instant once it is clear that it is not half of a double-click.
+  let picking: ReturnType<typeof setTimeout> | null = null;
+  zr.on('click', (e: ZrEvent) => {
+    if (dragged || !inGrid(e)) return;
+    const ms = timeAt(e.offsetX);
+    if (picking) clearTimeout(picking);
+    picking = setTimeout(() => {
+      picking = null;
+      if (Number.isFinite(ms)) handlers.current.onPick?.(new Date(ms).toISOString());
+    }, 300);
+  });
+  zr.on('dblclick', (e: ZrEvent) => {
+    if (picking) clearTimeout(picking);
+    picking = null;
+    if (inGrid(e)) handlers.current.onZoomReset?.();
+  });
+  // The wheel (and the slider): once it settles, the span shown.
+  c.on('datazoom', () => {
+    if (quiet.current) return;
+    if (settle) clearTimeout(settle);
+    settle = setTimeout(() => {
+      // The zoom in percent of the window's axis.
+      const dz = (c.getOption() as { dataZoom?: { start?: number; end?: number }[] }).dataZoom?.[0];
+      const { from, to } = bounds.current;
+      const at = (pct: number | undefined, dflt: number) => from + ((to - from) * (pct ?? dflt)) / 100;
+      handlers.current.onZoom?.(new Date(at(dz?.start, 0)).toISOString(), new Date(at(dz?.end, 100)).toISOString());
+    }, 600);
+  });
+}
+
+export function TimelineChart({ view, at, windowKey, onPick, onZoom, onZoomReset }: ChartProps) {
   const [all, setAll] = useState(false);
   const merged = { ...view, lanes: mergeRestated(view.lanes) };
   const folded = foldUnchanged(merged, notable);
@@ -327,7 +411,14 @@ export function TimelineChart({ view, at, windowKey, onPick }: ChartProps) {
   return (
     <div className="space-y-2">
       <TimelineLegend />
-      <Chart view={drawn} at={at} windowKey={windowKey} {...(onPick ? { onPick } : {})} />
+      <Chart
+        view={drawn}
+        at={at}
+        windowKey={windowKey}
+        {...(onPick ? { onPick } : {})}
+        {...(onZoom ? { onZoom } : {})}
+        {...(onZoomReset ? { onZoomReset } : {})}
+      />
       {folded.unchanged.length ? (
         <p className="text-sm text-slate-600 dark:text-slate-300">
           {all ? null : (
@@ -372,16 +463,22 @@ function TimelineLegend() {
   );
 }
 
-function Chart({ view, at, windowKey, onPick }: ChartProps) {
+function Chart({ view, at, windowKey, onPick, onZoom, onZoomReset }: ChartProps) {
   const el = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
   const zoomedFor = useRef<string | null>(null);
   const dark = useDark();
   const [narrow, setNarrow] = useState(false);
-  const pick = useRef(onPick);
+  const handlers = useRef({ onPick, onZoom, onZoomReset });
   useEffect(() => {
-    pick.current = onPick;
-  }, [onPick]);
+    handlers.current = { onPick, onZoom, onZoomReset };
+  }, [onPick, onZoom, onZoomReset]);
+  /** Set while the chart zooms itself (a new window opening), which is not the viewer's zoom. */
+  const quiet = useRef(false);
+  const bounds = useRef({ from: Date.parse(view.from), to: Date.parse(view.to) });
+  useEffect(() => {
+    bounds.current = { from: Date.parse(view.from), to: Date.parse(view.to) };
+  }, [view.from, view.to]);
 
   useEffect(() => {
     if (!el.current) return;
@@ -394,11 +491,7 @@ function Chart({ view, at, windowKey, onPick }: ChartProps) {
       setNarrow(c.getWidth() < NARROW_PX);
     });
     ro.observe(el.current);
-    c.getZr().on('click', (e: { offsetX: number; offsetY: number }) => {
-      if (!c.containPixel({ gridIndex: [0, 1] }, [e.offsetX, e.offsetY])) return;
-      const ms = c.convertFromPixel({ xAxisIndex: 1 }, e.offsetX) as number;
-      if (Number.isFinite(ms)) pick.current?.(new Date(ms).toISOString());
-    });
+    wireZoom(c, handlers, quiet, bounds);
     return () => {
       ro.disconnect();
       c.dispose();
@@ -413,11 +506,13 @@ function Chart({ view, at, windowKey, onPick }: ChartProps) {
     if (zoomedFor.current !== windowKey) {
       zoomedFor.current = windowKey;
       const z = initialZoom(view);
+      quiet.current = true;
       c.dispatchAction(
         z
           ? { type: 'dataZoom', startValue: z.startValue, endValue: z.endValue }
           : { type: 'dataZoom', start: 0, end: 100 },
       );
+      quiet.current = false;
       // Where it opened, for the browser tests (the canvas says it only in pixels).
       if (el.current) el.current.dataset.opensAt = z ? new Date(z.startValue).toISOString() : 'window';
     }

@@ -98,7 +98,11 @@ describe('collector cycles', () => {
     // Each subscription it reads names the workload clusters whose scale sets it holds; one it only heard of, none.
     const read = c.health().azure.filter((s) => s.usedBy?.length);
     expect(read.length).toBeGreaterThan(0);
-    for (const s of read) expect(s.usedBy?.every((n) => /^prod-(weu|neu)$/.test(n)), s.subscription).toBe(true);
+    for (const s of read)
+      expect(
+        s.usedBy?.every((n) => /^prod-(weu|neu)$/.test(n)),
+        s.subscription,
+      ).toBe(true);
     expect(c.health().azure.find((s) => s.subscription.startsWith('ffffffff'))?.usedBy).toEqual([]);
   }, 60_000);
 });

@@ -66,6 +66,8 @@ test('findings that share a cause are one headline with their evidence and ages'
 test('a server that stops: the page says it is not live, with its age, and the sources stop saying live', async ({
   page,
 }) => {
+  // Its fleet must outlive a failed read: 30 s to the next, three retries, then a look.
+  test.setTimeout(120_000);
   // A second poolscope of its own (collecting the demo fleet into its own store), which this test stops.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'poolscope-stop-'));
   const port = 3190 + Math.floor(Math.random() * 9);
@@ -105,6 +107,11 @@ test('a server that stops: the page says it is not live, with its age, and the s
     await expect(banner).toContainText(/What you see was read at .+ \(\d+ s ago\)/);
     await expect(sources).toContainText('live when last read');
     expect((await badges()).filter((t) => /live$/.test(t.trim()))).toEqual([]);
+    // The fleet's next read fails (at 30 s, then three retries by ~37 s): the pools stay on screen, and the banner
+    // says how old they are.
+    await expect(banner).toContainText(/\((4[5-9]|5\d) s ago\)/, { timeout: 60_000 });
+    await expect(page.getByText('The fleet could not be loaded')).toHaveCount(0);
+    await expect(page.locator('tr[data-pool]').first()).toBeVisible();
   } finally {
     server.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

@@ -20,7 +20,9 @@ export function FleetView() {
   useHydratedView();
   const stale = useStaleness(q.dataUpdatedAt, SOURCES_REFRESH_MS);
   if (q.isPending) return <FleetSkeleton />;
-  if (q.isError)
+  // A failed refetch keeps the fleet shown (the stale banner says when it stops being live); the answer to other
+  // filters (shown meanwhile as a placeholder) is an error to show.
+  if (q.isError && (q.isPlaceholderData || !q.data))
     return <ErrorPanel title="The fleet could not be loaded" error={q.error} onRetry={() => void q.refetch()} />;
   const data = q.data;
   const contexts = [

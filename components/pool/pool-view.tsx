@@ -41,7 +41,9 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
   useHydratedView();
   const stale = useStaleness(pool.dataUpdatedAt, POOL_REFRESH_MS);
   if (pool.isPending) return <PoolSkeleton />;
-  if (pool.isError)
+  // A refetch that fails keeps the pool shown (the stale banner says when it stops being live): only a pool never
+  // read is an error.
+  if (!pool.data)
     return <ErrorPanel title="This pool could not be loaded" error={pool.error} onRetry={() => void pool.refetch()} />;
   const { pool: d } = pool.data;
   const s = d.summary;
@@ -117,7 +119,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
         <TimeControls path={path} window={w} shownAt={d.at} />
         {timeline.isPending ? (
           <Skeleton className="h-96 w-full" />
-        ) : timeline.isError ? (
+        ) : !timeline.data ? (
           <ErrorPanel
             title="The timeline could not be loaded"
             error={timeline.error}

@@ -7,6 +7,7 @@
 
 import type { FindingCode, InstanceRow, PoolDetail } from './api-types';
 import { parseProviderId, type ParsedProviderId } from './provider-id';
+import { RESYNC_ANNOTATION } from './resync-actions';
 import { MACHINE_POOL_LABEL } from './slim';
 
 export interface NextStep {
@@ -18,8 +19,6 @@ export interface NextStep {
   href?: string;
 }
 
-/** The resync's annotation (server/actions/resync.ts): a new value makes CAPZ and CAPI reconcile. */
-const RESYNC_ANNOTATION = 'poolscope.dev/resync-requested-at';
 const CAPZ_ISSUES = 'https://github.com/kubernetes-sigs/cluster-api-provider-azure/issues/';
 const PORTAL = 'https://portal.azure.com/#resource';
 /** At most this many instances get their own commands; the rest are counted. */

@@ -14,5 +14,8 @@ export const RESYNC_ACTIONS: Record<ResyncMode, { name: string; does: string }> 
   },
 };
 
+/** The annotation a Reconcile sets on the AzureMachinePool and the MachinePool: a new value makes CAPZ and CAPI reconcile. */
+export const RESYNC_ANNOTATION = 'poolscope.dev/resync-requested-at';
+
 /** "Copy providerIDs (sync-provider-ids)": the name, with the API's identifier for whoever searches logs. */
 export const actionLabel = (mode: ResyncMode) => `${RESYNC_ACTIONS[mode].name} (${mode})`;

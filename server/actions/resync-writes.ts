@@ -14,10 +14,11 @@ import type {
 import { idDiff } from '@/lib/diagnosis';
 import { plural } from '@/lib/format';
 import type { KubeObject } from '@/lib/unstructured';
+import { RESYNC_ANNOTATION } from '@/lib/resync-actions';
 import { HttpError } from '../http/route';
 import { KubeCallError, listOf, rvOf, type FreshPool, type PoolObjects } from './pool-objects';
 
-export const RESYNC_ANNOTATION = 'poolscope.dev/resync-requested-at';
+export { RESYNC_ANNOTATION };
 
 /** What one decided resync acts on, and where its steps go. */
 export interface Run {

@@ -21,7 +21,8 @@ const NOW = Date.parse('2026-11-29T12:00:00.000Z');
 
 describe('fleet filters in the URL', () => {
   it('round-trips every filter and the sort', () => {
-    const q = 'context=mgmt-weu&namespace=default&drifting=1&notReady=1&q=work&severity=critical&sort=-lastChange';
+    const q =
+      'context=mgmt-weu&namespace=default&drifting=1&notReady=1&q=work&severity=critical&sort=-lastChange&group=cluster';
     const f = parseFleetParams(new URLSearchParams(q));
     expect(f).toEqual({
       context: 'mgmt-weu',
@@ -33,8 +34,12 @@ describe('fleet filters in the URL', () => {
       severity: 'critical',
       sort: 'lastChange',
       desc: true,
+      group: 'cluster',
     });
     expect(fleetQuery(f)).toBe(q);
+    // The grouping is the page's: the API is read without it, and an unknown one is none.
+    expect(fleetQuery(withoutSeverity(f))).not.toContain('group');
+    expect(parseFleetParams({ group: 'region' }).group).toBeUndefined();
   });
   it('falls back to defaults for an old or wrong sort, and keeps default links empty', () => {
     expect(parseFleetParams({ sort: 'bogus', severity: 'high' })).toEqual({

@@ -41,7 +41,12 @@ export interface FleetFilters {
   severity?: Severity;
   sort: SortKey;
   desc: boolean;
+  /** The page's own: pools grouped by management cluster (kubeconfig context) or workload cluster. Not an API filter. */
+  group?: FleetGroup;
 }
+
+export const FLEET_GROUPS = ['context', 'cluster'] as const;
+export type FleetGroup = (typeof FLEET_GROUPS)[number];
 
 const truthy = (v: string | undefined) => v === '1' || v === 'true';
 
@@ -64,10 +69,12 @@ export function parseFleetParams(p: Params): FleetFilters {
   const q = one(p, 'q');
   // An unknown sort or severity falls back to the default here; the page has already refused such a link.
   const severity = SEVERITIES.find((s) => s === one(p, 'severity'));
+  const group = FLEET_GROUPS.find((g) => g === one(p, 'group'));
   if (context) out.context = context;
   if (namespace) out.namespace = namespace;
   if (q) out.q = q;
   if (severity) out.severity = severity;
+  if (group) out.group = group;
   return out;
 }
 
@@ -82,6 +89,7 @@ export function fleetQuery(f: FleetFilters): string {
   if (f.q) u.set('q', f.q);
   if (f.severity) u.set('severity', f.severity);
   if (f.sort !== 'finding' || f.desc) u.set('sort', `${f.desc ? '-' : ''}${f.sort}`);
+  if (f.group) u.set('group', f.group);
   return u.toString();
 }
 
@@ -136,11 +144,12 @@ export function hasSeverity(p: PoolSummary, severity: Severity | undefined): boo
 }
 
 /**
- * The filters without the severity: the fleet page reads the pools matching the others and filters by severity
- * itself, so that it can count every severity among them (its tally) and a click on one shows them at once.
+ * The filters the fleet page reads GET /api/pools with: without the severity, since the page filters by severity
+ * itself (so that it counts every severity among the pools, its tally, and a click on one shows them at once), and
+ * without the grouping, which is the page's alone.
  */
 export function withoutSeverity(f: FleetFilters): FleetFilters {
-  const { severity: _severity, ...rest } = f;
+  const { severity: _severity, group: _group, ...rest } = f;
   return rest;
 }
 
@@ -174,7 +183,7 @@ function isRangeName(s: string): s is RangeName {
   return Object.hasOwn(RANGES, s);
 }
 
-const MONTHS = [
+export const MONTHS = [
   'January',
   'February',
   'March',
@@ -188,7 +197,7 @@ const MONTHS = [
   'November',
   'December',
 ];
-const daysIn = (year: number, month: number): number =>
+export const daysIn = (year: number, month: number): number =>
   month === 2
     ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
       ? 29

@@ -2,7 +2,7 @@
 // Filters that live in the URL: every change replaces the query string, so the view is a shareable link.
 
 import { useEffect, useState } from 'react';
-import type { FleetFilters as Filters } from '@/lib/url-state';
+import { FLEET_GROUPS, type FleetFilters as Filters } from '@/lib/url-state';
 import { useUrlFilters } from './use-url-filters';
 
 const input = 'rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900';
@@ -89,6 +89,22 @@ export function FleetFilters({
           Show deleted or not watched ({deleted})
         </label>
       ) : null}
+      <label className="flex items-center gap-2">
+        <span>Group by</span>
+        <select
+          className={input}
+          value={filters.group ?? ''}
+          onChange={(e) => {
+            const { group: _old, ...rest } = filters;
+            const group = FLEET_GROUPS.find((g) => g === e.target.value);
+            go(group ? { ...rest, group } : rest);
+          }}
+        >
+          <option value="">Nothing</option>
+          <option value="context">Management cluster</option>
+          <option value="cluster">Workload cluster</option>
+        </select>
+      </label>
       <label className="flex items-center gap-2">
         <span>Search</span>
         <input

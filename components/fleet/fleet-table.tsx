@@ -9,10 +9,11 @@ import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
 import type { PoolSummary } from '@/lib/api-types';
 import { worstHeadline } from '@/lib/diagnosis';
-import { formatDuration } from '@/lib/format';
+import { formatDuration, plural } from '@/lib/format';
+import { groupPools, type PoolGroup } from '@/lib/fleet-groups';
 import { toMs } from '@/lib/unstructured';
-import { fleetQuery, poolPath, type FleetFilters, type SortKey } from '@/lib/url-state';
-import { Badge, StateBadge } from '@/components/ui/badge';
+import { fleetQuery, poolPath, SEVERITIES, type FleetFilters, type SortKey } from '@/lib/url-state';
+import { Badge, StateBadge, toneOf } from '@/components/ui/badge';
 import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
 import { useLiveNow } from '@/components/ui/use-live-now';
@@ -198,6 +199,118 @@ function Ago({ iso, now }: { iso: string | null; now: number }) {
   );
 }
 
+/** A pool's row: a table row, and on a phone's width a block (see CELL). */
+function PoolRow({ p, at, now }: { p: PoolSummary; at: string; now: number }) {
+  return (
+    <tr
+      data-pool={p.key}
+      className="border-t border-slate-200 align-top hover:bg-slate-50 max-sm:flex max-sm:flex-col max-sm:px-3 max-sm:py-2 max-sm:first:border-t-0 dark:border-slate-800 dark:hover:bg-slate-900"
+    >
+      <td data-label="Context" className={`${CELL} whitespace-nowrap max-sm:hidden`}>
+        {p.ref.context}
+      </td>
+      <td data-label="Namespace" className={`${CELL} whitespace-nowrap max-sm:hidden`}>
+        {p.ref.namespace}
+      </td>
+      <td data-label="Cluster" className={`${CELL} whitespace-nowrap max-sm:hidden`}>
+        {p.clusterName ?? '—'}
+      </td>
+      <td className="px-1.5 py-2 font-medium max-sm:order-first max-sm:px-0 max-sm:pt-0 max-sm:pb-1 max-sm:text-base">
+        {/* A block of its own: the line below is text beside the link, which then must be told apart by more than its colour. */}
+        <div>
+          <Link href={poolPath(p.ref)} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">
+            {p.ref.name}
+          </Link>
+          {p.paused ? (
+            <>
+              {' '}
+              <Badge tone="warn">paused</Badge>
+            </>
+          ) : null}
+          {p.deletedAt ? (
+            <>
+              {' '}
+              <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>
+                deleted
+              </Badge>
+            </>
+          ) : null}
+          {p.unwatchedSince ? (
+            <>
+              {' '}
+              <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>
+                not watched
+              </Badge>
+            </>
+          ) : null}
+        </div>
+        <div className="text-xs font-normal text-slate-600 sm:hidden dark:text-slate-300">
+          {p.ref.context} / {p.ref.namespace} · cluster {p.clusterName ?? '—'}
+        </div>
+      </td>
+      <td data-label="Mode" className={`${CELL} max-2xl:hidden max-sm:hidden`}>
+        {p.orchestrationMode ?? '—'}
+      </td>
+      <td data-label="Replicas" className={`${CELL} whitespace-nowrap max-sm:whitespace-normal`}>
+        <Replicas r={p.replicas} />
+      </td>
+      <td data-label="Provisioning" className={CELL}>
+        <StateBadge value={p.provisioningState} />
+      </td>
+      <td data-label="Ready" className={CELL}>
+        <StateBadge value={p.ampReady} label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'} />
+      </td>
+      <td data-label="Phase" className={CELL}>
+        {p.phase ?? '—'}
+      </td>
+      <td data-label="Drift" className={CELL}>
+        <DriftBadges counts={p.driftCounts} />
+      </td>
+      <td data-label="Finding" className={`${CELL} max-w-md min-w-[16rem] max-sm:max-w-none max-sm:min-w-0`}>
+        {p.worstFinding ? (
+          <span className="flex items-start gap-1.5">
+            <StateBadge value={p.worstFinding.severity} />
+            <span className="wrap-anywhere">
+              <WorstFinding finding={p.worstFinding} active={p.activeFindings} at={at} />
+            </span>
+          </span>
+        ) : (
+          '—'
+        )}
+      </td>
+      <td data-label="Last change" className={`${CELL} min-w-[6rem] max-sm:min-w-0`}>
+        <Ago iso={p.lastChange} now={now} />
+      </td>
+    </tr>
+  );
+}
+
+/** A group's header row: what the group is, how many pools, and how many of them have a finding of each severity. */
+function GroupHeader({ group }: { group: PoolGroup }) {
+  const counts = SEVERITIES.filter((s) => group.counts[s] > 0);
+  return (
+    <tr className="border-t-2 border-slate-300 bg-slate-100 max-sm:block dark:border-slate-700 dark:bg-slate-900">
+      <th
+        scope="rowgroup"
+        colSpan={COLUMNS.length}
+        className="px-1.5 py-1.5 text-left font-normal max-sm:block max-sm:px-3"
+      >
+        <span className="font-semibold">{group.title}</span>
+        {group.where ? <span className="text-slate-600 dark:text-slate-300"> in {group.where}</span> : null}
+        <span className="text-slate-600 dark:text-slate-300"> · {plural(group.pools.length, 'pool')}</span>
+        {counts.map((s) => (
+          <span key={s}>
+            {' '}
+            <Badge tone={toneOf(s)}>
+              {group.counts[s]} {s}
+            </Badge>
+          </span>
+        ))}
+      </th>
+    </tr>
+  );
+}
+
 /** Rows rendered at first: the worst pools come first, and a fleet of a thousand stays fast to open. */
 const FIRST_ROWS = 100;
 
@@ -208,6 +321,23 @@ const FIRST_ROWS = 100;
 export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filters: FleetFilters; at: string }) {
   const [limit, setLimit] = useState(FIRST_ROWS);
   const now = toMs(useLiveNow(at, true)) ?? 0;
+  const row = (p: PoolSummary) => <PoolRow key={p.key} p={p} at={at} now={now} />;
+  // Grouped, each group's header counts all its pools, though only the first `limit` rows in all are drawn.
+  let left = limit;
+  const body = filters.group ? (
+    groupPools(pools, filters.group).map((g) => {
+      const drawn = g.pools.slice(0, Math.max(0, left));
+      left -= drawn.length;
+      return drawn.length > 0 ? (
+        <tbody key={g.key} data-group={g.key} className="max-sm:block">
+          <GroupHeader group={g} />
+          {drawn.map(row)}
+        </tbody>
+      ) : null;
+    })
+  ) : (
+    <tbody className="max-sm:block">{pools.slice(0, limit).map(row)}</tbody>
+  );
   return (
     <div className="space-y-2">
       <SortSelect filters={filters} />
@@ -224,97 +354,7 @@ export function FleetTable({ pools, filters, at }: { pools: PoolSummary[]; filte
               ))}
             </tr>
           </thead>
-          <tbody className="max-sm:block">
-            {pools.slice(0, limit).map((p) => (
-              <tr
-                key={p.key}
-                data-pool={p.key}
-                className="border-t border-slate-200 align-top hover:bg-slate-50 max-sm:flex max-sm:flex-col max-sm:px-3 max-sm:py-2 max-sm:first:border-t-0 dark:border-slate-800 dark:hover:bg-slate-900"
-              >
-                <td data-label="Context" className={`${CELL} whitespace-nowrap max-sm:hidden`}>
-                  {p.ref.context}
-                </td>
-                <td data-label="Namespace" className={`${CELL} whitespace-nowrap max-sm:hidden`}>
-                  {p.ref.namespace}
-                </td>
-                <td data-label="Cluster" className={`${CELL} whitespace-nowrap max-sm:hidden`}>
-                  {p.clusterName ?? '—'}
-                </td>
-                <td className="px-1.5 py-2 font-medium max-sm:order-first max-sm:px-0 max-sm:pt-0 max-sm:pb-1 max-sm:text-base">
-                  {/* A block of its own: the line below is text beside the link, which then must be told apart by more than its colour. */}
-                  <div>
-                    <Link
-                      href={poolPath(p.ref)}
-                      className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300"
-                    >
-                      {p.ref.name}
-                    </Link>
-                    {p.paused ? (
-                      <>
-                        {' '}
-                        <Badge tone="warn">paused</Badge>
-                      </>
-                    ) : null}
-                    {p.deletedAt ? (
-                      <>
-                        {' '}
-                        <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>
-                          deleted
-                        </Badge>
-                      </>
-                    ) : null}
-                    {p.unwatchedSince ? (
-                      <>
-                        {' '}
-                        <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>
-                          not watched
-                        </Badge>
-                      </>
-                    ) : null}
-                  </div>
-                  <div className="text-xs font-normal text-slate-600 sm:hidden dark:text-slate-300">
-                    {p.ref.context} / {p.ref.namespace} · cluster {p.clusterName ?? '—'}
-                  </div>
-                </td>
-                <td data-label="Mode" className={`${CELL} max-2xl:hidden max-sm:hidden`}>
-                  {p.orchestrationMode ?? '—'}
-                </td>
-                <td data-label="Replicas" className={`${CELL} whitespace-nowrap max-sm:whitespace-normal`}>
-                  <Replicas r={p.replicas} />
-                </td>
-                <td data-label="Provisioning" className={CELL}>
-                  <StateBadge value={p.provisioningState} />
-                </td>
-                <td data-label="Ready" className={CELL}>
-                  <StateBadge
-                    value={p.ampReady}
-                    label={p.ampReady === null ? 'unknown' : p.ampReady ? 'ready' : 'not ready'}
-                  />
-                </td>
-                <td data-label="Phase" className={CELL}>
-                  {p.phase ?? '—'}
-                </td>
-                <td data-label="Drift" className={CELL}>
-                  <DriftBadges counts={p.driftCounts} />
-                </td>
-                <td data-label="Finding" className={`${CELL} max-w-md min-w-[16rem] max-sm:max-w-none max-sm:min-w-0`}>
-                  {p.worstFinding ? (
-                    <span className="flex items-start gap-1.5">
-                      <StateBadge value={p.worstFinding.severity} />
-                      <span className="wrap-anywhere">
-                        <WorstFinding finding={p.worstFinding} active={p.activeFindings} at={at} />
-                      </span>
-                    </span>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td data-label="Last change" className={`${CELL} min-w-[6rem] max-sm:min-w-0`}>
-                  <Ago iso={p.lastChange} now={now} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
+          {body}
         </table>
       </div>
       {pools.length > limit ? (

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Position } from '../store/store';
 import {
+  FLEET_GROUPS,
   futureAtError,
   RANGES,
   readInstant,
@@ -93,10 +94,15 @@ export const fleetQuery = z.strictObject({
     .meta({ description: 'Sort key, `-` first for descending (default `finding`: worst first).' }),
 });
 
+/** The fleet page's own parameters: the API's, and the grouping, which only the page does. */
+const fleetPageQuery = fleetQuery.extend({
+  group: z.enum(FLEET_GROUPS, { message: `must be one of ${FLEET_GROUPS.join(', ')}` }).optional(),
+});
+
 /**
- * The fleet page's parameters checked by the rules of GET /api/pools (this schema): null when they hold, else
- * what is wrong and the link's query without the parameters at fault. The page takes a parameter's first value,
- * trimmed, and an empty one as absent (as a form leaves it), so it checks those.
+ * The fleet page's parameters checked by the rules of GET /api/pools (this schema, with the page's `group`): null
+ * when they hold, else what is wrong and the link's query without the parameters at fault. The page takes a
+ * parameter's first value, trimmed, and an empty one as absent (as a form leaves it), so it checks those.
  */
 export function fleetParamsProblem(p: Params): { message: string; without: string } | null {
   const entries =
@@ -105,7 +111,7 @@ export function fleetParamsProblem(p: Params): { message: string; without: strin
       : Object.entries(p).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v] as const);
   const raw: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of entries) if (v !== undefined && v !== null && v.trim() !== '') raw[k] = v.trim();
-  const r = fleetQuery.safeParse(raw);
+  const r = fleetPageQuery.safeParse(raw);
   if (r.success) return null;
   const bad = new Set(r.error.issues.flatMap((i) => (i.code === 'unrecognized_keys' ? i.keys : [String(i.path[0])])));
   const without = new URLSearchParams(Object.entries(raw).filter(([k]) => !bad.has(k))).toString();

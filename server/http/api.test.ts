@@ -205,6 +205,12 @@ describe("the fleet page's links", () => {
     // An empty parameter is absent, as a form leaves it; a repeated one is read by its first value.
     expect(fleetParamsProblem({ context: '', sort: ' ', q: 'x' })).toBeNull();
     expect(fleetParamsProblem({ sort: ['pool', 'size'] })).toBeNull();
+    // The grouping is the page's own parameter, checked as strictly as the API's.
+    expect(fleetParamsProblem({ group: 'cluster', q: 'x' })).toBeNull();
+    expect(fleetParamsProblem({ group: 'region', q: 'x' })).toEqual({
+      message: '"group": must be one of context, cluster',
+      without: 'q=x',
+    });
   });
 });
 

@@ -4,20 +4,21 @@
 
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
-import { RANGES, windowQuery, type RangeName, type TimeWindow } from '@/lib/url-state';
-import { formatInstant } from '@/components/ui/local-time';
-
-function toLocalInput(iso: string): string {
-  const d = new Date(iso);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-}
+import { useId, useState } from 'react';
+import { readTypedInstant, TYPED_EXAMPLE } from '@/lib/typed-instant';
+import { futureAtError, RANGES, windowQuery, type RangeName, type TimeWindow } from '@/lib/url-state';
+import { formatInstant, useIsClient } from '@/components/ui/local-time';
 
 export function TimeControls({ path, window: w, shownAt }: { path: string; window: TimeWindow; shownAt: string }) {
   const router = useRouter();
-  const [when, setWhen] = useState(toLocalInput(w.at ?? shownAt));
+  const client = useIsClient();
+  // What was typed, until it is gone to; else the instant shown, in the app's format (UTC until hydrated, as
+  // LocalTime does, so that server and browser agree on the first render).
+  const [typed, setTyped] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const when = typed ?? formatInstant(w.at ?? shownAt, client ? undefined : 'UTC');
   const [copied, setCopied] = useState<string | null>(null);
+  const id = useId();
   const href = (q: string) => (q ? `${path}?${q}` : path);
 
   const copy = async () => {
@@ -52,22 +53,37 @@ export function TimeControls({ path, window: w, shownAt }: { path: string; windo
         ))}
       </nav>
       <form
-        className="flex items-center gap-2"
+        className="flex flex-wrap items-center gap-2"
         onSubmit={(e) => {
           e.preventDefault();
-          const t = Date.parse(when);
-          if (Number.isNaN(t)) return;
-          router.push(href(windowQuery({ ...w, at: new Date(t).toISOString() })), { scroll: false });
+          const r = readTypedInstant(when);
+          const now = Date.now();
+          const error = !r.ok
+            ? `“${when.trim()}” ${r.error}.`
+            : futureAtError(r.iso, now)
+              ? `${formatInstant(r.iso, undefined)} has not happened yet (it is now ${formatInstant(new Date(now).toISOString(), undefined)}).`
+              : null;
+          setProblem(error);
+          if (!r.ok || error) return;
+          setTyped(null);
+          router.push(href(windowQuery({ ...w, at: r.iso })), { scroll: false });
         }}
       >
         <label className="flex items-center gap-2">
           <span>Show the state at</span>
           <input
-            type="datetime-local"
-            step={1}
+            type="text"
+            inputMode="text"
+            spellCheck={false}
+            autoComplete="off"
             value={when}
-            onChange={(e) => setWhen(e.target.value)}
-            className="rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900"
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={`${id}-hint${problem ? ` ${id}-problem` : ''}`}
+            onChange={(e) => {
+              setTyped(e.target.value);
+              setProblem(null);
+            }}
+            className="w-64 rounded border border-slate-300 bg-white px-2 py-1 font-mono text-xs tabular-nums dark:border-slate-700 dark:bg-slate-900"
           />
         </label>
         <button type="submit" className="rounded border border-slate-300 px-2 py-1 dark:border-slate-700">
@@ -77,6 +93,14 @@ export function TimeControls({ path, window: w, shownAt }: { path: string; windo
           <Link href={href(windowQuery({ ...w, at: null }))} className="underline" scroll={false}>
             Back to now
           </Link>
+        ) : null}
+        <span id={`${id}-hint`} className="sr-only">
+          As {TYPED_EXAMPLE}, in your time zone, or followed by UTC or an offset such as +01:00.
+        </span>
+        {problem ? (
+          <span id={`${id}-problem`} role="alert" className="basis-full text-red-700 dark:text-red-300">
+            {problem}
+          </span>
         ) : null}
       </form>
       <button

@@ -6,7 +6,7 @@
 import { useSyncExternalStore } from 'react';
 
 const subscribe = () => () => {};
-const useIsClient = () =>
+export const useIsClient = () =>
   useSyncExternalStore(
     subscribe,
     () => true,

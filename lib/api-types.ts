@@ -421,7 +421,10 @@ export interface PoolDetail {
 export interface TimelineEntry {
   at: string;
   poolKey: string;
-  /** e.g. `amp.provisioningState`, `amp.conditions.Ready`, `drift`, `finding`, `resync`. */
+  /**
+   * e.g. `amp.provisioningState`, `condition.amp.Ready`, `list.mp`, `replicas.capz`, `drift`, `finding.<code>`,
+   * `event.<reason>`, `resync`. A `drift` entry's value is `<kind>:<providerID>`, the ID as a source spells it.
+   */
   field: string;
   from: string | null;
   to: string | null;

@@ -82,3 +82,19 @@ describe('isUnsettled', () => {
     expect(isUnsettled(d('s12-order-churn'))).toBe(true);
   });
 });
+
+describe('drift entries', () => {
+  it('name each item by its kind and the ID as a source spells it, not the lower-cased join key', () => {
+    const b = buildScenario('s06-case-mismatch');
+    const d = analyzePool(b.input, { now: b.now });
+    const item = d.drift.find((x) => x.kind === 'case-mismatch');
+    expect(item?.providerID).toMatch(/[A-Z]/);
+    const appeared = diffDetails({ ...d, drift: [] }, d, later).filter((x) => x.field === 'drift');
+    expect(appeared.map((x) => x.to)).toContain(`case-mismatch:${item?.providerID}`);
+    expect(appeared.every((x) => x.to !== x.to?.toLowerCase())).toBe(true);
+    // A cleared item says what it was, spellings included.
+    const cleared = diffDetails(d, { ...d, drift: [] }, later).find((x) => x.from?.startsWith('case-mismatch:'));
+    expect(cleared).toMatchObject({ to: null, detail: item?.summary });
+    expect(cleared?.detail).toMatch(/Spellings: /);
+  });
+});

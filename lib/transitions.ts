@@ -62,8 +62,11 @@ export function diffDetails(prev: PoolDetail | null, next: PoolDetail, at: strin
   // Drift items and findings appear and clear.
   const prevDrift = new Set((prev?.drift ?? []).map((d) => d.key));
   const nextDrift = new Set(next.drift.map((d) => d.key));
-  for (const d of next.drift) if (!prevDrift.has(d.key)) add('drift', null, d.key, d.summary);
-  for (const d of prev?.drift ?? []) if (!nextDrift.has(d.key)) add('drift', d.key, null);
+  // An item is matched by its key, whose ID is lower-cased to join the sources; the entry names it by its kind
+  // and the ID as a source spells it (Azure's first), since a change in case is itself a finding.
+  const spelled = (d: PoolDetail['drift'][number]) => `${d.kind}:${d.providerID ?? ''}`;
+  for (const d of next.drift) if (!prevDrift.has(d.key)) add('drift', null, spelled(d), d.summary);
+  for (const d of prev?.drift ?? []) if (!nextDrift.has(d.key)) add('drift', spelled(d), null, d.summary);
   const prevFind = new Map((prev?.findings ?? []).map((f) => [f.code, f]));
   const nextFind = new Map(next.findings.map((f) => [f.code, f]));
   for (const [code, f] of nextFind) {

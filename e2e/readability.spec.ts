@@ -1,12 +1,17 @@
-// The timeline readable at a glance (issue #59, the parts built so far): a legend, the lanes that never changed
-// folded into one line, and the replica chart's crosshair listing every series at one instant.
+// Readable at a glance (issue #59): the timeline's legend, folded lanes and crosshair; the changes in words; the
+// fleet's replica cells and grouping; one time format in the picker; and the pool page's height on a laptop and a
+// phone, checked from a full-page screenshot's size and where its parts start (no image is kept).
 
-import { expect, test } from '@playwright/test';
-import type { FleetResponse } from '../lib/api-types';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import type { FleetResponse, PoolResponse } from '../lib/api-types';
 import { REPLICA_SERIES } from '../lib/timeline';
 
 test('the timeline has a legend and folds the lanes that never changed, on request unfolded', async ({ page }) => {
-  await page.goto('/pools/mgmt-weu/default/workers?range=1h');
+  // A window that has ended: its lanes do not change while the test counts them.
+  const to = new Date();
+  const from = new Date(to.getTime() - 3_600_000);
+  await page.goto(`/pools/mgmt-weu/default/workers?from=${from.toISOString()}&to=${to.toISOString()}`);
   const chart = page.getByTestId('timeline-chart');
   await expect(chart).toBeVisible();
   const legend = page.getByRole('list', { name: 'Timeline legend' });
@@ -133,3 +138,130 @@ test('a drag across the chart zooms to that span, in the URL; a double-click goe
   await page.mouse.dblclick(again.x + again.width * 0.6, again.y + again.height - 140);
   await expect(page).not.toHaveURL(/from=/);
 });
+
+test('the fleet groups by management or workload cluster, the grouping kept in the URL and not sent to the API', async ({
+  page,
+  request,
+}) => {
+  const apiQueries: string[] = [];
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/api/pools') apiQueries.push(new URL(r.url()).search);
+  });
+  await page.goto('/');
+  const fleet = ((await (await request.get('/api/pools')).json()) as FleetResponse).pools;
+  const group = page.getByLabel('Group by');
+  await group.selectOption({ label: 'Management cluster' });
+  await expect(page).toHaveURL(/[?&]group=context/);
+  const contexts = [...new Set(fleet.map((p) => p.ref.context))];
+  const groups = page.locator('#pools tbody[data-group]');
+  await expect(groups).toHaveCount(contexts.length);
+  for (const c of contexts) {
+    const n = fleet.filter((p) => p.ref.context === c).length;
+    const head = page.getByRole('rowheader', { name: new RegExp(`^Management cluster ${c} · ${n} pools?`) });
+    await expect(head).toBeVisible();
+  }
+  // Each pool sits in its context's group.
+  for (const p of fleet)
+    await expect(page.locator(`tbody[data-group="${p.ref.context}"] tr[data-pool="${p.key}"]`)).toBeAttached();
+  await group.selectOption({ label: 'Workload cluster' });
+  await expect(page).toHaveURL(/[?&]group=cluster/);
+  const clusters = new Set(fleet.map((p) => JSON.stringify([p.ref.context, p.ref.namespace, p.clusterName ?? ''])));
+  await expect(groups).toHaveCount(clusters.size);
+  await expect(page.getByRole('rowheader').first()).toHaveText(/^Workload cluster \S+ in \S+ \/ \S+ · \d+ pools?/);
+  const a11y = await new AxeBuilder({ page }).analyze();
+  expect(a11y.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  // A link keeps the grouping; the API never sees it (it would refuse it), and a wrong one is refused by the page.
+  await page.reload();
+  await expect(groups).toHaveCount(clusters.size);
+  expect(apiQueries.filter((q) => q.includes('group'))).toEqual([]);
+  expect((await request.get('/api/pools?group=context')).status()).toBe(400);
+  await page.goto('/?group=region');
+  await expect(page.getByRole('alert').filter({ hasText: 'cannot be read' })).toContainText(
+    '"group": must be one of context, cluster',
+  );
+});
+
+test.describe('in Berlin', () => {
+  test.use({ timezoneId: 'Europe/Berlin' });
+  test('the time picker shows and reads the app’s one time format, and says what is wrong with a time', async ({
+    page,
+    request,
+  }) => {
+    await page.goto('/pools/mgmt-weu/default/workers');
+    const box = page.getByRole('textbox', { name: 'Show the state at' });
+    // The viewer's zone, in the format the rest of the app uses (not the browser's 12/05/2026, 09:39:58 PM).
+    await expect(box).toHaveValue(/^\d{2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}:\d{2} CET$/);
+    // The pool's latest state, typed in UTC: within the demo's record, which starts when the demo does.
+    const latest = ((await (await request.get('/api/pools/mgmt-weu/default/workers')).json()) as PoolResponse).pool.at;
+    const then = new Date(Math.ceil(Date.parse(latest) / 1000) * 1000);
+    const inZone = (timeZone: string) =>
+      new Intl.DateTimeFormat('en-GB', {
+        year: 'numeric',
+        month: 'short',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hour12: false,
+        timeZone,
+        timeZoneName: 'short',
+      }).format(then);
+    await box.fill(inZone('UTC'));
+    await page.getByRole('button', { name: 'Go' }).click();
+    await expect(page).toHaveURL(new RegExp(`[?&]at=${encodeURIComponent(then.toISOString())}`));
+    // Shown again in the viewer's zone, an hour ahead of UTC in a Berlin winter.
+    await expect(box).toHaveValue(inZone('Europe/Berlin'));
+    expect(inZone('Europe/Berlin')).toMatch(/ CET$/);
+    await box.fill('31 Feb 2026, 10:00');
+    await page.getByRole('button', { name: 'Go' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: 'February 2026 has 28 days' })).toBeVisible();
+    await expect(box).toHaveAttribute('aria-invalid', 'true');
+    await box.fill('01 Jan 2099, 10:00 UTC');
+    await page.getByRole('button', { name: 'Go' }).click();
+    await expect(page.getByRole('alert').filter({ hasText: 'has not happened yet' })).toContainText(
+      '01 Jan 2099, 11:00:00 CET has not happened yet',
+    );
+    await expect(page).toHaveURL(new RegExp(`[?&]at=${encodeURIComponent(then.toISOString())}`));
+  });
+});
+
+/** A PNG's width and height, from its header. */
+const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });
+
+/** Where each of the pool page's parts starts, from the top of the page. */
+const tops = (page: Page) =>
+  page.evaluate(() =>
+    Object.fromEntries(
+      ['findings-h', 'verdict-h', 'timeline-h', 'drift-h', 'instances-h', 'changes-h'].map((id) => [
+        id,
+        (document.getElementById(id) as HTMLElement).getBoundingClientRect().top + window.scrollY,
+      ]),
+    ),
+  );
+
+for (const { width, height, pool, maxScreens, firstScreen } of [
+  // A settled pool on a laptop: everything down to the drift matrix on the first screen.
+  { width: 1440, height: 900, pool: 'system', maxScreens: 2.5, firstScreen: ['findings-h', 'verdict-h', 'drift-h'] },
+  { width: 390, height: 844, pool: 'system', maxScreens: 4, firstScreen: ['findings-h'] },
+  // The demo's busiest pool, whatever state it is in: its steps may push the rest down, but the page stays bounded.
+  { width: 1440, height: 900, pool: 'workers', maxScreens: 3.5, firstScreen: ['findings-h', 'verdict-h'] },
+  { width: 390, height: 844, pool: 'workers', maxScreens: 7, firstScreen: ['findings-h'] },
+]) {
+  test(`the ${pool} pool's page on ${width}×${height} fits ${maxScreens} screens, its long tables a screenful each`, async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width, height });
+    await page.goto(`/pools/mgmt-weu/default/${pool}`);
+    await expect(page.getByTestId('timeline-chart')).toBeVisible();
+    await expect(page.locator('section[aria-labelledby="changes-h"] tbody tr').first()).toBeVisible();
+    const shot = pngSize(await page.screenshot({ fullPage: true }));
+    expect(shot.width).toBe(width);
+    expect(shot.height, 'page height').toBeLessThanOrEqual(height * maxScreens);
+    const at = await tops(page);
+    for (const id of firstScreen) expect(at[id], `${id} on the first screen`).toBeLessThan(height - 60);
+    // The drift matrix, instances and changes each scroll in a box of at most 60% of the screen.
+    const boxes = await page.locator('[data-scroll-box]').evaluateAll((els) => els.map((e) => e.clientHeight));
+    expect(boxes).toHaveLength(3);
+    for (const h of boxes) expect(h).toBeLessThanOrEqual(Math.ceil(height * 0.6));
+  });
+}

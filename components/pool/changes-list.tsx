@@ -8,6 +8,7 @@ import { CHANGE_KINDS, changeKind, changeValue, changeWhat, type ChangeKind } fr
 import { driftKeyText } from '@/lib/format';
 import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
+import { ScrollBox, STICKY_HEAD } from '@/components/ui/scroll-box';
 
 /**
  * A cell: a table cell, and on a phone's width a line of its change's block, named by its `data-label` (a table
@@ -97,9 +98,9 @@ export function ChangesList({
       {entries.length === 0 ? (
         <p className="text-sm text-slate-600 dark:text-slate-300">Nothing changed in this window.</p>
       ) : (
-        <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+        <ScrollBox label="Changes">
           <table className="w-full text-sm max-sm:block">
-            <thead className="bg-slate-50 max-sm:hidden dark:bg-slate-900">
+            <thead className={`${STICKY_HEAD} bg-slate-50 max-sm:hidden dark:bg-slate-900`}>
               <tr>
                 {['Time', 'What', 'From', 'To', 'Detail'].map((h) => (
                   <th key={h} scope="col" className="px-2 py-2 text-left font-medium">
@@ -138,7 +139,7 @@ export function ChangesList({
               })}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       )}
       {newest.length > limit ? (
         <button

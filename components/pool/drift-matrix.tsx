@@ -5,6 +5,7 @@ import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column
 import { plural } from '@/lib/format';
 import { useFirstRows } from './first-rows-note';
 import { AWAITING_TITLE, LEAVING_TITLE } from './instance-table';
+import { ScrollBox, STICKY_HEAD } from '@/components/ui/scroll-box';
 
 const short = (id: string) => id.split('/').slice(-1)[0] ?? id;
 
@@ -78,10 +79,10 @@ export function DriftMatrix({
         </ul>
       )}
       {note}
-      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+      <ScrollBox label="ProviderID drift by instance">
         <table className="w-full text-sm">
           <caption className="sr-only">Which source holds which providerID</caption>
-          <thead className="bg-slate-50 dark:bg-slate-900">
+          <thead className={`${STICKY_HEAD} bg-slate-50 dark:bg-slate-900`}>
             <tr>
               <th scope="col" className={`${STICKY_HEAD_CELL} px-2 py-2 text-left font-medium`}>
                 Instance
@@ -160,7 +161,7 @@ export function DriftMatrix({
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </section>
   );
 }

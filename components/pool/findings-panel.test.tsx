@@ -45,6 +45,27 @@ describe('FindingsPanel', () => {
     expect(html).toContain('data-finding="healthy"');
     expect(html).not.toContain('<details open');
   });
+
+  it('keeps information closed: a pool scaling needs nothing done, and its second finding takes one line', () => {
+    const info = (code: Finding['code'], summary: string): Finding => ({
+      code,
+      severity: 'info',
+      summary,
+      detail: 'd',
+      suggestedAction: 'None while it converges.',
+    });
+    const d = detailWith([info('scaling', 'Scaling from 5 to 6.'), info('order-only', 'Another order.')], {
+      kube: ok,
+      workload: ok,
+      azure: ok,
+    });
+    const html = renderToStaticMarkup(<FindingsPanel detail={d} live={false} />);
+    expect(html).not.toContain('<details open');
+    // The second one's age is on its headline's line, not a line of its own.
+    const second = html.slice(html.indexOf('data-finding="order-only"'));
+    const line = second.slice(second.indexOf('<p'), second.indexOf('</p>'));
+    expect(text(line)).toBe('info Another order. already so when poolscope began watching');
+  });
 });
 
 describe('S4: the frozen list, because the scale set is Failed, because an instance failed', () => {

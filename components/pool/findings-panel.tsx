@@ -12,7 +12,8 @@ import { useLiveNow } from '@/components/ui/use-live-now';
 
 /**
  * The diagnosis in plain words, worst first. Findings that follow from one another are one headline with its
- * evidence (lib/finding-groups.ts); the worst opens with what to do, names filled in. `live`: durations count on.
+ * evidence (lib/finding-groups.ts); the worst, unless it is only information, opens with what to do, names filled
+ * in. The others take a line or two each, their age beside them. `live`: durations count on.
  */
 export function FindingsPanel({ detail, live }: { detail: PoolDetail; live: boolean }) {
   const now = useLiveNow(detail.at, live);
@@ -34,7 +35,8 @@ export function FindingsPanel({ detail, live }: { detail: PoolDetail; live: bool
             group={g}
             detail={detail}
             now={now}
-            open={i === 0 && g.head.code !== 'healthy'}
+            lead={i === 0}
+            open={i === 0 && g.head.severity !== 'info'}
           />
         ))}
       </ul>
@@ -46,11 +48,13 @@ function GroupItem({
   group,
   detail,
   now,
+  lead,
   open,
 }: {
   group: FindingGroup;
   detail: PoolDetail;
   now: string;
+  lead: boolean;
   open: boolean;
 }) {
   const { head, because } = group;
@@ -58,14 +62,27 @@ function GroupItem({
   // The root cause's steps first: what to do about it is what to do about the rest.
   const steps = uniqueSteps([...chain].reverse().flatMap((f) => nextSteps(f.code, detail)));
   return (
-    <li data-finding={head.code} className="rounded border border-slate-200 p-3 dark:border-slate-800">
+    <li
+      data-finding={head.code}
+      className={
+        lead
+          ? 'rounded border border-slate-200 p-3 dark:border-slate-800'
+          : 'rounded border border-slate-200 px-3 py-1.5 dark:border-slate-800'
+      }
+    >
       <p className="flex items-start gap-2">
         <StateBadge value={head.severity} />
-        <span className="min-w-0 font-medium wrap-anywhere">
+        <span className={lead ? 'min-w-0 font-medium wrap-anywhere' : 'min-w-0 wrap-anywhere'}>
           <Breakable text={headline(head, now)} />
+          {lead ? null : (
+            <>
+              {' '}
+              <Age finding={head} now={now} inline />
+            </>
+          )}
         </span>
       </p>
-      <Age finding={head} now={now} />
+      {lead ? <Age finding={head} now={now} /> : null}
       {because.length ? (
         <ul className="mt-1 space-y-0.5 text-sm" aria-label="Because">
           {because.map((f) => (

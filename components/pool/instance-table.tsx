@@ -4,6 +4,7 @@ import type { InstanceRow } from '@/lib/api-types';
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column';
 import { useFirstRows } from './first-rows-note';
+import { ScrollBox, STICKY_HEAD } from '@/components/ui/scroll-box';
 
 const dash = (v: string | null | undefined) => v ?? '—';
 
@@ -23,9 +24,9 @@ export function InstanceTable({ rows, heldBack = 0 }: { rows: readonly InstanceR
         Instances ({total})
       </h2>
       {note}
-      <div className="overflow-x-auto rounded border border-slate-200 dark:border-slate-800">
+      <ScrollBox label="Instances">
         <table className="w-full text-sm">
-          <thead className="bg-slate-50 dark:bg-slate-900">
+          <thead className={`${STICKY_HEAD} bg-slate-50 dark:bg-slate-900`}>
             <tr>
               {[
                 'Azure VM',
@@ -114,7 +115,7 @@ export function InstanceTable({ rows, heldBack = 0 }: { rows: readonly InstanceR
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </section>
   );
 }

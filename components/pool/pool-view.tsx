@@ -48,7 +48,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
   const { pool: d } = pool.data;
   const s = d.summary;
   return (
-    <div className="space-y-6">
+    <div className="space-y-5">
       <div className="space-y-1">
         <p className="text-sm">
           <Link href="/" className="underline">
@@ -101,22 +101,27 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           </Link>
         </p>
       ) : null}
-      <FindingsPanel detail={d} live={w.at === null} />
-      <VerdictPanel
-        verdict={d.verdict}
-        action={
-          <ResyncButton
-            poolRef={s.ref}
-            past={w.at !== null}
-            gone={s.deletedAt ? 'deleted' : s.unwatchedSince ? 'unwatched' : null}
-          />
-        }
-      />
-      <section aria-labelledby="timeline-h" className="space-y-3">
-        <h2 id="timeline-h" className="text-lg font-semibold">
-          Timeline
-        </h2>
-        <TimeControls path={path} window={w} shownAt={d.at} />
+      {/* What is wrong beside what a resync would do: on a laptop, the page down to the drift matrix is one screen. */}
+      <div className="grid items-start gap-6 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <FindingsPanel detail={d} live={w.at === null} />
+        <VerdictPanel
+          verdict={d.verdict}
+          action={
+            <ResyncButton
+              poolRef={s.ref}
+              past={w.at !== null}
+              gone={s.deletedAt ? 'deleted' : s.unwatchedSince ? 'unwatched' : null}
+            />
+          }
+        />
+      </div>
+      <section aria-labelledby="timeline-h" className="space-y-2">
+        <div className="flex flex-wrap items-center gap-x-6 gap-y-2">
+          <h2 id="timeline-h" className="text-lg font-semibold">
+            Timeline
+          </h2>
+          <TimeControls path={path} window={w} shownAt={d.at} />
+        </div>
         {timeline.isPending ? (
           <Skeleton className="h-96 w-full" />
         ) : !timeline.data ? (
@@ -126,26 +131,16 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
             onRetry={() => void timeline.refetch()}
           />
         ) : (
-          <>
-            {!timeline.data.knownAtStart ? (
-              <p className="text-sm text-slate-600 dark:text-slate-300">
-                poolscope first saw this pool inside this window: lanes start where it was first seen, and the chart
-                opens there (the bar below it spans the whole window).
-              </p>
-            ) : null}
-            <TimelineChart
-              view={timeline.data}
-              at={w.at}
-              windowKey={windowQuery(w)}
-              onPick={(iso) => router.push(`${path}?${windowQuery({ ...w, at: iso })}`, { scroll: false })}
-              onZoom={(from, to) => router.push(`${path}?${zoomQuery(w, from, to)}`, { scroll: false })}
-              onZoomReset={() =>
-                w.range
-                  ? null
-                  : router.push(`${path}?${windowQuery({ ...w, range: DEFAULT_RANGE })}`, { scroll: false })
-              }
-            />
-          </>
+          <TimelineChart
+            view={timeline.data}
+            at={w.at}
+            windowKey={windowQuery(w)}
+            onPick={(iso) => router.push(`${path}?${windowQuery({ ...w, at: iso })}`, { scroll: false })}
+            onZoom={(from, to) => router.push(`${path}?${zoomQuery(w, from, to)}`, { scroll: false })}
+            onZoomReset={() =>
+              w.range ? null : router.push(`${path}?${windowQuery({ ...w, range: DEFAULT_RANGE })}`, { scroll: false })
+            }
+          />
         )}
       </section>
       <DriftMatrix rows={d.instances} drift={d.drift} heldBack={pool.data.heldBack} />

@@ -5,7 +5,8 @@ import type { TimelineView } from '@/lib/timeline';
 import { buildOption, shortLabel } from './timeline-chart';
 
 type Datum = { value: (string | number)[]; itemStyle: { color: string } };
-type Lanes = { data: Datum[]; renderItem(params: unknown, api: unknown): { style: Record<string, unknown> } | null };
+type Drawn = { type: string; style: Record<string, unknown>; children?: Drawn[] };
+type Lanes = { data: Datum[]; renderItem(params: unknown, api: unknown): Drawn | null };
 
 const view: TimelineView = {
   from: '2026-12-04T10:00:00.000Z',
@@ -42,7 +43,7 @@ const view: TimelineView = {
   ],
 };
 
-/** Draws one lane datum through the series' renderItem, on a coordinate system that holds it. */
+/** Draws one lane datum through the series' renderItem (1 pixel a second), on a coordinate system that holds it. */
 function draw(lanes: Lanes, d: Datum) {
   const api = {
     value: (i: number) => d.value[i],
@@ -50,8 +51,13 @@ function draw(lanes: Lanes, d: Datum) {
     size: () => [0, 10],
     style: () => ({ fill: d.itemStyle.color }),
   };
-  return lanes.renderItem({ coordSys: { x: -1e13, y: -1e3, width: 2e13, height: 2e3 } }, api);
+  const dataIndex = lanes.data.indexOf(d);
+  return lanes.renderItem({ dataIndex, coordSys: { x: -1e13, y: -1e3, width: 2e13, height: 2e3 } }, api);
 }
+
+/** The bar drawn, whether alone or with its name. */
+const bar = (r: Drawn | null) => (r?.type === 'group' ? r.children?.[0] : r);
+const nameIn = (r: Drawn | null) => (r?.type === 'group' ? r.children?.[1]?.style.text : undefined);
 
 describe('buildOption', () => {
   it('draws a merged period translucent with a dashed outline, and a state solid', () => {
@@ -60,9 +66,19 @@ describe('buildOption', () => {
     expect(merged?.value[6]).toBe(4);
     expect(state?.value[6]).toBe(0);
     const m = draw(lanes, merged as Datum);
-    expect(m?.style).toMatchObject({ opacity: 0.45, lineDash: [3, 2] });
+    expect(bar(m)?.style).toMatchObject({ opacity: 0.45, lineDash: [3, 2] });
     const s = draw(lanes, state as Datum);
-    expect(s?.style).toEqual({ fill: state?.itemStyle.color });
+    expect(bar(s)?.style).toEqual({ fill: state?.itemStyle.color });
+  });
+
+  it("writes a state's name inside its bar where the whole name fits, dark on the pale normal colour", () => {
+    const lanes = (buildOption(view, null, false) as { series: Lanes[] }).series[0] as Lanes;
+    const [state, merged] = lanes.data;
+    // Two hours at a pixel a second: room for "Succeeded"; the merged span's 20 pixels hold no "4 changes".
+    const s = draw(lanes, state as Datum);
+    expect(nameIn(s)).toBe('Succeeded');
+    expect(s?.children?.[1]?.style.fill).toBe('#14532d');
+    expect(nameIn(draw(lanes, merged as Datum))).toBeUndefined();
   });
 
   it("names the lanes in short and gives them less room on a phone's width, the tooltip keeping the full name", () => {

@@ -25,6 +25,7 @@ import {
 } from '@/lib/timeline';
 import { toneOf, type Tone } from '@/components/ui/badge';
 import { formatInstant } from '@/components/ui/local-time';
+import { formatDuration } from '@/lib/format';
 
 echarts.use([
   CustomChart,
@@ -87,7 +88,14 @@ const esc = (s: string) =>
 const time = (ms: number) => formatInstant(new Date(ms).toISOString(), undefined);
 
 /** A lane period: lane index, start, end (ms), value, detail, lane label, how many periods it merges (0: none). */
-type LaneDatum = { value: [number, number, number, string, string, string, number] };
+type LaneDatum = {
+  value: [number, number, number, string, string, string, number];
+  itemStyle: { color: string };
+  /** The colour of the state's name inside the bar: dark on the pale normal colour, else light (dark on light in dark mode). */
+  textColor: string;
+};
+/** An 11-pixel label's width per character, generously: a name is drawn only where all of it fits. */
+const BAR_CHAR_PX = 6.4;
 
 export function buildOption(
   view: TimelineView,
@@ -101,24 +109,22 @@ export function buildOption(
   const lanesHeight = Math.max(1, labels.length) * LANE_HEIGHT;
   const text = dark ? '#e2e8f0' : '#0f172a';
   const grid = dark ? '#334155' : '#e2e8f0';
-  const color = (v: string) => COLORS[toneOf(v)][dark ? 1 : 0];
   const from = Date.parse(view.from);
   const to = Date.parse(view.to);
+  const textColor = (tone: Tone) =>
+    dark ? (tone === 'good' ? '#f8fafc' : '#0f172a') : tone === 'good' ? '#14532d' : '#ffffff';
   const laneData: LaneDatum[] = view.lanes.flatMap((l, i) =>
-    l.periods.map((p) => ({
-      value: [
-        i,
-        Date.parse(p.start),
-        Date.parse(p.end),
-        p.value,
-        p.detail ?? '',
-        l.label,
-        p.merged ?? 0,
-      ] as LaneDatum['value'],
+    l.periods.map((p) => {
       // A merged lane's value may add the condition's in brackets: the flag's own value sets the colour.
-      itemStyle: { color: color(laneToneValue(l.field, p.value.split(' (')[0] ?? p.value)) },
-    })),
+      const tone = toneOf(laneToneValue(l.field, p.value.split(' (')[0] ?? p.value));
+      return {
+        value: [i, Date.parse(p.start), Date.parse(p.end), p.value, p.detail ?? '', l.label, p.merged ?? 0],
+        itemStyle: { color: COLORS[tone][dark ? 1 : 0] },
+        textColor: textColor(tone),
+      };
+    }),
   );
+
   const markerLane = view.lanes.length;
   const top = 10;
   const replicasTop = top + lanesHeight + 40;
@@ -200,7 +206,7 @@ export function buildOption(
         encode: { x: [1, 2], y: 0 },
         data: laneData,
         renderItem: (
-          params: { coordSys: { x: number; y: number; width: number; height: number } },
+          params: { dataIndex: number; coordSys: { x: number; y: number; width: number; height: number } },
           api: { value(i: number): number; coord(v: number[]): number[]; size(v: number[]): number[]; style(): object },
         ) => {
           const lane = api.value(0);
@@ -219,27 +225,42 @@ export function buildOption(
           // Merged periods ("N changes": too short to draw apart at this scale): translucent, outlined with a dash,
           // unlike any one state.
           const merged = api.value(6) > 0;
-          return (
-            rect && {
-              type: 'rect',
-              transition: [],
-              shape: rect,
-              style: merged
-                ? {
-                    ...api.style(),
-                    opacity: 0.45,
-                    stroke: dark ? '#cbd5e1' : '#334155',
-                    lineWidth: 1,
-                    lineDash: [3, 2],
-                  }
-                : api.style(),
-            }
-          );
+          if (!rect) return null;
+          const box = {
+            type: 'rect',
+            transition: [],
+            shape: rect,
+            style: merged
+              ? { ...api.style(), opacity: 0.45, stroke: dark ? '#cbd5e1' : '#334155', lineWidth: 1, lineDash: [3, 2] }
+              : api.style(),
+          };
+          const d = laneData[params.dataIndex];
+          const name = merged ? `${api.value(6)} changes` : (d?.value[3] ?? '');
+          // The state's name inside its bar, where it fits whole.
+          if (!d || rect.width < name.length * BAR_CHAR_PX + 8) return box;
+          return {
+            type: 'group',
+            children: [
+              box,
+              {
+                type: 'text',
+                silent: true,
+                style: {
+                  text: name,
+                  x: rect.x + 4,
+                  y: rect.y + rect.height / 2,
+                  verticalAlign: 'middle',
+                  fill: merged ? text : d.textColor,
+                  font: `11px ui-sans-serif, system-ui, sans-serif`,
+                },
+              },
+            ],
+          };
         },
         tooltip: {
           formatter: (p: { value: LaneDatum['value'] }) => {
             const [, s, e, v, detail, label] = p.value;
-            return `<b>${esc(label)}</b>: ${esc(v)}<br/>${time(s)} → ${time(e)}${detail ? `<br/><span style="white-space:normal;display:inline-block;max-width:420px">${esc(detail)}</span>` : ''}`;
+            return `<b>${esc(label)}</b>: ${esc(v)}<br/>${time(s)} → ${time(e)} (${formatDuration(e - s)})${detail ? `<br/><span style="white-space:normal;display:inline-block;max-width:420px">${esc(detail)}</span>` : ''}`;
           },
         },
       },
@@ -410,7 +431,7 @@ export function TimelineChart({ view, at, windowKey, onPick, onZoom, onZoomReset
   const drawn = all || folded.unchanged.length === 0 ? merged : { ...merged, lanes: folded.shown };
   return (
     <div className="space-y-2">
-      <TimelineLegend />
+      <TimelineLegend firstSeenInside={!view.knownAtStart} />
       <Chart
         view={drawn}
         at={at}
@@ -437,7 +458,7 @@ export function TimelineChart({ view, at, windowKey, onPick, onZoom, onZoomReset
 }
 
 /** What the colours and marks mean. */
-function TimelineLegend() {
+function TimelineLegend({ firstSeenInside }: { firstSeenInside: boolean }) {
   const items: [string, string][] = [
     [COLORS.bad[0], 'failed, not ready, critical'],
     [COLORS.warn[0], 'in progress, paused, warning'],
@@ -458,7 +479,10 @@ function TimelineLegend() {
       ))}
       <li>▲ Event</li>
       <li>◆ resync</li>
-      <li>dashed outline: several changes too close to draw apart</li>
+      <li>dashed: changes too close to draw apart</li>
+      {firstSeenInside ? (
+        <li className="text-slate-600 italic dark:text-slate-400">first seen in this window: lanes start there</li>
+      ) : null}
     </ul>
   );
 }

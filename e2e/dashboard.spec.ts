@@ -196,10 +196,14 @@ test('the scale-up seed pool records the whole frozen period, start and end', as
   await expect(rows.first().locator('td').nth(3)).toHaveText('—');
   await expect(rows.last().locator('td').nth(2)).toHaveText('—');
   await expect(rows.last().locator('td').nth(3)).toHaveText('warning');
-  // A drift change names its kind and instance in a few words, the full key on hover.
+  // A drift change names its kind and instance in a few words, the full ID on hover, spelled as Azure spells it
+  // (not the lower-cased key that joins the sources).
   const drift = changes.locator('[data-drift-key^="missing-from-machinepool:"]').first();
-  await expect(drift).toHaveText(/^missing from MP: virtualmachines\/\d+$/);
-  await expect(drift).toHaveAttribute('title', /^missing-from-machinepool:\/subscriptions\/.*\/virtualmachines\/\d+$/);
+  await expect(drift).toHaveText(/^missing from MP: virtualMachines\/\d+$/);
+  await expect(drift).toHaveAttribute(
+    'title',
+    /^missing-from-machinepool:azure:\/\/\/subscriptions\/.*\/resourceGroups\/.*\/virtualMachines\/\d+$/,
+  );
 });
 
 test('a change in the simulator shows on the open page within 2 s, without a reload', async ({ page }) => {

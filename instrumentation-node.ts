@@ -2,7 +2,7 @@
 // SIGTERM/SIGINT. Any start-up failure ends the process with exit code 1 and a message, without a stack trace:
 // Next would otherwise keep serving, answering every request (liveness included) with 500.
 
-import { runtime } from './server/collector/start';
+import { runtime } from './server/runtime';
 import { ConfigError } from './server/env';
 import { log } from './server/log';
 import { installSignalHandlers } from './server/shutdown';

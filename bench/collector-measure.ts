@@ -36,7 +36,7 @@ function sharedTables() {
 /** Runs inside the child: start the runtime from the environment, measure, print one JSON line. */
 export async function measureInChild(): Promise<void> {
   const { parseEnv } = await import('../server/env');
-  const { startRuntime } = await import('../server/collector/start');
+  const { startRuntime } = await import('../server/runtime');
   const e = parseEnv(process.env);
   const seconds = Number(process.env.POOLSCOPE_BENCH_SECONDS ?? 90);
   const t0 = Date.now();

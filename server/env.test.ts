@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { resolveContexts, startRuntime } from './collector/start';
+import { resolveContexts, startRuntime } from './runtime';
 import { ConfigError, parseEnv } from './env';
 
 describe('configuration', () => {

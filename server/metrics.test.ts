@@ -10,7 +10,7 @@ import { parse, stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PoolSummary } from '@/lib/api-types';
 import { findPromtool } from '@/scripts/promtool.mjs';
-import type { Runtime } from './collector/start';
+import type { Runtime } from './runtime';
 import type { CycleEvent } from './collector/collector';
 import { createMetrics, POOL_METRICS, poolMetricsText } from './metrics';
 import { harness, until } from './testing/sim-harness';

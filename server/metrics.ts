@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { DRIFT_KINDS, goneSince, type PoolSummary } from '@/lib/api-types';
 import { REPLICA_SERIES } from '@/lib/timeline';
 import type { CycleEvent } from './collector/collector';
-import { runtime, type Runtime } from './collector/start';
+import { runtime, type Runtime } from './runtime';
 import { informerActivity } from './kube/informer';
 import { registry } from './metrics-registry';
 import { currentSummaries } from './read-model';

@@ -12,7 +12,7 @@ import {
 } from '@/lib/api-types';
 import { ENTRY_LIMIT, buildTimeline, minPeriodMs, type ChangesPage, type TimelineResponse } from '@/lib/timeline';
 import { selectPools, type FleetFilters } from '@/lib/url-state';
-import { runtime, type Runtime } from './collector/start';
+import { runtime, type Runtime } from './runtime';
 import { cursorOf } from './http/api-schemas';
 import { HttpError } from './http/route';
 import { storeReport } from './store/health';

@@ -8,7 +8,7 @@ import 'server-only';
 import { poolKey, type FleetResponse, type PoolRef, type PoolResponse } from '@/lib/api-types';
 import type { TimelineResponse } from '@/lib/timeline';
 import { RANGES, type FleetFilters, type RangeName } from '@/lib/url-state';
-import { runtime, type Runtime } from './collector/start';
+import { runtime, type Runtime } from './runtime';
 import { AnswerCache, Gate, type Answer } from './http/answer-cache';
 import { countShed } from './metrics-registry';
 import { readFleet, readPool, readTimeline } from './read-model';

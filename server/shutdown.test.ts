@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startRuntime, type Runtime } from './collector/start';
+import { startRuntime, type Runtime } from './runtime';
 import { parseEnv } from './env';
 import { sseResponse } from './http/sse';
 import { shutdown } from './shutdown';

@@ -4,7 +4,7 @@ import 'server-only';
 // exits 0 — or 1 if that took longer than the grace period. Next's own handler would exit at once, so
 // poolscope takes the signals over.
 
-import type { Runtime } from './collector/start';
+import type { Runtime } from './runtime';
 import { logLine } from './log';
 
 export interface ShutdownOptions {

@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiError } from '@/lib/api-types';
-import type { Runtime } from './collector/start';
+import type { Runtime } from './runtime';
 import { answerChecker } from './testing/openapi';
 import { at, corruptTables, seedStore } from './testing/corrupt-store';
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  const { runtime } = await import('./collector/start');
+  const { runtime } = await import('./runtime');
   await (await runtime()).stop();
 });
 
@@ -71,7 +71,7 @@ describe('a store found corrupt while running', () => {
 
   it("shows in the pages' store alert where a collector writes, before the collector meets a refused write", async () => {
     // The store found corrupt by the request above.
-    const { runtime } = await import('./collector/start');
+    const { runtime } = await import('./runtime');
     const { sourcesReport } = await import('./read-model');
     const rt = await runtime();
     // This process's runtime, as a collector whose writes have not been refused yet sees it.

@@ -3,7 +3,7 @@ import 'server-only';
 
 import type { KubeConfig } from '@kubernetes/client-node';
 import { AzureReader, type AzureRead, type ScaleSetRef } from '../azure/reader';
-import { runtime, resolveContexts, type Runtime } from '../collector/start';
+import { runtime, resolveContexts, type Runtime } from '../runtime';
 import type { Env } from '../env';
 import { contextKubeConfig } from '../kube/calls';
 import { logLine } from '../log';

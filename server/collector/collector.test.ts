@@ -21,7 +21,7 @@ import { openStore } from '../store';
 import type { SqlDb } from '../store/store';
 import { harness as makeHarness, until, type Harness } from '../testing/sim-harness';
 import { Collector, DEFAULT_CYCLE_MS, type CycleEvent } from './collector';
-import { CycleLog, startRuntime } from './start';
+import { CycleLog, startRuntime } from '../runtime';
 
 const SCENARIOS = path.resolve(import.meta.dirname, '..', '..', 'sim', 'scenarios');
 const POOL = 'mgmt-weu/default/pool0';

@@ -9,7 +9,7 @@ import { kubectl } from '@/sim/kube/testing';
 import { parseEnv } from '../env';
 import { createTestDatabase } from '../testing/postgres';
 import { until } from '../testing/sim-harness';
-import { startRuntime, type Runtime } from './start';
+import { startRuntime, type Runtime } from '../runtime';
 
 const testDb = await createTestDatabase('HA tests');
 const pgAvailable = testDb !== null;

@@ -97,7 +97,7 @@ beforeAll(async () => {
     templates.set(h, t);
 });
 afterAll(async () => {
-  const { runtime } = await import('../collector/start');
+  const { runtime } = await import('../runtime');
   await (await runtime()).stop();
 });
 

@@ -12,7 +12,7 @@ import type { PoolRef } from '@/lib/api-types';
 import { buildScenario } from '@/lib/fixtures/scenarios';
 import { diffDetails } from '@/lib/transitions';
 import type { FleetFilters } from '@/lib/url-state';
-import type { Runtime } from '../collector/start';
+import type { Runtime } from '../runtime';
 import { PEER_HEADER } from './peer';
 import { ENCODING_HEADER } from './request-screen';
 import * as readModel from '../read-model';
@@ -50,7 +50,7 @@ beforeAll(async () => {
   fleet = (await import('@/app/api/pools/route')).GET as unknown as Handler;
   detail = (await import('@/app/api/pools/[context]/[namespace]/[name]/route')).GET as unknown as Handler;
   timeline = (await import('@/app/api/pools/[context]/[namespace]/[name]/timeline/route')).GET as unknown as Handler;
-  rt = await (await import('../collector/start')).runtime();
+  rt = await (await import('../runtime')).runtime();
 });
 afterAll(async () => {
   vi.useRealTimers();

@@ -1,6 +1,6 @@
 // A collector in its own process, started from the environment exactly as the server starts it; used by tests
 // that kill it with SIGKILL. Prints "collecting" once its first cycle is stored.
-import { startRuntime } from '../collector/start';
+import { startRuntime } from '../runtime';
 
 const rt = await startRuntime();
 for (;;) {

@@ -2,7 +2,7 @@
 // used by tests of how start-up fails. Start-up that succeeds prints "started" and stops; one that rejects (which
 // under Next leaves a server answering every request with 500) prints "start-up rejected" and exits 3.
 import { register } from '../../instrumentation';
-import { runtime } from '../collector/start';
+import { runtime } from '../runtime';
 
 process.env.NEXT_RUNTIME = 'nodejs';
 try {

@@ -1,5 +1,5 @@
 import { errorResponse, route, otherMethods } from '@/server/http/route';
-import { runtime } from '@/server/collector/start';
+import { runtime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,5 +1,5 @@
 import { route, otherMethods } from '@/server/http/route';
-import { runtime } from '@/server/collector/start';
+import { runtime } from '@/server/runtime';
 import { sourcesReport } from '@/server/read-model';
 
 export const dynamic = 'force-dynamic';

@@ -1,6 +1,6 @@
 import { route, otherMethods } from '@/server/http/route';
 import { sseResponse } from '@/server/http/sse';
-import { runtime } from '@/server/collector/start';
+import { runtime } from '@/server/runtime';
 
 export const dynamic = 'force-dynamic';
 

@@ -9,7 +9,7 @@ import { queryKeys, resolveWindow, windowKey } from '@/components/data/queries';
 import type { PoolRef } from '@/lib/api-types';
 import { firstView } from '@/lib/first-rows';
 import { DEFAULT_RANGE, parseWindow, poolPath, windowQuery, type Params, type TimeWindow } from '@/lib/url-state';
-import { runtime } from '@/server/collector/start';
+import { runtime } from '@/server/runtime';
 import { Overloaded } from '@/server/http/answer-cache';
 import { PoolNotFound, sourcesReport } from '@/server/read-model';
 import { poolAnswer, timelineAnswer } from '@/server/shared-answers';

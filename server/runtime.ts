@@ -1,23 +1,24 @@
 import 'server-only';
-// Builds and starts the collector from the validated environment, once per process (dev hot reload keeps the
-// same one); where it collects, it also prunes the store in the background (../store/retention). Configuration
-// problems become ConfigError messages.
+// The process's composition root: from the validated environment, once per process (dev hot reload keeps the
+// same one), it opens the store, makes the change bus, and starts the collector (on the Lease holder alone with
+// leader election) and, where it collects, retention's background pruning (store/retention). Every route and
+// page reaches the store and the collector through it. Configuration problems become ConfigError messages.
 
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
-import { AzureReader } from '../azure/reader';
-import { Scheduler } from '../azure/scheduler';
-import { ConfigError, env as readEnv, type Env } from '../env';
-import { log } from '../log';
-import { openStore, StoreFailingError, type TimelineStore } from '../store';
-import { listenForChanges } from '../store/postgres';
-import { Retention, type RetentionStatus } from '../store/retention';
-import { CHANGE_CHANNEL } from '../store/store';
-import { contextKubeConfig } from '../kube/calls';
-import { Collector, type ChangeEvent, type CycleEvent } from './collector';
-import { LeaderElector } from './leader';
+import { AzureReader } from './azure/reader';
+import { Scheduler } from './azure/scheduler';
+import { ConfigError, env as readEnv, type Env } from './env';
+import { log } from './log';
+import { openStore, StoreFailingError, type TimelineStore } from './store';
+import { listenForChanges } from './store/postgres';
+import { Retention, type RetentionStatus } from './store/retention';
+import { CHANGE_CHANNEL } from './store/store';
+import { contextKubeConfig } from './kube/calls';
+import { Collector, type ChangeEvent, type CycleEvent } from './collector/collector';
+import { LeaderElector } from './collector/leader';
 
 export interface Runtime {
   env: Env;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
-import { headline, idDiff, listDiff, worstHeadline } from './diagnosis';
+import { headline, worstHeadline } from './diagnosis';
+import { idDiff, listDiff } from './pool-lists';
 import { buildPoolModel } from './pool-model';
 import type { FindingCode } from './api-types';
 import { DEFAULT_AZURE, NOW, minutesBefore } from './fixtures/objects';

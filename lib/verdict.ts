@@ -2,7 +2,7 @@
 // not when it cannot (docs/domain.md, "Triggering a reconcile from outside" and "What a resync can and cannot do").
 
 import type { DriftItem, ResyncVerdict, SourceState } from './api-types';
-import { gateClosed, listDiff } from './diagnosis';
+import { gateClosed, listDiff } from './pool-lists';
 import { plural } from './format';
 import type { JoinedId } from './join';
 import { isPaused, type PoolModel } from './pool-model';

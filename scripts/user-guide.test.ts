@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DRIFT_KINDS, DRIFT_KIND_LABELS } from '@/lib/api-types';
-import { FINDING_ORDER } from '@/lib/diagnosis';
+import { FINDING_ORDER } from '@/lib/findings/rules';
 
 const guide = readFileSync(path.join(import.meta.dirname, '..', 'docs', 'user-guide.md'), 'utf8');
 const section = (heading: string) => {

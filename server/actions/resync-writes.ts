@@ -11,7 +11,7 @@ import type {
   ResyncStep,
   ResyncStepCode,
 } from '@/lib/api-types';
-import { idDiff } from '@/lib/diagnosis';
+import { idDiff } from '@/lib/pool-lists';
 import { plural } from '@/lib/format';
 import type { KubeObject } from '@/lib/unstructured';
 import { RESYNC_ANNOTATION } from '@/lib/resync-actions';

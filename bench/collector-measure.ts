@@ -64,7 +64,7 @@ export async function measureInChild(): Promise<void> {
   const warmupMs = Date.now() - t0;
   // `let`: released before the heap breakdown, which would otherwise count the analyses as held by the bench.
   let pools = col.pools();
-  const scaleSets = col.scaleSetCount();
+  const scaleSets = col.azure.scaleSetCount();
   const dbFile = e.POOLSCOPE_DB_PATH;
   // The database's size with its write-ahead log checkpointed into it (the WAL file keeps its size after a
   // checkpoint, so adding it would count reused space).
@@ -183,8 +183,8 @@ export async function measureInChild(): Promise<void> {
   if (last) await probe(last);
   trace?.mark('checkpoint');
   const bytes0 = size();
-  const calls0 = col.azureCalls.total;
-  const throttled0 = col.azureCalls.throttled;
+  const calls0 = col.azure.calls.total;
+  const throttled0 = col.azure.calls.throttled;
   // The machine's speed just before the window, measured outside it (its second of work would count in the
   // window's CPU, garbage collections, event-loop delays and change lags).
   const { informerActivity } = await import('../server/kube/informer');
@@ -198,7 +198,7 @@ export async function measureInChild(): Promise<void> {
   await new Promise((r) => setTimeout(r, 3000));
   const profile = process.env.POOLSCOPE_BENCH_CPU_PROFILE ? await startProfile() : null;
   const allocations = process.env.POOLSCOPE_BENCH_ALLOC_PROFILE ? await startAllocationProfile() : null;
-  const analyses0 = { ...col.analyses };
+  const analyses0 = { ...col.forBenchmarks.analyses };
   // What happened in the last few seconds (cycles, long collections), and a copy of it as the slowest change in
   // the window was stored: what that change waited behind.
   const recent: { end: number; what: string }[] = [];
@@ -331,7 +331,7 @@ export async function measureInChild(): Promise<void> {
     ? await allocations.stop(process.env.POOLSCOPE_BENCH_ALLOC_PROFILE as string, wallMs)
     : undefined;
   const hours = wallMs / 3_600_000;
-  const callsPerScaleSetHour = (col.azureCalls.total - calls0) / Math.max(1, scaleSets) / hours;
+  const callsPerScaleSetHour = (col.azure.calls.total - calls0) / Math.max(1, scaleSets) / hours;
   const stats = await rt.store.stats();
   const poolCount = pools.length;
   const readAtStart = pools.filter((p) => p.sources.azure.state === 'ok').length;
@@ -382,10 +382,12 @@ export async function measureInChild(): Promise<void> {
       ),
     },
     // Pool analyses in the window, and the share that found the pool unchanged (nothing written).
-    analysesPerSecond: Math.round(((col.analyses.total - analyses0.total) / wallMs) * 10_000) / 10,
+    analysesPerSecond: Math.round(((col.forBenchmarks.analyses.total - analyses0.total) / wallMs) * 10_000) / 10,
     unchangedAnalysesShare:
       Math.round(
-        ((col.analyses.unchanged - analyses0.unchanged) / Math.max(1, col.analyses.total - analyses0.total)) * 100,
+        ((col.forBenchmarks.analyses.unchanged - analyses0.unchanged) /
+          Math.max(1, col.forBenchmarks.analyses.total - analyses0.total)) *
+          100,
       ) / 100,
     gcInWindow: Object.fromEntries(
       Object.entries(gcStats).map(([k, g]) => [k, { count: g.count, ms: Math.round(g.ms) }]),
@@ -438,7 +440,7 @@ export async function measureInChild(): Promise<void> {
     },
     // What analysing and writing cost in the window: each stage's main-thread ms per second, and per pool state
     // stored how it was written (see the store's WriteStats).
-    writesInWindow: writesDelta(writes0, writes1, stageMs, col.analyses.total - analyses0.total, wallMs),
+    writesInWindow: writesDelta(writes0, writes1, stageMs, col.forBenchmarks.analyses.total - analyses0.total, wallMs),
     eventLoopDelayMs: {
       p50: Math.round(loopDelay.percentile(50) / 1e6),
       p99: Math.round(loopDelay.percentile(99) / 1e6),
@@ -463,7 +465,7 @@ export async function measureInChild(): Promise<void> {
     armCallsPerScaleSetPerHour: Math.round(callsPerScaleSetHour),
     naiveArmCallsPerScaleSetPerHour: 480,
     ratioToNaive: Math.round((callsPerScaleSetHour / 480) * 1000) / 1000,
-    throttled429: col.azureCalls.throttled - throttled0,
+    throttled429: col.azure.calls.throttled - throttled0,
     storeBytesPerPoolPerDay: Math.round(((size() - bytes0) / Math.max(1, poolCount)) * (86_400_000 / wallMs)),
     store: stats,
     memoryAtEndMB: memoryAtEnd,

@@ -319,12 +319,12 @@ export function createMetrics(
     storeWriteFailures.inc(c.storeWriteFailures);
     failingWrites.set(c.storeWritesFailing);
     for (const [operation, n] of [
-      ['vmss_get', c.azureCalls.vmssGet],
-      ['vm_list', c.azureCalls.vmList],
-      ['instance_view', c.azureCalls.instanceView],
+      ['vmss_get', c.azure.calls.vmssGet],
+      ['vm_list', c.azure.calls.vmList],
+      ['instance_view', c.azure.calls.instanceView],
     ] as const)
       azureCalls.inc({ operation }, n);
-    for (const [subscription, n] of c.throttledBySubscription) azureThrottled.inc({ subscription }, n);
+    for (const [subscription, n] of c.azure.throttledBySubscription) azureThrottled.inc({ subscription }, n);
     for (const b of c.budgets()) {
       if (b.remaining !== null) budget.set({ budget: b.key }, b.remaining);
       blocked.set({ budget: b.key }, b.blockedUntil && Date.parse(b.blockedUntil) > now ? 1 : 0);

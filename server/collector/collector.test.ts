@@ -89,9 +89,9 @@ describe('collector cycles', () => {
     expect(asked[0]).toBe(target);
 
     // The source bar lists subscriptions by ID, whichever was read first.
-    const health = c as unknown as { setAzureHealth(sub: string, state: string): void };
-    health.setAzureHealth('ffffffff-0000-0000-0000-000000000000', 'live');
-    health.setAzureHealth('00000000-0000-0000-0000-000000000000', 'live');
+    const health = c.azure as unknown as { setHealth(sub: string, state: string): void };
+    health.setHealth('ffffffff-0000-0000-0000-000000000000', 'live');
+    health.setHealth('00000000-0000-0000-0000-000000000000', 'live');
     const subs = c.health().azure.map((s) => s.subscription);
     expect(subs.length).toBeGreaterThanOrEqual(2);
     expect(subs).toEqual([...subs].sort());

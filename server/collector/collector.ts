@@ -6,7 +6,7 @@ import 'server-only';
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { analyzePool, isUnsettled } from '@/lib/analyze';
+import { analyzePool } from '@/lib/analyze';
 import {
   goneSince,
   type AzureHealth,
@@ -15,13 +15,13 @@ import {
   type SourceState,
   type StoreHealth,
 } from '@/lib/api-types';
-import { normaliseAzure, type PoolInput } from '@/lib/pool-model';
-import { forgetGoneVms } from '@/lib/forget';
+import type { PoolInput } from '@/lib/pool-model';
 import { diffDetails } from '@/lib/transitions';
 import type { AzureReader } from '../azure/reader';
-import { azureInput, scaleSetRefOf } from '../azure/reader';
-import type { ReadPlan, Scheduler } from '../azure/scheduler';
+import { scaleSetRefOf } from '../azure/reader';
+import type { Scheduler } from '../azure/scheduler';
 import { contextKubeConfig } from '../kube/calls';
+import { AzureLane } from './azure-lane';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
 import { sameShape, shapeOf, toStore, type StoredShape } from '../store/pack';
 import type { PoolWrite, TimelineStore } from '../store/store';
@@ -174,12 +174,77 @@ export class Collector {
    * table is most of an analysis.
    */
   private readonly shapes = new Map<string, StoredShape>();
-
   /**
    * Contexts whose stored pools were checked against their first list of MachinePools: a pool deleted while
    * poolscope was not running is found then (later deletions come as watch events).
    */
   private readonly swept = new Set<string>();
+  /**
+   * While starting (the start-up grace): a pool's state is stored only once each of its sources has been read since
+   * start, so that a restart records no source going unknown (and its figures blank) and back a moment later.
+   */
+  private starting = true;
+  /** When the start-up grace ends (performance.now()); set as the cycles start. */
+  private graceEnds = Infinity;
+  /** Pools whose state waits for a source's first read (see unreadSource): analysed again as the grace ends. */
+  private readonly held = new Set<string>();
+  /** Contexts whose kinds have all been listed since start (their management-cluster state was 'ok' once). */
+  private readonly listedContexts = new Set<string>();
+  /**
+   * When each pool's scale set was last read from Azure (its answer's Date), not yet in the store: recorded once the
+   * pool's analysis of that read is stored (see recordReads).
+   */
+  private readonly readTimes = new Map<string, string>();
+  private timer: NodeJS.Timeout | null = null;
+  /** When the pending timer fires (performance.now()). */
+  private timerDue = 0;
+  private running = false;
+  /** Whether the last cycle took as many pools as a cycle may (others may be waiting). */
+  private backlog = false;
+  /** Failed store writes in a row: the cycles after one back off (a store that is down is not hammered). */
+  private failedWrites = 0;
+  /** Since when, and why, the store has refused the writes in a row (null once one is stored). */
+  private writesRefused: { since: string; error: string } | null = null;
+  /** Cycle writes the store refused since start (a full disk, a database down or read-only), for metrics. */
+  storeWriteFailures = 0;
+  /** Seconds from a Kubernetes change reaching the collector to its pool's analysis stored, this cycle. */
+  private changeLags: number[] = [];
+  /** This cycle's milliseconds analysing and writing (see CycleEvent). */
+  private cycleMs = { analyseMs: 0, writeMs: 0 };
+  private stopped = false;
+  /** What only benchmarks and tests read: pool analyses since start, and how many found the pool as it was. */
+  readonly forBenchmarks = { analyses: { total: 0, unchanged: 0 } };
+  /** The id of the last cycle that stored something (it names that cycle's rows in the store). */
+  lastStoredCycle: string | null = null;
+  lastError: string | null = null;
+  /** Milliseconds between cycles (CollectorOptions.cycleMs, else DEFAULT_CYCLE_MS). */
+  readonly cadenceMs: number;
+  /** The Azure reads: scale sets, their last reads, throttling, subscriptions' health (./azure-lane). */
+  readonly azure: AzureLane;
+  /**
+   * Per pool, the Event entries on its timeline from around the last restart (loaded once; see onPoolEvent), so
+   * that the Event informer's first list records none of them twice.
+   */
+  private readonly recordedEvents = new Map<string, Promise<Set<string>>>();
+
+  constructor(private readonly opts: CollectorOptions) {
+    this.bus.setMaxListeners(0);
+    this.cadenceMs = opts.cycleMs ?? DEFAULT_CYCLE_MS;
+    this.azure = new AzureLane({
+      azure: opts.azure,
+      scheduler: opts.scheduler,
+      ...(opts.azureConcurrency === undefined ? {} : { concurrency: opts.azureConcurrency }),
+      now: () => this.now(),
+      sources: this.sources,
+      previous: this.previous,
+      onRead: (pools, readAt) => {
+        for (const key of pools) {
+          this.dirty.add(key);
+          if (readAt !== null) this.readTimes.set(key, readAt);
+        }
+      },
+    });
+  }
 
   /** Stored pools of a context whose MachinePool is gone, not yet recorded as deleted: made dirty once listed. */
   private sweepGone(): void {
@@ -204,18 +269,6 @@ export class Collector {
   }
 
   /**
-   * While starting (the start-up grace): a pool's state is stored only once each of its sources has been read since
-   * start, so that a restart records no source going unknown (and its figures blank) and back a moment later.
-   */
-  private starting = true;
-  /** When the start-up grace ends (performance.now()); set as the cycles start. */
-  private graceEnds = Infinity;
-  /** Pools whose state waits for a source's first read (see unreadSource): analysed again as the grace ends. */
-  private readonly held = new Set<string>();
-  /** Contexts whose kinds have all been listed since start (their management-cluster state was 'ok' once). */
-  private readonly listedContexts = new Set<string>();
-
-  /**
    * Which of a pool's sources has said nothing since start, if any: the management cluster (not every kind listed),
    * the workload cluster (its Nodes not listed; a Cluster that is not there is an answer) or Azure (its scale set
    * not read, or throttled with no data yet; a pool without a scale set has nothing to read). An error is an
@@ -233,8 +286,7 @@ export class Collector {
     }
     if (input.workload?.state === 'unknown' && input.cluster) return 'workload';
     if (!scaleSetId || !scaleSetRefOf(scaleSetId)) return null;
-    const read = this.azureData.get(scaleSetId);
-    return !read || (!read.ok && this.throttled.has(scaleSetId)) ? 'azure' : null;
+    return this.azure.unread(scaleSetId) ? 'azure' : null;
   }
 
   /**
@@ -284,64 +336,6 @@ export class Collector {
     this.shapes.set(d.summary.key, shape);
     this.previous.set(d.summary.key, { ...d, instances: [] });
   }
-  /**
-   * Latest Azure read per scale-set id (lower-case), kept across cycles: what the pool model takes, normalised
-   * once (every Kubernetes change of the pool until the next read analyses it again; the raw VMs are dropped).
-   */
-  private readonly azureData = new Map<string, { input: NonNullable<PoolInput['azure']>; ok: boolean }>();
-  private readonly azureHealth = new Map<string, AzureHealth>();
-  /**
-   * When each pool's scale set was last read from Azure (its answer's Date), not yet in the store: recorded once the
-   * pool's analysis of that read is stored (see recordReads).
-   */
-  private readonly readTimes = new Map<string, string>();
-  private timer: NodeJS.Timeout | null = null;
-  /** When the pending timer fires (performance.now()). */
-  private timerDue = 0;
-  private running = false;
-  /** Whether the last cycle took as many pools as a cycle may (others may be waiting). */
-  private backlog = false;
-  /** Failed store writes in a row: the cycles after one back off (a store that is down is not hammered). */
-  private failedWrites = 0;
-  /** Since when, and why, the store has refused the writes in a row (null once one is stored). */
-  private writesRefused: { since: string; error: string } | null = null;
-  /** Cycle writes the store refused since start (a full disk, a database down or read-only), for metrics. */
-  storeWriteFailures = 0;
-  /** Seconds from a Kubernetes change reaching the collector to its pool's analysis stored, this cycle. */
-  private changeLags: number[] = [];
-  /** This cycle's milliseconds analysing and writing (see CycleEvent). */
-  private cycleMs = { analyseMs: 0, writeMs: 0 };
-  /** The Azure reads in progress, if any (one round at a time). */
-  private azureReading: Promise<void> | null = null;
-  private stopped = false;
-  cycles = 0;
-  /** Pool analyses since start, and how many of them found the pool as it was (for benchmarks). */
-  readonly analyses = { total: 0, unchanged: 0 };
-  lastCycleAt: string | null = null;
-  /** The id of the last cycle that stored something (it names that cycle's rows in the store). */
-  lastStoredCycle: string | null = null;
-  lastError: string | null = null;
-  /** Azure calls made, by outcome, for metrics and benchmarks. */
-  readonly azureCalls = {
-    ok: 0,
-    throttled: 0,
-    notFound: 0,
-    unreachable: 0,
-    total: 0,
-    vmssGet: 0,
-    vmList: 0,
-    instanceView: 0,
-  };
-  /** 429s per subscription (lower-case). */
-  readonly throttledBySubscription = new Map<string, number>();
-
-  /** Milliseconds between cycles (CollectorOptions.cycleMs, else DEFAULT_CYCLE_MS). */
-  readonly cadenceMs: number;
-
-  constructor(private readonly opts: CollectorOptions) {
-    this.bus.setMaxListeners(0);
-    this.cadenceMs = opts.cycleMs ?? DEFAULT_CYCLE_MS;
-  }
 
   private now(): number {
     return this.opts.now?.() ?? Date.now();
@@ -368,12 +362,6 @@ export class Collector {
     this.graceEnds = performance.now() + (this.opts.startGraceMs ?? DEFAULT_START_GRACE_MS);
     this.schedule();
   }
-
-  /**
-   * Per pool, the Event entries on its timeline from around the last restart (loaded once; see onPoolEvent), so
-   * that the Event informer's first list records none of them twice.
-   */
-  private readonly recordedEvents = new Map<string, Promise<Set<string>>>();
 
   private recorded(key: string): Promise<Set<string>> {
     let p = this.recordedEvents.get(key);
@@ -429,11 +417,7 @@ export class Collector {
       const key = `${ctx}/${p}`;
       this.markChanged(key);
       if (urgent) this.urgent.add(key);
-      const id = this.scaleSetIdOf(ctx, p);
-      // A pool that came, went or moved to another scale set: the index is rebuilt before the next Azure round.
-      if (this.scaleSetByPool.get(key) !== (id && scaleSetRefOf(id) ? id : undefined)) this.poolsByScaleSetStale = true;
-      // Someone acting on the pool reads its scale set now; a controller's write moves it into the fast lane.
-      if (id) this.opts.scheduler.expedite(id, this.now(), urgent);
+      this.azure.poolChanged(key, this.scaleSetIdOf(ctx, p), urgent);
     }
     // Waiting for the next tick: bring it forward (a running cycle schedules its successor when it ends).
     if (urgent && pools.length > 0 && this.timer && !this.running && this.failedWrites === 0)
@@ -443,14 +427,6 @@ export class Collector {
   private scaleSetIdOf(ctx: string, pool: string): string | null {
     return this.sources.get(ctx)?.scaleSetOf(pool) ?? null;
   }
-
-  /**
-   * Scale set → the pools (`context/namespace/name`) it backs, and the reverse; rebuilt only when a Kubernetes
-   * change added, removed or moved a pool (instance churn, most changes, leaves them as they are).
-   */
-  private poolsByScaleSet = new Map<string, Set<string>>();
-  private scaleSetByPool = new Map<string, string>();
-  private poolsByScaleSetStale = true;
 
   /**
    * How long until the next cycle: the cadence (changes arriving meanwhile are analysed together); none when
@@ -490,15 +466,9 @@ export class Collector {
     try {
       // Azure reads run beside the cycles: a slow ARM answer (seconds, under load) never holds up Kubernetes
       // changes. What a read brings marks its pools for the next cycle.
-      if (!this.azureReading) {
-        this.azureReading = this.readAzure()
-          .catch((e: unknown) => {
-            this.lastError = (e as Error).message;
-          })
-          .finally(() => {
-            this.azureReading = null;
-          });
-      }
+      this.azure.startRound((e: Error) => {
+        this.lastError = e.message;
+      });
       written = await this.analyseAndWrite();
       this.failedWrites = 0;
       this.writesRefused = null;
@@ -517,101 +487,13 @@ export class Collector {
         seconds: (performance.now() - t0) / 1000,
         pools: written,
         cycle: written > 0 ? this.lastStoredCycle : null,
-        azureCalls: this.azureCalls.total,
+        azureCalls: this.azure.calls.total,
         changeLags,
         analyseMs,
         writeMs,
         waiting: this.dirty.size,
         ...(error === undefined ? {} : { error, failingWrites: this.failedWrites }),
       } satisfies CycleEvent);
-    }
-  }
-
-  private async readAzure(): Promise<void> {
-    const now = this.now();
-    if (this.poolsByScaleSetStale) {
-      this.poolsByScaleSetStale = false;
-      const index = new Map<string, Set<string>>();
-      const byPool = new Map<string, string>();
-      const regions = new Map<string, string | null>();
-      for (const [ctx, src] of this.sources) {
-        for (const p of src.poolKeys()) {
-          const id = this.scaleSetIdOf(ctx, p);
-          if (!id || !scaleSetRefOf(id)) continue;
-          const set = index.get(id) ?? new Set<string>();
-          set.add(`${ctx}/${p}`);
-          index.set(id, set);
-          byPool.set(`${ctx}/${p}`, id);
-          if (!regions.get(id)) regions.set(id, src.regionOf(p));
-        }
-      }
-      this.poolsByScaleSet = index;
-      this.scaleSetByPool = byPool;
-      for (const id of this.opts.scheduler.tracked()) if (!index.has(id)) this.opts.scheduler.untrack(id);
-      for (const id of index.keys())
-        this.opts.scheduler.track(
-          id,
-          (scaleSetRefOf(id) as { subscriptionId: string }).subscriptionId,
-          now,
-          regions.get(id),
-        );
-    }
-    const due = this.opts.scheduler.due(now);
-    const limit = this.opts.azureConcurrency ?? 4;
-    for (let i = 0; i < due.length; i += limit) {
-      await Promise.all(
-        due.slice(i, i + limit).map(async (id) => {
-          const ref = scaleSetRefOf(id);
-          if (!ref) return;
-          const read = await this.opts.azure.read(ref);
-          const t = this.now();
-          this.azureCalls.total += read.calls;
-          this.azureCalls.vmssGet += read.ops.vmssGet;
-          this.azureCalls.vmList += read.ops.vmList;
-          this.azureCalls.instanceView += read.ops.instanceView;
-          const sub = ref.subscriptionId.toLowerCase();
-          if (read.state === 'throttled') this.throttled.set(id, read.error);
-          else this.throttled.delete(id);
-          if (read.state === 'throttled') {
-            this.azureCalls.throttled++;
-            this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
-            this.setAzureHealth(sub, 'throttled', read.error);
-            this.opts.scheduler.record(id, t, {
-              throttled: true,
-              retryAfterSeconds: read.retryAfterSeconds,
-              remaining: read.remaining,
-              fast: true,
-            });
-            // Keep the last good data; the pool shows Azure as throttled.
-            const prev = this.azureData.get(id);
-            this.azureData.set(id, prev?.ok ? prev : { input: azureInput(read), ok: false });
-          } else {
-            if (read.state === 'ok') this.azureCalls.ok++;
-            if (read.state === 'not-found') this.azureCalls.notFound++;
-            if (read.state === 'unreachable') this.azureCalls.unreachable++;
-            this.setAzureHealth(
-              sub,
-              read.state === 'unreachable' ? 'unreachable' : 'live',
-              read.state === 'unreachable' ? read.error : undefined,
-            );
-            const input = read.state === 'ok' ? normaliseAzure(read.vmss, read.vms, read.readAt) : azureInput(read);
-            // VMs gone from the scale set (or with it): their IDs leave lib/'s shared tables.
-            if (read.state === 'ok' || read.state === 'not-found') forgetGoneVms(this.azureData.get(id)?.input, input);
-            this.azureData.set(id, { input, ok: read.state === 'ok' });
-            const region = read.state === 'ok' ? String(read.vmss.location ?? '') : undefined;
-            const fast = this.poolNeedsFastLane(id);
-            this.opts.scheduler.record(id, t, {
-              region,
-              remaining: read.state === 'ok' ? read.remaining : undefined,
-              fast,
-            });
-          }
-          for (const key of this.poolsByScaleSet.get(id) ?? []) {
-            this.dirty.add(key);
-            if (read.state === 'ok') this.readTimes.set(key, read.readAt);
-          }
-        }),
-      );
     }
   }
 
@@ -633,36 +515,6 @@ export class Collector {
     }
   }
 
-  private setAzureHealth(sub: string, state: AzureHealth['state'], error?: string): void {
-    const cur = this.azureHealth.get(sub);
-    if (cur?.state === state && cur.error === error) return;
-    this.azureHealth.set(sub, {
-      subscription: sub,
-      state,
-      since: new Date(this.now()).toISOString(),
-      ...(error ? { error } : {}),
-    });
-  }
-
-  /** In motion, not ready or drifting (or not analysed yet): read its scale set often. */
-  private poolNeedsFastLane(scaleSetId: string): boolean {
-    for (const key of this.poolsByScaleSet.get(scaleSetId) ?? []) {
-      const d = this.previous.get(key);
-      if (!d || isUnsettled(d)) return true;
-    }
-    return false;
-  }
-
-  /** Scale sets whose last read was throttled (their last good data is still shown). */
-  private readonly throttled = new Map<string, string>();
-
-  private azureFor(id: string | null): PoolInput['azure'] {
-    if (!id) return { state: 'unknown', reason: 'the AzureMachinePool has no spec.providerID yet' };
-    const d = this.azureData.get(id);
-    if (!d) return { state: 'unknown', reason: 'not read yet' };
-    return d.input;
-  }
-
   /**
    * A pool's analysis and what to write of it (null: nothing changed and no Event came; 'held': a source of it not
    * read since start, while starting).
@@ -677,8 +529,8 @@ export class Collector {
       const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
       if (this.starting && this.unreadSource(ctx, src, input, id)) return 'held';
       // Azure throttled: analyse with the last good data, but report the source as throttled.
-      const azure = this.azureFor(id);
-      const throttledError = id ? this.throttled.get(id) : undefined;
+      const azure = this.azure.inputFor(id);
+      const throttledError = this.azure.throttledError(id);
       const kube: SourceState = src.kubeState();
       detail = analyzePool(
         { ...input, azure },
@@ -716,8 +568,8 @@ export class Collector {
     const before = prev ? this.shapes.get(key) : undefined;
     const { stored, shape } = toStore(detail, before, prev);
     const unchanged = sameShape(before, shape, stored);
-    this.analyses.total++;
-    if (unchanged) this.analyses.unchanged++;
+    this.forBenchmarks.analyses.total++;
+    if (unchanged) this.forBenchmarks.analyses.unchanged++;
     if (unchanged && events.length === 0) return null;
     const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
     if (unchanged && prev) return { detail: prev, transitions, detailUnchanged: true };
@@ -819,8 +671,6 @@ export class Collector {
     this.sweepGone();
     if (this.dirty.size === 0) {
       this.backlog = false;
-      this.cycles++;
-      this.lastCycleAt = new Date(this.now()).toISOString();
       return 0;
     }
     const at = new Date(this.now()).toISOString();
@@ -905,8 +755,6 @@ export class Collector {
     }
     const done = performance.now();
     for (const t of taken) if (t.since !== undefined) this.changeLags.push((done - t.since) / 1000);
-    this.cycles++;
-    this.lastCycleAt = at;
     return written.length;
   }
 
@@ -918,15 +766,13 @@ export class Collector {
   }
 
   /** When the pool's scale set is to be read next, and what that waits for (null: no scale set, or not tracked yet). */
-  nextAzureRead(poolKey: string): { at: string; waitingFor: ReadPlan['waitingFor'] } | null {
-    const id = this.scaleSetByPool.get(poolKey);
-    const plan = id ? this.opts.scheduler.plan(id, this.now()) : null;
-    return plan && { at: new Date(plan.at).toISOString(), waitingFor: plan.waitingFor };
+  nextAzureRead(poolKey: string): ReturnType<AzureLane['nextRead']> {
+    return this.azure.nextRead(poolKey);
   }
 
   /** The Azure read budget per subscription+region as the scheduler sees it. */
-  budgets(): ReturnType<Scheduler['budgetsView']> {
-    return this.opts.scheduler.budgetsView(this.now());
+  budgets(): ReturnType<AzureLane['budgets']> {
+    return this.azure.budgets();
   }
 
   /**
@@ -934,24 +780,7 @@ export class Collector {
    * subscriptions by ID (not in the order their first reads came back, which changes from one start to the next).
    */
   health(): { kube: SourceHealth[]; azure: AzureHealth[] } {
-    const usedBy = this.clustersBySubscription();
-    const azure = [...this.azureHealth.values()]
-      .sort((a, b) => (a.subscription < b.subscription ? -1 : a.subscription > b.subscription ? 1 : 0))
-      .map((h) => ({ ...h, usedBy: [...(usedBy.get(h.subscription) ?? [])].sort() }));
-    return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure };
-  }
-
-  /** The workload clusters (by the Cluster's name, else the pool's context) whose pools' scale sets each subscription holds. */
-  private clustersBySubscription(): Map<string, Set<string>> {
-    const out = new Map<string, Set<string>>();
-    for (const [id, pools] of this.poolsByScaleSet) {
-      const sub = scaleSetRefOf(id)?.subscriptionId;
-      if (!sub) continue;
-      const names = out.get(sub) ?? new Set<string>();
-      for (const key of pools) names.add(this.previous.get(key)?.summary.clusterName ?? key.split('/')[0] ?? key);
-      out.set(sub, names);
-    }
-    return out;
+    return { kube: [...this.sources.values()].flatMap((s) => s.health()), azure: this.azure.subscriptions() };
   }
 
   /** Cycle writes the store refused in a row: 0 once one is stored (the refused cycle's pools are tried again). */
@@ -972,16 +801,11 @@ export class Collector {
     return [...this.previous.values()];
   }
 
-  /** How many scale sets the collector reads. */
-  scaleSetCount(): number {
-    return this.poolsByScaleSet.size;
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     while (this.running) await new Promise((r) => setTimeout(r, 10));
-    await this.azureReading;
+    await this.azure.idle();
     for (const s of this.sources.values()) s.stop();
   }
 }

@@ -84,10 +84,10 @@ describe('a restart', () => {
     const c = await h2.start({ contexts: BOTH });
     // Every scale set read and every cluster listed since the restart, and the pools analysed with them.
     await until('every source read since the restart', () =>
-      c.azureCalls.ok >= 4 && c.health().kube.every((s) => s.state === 'live') ? true : undefined,
+      c.azure.calls.ok >= 4 && c.health().kube.every((s) => s.state === 'live') ? true : undefined,
     );
     await cycles(c, 3);
-    expect(c.analyses.unchanged).toBeGreaterThanOrEqual(4);
+    expect(c.forBenchmarks.analyses.unchanged).toBeGreaterThanOrEqual(4);
     expect(await entriesSince(h2, restart)).toEqual({ 'mgmt-weu/default/spot': ['pool: present → deleted'] });
 
     // A change after the restart is recorded as ever.

@@ -1,0 +1,242 @@
+import 'server-only';
+// The collector's Azure lane: which pools each scale set backs, the scheduled reads of those scale sets (at most a
+// few at once, a round at a time, beside the collector's cycles: a slow ARM answer never holds up Kubernetes
+// changes), the last read of each kept for the pool model, throttling, and each subscription's health. What a
+// read brings, it hands to the collector (onRead), which analyses those pools at its next cycle.
+
+import { isUnsettled } from '@/lib/analyze';
+import type { AzureHealth, PoolDetail } from '@/lib/api-types';
+import { forgetGoneVms } from '@/lib/forget';
+import { normaliseAzure, type PoolInput } from '@/lib/pool-model';
+import type { AzureRead, AzureReader } from '../azure/reader';
+import { azureInput, scaleSetRefOf } from '../azure/reader';
+import type { ReadPlan, Scheduler } from '../azure/scheduler';
+import type { ContextSource } from '../kube/context-source';
+
+export interface AzureLaneOptions {
+  azure: AzureReader;
+  scheduler: Scheduler;
+  /** Scale sets read at once (default 4). */
+  concurrency?: number;
+  now: () => number;
+  /** The contexts' sources: where the lane finds each pool's scale set and region. */
+  sources: ReadonlyMap<string, ContextSource>;
+  /** Each pool's last analysis: an unsettled pool's scale set is read often, and names its workload cluster. */
+  previous: ReadonlyMap<string, PoolDetail>;
+  /** A read of a scale set came back: its pools (`context/namespace/name`), and Azure's answer time if it is data. */
+  onRead: (pools: Iterable<string>, readAt: string | null) => void;
+}
+
+/** The latest read of a scale set as the pool model takes it, normalised once; `ok`: it is data, not an error. */
+interface LastRead {
+  input: NonNullable<PoolInput['azure']>;
+  ok: boolean;
+}
+
+export class AzureLane {
+  /** Azure calls made, by outcome, for metrics and benchmarks. */
+  readonly calls = {
+    ok: 0,
+    throttled: 0,
+    notFound: 0,
+    unreachable: 0,
+    total: 0,
+    vmssGet: 0,
+    vmList: 0,
+    instanceView: 0,
+  };
+  /** 429s per subscription (lower-case). */
+  readonly throttledBySubscription = new Map<string, number>();
+  /** Latest read per scale-set id (lower-case), kept across rounds: the raw VMs are dropped once normalised. */
+  private readonly reads = new Map<string, LastRead>();
+  private readonly health = new Map<string, AzureHealth>();
+  /** Scale sets whose last read was throttled, with the error (their last good data is still shown). */
+  private readonly throttled = new Map<string, string>();
+  /** Scale set → the pools it backs, and the reverse: rebuilt only when a pool came, went or moved (see poolMoved). */
+  private poolsByScaleSet = new Map<string, Set<string>>();
+  private scaleSetByPool = new Map<string, string>();
+  private indexStale = true;
+  /** The round of reads in progress, if any. */
+  private reading: Promise<void> | null = null;
+
+  constructor(private readonly opts: AzureLaneOptions) {}
+
+  /**
+   * A Kubernetes change to a pool, now backed by scale set `id` (or none yet): the index is rebuilt before the
+   * next round if the pool came, went or moved; someone acting on it (`urgent`) has its scale set read now, a
+   * controller's write moves it into the fast lane.
+   */
+  poolChanged(key: string, id: string | null, urgent: boolean): void {
+    if (this.scaleSetByPool.get(key) !== (id && scaleSetRefOf(id) ? id : undefined)) this.indexStale = true;
+    if (id) this.opts.scheduler.expedite(id, this.opts.now(), urgent);
+  }
+
+  /** Starts a round of the reads that are due, unless one is running; `onError` hears of a round that failed. */
+  startRound(onError: (e: Error) => void): void {
+    if (this.reading) return;
+    this.reading = this.round()
+      .catch((e: unknown) => onError(e as Error))
+      .finally(() => {
+        this.reading = null;
+      });
+  }
+
+  /** Resolves once no round runs. */
+  async idle(): Promise<void> {
+    await this.reading;
+  }
+
+  /** What the pool model takes for scale set `id`: its last read, or why there is none. */
+  inputFor(id: string | null): PoolInput['azure'] {
+    if (!id) return { state: 'unknown', reason: 'the AzureMachinePool has no spec.providerID yet' };
+    return this.reads.get(id)?.input ?? { state: 'unknown', reason: 'not read yet' };
+  }
+
+  /** The error of the scale set's last read if Azure throttled it (its last good data stands meanwhile). */
+  throttledError(id: string | null): string | undefined {
+    return id ? this.throttled.get(id) : undefined;
+  }
+
+  /** Whether the scale set has not been read yet: no answer, or only a throttled one without data. */
+  unread(id: string): boolean {
+    const read = this.reads.get(id);
+    return !read || (!read.ok && this.throttled.has(id));
+  }
+
+  /** When the pool's scale set is to be read next, and what that waits for (null: no scale set, or not tracked yet). */
+  nextRead(poolKey: string): { at: string; waitingFor: ReadPlan['waitingFor'] } | null {
+    const id = this.scaleSetByPool.get(poolKey);
+    const plan = id ? this.opts.scheduler.plan(id, this.opts.now()) : null;
+    return plan && { at: new Date(plan.at).toISOString(), waitingFor: plan.waitingFor };
+  }
+
+  /** The Azure read budget per subscription+region as the scheduler sees it. */
+  budgets(): ReturnType<Scheduler['budgetsView']> {
+    return this.opts.scheduler.budgetsView(this.opts.now());
+  }
+
+  /** Each subscription's health, by ID, with the workload clusters whose scale sets it holds. */
+  subscriptions(): AzureHealth[] {
+    const usedBy = this.clustersBySubscription();
+    return [...this.health.values()]
+      .sort((a, b) => (a.subscription < b.subscription ? -1 : a.subscription > b.subscription ? 1 : 0))
+      .map((h) => ({ ...h, usedBy: [...(usedBy.get(h.subscription) ?? [])].sort() }));
+  }
+
+  /** How many scale sets the lane reads. */
+  scaleSetCount(): number {
+    return this.poolsByScaleSet.size;
+  }
+
+  private async round(): Promise<void> {
+    const now = this.opts.now();
+    if (this.indexStale) this.reindex(now);
+    const due = this.opts.scheduler.due(now);
+    const limit = this.opts.concurrency ?? 4;
+    for (let i = 0; i < due.length; i += limit) {
+      await Promise.all(
+        due.slice(i, i + limit).map(async (id) => {
+          const ref = scaleSetRefOf(id);
+          if (!ref) return;
+          const read = await this.opts.azure.read(ref);
+          this.record(id, ref.subscriptionId.toLowerCase(), read);
+          this.opts.onRead(this.poolsByScaleSet.get(id) ?? [], read.state === 'ok' ? read.readAt : null);
+        }),
+      );
+    }
+  }
+
+  /** Rebuilds the scale set ↔ pool index from the sources, and tells the scheduler which scale sets to read. */
+  private reindex(now: number): void {
+    this.indexStale = false;
+    const index = new Map<string, Set<string>>();
+    const byPool = new Map<string, string>();
+    const regions = new Map<string, string | null>();
+    for (const [ctx, src] of this.opts.sources) {
+      for (const p of src.poolKeys()) {
+        const id = src.scaleSetOf(p);
+        if (!id || !scaleSetRefOf(id)) continue;
+        const set = index.get(id) ?? new Set<string>();
+        set.add(`${ctx}/${p}`);
+        index.set(id, set);
+        byPool.set(`${ctx}/${p}`, id);
+        if (!regions.get(id)) regions.set(id, src.regionOf(p));
+      }
+    }
+    this.poolsByScaleSet = index;
+    this.scaleSetByPool = byPool;
+    const { scheduler } = this.opts;
+    for (const id of scheduler.tracked()) if (!index.has(id)) scheduler.untrack(id);
+    for (const id of index.keys())
+      scheduler.track(id, (scaleSetRefOf(id) as { subscriptionId: string }).subscriptionId, now, regions.get(id));
+  }
+
+  /** Counts a read, keeps what it brought, and tells the scheduler when to read the scale set again. */
+  private record(id: string, sub: string, read: AzureRead): void {
+    const t = this.opts.now();
+    this.calls.total += read.calls;
+    this.calls.vmssGet += read.ops.vmssGet;
+    this.calls.vmList += read.ops.vmList;
+    this.calls.instanceView += read.ops.instanceView;
+    if (read.state === 'throttled') {
+      this.throttled.set(id, read.error);
+      this.calls.throttled++;
+      this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
+      this.setHealth(sub, 'throttled', read.error);
+      const { retryAfterSeconds, remaining } = read;
+      this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds, remaining, fast: true });
+      // Keep the last good data; the pool shows Azure as throttled.
+      const prev = this.reads.get(id);
+      this.reads.set(id, prev?.ok ? prev : { input: azureInput(read), ok: false });
+      return;
+    }
+    this.throttled.delete(id);
+    if (read.state === 'ok') this.calls.ok++;
+    if (read.state === 'not-found') this.calls.notFound++;
+    if (read.state === 'unreachable') this.calls.unreachable++;
+    const unreachable = read.state === 'unreachable';
+    this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? read.error : undefined);
+    const input = read.state === 'ok' ? normaliseAzure(read.vmss, read.vms, read.readAt) : azureInput(read);
+    // VMs gone from the scale set (or with it): their IDs leave lib/'s shared tables.
+    if (read.state === 'ok' || read.state === 'not-found') forgetGoneVms(this.reads.get(id)?.input, input);
+    this.reads.set(id, { input, ok: read.state === 'ok' });
+    this.opts.scheduler.record(id, t, {
+      region: read.state === 'ok' ? String(read.vmss.location ?? '') : undefined,
+      remaining: read.state === 'ok' ? read.remaining : undefined,
+      fast: this.needsFastLane(id),
+    });
+  }
+
+  private setHealth(sub: string, state: AzureHealth['state'], error?: string): void {
+    const cur = this.health.get(sub);
+    if (cur?.state === state && cur.error === error) return;
+    this.health.set(sub, {
+      subscription: sub,
+      state,
+      since: new Date(this.opts.now()).toISOString(),
+      ...(error ? { error } : {}),
+    });
+  }
+
+  /** In motion, not ready or drifting (or not analysed yet): read its scale set often. */
+  private needsFastLane(scaleSetId: string): boolean {
+    for (const key of this.poolsByScaleSet.get(scaleSetId) ?? []) {
+      const d = this.opts.previous.get(key);
+      if (!d || isUnsettled(d)) return true;
+    }
+    return false;
+  }
+
+  /** The workload clusters (by the Cluster's name, else the pool's context) whose pools' scale sets each subscription holds. */
+  private clustersBySubscription(): Map<string, Set<string>> {
+    const out = new Map<string, Set<string>>();
+    for (const [id, pools] of this.poolsByScaleSet) {
+      const sub = scaleSetRefOf(id)?.subscriptionId;
+      if (!sub) continue;
+      const names = out.get(sub) ?? new Set<string>();
+      for (const key of pools) names.add(this.opts.previous.get(key)?.summary.clusterName ?? key.split('/')[0] ?? key);
+      out.set(sub, names);
+    }
+    return out;
+  }
+}

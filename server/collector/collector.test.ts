@@ -965,7 +965,7 @@ describe('Events around a restart', () => {
     cleanups.push(() => col.stop());
     const c = col as unknown as {
       onPoolEvent(ctx: string, pools: string[], ev: object): Promise<void>;
-      recordedEvents: Map<string, unknown>;
+      events: { recorded: Map<string, unknown> };
       pendingEvents: Map<string, object[]>;
     };
     const ev = (uid: string, time: number) => ({
@@ -981,11 +981,11 @@ describe('Events around a restart', () => {
     // and a second delivery of the same entry is not queued again.
     await c.onPoolEvent('ctx', ['ns/p'], ev('a', now - 60_000));
     await c.onPoolEvent('ctx', ['ns/p'], ev('a', now - 60_000));
-    expect(c.recordedEvents.size).toBe(1);
+    expect(c.events.recorded.size).toBe(1);
     expect(c.pendingEvents.get('ctx/ns/p')).toHaveLength(1);
     // Hours later: new by then (the source tells replays apart); queued, no timeline read, nothing remembered.
     for (const p of ['ns/q', 'ns/p']) await c.onPoolEvent('ctx', [p], ev('b', now + 3 * 3_600_000));
-    expect(c.recordedEvents.size).toBe(1);
+    expect(c.events.recorded.size).toBe(1);
     expect(c.pendingEvents.get('ctx/ns/q')).toHaveLength(1);
     expect(c.pendingEvents.get('ctx/ns/p')).toHaveLength(2);
     // From long before the restart: not recorded at all.

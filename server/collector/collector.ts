@@ -2,8 +2,11 @@ import 'server-only';
 // The collector: Kubernetes informers and scheduled Azure reads feed the lib/ pool model; each cycle
 // analyses the pools that changed, writes their transitions atomically, and publishes change events.
 // It never overlaps itself and survives source errors (they become source states in the data).
+// Its Azure reads (./azure-lane) and Events (./event-inbox) are rooms of their own. What is left is one file of
+// ~750 lines: the cycle's steps (taking the dirty pools, analysing, writing, requeueing what the store refused,
+// the start-up grace, pools that left) read and change the same maps of pools, which a split would pass around.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { analyzePool } from '@/lib/analyze';
@@ -22,18 +25,10 @@ import { scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
 import { contextKubeConfig } from '../kube/calls';
 import { AzureLane } from './azure-lane';
+import { eventEntry, EventInbox } from './event-inbox';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
 import { sameShape, shapeOf, toStore, type StoredShape } from '../store/pack';
 import type { PoolWrite, TimelineStore } from '../store/store';
-
-/** How an Event is recorded on a pool's timeline; the count tells repeats within one second apart. */
-function eventEntry(ev: PoolEvent): { field: string; to: string; detail: string } {
-  return {
-    field: `event.${ev.reason}`,
-    to: ev.object,
-    detail: `${ev.type}: ${ev.message} (${ev.time}${ev.count > 1 ? `, ×${ev.count}` : ''})`,
-  };
-}
 
 /**
  * Pools analysed and written in one cycle, at most. A cycle's pools are stored together when it ends, and a
@@ -64,17 +59,6 @@ const WRITE_BACKOFF_MAX_MS = 10_000;
 
 /** How soon a cycle follows a change someone made to a pool (other changes wait for the cadence). */
 const URGENT_DELAY_MS = 10;
-
-/**
- * What tells a recorded Event entry from another, hashed: up to 500 are remembered per pool, and the entry's
- * text (message, time, count) is a few hundred bytes.
- */
-function eventSignature(field: string, to: string | null, detail: string | null | undefined): string {
-  return createHash('sha1').update(`${field}|${to}|${detail}`).digest('base64').slice(0, 16);
-}
-
-/** Event times come from the API server's clock: an hour either side of ours covers any sane skew. */
-const EVENT_SKEW_MS = 3_600_000;
 
 /** A pool's write as the collector makes it: with the shape of the state it stores (see StoredShape). */
 type CycleWrite = PoolWrite & { shape?: StoredShape };
@@ -165,8 +149,6 @@ export class Collector {
   private readonly changedSince = new Map<string, number>();
   /** Events waiting to be written, by pool key. */
   private readonly pendingEvents = new Map<string, PoolEvent[]>();
-  /** Events older than this were recorded before a restart (or predate poolscope). */
-  private eventsSince = '';
   private readonly previous = new Map<string, PoolDetail>();
   /**
    * Each pool's last stored state as hashes (see StoredShape): change detection compares them, so `previous`
@@ -221,15 +203,13 @@ export class Collector {
   readonly cadenceMs: number;
   /** The Azure reads: scale sets, their last reads, throttling, subscriptions' health (./azure-lane). */
   readonly azure: AzureLane;
-  /**
-   * Per pool, the Event entries on its timeline from around the last restart (loaded once; see onPoolEvent), so
-   * that the Event informer's first list records none of them twice.
-   */
-  private readonly recordedEvents = new Map<string, Promise<Set<string>>>();
+  /** Events about the pools, each recorded once (./event-inbox). */
+  private readonly events: EventInbox;
 
   constructor(private readonly opts: CollectorOptions) {
     this.bus.setMaxListeners(0);
     this.cadenceMs = opts.cycleMs ?? DEFAULT_CYCLE_MS;
+    this.events = new EventInbox(opts.store);
     this.azure = new AzureLane({
       azure: opts.azure,
       scheduler: opts.scheduler,
@@ -327,7 +307,7 @@ export class Collector {
   forget(key: string): void {
     this.previous.delete(key);
     this.shapes.delete(key);
-    this.recordedEvents.delete(key);
+    this.events.forget(key);
     this.readTimes.delete(key);
     this.held.delete(key);
   }
@@ -348,7 +328,7 @@ export class Collector {
       // A pool of a context this collector does not watch (any more): recorded so at the first cycle.
       if (!goneSince(d.summary) && !this.opts.contexts.includes(d.summary.ref.context)) this.markChanged(d.summary.key);
     }
-    this.eventsSince = (await this.opts.store.lastCycle())?.at ?? new Date(this.now()).toISOString();
+    this.events.open((await this.opts.store.lastCycle())?.at ?? new Date(this.now()).toISOString());
     for (const ctx of this.opts.contexts) {
       const src = new ContextSource(
         ctx,
@@ -363,44 +343,12 @@ export class Collector {
     this.schedule();
   }
 
-  private recorded(key: string): Promise<Set<string>> {
-    let p = this.recordedEvents.get(key);
-    if (!p) {
-      const from = new Date(Date.parse(this.eventsSince) - EVENT_SKEW_MS).toISOString();
-      p = this.opts.store
-        .timeline(key, from, '9999-12-31T23:59:59.999Z')
-        .then(
-          (tl) =>
-            new Set(tl.filter((t) => t.field.startsWith('event.')).map((t) => eventSignature(t.field, t.to, t.detail))),
-        )
-        .catch(() => new Set<string>());
-      this.recordedEvents.set(key, p);
-    }
-    return p;
-  }
-
-  /**
-   * Queues an Event for the next cycle. After a restart the Event informer relists every Event: those from
-   * before the last stored cycle, or already on the pool's timeline, are not recorded again.
-   */
+  /** Queues an Event for the next cycle, unless it is recorded already (see EventInbox). */
   private async onPoolEvent(ctx: string, pools: string[], ev: PoolEvent): Promise<void> {
-    const time = Date.parse(ev.time);
-    const since = Date.parse(this.eventsSince);
-    if (time < Math.floor(since / 1000) * 1000 - EVENT_SKEW_MS) return;
-    // Only an Event from before the restart can be on the timeline already (recorded by the last stored cycle,
-    // give or take the API server's clock): those are checked against it. A later one is new (the source tells a
-    // relist's replays apart), and is not remembered: the sets stay as small as the restart's overlap.
-    const mayBeRecorded = !(time > since + EVENT_SKEW_MS);
-    const entry = eventEntry(ev);
-    const sig = eventSignature(entry.field, entry.to, entry.detail);
     for (const p of pools) {
       const key = `${ctx}/${p}`;
-      if (mayBeRecorded) {
-        const seen = await this.recorded(key);
-        if (seen.has(sig)) continue;
-        seen.add(sig);
-        if (seen.size > 500) seen.delete(seen.values().next().value as string);
-      }
+      const accepted = this.events.accept(key, ev);
+      if (!(typeof accepted === 'boolean' ? accepted : await accepted)) continue;
       this.pendingEvents.set(key, [...(this.pendingEvents.get(key) ?? []), ev]);
       this.markChanged(key);
     }

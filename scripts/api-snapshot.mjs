@@ -70,11 +70,16 @@ try {
     const to = p.lastChange;
     const from = new Date(Date.parse(to) - 3_600_000).toISOString();
     const file = `${p.ref.context}.${p.ref.namespace}.${p.ref.name}`;
-    for (const [what, path] of [
+    const timeline = await get(`${ref}/timeline?from=${from}&to=${to}`);
+    // The pool as of every tenth change in the hour too: states rebuilt from a keyframe and the patches after it.
+    const instants = [...new Set((timeline.body.entries ?? []).map((e) => e.at))].filter((_, i) => i % 10 === 0);
+    const asked = [
       ['pool', `${ref}?at=${to}`],
       ['timeline', `${ref}/timeline?from=${from}&to=${to}`],
       ['changes', `${ref}/changes?from=${from}&to=${to}`],
-    ]) {
+      ...instants.map((at, i) => [`pool-at-${i}`, `${ref}?at=${at}`]),
+    ];
+    for (const [what, path] of asked) {
       writeFileSync(join(args.out, `${file}.${what}.json`), JSON.stringify(await get(path), null, 1));
       n++;
     }

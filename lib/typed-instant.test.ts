@@ -1,19 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { readTypedInstant } from './typed-instant';
+import { describe, expect, it } from 'vitest';
+import { inTimeZone, readTyped as read } from './fixtures/time-zone';
 
-// A viewer in Berlin: an hour ahead of UTC in December, two in July, and a spring-forward gap in March. Node
-// reads TZ afresh when it is set.
-const before = process.env.TZ;
-process.env.TZ = 'Europe/Berlin';
-afterAll(() => {
-  if (before === undefined) delete process.env.TZ;
-  else process.env.TZ = before;
-});
-
-const read = (s: string) => {
-  const r = readTypedInstant(s);
-  return r.ok ? r.iso : `error: ${r.error}`;
-};
+// A viewer in Berlin: an hour ahead of UTC in December, two in July, and a spring-forward gap in March.
+inTimeZone('Europe/Berlin');
 
 describe('an instant typed into the picker', () => {
   it('reads the app’s own format in the viewer’s zone, or in the zone written after it', () => {

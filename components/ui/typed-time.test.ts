@@ -1,20 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { readTypedInstant } from '@/lib/typed-instant';
+import { describe, expect, it } from 'vitest';
+import { inTimeZone, readTyped as read } from '@/lib/fixtures/time-zone';
 import { formatInstant } from './local-time';
 
-// A viewer in Berlin: an hour ahead of UTC in December, two in July, and a spring-forward gap in March. Node
-// reads TZ afresh when it is set.
-const before = process.env.TZ;
-process.env.TZ = 'Europe/Berlin';
-afterAll(() => {
-  if (before === undefined) delete process.env.TZ;
-  else process.env.TZ = before;
-});
-
-const read = (s: string) => {
-  const r = readTypedInstant(s);
-  return r.ok ? r.iso : `error: ${r.error}`;
-};
+// A viewer in Berlin: an hour ahead of UTC in December, two in July, and a spring-forward gap in March.
+inTimeZone('Europe/Berlin');
 
 describe('the time picker', () => {
   it('reads each instant the app shows back to the same instant, in the viewer’s zone and in UTC', () => {

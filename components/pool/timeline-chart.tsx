@@ -424,6 +424,12 @@ function wireZoom(
   });
 }
 
+/** The folded lanes in words: how many, and each with the one value it held. */
+function unchangedText(lanes: readonly Lane[]): string {
+  const names = lanes.map((l) => `${l.label} ${l.periods[0]?.value ?? ''}`).join(' · ');
+  return `${lanes.length} ${lanes.length === 1 ? 'lane' : 'lanes'} unchanged in this window: ${names}.`;
+}
+
 export function TimelineChart({ view, at, windowKey, onPick, onZoom, onZoomReset }: ChartProps) {
   const [all, setAll] = useState(false);
   const merged = { ...view, lanes: mergeRestated(view.lanes) };
@@ -441,14 +447,14 @@ export function TimelineChart({ view, at, windowKey, onPick, onZoom, onZoomReset
         {...(onZoomReset ? { onZoomReset } : {})}
       />
       {folded.unchanged.length ? (
-        <p className="text-sm text-slate-600 dark:text-slate-300">
+        // One line whatever the number of lanes folded: the names run on past the edge (all of them on hover).
+        <p className="flex items-baseline gap-2 text-sm text-slate-600 dark:text-slate-300">
           {all ? null : (
-            <span data-testid="unchanged-lanes">
-              {folded.unchanged.length} {folded.unchanged.length === 1 ? 'lane' : 'lanes'} unchanged in this window:{' '}
-              {folded.unchanged.map((l) => `${l.label} ${l.periods[0]?.value ?? ''}`).join(' · ')}.{' '}
+            <span data-testid="unchanged-lanes" className="min-w-0 truncate" title={unchangedText(folded.unchanged)}>
+              {unchangedText(folded.unchanged)}
             </span>
           )}
-          <button type="button" className="underline" onClick={() => setAll(!all)}>
+          <button type="button" className="shrink-0 underline" onClick={() => setAll(!all)}>
             {all ? 'Fold the unchanged lanes' : 'Show them'}
           </button>
         </p>

@@ -465,12 +465,14 @@ export function TimelineChart({ view, at, windowKey, onPick, onZoom, onZoomReset
 
 /** What the colours and marks mean. */
 function TimelineLegend({ firstSeenInside }: { firstSeenInside: boolean }) {
+  // The lanes' own colours, in the theme shown.
+  const shade = useDark() ? 1 : 0;
   const items: [string, string][] = [
-    [COLORS.bad[0], 'failed, not ready, critical'],
-    [COLORS.warn[0], 'in progress, paused, warning'],
-    [COLORS.info[0], 'info'],
-    [COLORS.good[0], 'ready, succeeded, normal'],
-    [COLORS.neutral[0], 'unknown, other'],
+    [COLORS.bad[shade], 'failed, not ready, critical'],
+    [COLORS.warn[shade], 'in progress, paused, warning'],
+    [COLORS.info[shade], 'info'],
+    [COLORS.good[shade], 'ready, succeeded, normal'],
+    [COLORS.neutral[shade], 'unknown, other'],
   ];
   return (
     <ul

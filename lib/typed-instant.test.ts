@@ -27,5 +27,7 @@ describe('an instant typed into the picker', () => {
     expect(read('05 Dec 2026, 10:00 EST')).toMatch(/time zone poolscope cannot check \(“EST”\)/);
     expect(read('05 Dec 2026, 10:00 +25:00')).toMatch(/offset that does not exist/);
     expect(read('29 Mar 2026, 02:30')).toMatch(/clocks skip it/);
+    // Not 1926, as JavaScript's dates would read year 26.
+    expect(read('05 Dec 0026, 10:00 UTC')).toMatch(/year before 1970/);
   });
 });

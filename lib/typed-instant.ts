@@ -37,6 +37,8 @@ function fields(text: string): Fields | string {
 }
 
 function rangeError(f: Fields): string | null {
+  // JavaScript's dates read years 0–99 as 1900–1999; no pool's record is that old anyway.
+  if (f.year < 1970) return 'names a year before 1970, older than any record';
   if (f.month < 1 || f.month > 12) return 'names a month that does not exist (months run 01 to 12)';
   if (f.day < 1 || f.day > daysIn(f.year, f.month))
     return `names a day that does not exist (${MONTHS[f.month - 1]} ${f.year} has ${daysIn(f.year, f.month)} days)`;

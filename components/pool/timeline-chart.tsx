@@ -435,6 +435,7 @@ export function TimelineChart({ view, at, windowKey, onPick, onZoom, onZoomReset
   const merged = { ...view, lanes: mergeRestated(view.lanes) };
   const folded = foldUnchanged(merged, notable);
   const drawn = all || folded.unchanged.length === 0 ? merged : { ...merged, lanes: folded.shown };
+  const unchanged = unchangedText(folded.unchanged);
   return (
     <div className="space-y-2">
       <TimelineLegend firstSeenInside={!view.knownAtStart} />
@@ -450,8 +451,8 @@ export function TimelineChart({ view, at, windowKey, onPick, onZoom, onZoomReset
         // One line whatever the number of lanes folded: the names run on past the edge (all of them on hover).
         <p className="flex items-baseline gap-2 text-sm text-slate-600 dark:text-slate-300">
           {all ? null : (
-            <span data-testid="unchanged-lanes" className="min-w-0 truncate" title={unchangedText(folded.unchanged)}>
-              {unchangedText(folded.unchanged)}
+            <span data-testid="unchanged-lanes" className="min-w-0 truncate" title={unchanged}>
+              {unchanged}
             </span>
           )}
           <button type="button" className="shrink-0 underline" onClick={() => setAll(!all)}>

@@ -17,7 +17,7 @@ import {
 /** The scale set is gone from Azure: every ID in the lists points at nothing. */
 export function vmssNotFound(c: Context): Draft | null {
   const { model, vmssName } = c;
-  if (!(model.azure.state === 'not-found')) return null;
+  if (model.azure.state !== 'not-found') return null;
   return {
     code: 'vmss-not-found',
     severity: 'critical',
@@ -128,7 +128,7 @@ export function goneFromAzureFinding(
 /** Azure throttles or refuses the read of the scale set. */
 export function azureUnread(c: Context): Draft | null {
   const { model, vmssName } = c;
-  if (!(model.azure.state === 'throttled' || model.azure.state === 'unreachable')) return null;
+  if (model.azure.state !== 'throttled' && model.azure.state !== 'unreachable') return null;
   const throttled = model.azure.state === 'throttled';
   const retry =
     model.azure.state === 'throttled' && model.azure.retryAfterSeconds !== null

@@ -103,7 +103,7 @@ function unreachableFinding(model: PoolModel, kube: SourceState | undefined): Dr
 /** Reconciliation paused on the Cluster, the MachinePool or the AzureMachinePool. */
 export function paused(c: Context): Draft | null {
   const { model, mp, amp } = c;
-  if (!(isPaused(model) || amp?.pausedAnnotation)) return null;
+  if (!isPaused(model) && !amp?.pausedAnnotation) return null;
   const by: string[] = [];
   if (model.cluster?.paused) by.push(`Cluster ${model.cluster.name} is paused`);
   if (mp.pausedAnnotation) by.push('the MachinePool has the cluster.x-k8s.io/paused annotation');
@@ -124,7 +124,7 @@ export function paused(c: Context): Draft | null {
 /** An empty AzureMachinePool list while replicas are wanted: CAPI refuses to copy it. */
 export function emptyInfraList(c: Context): Draft | null {
   const { mp, amp } = c;
-  if (!(amp && amp.providerIDList.length === 0 && (mp.replicas ?? 0) > 0)) return null;
+  if (!amp || amp.providerIDList.length > 0 || (mp.replicas ?? 0) <= 0) return null;
   return {
     code: 'empty-infra-list',
     severity: 'warning',
@@ -139,7 +139,7 @@ export function emptyInfraList(c: Context): Draft | null {
 /** MachinePool spec.replicas unset. */
 export function replicasUnknown(c: Context): Draft | null {
   const { mp } = c;
-  if (!(mp.replicas === null)) return null;
+  if (mp.replicas !== null) return null;
   return {
     code: 'replicas-unknown',
     severity: 'warning',
@@ -154,7 +154,7 @@ export function replicasUnknown(c: Context): Draft | null {
 /** cluster.x-k8s.io/replicas-managed-by: CAPZ copies the capacity into spec.replicas. */
 export function externallyManaged(c: Context): Draft | null {
   const { mp } = c;
-  if (!(mp.replicasManagedBy !== null && mp.replicasManagedBy !== 'false')) return null;
+  if (mp.replicasManagedBy === null || mp.replicasManagedBy === 'false') return null;
   return {
     code: 'externally-managed-replicas',
     severity: mp.autoscalerAnnotations ? 'warning' : 'info',

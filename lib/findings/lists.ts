@@ -21,7 +21,7 @@ import {
 /** CAPI's gate is closed while the lists differ: the MachinePool list is frozen (docs/domain.md, "The readiness gate"). */
 export function readinessGateFrozen(c: Context): Draft | null {
   const { model, opts, readiness, versionText, failed, invisible, vmssFailed, stuck, amp } = c;
-  if (!(amp && gateClosed(model) && listsDiffer(model))) return null;
+  if (!amp || !gateClosed(model) || !listsDiffer(model)) return null;
   const cause = notReadyCause(model, failed);
   const { add, remove } = listDiff(model);
   const missing = add.length;
@@ -234,7 +234,7 @@ export function gateClosedFinding(c: Context, found: ReadonlySet<FindingCode>): 
 export function healthy(c: Context, found: ReadonlySet<FindingCode>): Draft | null {
   const { model, joined, drift } = c;
   const allRead = model.azure.state === 'ok' && model.workload.state === 'ok';
-  if (!(found.size === 0 && drift.length === 0 && allRead)) return null;
+  if (found.size > 0 || drift.length > 0 || !allRead) return null;
   // Instances that came or went since Azure's last read agree with it only once it is read again.
   const unconfirmed = joined.filter((j) => awaitsAzureRead(j, model)).length;
   return {

@@ -121,7 +121,7 @@ function scalingSummary(
 export function scalingFinding(c: Context): Draft | null {
   const { mp, amp } = c;
   const { scaling, capacity, activeInstances, desiredCondition, scalingPhase, joining } = motionOf(c);
-  if (!(scaling && mp.replicas !== null)) return null;
+  if (!scaling || mp.replicas === null) return null;
   // Ready AMPMs is what the pool really has; Azure's count includes instances still booting.
   const current = amp?.replicas ?? activeInstances ?? mp.statusReplicas;
   const benign = amp?.ready === true && amp ? findCondition(amp.conditions, 'Ready')?.status === 'False' : false;

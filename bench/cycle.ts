@@ -2,8 +2,8 @@
 // instance replaced a step, each VM gone staying 20 steps in the lists as a ghost: ~60 drift items, as pools are
 // at 100k VMs under churn), its objects slimmed as the informers keep them (an unchanged object keeps its
 // identity from one step to the next), Azure normalised once per read; each step analysed against the previous
-// analysis (kept without its instance table), its shape compared, its changed rows serialised and written to
-// SQLite as the collector writes them. A quick measure (seconds) of what the 100k collector benchmark spends per
+// analysis (kept without its instance table), compared with what the store wrote last, its changed rows serialised
+// and written to SQLite as the collector writes them (analyseOnly: the analyses and their transitions alone). A quick measure (seconds) of what the 100k collector benchmark spends per
 // pool analysis (minutes); the SQLite figure includes a transaction per step, where the collector's cycles share one.
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +16,6 @@ import { normaliseAzure, type PoolInput } from '../lib/pool-model';
 import { slim, type SlimKind } from '../lib/slim';
 import { diffDetails } from '../lib/transitions';
 import type { KubeObject } from '../lib/unstructured';
-import { sameShape, toStore, type StoredShape } from '../server/store/pack';
 import { openSqlite } from '../server/store/sqlite';
 import { TimelineStore } from '../server/store/store';
 
@@ -67,7 +66,6 @@ async function run(steps: PoolInput[], write: boolean): Promise<Record<string, n
   const store = new TimelineStore(openSqlite(path.join(dir, 'bench.db')));
   await store.migrate();
   let prev: PoolDetail | null = null;
-  let shape: StoredShape | undefined;
   const times: number[] = [];
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < steps.length; i++) {
@@ -80,16 +78,11 @@ async function run(steps: PoolInput[], write: boolean): Promise<Record<string, n
       kube: { state: 'ok' },
       lastChange: prev?.summary.lastChange ?? null,
     });
-    const { stored, shape: next } = toStore(detail, prev ? shape : undefined, prev);
-    if (!sameShape(prev ? shape : undefined, next, stored)) {
+    // Without writes (analyseOnly) the store has nothing to compare with: each step counts as a change.
+    if (!(write && prev && store.sameAsWritten(detail, prev))) {
       const transitions = diffDetails(prev, detail, now);
-      const rowsAsOf = prev?.summary.lastChange ?? undefined;
       detail.summary.lastChange = now;
-      if (write)
-        await store.writeCycle({ id: `c${i}`, at: now }, [
-          { detail, transitions, stored, ...(shape && rowsAsOf ? { rowsAsOf, rowKeysAsOf: shape.tables } : {}) },
-        ]);
-      shape = next;
+      if (write) await store.writeCycle({ id: `c${i}`, at: now }, [{ detail, transitions }]);
       prev = { ...detail, instances: [] };
     }
     times.push(performance.now() - w0);

@@ -27,7 +27,6 @@ import { contextKubeConfig } from '../kube/calls';
 import { AzureLane } from './azure-lane';
 import { eventEntry, EventInbox } from './event-inbox';
 import { ContextSource, type PoolEvent, type SourceHealth } from '../kube/context-source';
-import { sameShape, shapeOf, toStore, type StoredShape } from '../store/pack';
 import type { PoolWrite, TimelineStore } from '../store/store';
 
 /**
@@ -61,7 +60,6 @@ const WRITE_BACKOFF_MAX_MS = 10_000;
 const URGENT_DELAY_MS = 10;
 
 /** A pool's write as the collector makes it: with the shape of the state it stores (see StoredShape). */
-type CycleWrite = PoolWrite & { shape?: StoredShape };
 
 /**
  * A stored pool that left poolscope's view: its last stored state, and why — its MachinePool deleted, its context
@@ -149,13 +147,12 @@ export class Collector {
   private readonly changedSince = new Map<string, number>();
   /** Events waiting to be written, by pool key. */
   private readonly pendingEvents = new Map<string, PoolEvent[]>();
-  private readonly previous = new Map<string, PoolDetail>();
   /**
-   * Each pool's last stored state as hashes (see StoredShape): change detection compares them, so `previous`
-   * can keep the analyses without their instance tables (the store has those) — at 100 instances a pool, the
-   * table is most of an analysis.
+   * Each pool's last stored analysis, without its instance table: the store tells whether a new analysis changed
+   * anything (see TimelineStore.sameAsWritten), so the table (most of an analysis at 100 instances a pool) is not
+   * kept here.
    */
-  private readonly shapes = new Map<string, StoredShape>();
+  private readonly previous = new Map<string, PoolDetail>();
   /**
    * Contexts whose stored pools were checked against their first list of MachinePools: a pool deleted while
    * poolscope was not running is found then (later deletions come as watch events).
@@ -306,14 +303,12 @@ export class Collector {
    */
   forget(key: string): void {
     this.previous.delete(key);
-    this.shapes.delete(key);
     this.events.forget(key);
     this.readTimes.delete(key);
     this.held.delete(key);
   }
 
-  private remember(d: PoolDetail, shape = shapeOf(d)): void {
-    this.shapes.set(d.summary.key, shape);
+  private remember(d: PoolDetail): void {
     this.previous.set(d.summary.key, { ...d, instances: [] });
   }
 
@@ -323,7 +318,7 @@ export class Collector {
 
   /** Loads the last stored state (so a restart continues without duplicates) and starts sources and cycles. */
   async start(): Promise<void> {
-    for (const d of await this.opts.store.currentPools()) {
+    for (const d of await this.opts.store.resumeWriting()) {
       this.remember(d);
       // A pool of a context this collector does not watch (any more): recorded so at the first cycle.
       if (!goneSince(d.summary) && !this.opts.contexts.includes(d.summary.ref.context)) this.markChanged(d.summary.key);
@@ -467,7 +462,7 @@ export class Collector {
    * A pool's analysis and what to write of it (null: nothing changed and no Event came; 'held': a source of it not
    * read since start, while starting).
    */
-  private analyse(key: string, at: string, pending: readonly PoolEvent[], gone?: Gone): CycleWrite | null | 'held' {
+  private analyse(key: string, at: string, pending: readonly PoolEvent[], gone?: Gone): PoolWrite | null | 'held' {
     const [ctx, ns, name] = key.split('/') as [string, string, string];
     const src = this.sources.get(ctx);
     const input = src?.poolInput(`${ns}/${name}`);
@@ -511,24 +506,14 @@ export class Collector {
       return null; // Gone and recorded already, or never stored; or not listed yet.
     }
     const events = pending.map((ev) => ({ at, poolKey: key, from: null, ...eventEntry(ev) }));
-    // Rows unchanged since the last write are not serialised again: the store has them (as of `rowsAsOf`), and
-    // their keys are this pool's shape's.
-    const before = prev ? this.shapes.get(key) : undefined;
-    const { stored, shape } = toStore(detail, before, prev);
-    const unchanged = sameShape(before, shape, stored);
+    const unchanged = !!prev && this.opts.store.sameAsWritten(detail, prev);
     this.forBenchmarks.analyses.total++;
     if (unchanged) this.forBenchmarks.analyses.unchanged++;
     if (unchanged && events.length === 0) return null;
     const transitions = [...(unchanged ? [] : diffDetails(prev, detail, at)), ...events];
     if (unchanged && prev) return { detail: prev, transitions, detailUnchanged: true };
     detail.summary.lastChange = at;
-    return {
-      detail,
-      transitions,
-      stored,
-      shape,
-      ...(before && prev?.summary.lastChange ? { rowsAsOf: prev.summary.lastChange, rowKeysAsOf: before.tables } : {}),
-    };
+    return { detail, transitions };
   }
 
   /**
@@ -577,13 +562,13 @@ export class Collector {
   private *analysed(
     taken: Taken[],
     at: string,
-    written: CycleWrite[],
+    written: PoolWrite[],
     time: { ms: number },
     gone: ReadonlyMap<string, Gone>,
-  ): Generator<CycleWrite> {
+  ): Generator<PoolWrite> {
     for (const t of taken) {
       const started = performance.now();
-      let w: CycleWrite | null | 'held';
+      let w: PoolWrite | null | 'held';
       try {
         w = this.analyse(t.key, at, t.events, gone.get(t.key));
       } catch (e) {
@@ -603,7 +588,7 @@ export class Collector {
       this.held.delete(t.key);
       if (!w) continue;
       yield w;
-      written.push({ ...w, detail: w.detailUnchanged ? w.detail : { ...w.detail, instances: [] }, stored: undefined });
+      written.push({ ...w, detail: w.detailUnchanged ? w.detail : { ...w.detail, instances: [] } });
     }
   }
 
@@ -648,7 +633,7 @@ export class Collector {
       this.changedSince.delete(k);
       this.pendingEvents.delete(k);
     }
-    const written: CycleWrite[] = [];
+    const written: PoolWrite[] = [];
     const analysing = { ms: 0 };
     let gone: Map<string, Gone>;
     try {
@@ -659,7 +644,7 @@ export class Collector {
     const analyses = this.analysed(taken, at, written, analysing, gone);
     // The first write decides whether the cycle stores anything (pools found as they were store nothing). Held
     // in a queue the store empties, so that nothing here keeps it once written.
-    const head: CycleWrite[] = [];
+    const head: PoolWrite[] = [];
     {
       const r = analyses.next();
       if (!r.done) head.push(r.value);
@@ -672,7 +657,7 @@ export class Collector {
         await this.opts.store.writeCycle(
           { id, at },
           (function* () {
-            yield head.pop() as CycleWrite;
+            yield head.pop() as PoolWrite;
             yield* analyses;
           })(),
         );
@@ -685,7 +670,7 @@ export class Collector {
       }
       this.lastStoredCycle = id;
       for (const w of written) {
-        if (!w.detailUnchanged) this.remember(w.detail, w.shape);
+        if (!w.detailUnchanged) this.remember(w.detail);
         const summary = w.detailUnchanged
           ? (this.previous.get(w.detail.summary.key) ?? w.detail).summary
           : { ...w.detail.summary, lastChange: at };

@@ -5,7 +5,8 @@ import type { PoolDetail } from '@/lib/api-types';
 import { buildPool, type InstanceSpec } from '@/lib/fixtures/pool';
 import { stableDetail } from '@/lib/transitions';
 import { applyHistory, diffHistory, diffStoredRows, sameJson } from './history-patch';
-import { completeStored, packDetail, rowHash, splitStored, storedState, storedText } from './pack';
+import { completeStored, packDetail, splitStored, storedState, storedText } from './pack';
+import { rowHash } from './shape';
 
 /** A tiny deterministic PRNG, so a failing sequence can be replayed. */
 function rng(seed: number) {

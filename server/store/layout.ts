@@ -21,17 +21,15 @@ export const ROW_COUNT_COLUMN = { instances: 'rows_instances', drift: 'rows_drif
 >;
 
 /**
- * Where a pool's current state is (`pools.rows_apart`): all in `pools.detail` (stores older than version 4, or a
- * table that could not be kept apart); its instance rows in `pool_rows` and the rest in `pools.detail` (written by
- * version 4); or every table of rows in `pool_rows` (ROW_TABLES) and the rest in `pools.detail`.
+ * Where a pool's current state is (`pools.rows_apart`): every table of rows (ROW_TABLES) in `pool_rows` and the
+ * rest in `pools.detail`; or, when a table could not be kept apart (see keptApart), all of it in `pools.detail`.
  */
 export const WHOLE = 0;
-const INSTANCES_APART = 1;
 export const TABLES_APART = 2;
 
 /** The tables a layout keeps in `pool_rows`. */
 export function tablesApart(layout: number): readonly RowTable[] {
-  return layout === TABLES_APART ? ROW_TABLES : layout === INSTANCES_APART ? ['instances'] : [];
+  return layout === TABLES_APART ? ROW_TABLES : [];
 }
 
 /** Whether reading a state kept apart gives its tables back as they are (each in its table's order, keys once). */
@@ -79,10 +77,10 @@ export function apartRows(restText: string, layout: number, rows: readonly Table
 }
 
 /**
- * History row kinds: `key` (the whole state, deflated: ./pack), `rows` (a {@link HistoryPatch}: keyed tables
- * by key; deflated when longer than 512 bytes) and `patch` (a JSON Patch, as written before version 3; read).
+ * History row kinds: `key` (the whole state, deflated: ./pack) and `rows` (a {@link HistoryPatch}: keyed tables
+ * by key; deflated when longer than 512 bytes).
  */
-export type HistoryKind = 'key' | 'rows' | 'patch';
+export type HistoryKind = 'key' | 'rows';
 
 /** A pool's current state from its row in `pools` and (kept apart) its rows in `pool_rows`. */
 export function revive(

@@ -2,8 +2,9 @@ import 'server-only';
 // The timeline store: transitions (one row per changed field) and each pool's state history as keyframes plus
 // patches, so a pool can be shown as it was at any instant without storing repeated snapshots. One
 // implementation over a tiny SQL interface, with SQLite (default) and PostgreSQL drivers. This is its face; the
-// rooms behind it: ./schema (migrations), ./write (a cycle's states and transitions), ./read (pools now and as
-// of an instant, timelines), ./prune (retention, SQLite's free space), ./layout (where a pool's state is kept).
+// rooms behind it: ./schema (tables, migrations), ./write (a cycle's states and transitions), ./last-written (what
+// it wrote last of each pool: writers hand it plain analyses), ./read (pools now and as of an instant,
+// timelines), ./prune (retention, SQLite's free space), ./layout (where a pool's state is kept).
 // Every query goes through ./health's faults: a corrupt or unreadable store is remembered and reported.
 
 import type { PoolDetail, PoolSummary, TimelineEntry } from '@/lib/api-types';
@@ -59,12 +60,29 @@ export class TimelineStore {
     return this.writer.stats();
   }
 
-  /** Applies pending migrations, each in its own transaction. */
+  /** Makes a new store's tables, or applies pending migrations; refuses a schema this build does not know. */
   migrate(): Promise<number[]> {
     return migrate(this.db);
   }
 
-  // ---- writes (./write)
+  // ---- writes (./write; what was written last: ./last-written)
+  /**
+   * Every pool's current state, each remembered as the last written: a writer resuming from the store asks for
+   * them so that an analysis saying the same as the stored state is not written again.
+   */
+  async resumeWriting(now?: string): Promise<PoolDetail[]> {
+    const states = await this.reader.currentPools(now);
+    this.writer.lastWritten.resume(states);
+    return states;
+  }
+  /**
+   * Whether an analysis says what its pool's last written state says (then nothing is to be written); when it
+   * does not, its write is prepared (only the rows that changed are serialised). `previous`: the analysis last
+   * written, when the caller has it (its drift items taken over as they were are not hashed again).
+   */
+  sameAsWritten(detail: PoolDetail, previous?: Pick<PoolDetail, 'drift'> | null): boolean {
+    return this.writer.lastWritten.same(detail, previous);
+  }
   writeCycle(cycle: { id: string; at: string }, writes: Iterable<PoolWrite>): Promise<void> {
     return this.writer.writeCycle(cycle, writes);
   }
@@ -114,8 +132,15 @@ export class TimelineStore {
   }
 
   // ---- retention and size (./prune)
-  prune(before: string, options?: PruneOptions): Promise<PruneResult> {
-    return this.pruner.prune(before, options);
+  /** Drops history before `before`, and pools gone before it whole (then forgotten as written too). */
+  prune(before: string, options: PruneOptions = {}): Promise<PruneResult> {
+    return this.pruner.prune(before, {
+      ...options,
+      onDropped: (key) => {
+        this.writer.lastWritten.forget(key);
+        options.onDropped?.(key);
+      },
+    });
   }
   freeBytes(): Promise<number | null> {
     return this.pruner.freeBytes();

@@ -2,7 +2,6 @@
 
 import type { PoolDetail, TimelineEntry } from '@/lib/api-types';
 import type { StoreLocation } from './health';
-import type { RowTable, StoredState } from './pack';
 
 /** What a driver provides: `?` placeholders, rows as objects, and a transaction. */
 export interface SqlDb {
@@ -19,17 +18,6 @@ export interface PoolWrite {
   transitions: TimelineEntry[];
   /** Only transitions (e.g. Events) are new: the pool's state history is not touched. */
   detailUnchanged?: boolean;
-  /**
-   * `storedState(detail)` (see ./pack) when the caller has it already. Rows it leaves out (null) are as the
-   * pool's stored state has them when its last change is `rowsAsOf`; otherwise the whole state is serialised.
-   */
-  stored?: StoredState;
-  rowsAsOf?: string;
-  /**
-   * The keys of the rows stored as of `rowsAsOf`, per table, when the writer knows them (the collector's shape of
-   * the state it wrote last): the store then counts the stored rows instead of reading every key.
-   */
-  rowKeysAsOf?: Record<RowTable, { readonly size: number; has(key: string): boolean; keys(): Iterable<string> }>;
 }
 
 /**

@@ -13,12 +13,12 @@ import {
   type RowChange,
   type RowsText,
 } from './history-patch';
+import { LastWritten, type Staged } from './last-written';
 import {
   apartRows,
   keptApart,
   rowCounts,
   ROW_COUNT_COLUMN,
-  tablesApart,
   TABLES_APART,
   WHOLE,
   type HistoryKind,
@@ -39,6 +39,7 @@ import {
   type StoredRows,
   type StoredState,
 } from './pack';
+import type { StoredShape } from './shape';
 import { CHANGE_CHANNEL, type PoolWrite, type SqlDb, type StoreOptions, type WriteStats } from './types';
 
 const noWrites = (): WriteStats => ({
@@ -87,6 +88,8 @@ export class StateWriter {
   private readonly maxPatches: number;
   private readonly patchWeight: number;
   private written = noWrites();
+  /** What this store wrote last of each pool (see ./last-written). */
+  readonly lastWritten = new LastWritten();
 
   constructor(
     private readonly db: SqlDb,
@@ -111,15 +114,21 @@ export class StateWriter {
     // Counted as the cycle goes, kept only if it commits (cycles are written one at a time: the collector's never
     // overlap).
     const before = { ...this.written };
+    const shapes: [string, StoredShape, string][] = [];
     try {
-      await this.writeCycleTx(cycle, writes);
+      await this.writeCycleTx(cycle, writes, shapes);
     } catch (e) {
       this.written = before;
       throw e;
     }
+    this.lastWritten.written(shapes);
   }
 
-  private async writeCycleTx(cycle: { id: string; at: string }, writes: Iterable<PoolWrite>): Promise<void> {
+  private async writeCycleTx(
+    cycle: { id: string; at: string },
+    writes: Iterable<PoolWrite>,
+    shapes: [string, StoredShape, string][],
+  ): Promise<void> {
     await this.db.tx(async (t) => {
       let transitions = 0;
       let pools = 0;
@@ -133,7 +142,7 @@ export class StateWriter {
           );
           transitions++;
         }
-        if (!w.detailUnchanged) await this.writeState(t, cycle.at, w);
+        if (!w.detailUnchanged) await this.writeState(t, cycle.at, w, shapes);
         else if (w.transitions.length > 0) await this.countEntries(t, w.detail.summary.key);
         if (this.db.dialect === 'postgres') notices.push(changeNotice(w.detail.summary.key, cycle.at, w.transitions));
       }
@@ -152,13 +161,12 @@ export class StateWriter {
   /**
    * A pool's new state: its history row (a keyframe, or a patch of the previous state) and its current state.
    * The current state is kept apart: the document without its tables of rows in `pools.detail`, each instance
-   * row and drift item in `pool_rows` (`rows_apart` = 2). A write whose writer saw the stored state (`rowsAsOf`)
-   * and left out most rows then reads and writes only the rows it changed, added or removed; any other write
-   * serialises and diffs the whole state. A table the store could not give back in the same order (rows not in
-   * the table's order, a key twice) makes the state stored whole in `pools.detail`, as stores older than
-   * version 4 keep it (`rows_apart` = 0).
+   * row and drift item in `pool_rows` (`rows_apart` = 2). A state prepared against the stored one (see
+   * ./last-written) that leaves out most rows then reads and writes only the rows it changed, added or removed;
+   * any other write serialises and diffs the whole state. A table the store could not give back in the same order
+   * (rows not in the table's order, a key twice) makes the state stored whole in `pools.detail` (`rows_apart` = 0).
    */
-  private async writeState(t: SqlDb, at: string, w: PoolWrite): Promise<void> {
+  private async writeState(t: SqlDb, at: string, w: PoolWrite, shapes: [string, StoredShape, string][]): Promise<void> {
     const d = w.detail;
     const key = d.summary.key;
     const [prev] = await t.all<PoolRow>(
@@ -167,9 +175,11 @@ export class StateWriter {
     );
     const seq = prev ? Number(prev.seq) + 1 : 1;
     this.written.states++;
-    // Rows left out are as the stored state has them only if it is the one their writer saw.
-    const rowsKnown = !!prev && w.rowsAsOf === prev.last_change;
-    let state = w.stored ?? storedState(d);
+    const staged = this.lastWritten.take(d);
+    shapes.push([key, staged.shape, at]);
+    // Rows left out are as the stored state has them only if it is the one they were compared with.
+    const rowsKnown = !!prev && staged.rowsAsOf === prev.last_change;
+    let state = staged.stored;
     if (prev && Number(prev.rows_apart) === TABLES_APART && rowsKnown && keptApart(state)) {
       let rows = 0;
       let written = 0;
@@ -181,7 +191,7 @@ export class StateWriter {
       }
       // A few rows: read those alone (one by one); many: the whole tables at once.
       if (written <= 16 || written * 4 <= rows) {
-        if (await this.writeChangedRows(t, at, key, prev, seq, state, w.rowKeysAsOf)) {
+        if (await this.writeChangedRows(t, at, key, prev, seq, state, staged.rowKeys)) {
           this.written.changedRows++;
           return;
         }
@@ -217,25 +227,16 @@ export class StateWriter {
       state.rest.summary,
       rowCounts(apart ? state : null),
     );
-    const layout = prev ? Number(prev.rows_apart) : WHOLE;
-    const had = tablesApart(layout);
+    const wasApart = prev ? Number(prev.rows_apart) === TABLES_APART : false;
     if (!apart) {
-      if (had.length) this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
+      if (wasApart) this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
       return;
     }
-    // Stored whole before (or new): no row of it can be apart, and none must stand in the way.
-    if (prev && had.length < ROW_TABLES.length) {
-      if (had.length === 0) this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ?', [key]);
-      else
-        for (const tbl of ROW_TABLES)
-          if (!had.includes(tbl))
-            this.written.rowsWritten += await t.run('DELETE FROM pool_rows WHERE pool_key = ? AND tbl = ?', [key, tbl]);
-    }
     // The rows kept apart before, compared as text: only those that differ are written.
-    const before = had.length ? await previous(prev as PoolRow) : null;
+    const before = wasApart ? await previous(prev as PoolRow) : null;
     for (const tbl of ROW_TABLES) {
       const was = new Map<string, string>();
-      const old = before && had.includes(tbl) ? before.tables[tbl] : null;
+      const old = before ? before.tables[tbl] : null;
       if (old) for (let i = 0; i < old.keys.length; i++) was.set(old.keys[i] as string, old.rows[i] as string);
       const mine = state.tables[tbl];
       const written: Pick<RowChange, 'key' | 'text' | 'was'>[] = [];
@@ -261,9 +262,9 @@ export class StateWriter {
     prev: PoolRow,
     seq: number,
     state: StoredState,
-    known?: PoolWrite['rowKeysAsOf'],
+    known?: Staged['rowKeys'],
   ): Promise<boolean> {
-    const stored = (await this.knownRowKeys(t, key, prev, known)) ?? (await this.storedRowKeys(t, key));
+    const stored = this.knownRowKeys(prev, known) ?? (await this.storedRowKeys(t, key));
     const changes: { tbl: RowTable; written: RowChange[]; removed: string[] }[] = [];
     for (const tbl of ROW_TABLES) {
       const { keys, rows } = state.tables[tbl];
@@ -327,7 +328,7 @@ export class StateWriter {
   }
 
   /** The keys of a pool's rows kept apart, per table, as stored. */
-  private async storedRowKeys(t: SqlDb, key: string): Promise<Record<RowTable, Set<string>>> {
+  private async storedRowKeys(t: SqlDb, key: string): Promise<Record<RowTable, ReadonlySet<string>>> {
     const stored = { instances: new Set<string>(), drift: new Set<string>() } satisfies Record<RowTable, Set<string>>;
     for (const r of await t.all<{ tbl: string; row_key: string }>(
       'SELECT tbl, row_key FROM pool_rows WHERE pool_key = ?',
@@ -340,32 +341,12 @@ export class StateWriter {
   }
 
   /**
-   * The row keys the writer says are stored, when the stored rows are as many per table (else null: read them):
-   * as the pool's row counts them (written with the rows), or, for a pool last written before those were, as
-   * the index counts them. Reading the keys made a JavaScript object of each of a pool's 160-odd rows; counting
-   * them in the index read a few pages at every write (~3% of the 100k collector's main thread).
+   * The keys of the rows the state was compared with, when the stored rows are as many per table as the pool's row
+   * counts them (else null: read them). Reading the keys made a JavaScript object of each of a pool's 160-odd rows.
    */
-  private async knownRowKeys(
-    t: SqlDb,
-    key: string,
-    prev: PoolRow,
-    known: PoolWrite['rowKeysAsOf'],
-  ): Promise<PoolWrite['rowKeysAsOf'] | null> {
+  private knownRowKeys(prev: PoolRow, known: Staged['rowKeys']): Staged['rowKeys'] | null {
     if (!known) return null;
-    const counted = (tbl: RowTable) => Number(prev[ROW_COUNT_COLUMN[tbl]]);
-    let count = counted;
-    if (!ROW_TABLES.every((tbl) => counted(tbl) >= 0)) {
-      const inIndex = new Map(
-        (
-          await t.all<{ tbl: string; n: number }>(
-            'SELECT tbl, COUNT(*) AS n FROM pool_rows WHERE pool_key = ? GROUP BY tbl',
-            [key],
-          )
-        ).map((r) => [r.tbl, Number(r.n)]),
-      );
-      count = (tbl) => inIndex.get(tbl) ?? 0;
-    }
-    return ROW_TABLES.every((tbl) => count(tbl) === known[tbl].size) ? known : null;
+    return ROW_TABLES.every((tbl) => Number(prev[ROW_COUNT_COLUMN[tbl]]) === known[tbl].size) ? known : null;
   }
 
   /** Writes a pool's rows kept apart that differ from what they were (new, changed), and deletes those removed. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { forgetDropped, forgetGoneVms, forgetInstance } from './forget';
-import { normaliseAzure } from './pool-model';
+import { normaliseAzure } from './azure-model';
 import { parseCache, parseProviderId } from './provider-id';
 import { compareRowKeys, rowPlaces } from './row-order';
 import { intern, isInterned, slim } from './slim';

@@ -3,7 +3,10 @@
 // row with two spellings.
 
 import type { IdSource } from './api-types';
-import type { AmpmModel, InstanceModel, MachineModel, NodeModel, PoolModel } from './pool-model';
+import type { InstanceModel } from './azure-model';
+import type { MachineModel, NodeModel } from './capi-model';
+import type { AmpmModel } from './capz-model';
+import type { PoolModel } from './pool-model';
 import { belongsToScaleSet, joinKey, parseProviderId } from './provider-id';
 
 export interface JoinedId {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { machinePoolToV1beta1, machinePoolToV1beta2 } from './capi-conversion';
 import { DEFAULT_AZURE, makeMachinePool, makeVm, makeVmss } from './fixtures/objects';
 import { buildPool, healthyInstances } from './fixtures/pool';
-import { buildPoolModel, normaliseAzure, normaliseInstance, normaliseVmss } from './pool-model';
+import { normaliseAzure, normaliseInstance, normaliseVmss } from './azure-model';
+import { buildPoolModel } from './pool-model';
 
 const mpOpts = {
   name: 'pool0',

@@ -7,7 +7,8 @@ import type { DriftItem, Finding, FindingCode, SourceState } from '../api-types'
 import { awaitsAzureRead, isRunning } from '../drift';
 import { plural } from '../format';
 import type { JoinedId } from '../join';
-import { findCondition, type PoolModel } from '../pool-model';
+import { findCondition } from '../capi-model';
+import type { PoolModel } from '../pool-model';
 import { toMs } from '../unstructured';
 
 export const NODE_JOIN_GRACE_MS = 10 * 60 * 1000;

@@ -1,6 +1,6 @@
 // Rules of a pool in motion: scaling towards its replica count, or rolling a new scale set model out.
 
-import { findCondition, type Condition } from '../pool-model';
+import { findCondition, type Condition } from '../capi-model';
 import { awaitsAzureRead } from '../drift';
 import { plural } from '../format';
 import { NODE_JOIN_GRACE_MS, sinceOfCondition, type Context, type Draft } from './context';

@@ -22,7 +22,8 @@ import {
   type TimelineEntry,
 } from '@/lib/api-types';
 import { RESYNC_ACTIONS, actionLabel } from '@/lib/resync-actions';
-import { UNINITIALIZED_TAINT, type PoolInput } from '@/lib/pool-model';
+import { UNINITIALIZED_TAINT } from '@/lib/capi-model';
+import type { PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
 import { azureInput, scaleSetRefOf, type AzureRead, type ScaleSetRef } from '../azure/reader';
 import { resyncBody } from '../http/api-schemas';

@@ -28,7 +28,7 @@ export const WHOLE = 0;
 export const TABLES_APART = 2;
 
 /** The tables a layout keeps in `pool_rows`. */
-export function tablesApart(layout: number): readonly RowTable[] {
+function tablesApart(layout: number): readonly RowTable[] {
   return layout === TABLES_APART ? ROW_TABLES : [];
 }
 

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_AZURE, makeVm, makeVmss } from '../../lib/fixtures/objects';
-import { normaliseInstance, normaliseVmss } from '../../lib/pool-model';
+import { normaliseInstance, normaliseVmss } from '../../lib/azure-model';
 import { findUpstreamDir } from '../kube/crd-schema';
 
 const upstream = findUpstreamDir(path.resolve(import.meta.dirname, '..', '..'));

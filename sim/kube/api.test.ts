@@ -185,6 +185,17 @@ describe('errors, as a real API server sends them', () => {
       'Invalid dryRun value: Yes',
     ],
     [
+      '413 for a body past the limit, a DeleteOptions body too',
+      () => {
+        // Node's client sends a DELETE's body only with a length (it is not chunked by default).
+        const raw = `{"kind":"DeleteOptions","x":"${'a'.repeat(4 << 20)}"}`;
+        return request('DELETE', `${MP}/pool0`, { raw, headers: { 'Content-Length': String(raw.length) } });
+      },
+      413,
+      'BadRequest',
+      'request entity too large',
+    ],
+    [
       '409 for an existing name',
       () =>
         request('POST', '/api/v1/namespaces', {

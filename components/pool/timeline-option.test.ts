@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { TimelineView } from '@/lib/timeline';
-import { buildOption, shortLabel } from './timeline-chart';
+import { buildOption, shortLabel } from './timeline-option';
 
 type Datum = { value: (string | number)[]; itemStyle: { color: string } };
 type Drawn = { type: string; style: Record<string, unknown>; children?: Drawn[] };

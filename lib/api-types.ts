@@ -1,4 +1,6 @@
 // The types the HTTP API returns and the UI renders. Kind and code strings are API-visible: keep them stable.
+// ~510 lines of types and their doc comments, which scripts/openapi.ts turns into the API's schemas: one file
+// is one source for openapi.json.
 
 export interface PoolRef {
   /** kubeconfig context of the management cluster. */

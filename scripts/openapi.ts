@@ -3,6 +3,8 @@
 // return (lib/api-types.ts, lib/timeline.ts: ts-json-schema-generator, their doc comments as descriptions); what
 // each operation does and which errors it answers is written here. `npm run openapi` writes the file;
 // `npm run openapi -- --check` fails when it is not what the code says (scripts/openapi.test.ts checks the same).
+// ~480 lines, most of them the text of each operation (what it does, its errors): the API's document, in one
+// place.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

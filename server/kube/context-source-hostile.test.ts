@@ -16,7 +16,8 @@ import { startSeedSimulator } from '@/sim/kube/testing';
 import type { KubeSimulator } from '@/sim/kube/simulator';
 import { findByKind, type ResourceDef } from '@/sim/kube/resources';
 import { until } from '../testing/sim-harness';
-import { ContextSource, nextHealth } from './context-source';
+import { ContextSource } from './context-source';
+import { nextHealth } from './source-health';
 
 const TICK_MS = 100;
 const CLUSTER = findByKind('cluster.x-k8s.io/v1beta2', 'Cluster') as ResourceDef;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imageTag } from './context-source';
+import { imageTag } from './one-off-calls';
 
 describe('imageTag', () => {
   it.each([

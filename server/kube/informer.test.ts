@@ -12,7 +12,8 @@ import { findByKind, type ResourceDef } from '@/sim/kube/resources';
 import { until } from '../testing/sim-harness';
 import { isInterned } from '@/lib/slim';
 import type { KubeObject } from '@/lib/unstructured';
-import { Informer, informerActivity, LineSplitter, ListGate, WATCH_INACTIVITY_MS, watchQuery } from './informer';
+import { Informer, informerActivity, ListGate, WATCH_INACTIVITY_MS, watchQuery } from './informer';
+import { LineSplitter } from './watch-stream';
 
 describe('watchQuery', () => {
   it('asks for bookmarks and a server-side timeout of 5 to 10 minutes, keeping the resume point', () => {

@@ -4,6 +4,8 @@ import 'server-only';
 // (the start-up peak of memory), one map of items that is also its owner's cache, and watches that ask for
 // bookmarks and a server-side timeout of 5–10 minutes and resume from the last resourceVersion when they end.
 // 410 Gone (a watch or a continue token too old) → a fresh list; other errors → backoff, reported as data.
+// ~470 lines: the reflector's loop, its list and its watch share the cache, the resume point and the abort;
+// what stands apart is apart (./watch-stream, ./api-answers, ./list-gate, ./informer-activity).
 
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { fetch, request, type Dispatcher, type Response } from 'undici';
@@ -13,7 +15,14 @@ import type { KubeObject } from '@/lib/unstructured';
 import { BodyTooLargeError, readCappedText } from '../http/read-capped';
 import { log } from '../log';
 import { isSharedDispatcher } from './calls';
-import { LocalFailure, httpText, logDetail, publicError } from './public-error';
+import { LocalFailure, logDetail, publicError } from './public-error';
+import { ApiStatusError, isGone, parseJson, statusError } from './api-answers';
+import { activityOf } from './informer-activity';
+import { sharedListGate, type ListGate } from './list-gate';
+import { LineSplitter, mib, readLines, silenceGuard } from './watch-stream';
+
+export { informerActivity, type InformerActivity } from './informer-activity';
+export { ListGate } from './list-gate';
 
 /** client-go's minimum watch timeout; each watch asks for between one and two times it. */
 const MIN_WATCH_TIMEOUT_SECONDS = 300;
@@ -42,63 +51,6 @@ export function watchQuery(
   };
 }
 
-/** At most `limit` lists at once; the others wait their turn in order. */
-export class ListGate {
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
-  /** The most lists that ran at once (for tests and benchmarks). */
-  peak = 0;
-
-  constructor(readonly limit: number) {}
-
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
-    this.peak = Math.max(this.peak, this.running);
-    try {
-      return await fn();
-    } finally {
-      this.running--;
-      this.waiting.shift()?.();
-    }
-  }
-}
-
-/** The gate every informer of this process shares unless given another. */
-const sharedListGate = new ListGate(6);
-
-/**
- * An error with the API's HTTP status (and Status reason when it sent one). Its message is poolscope's own words
- * (what was asked and the status); the Status message the server sent is kept apart, for the log.
- */
-class ApiStatusError extends LocalFailure {
-  constructor(
-    readonly statusCode: number,
-    what: string,
-    readonly reason?: string,
-    detail?: string,
-  ) {
-    super(`${what}: ${httpText(statusCode)}`, detail);
-  }
-}
-
-/** A request's failure as the API server answered it: its Status message and reason, when the body is a Status. */
-function statusError(what: string, code: number, body: string): ApiStatusError {
-  let status: { message?: unknown; reason?: unknown } = {};
-  try {
-    status = JSON.parse(body) as typeof status;
-  } catch {
-    /* not a Status */
-  }
-  const reason = typeof status.reason === 'string' ? status.reason : undefined;
-  return new ApiStatusError(
-    code,
-    what,
-    reason,
-    typeof status.message === 'string' ? status.message : body.slice(0, 500),
-  );
-}
-
 /** The most a list page may weigh: 500 objects of a real API server's ~1.5 MiB ceiling would not fit, 500 Nodes do. */
 const LIST_PAGE_MAX_BYTES = 64 * 2 ** 20;
 
@@ -110,22 +62,6 @@ const LIST_PAGE_TIMEOUT_MS = 60_000;
 
 /** How much of an error answer is read (for the log). */
 const ERROR_BODY_MAX_BYTES = 64 * 1024;
-
-const mib = (bytes: number) =>
-  bytes >= 2 ** 20 ? `${Math.round(bytes / 2 ** 20)} MiB` : `${Math.round(bytes / 1024)} KiB`;
-
-/** A JSON answer, or a LocalFailure saying it is not JSON (the text goes to the log, not to readers). */
-function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new LocalFailure(`${what}: the answer is not JSON`, text.slice(0, 200));
-  }
-}
-
-const isGone = (e: unknown) =>
-  (e as { statusCode?: number; code?: number } | null)?.statusCode === 410 ||
-  (e as { code?: number } | null)?.code === 410;
 
 export interface InformerOptions {
   kc: KubeConfig;
@@ -166,31 +102,6 @@ type Handler = (obj: KubeObject, old: KubeObject | undefined, key: string) => vo
 function sameVersion(a: KubeObject, b: KubeObject): boolean {
   const rv = a.metadata?.resourceVersion;
   return rv !== undefined && rv === b.metadata?.resourceVersion;
-}
-
-/** What the informers of one kind did since the process started (all contexts and clusters together). */
-export interface InformerActivity {
-  /** Completed lists (every page of one list counts once), and the objects they brought. */
-  lists: number;
-  listedObjects: number;
-  /** Watch requests made, and the events they delivered (ADDED, MODIFIED, DELETED; bookmarks not counted). */
-  watches: number;
-  watchEvents: number;
-  /** 410 Gone answers (a watch or a continue token too old: a fresh list follows). */
-  gone: number;
-}
-
-const activity = new Map<SlimKind, InformerActivity>();
-
-function activityOf(kind: SlimKind): InformerActivity {
-  let a = activity.get(kind);
-  if (!a) activity.set(kind, (a = { lists: 0, listedObjects: 0, watches: 0, watchEvents: 0, gone: 0 }));
-  return a;
-}
-
-/** A copy of every informer's activity since the process started, by kind (for metrics and benchmarks). */
-export function informerActivity(): Map<SlimKind, InformerActivity> {
-  return new Map([...activity].map(([k, a]) => [k, { ...a }]));
 }
 
 export class Informer {
@@ -470,11 +381,10 @@ export class Informer {
    * back into a Node stream and through `readline`, and resets a timer at every chunk — ~30% more CPU per event
    * where events come one at a time, as a fleet's ~350 a second over a few hundred watches do.
    */
-  private async watchOnce(): Promise<boolean> {
+  /** The watch's URL (from the last resourceVersion) and its request's headers and dispatcher. */
+  private async watchRequest(): Promise<{ url: URL; headers: Record<string, string>; dispatcher?: Dispatcher }> {
     const server = this.opts.kc.getCurrentCluster()?.server;
     if (!server) throw new Error('No currently active cluster');
-    const counted = activityOf(this.opts.kind);
-    counted.watches++;
     const url = new URL(server + this.opts.path);
     url.searchParams.set('watch', 'true');
     for (const [k, v] of Object.entries(
@@ -484,59 +394,23 @@ export class Informer {
     }
     const ctx = new RequestContext(url.toString(), HttpMethod.GET);
     await this.opts.kc.applySecurityAuthentication(ctx);
+    return { url, headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() as Dispatcher | undefined };
+  }
+
+  /**
+   * One watch, from the last resourceVersion until the server ends it; true when it delivered an event. Silence for
+   * WATCH_INACTIVITY_MS (no byte, not even a bookmark) ends it as a TimeoutError.
+   */
+  private async watchOnce(): Promise<boolean> {
+    const { url, headers, dispatcher } = await this.watchRequest();
+    activityOf(this.opts.kind).watches++;
     const controller = new AbortController();
     this.controller = controller;
     if (this.stopped) controller.abort();
-    // Silence for WATCH_INACTIVITY_MS (no byte, not even a bookmark) ends the watch as a TimeoutError. Checked
-    // against the time of the last chunk, not a timer reset at every chunk.
-    let lastData = performance.now();
-    let timedOut = false;
-    let timer: NodeJS.Timeout | undefined;
-    const check = () => {
-      const silent = performance.now() - lastData;
-      if (silent >= WATCH_INACTIVITY_MS) {
-        timedOut = true;
-        controller.abort();
-      } else timer = setTimeout(check, WATCH_INACTIVITY_MS - silent).unref();
-    };
-    timer = setTimeout(check, WATCH_INACTIVITY_MS).unref();
-    let failure: unknown = null;
-    let delivered = false;
-    const onLine = (line: string) => {
-      let event: { type?: string; object?: KubeObject & { code?: number; message?: string; reason?: string } };
-      try {
-        event = JSON.parse(line) as typeof event;
-      } catch {
-        // client-node skipped such a line (and with it a change, unseen); client-go ends the watch, as here.
-        throw new LocalFailure(`watch ${this.opts.path}: the server sent a line that is not JSON`, line.slice(0, 200));
-      }
-      const o = event.object ?? {};
-      if (event.type === 'ERROR') {
-        failure = new ApiStatusError(
-          typeof o.code === 'number' ? o.code : 500,
-          `watch ${this.opts.path}`,
-          typeof o.reason === 'string' ? o.reason : undefined,
-          typeof o.message === 'string' ? o.message : undefined,
-        );
-        return;
-      }
-      if (!delivered) {
-        delivered = true;
-        this.opts.onState?.('live');
-      }
-      if (event.type !== 'BOOKMARK') counted.watchEvents++;
-      if (event.type === 'ADDED' || event.type === 'MODIFIED') this.put(slim(this.opts.kind, o, this.cachedAs(o)));
-      else if (event.type === 'DELETED') this.drop(slim(this.opts.kind, o));
-      const rv = o.metadata?.resourceVersion;
-      if (rv) this.resourceVersion = rv;
-    };
+    const silence = silenceGuard(controller, WATCH_INACTIVITY_MS);
+    const seen: WatchSeen = { failure: null, delivered: false };
     try {
-      const res = await request(url, {
-        method: 'GET',
-        headers: ctx.getHeaders(),
-        dispatcher: ctx.getDispatcher() as Dispatcher | undefined,
-        signal: controller.signal,
-      });
+      const res = await request(url, { method: 'GET', headers, dispatcher, signal: controller.signal });
       if (res.statusCode !== 200)
         throw statusError(
           `watch ${this.opts.path}`,
@@ -544,105 +418,54 @@ export class Informer {
           await readCappedText(res.body, ERROR_BODY_MAX_BYTES).catch(() => ''),
         );
       const lines = new LineSplitter(this.opts.maxLineBytes ?? WATCH_LINE_MAX_BYTES, `watch ${this.opts.path}`);
-      await new Promise<void>((resolve, reject) => {
-        // A handler that throws ends the watch with its error (reported as the source's state); the watch then
-        // resumes before that event, which comes again.
-        let failedAlready = false;
-        const failed = (e: unknown) => {
-          failedAlready = true;
-          controller.abort();
-          reject(e);
-        };
-        res.body.on('data', (chunk: Buffer) => {
-          // Nothing after the event that failed may be applied (it would move the resume point past it).
-          if (failedAlready) return;
-          lastData = performance.now();
-          try {
-            lines.push(chunk, onLine);
-          } catch (e) {
-            failed(e);
-          }
-        });
-        res.body.on('end', () => {
-          try {
-            lines.end(onLine);
-            resolve();
-          } catch (e) {
-            failed(e);
-          }
-        });
-        res.body.on('error', reject);
-      });
+      await readLines(res.body, lines, (line) => this.watchEvent(line, seen), controller, silence.touch);
     } catch (e) {
-      if (timedOut)
+      if (silence.timedOut())
         throw Object.assign(new LocalFailure(`watch ${this.opts.path}: no data for ${WATCH_INACTIVITY_MS / 1000} s`), {
           name: 'TimeoutError',
         });
       throw e;
     } finally {
-      clearTimeout(timer);
+      silence.stop();
       if (this.controller === controller) this.controller = null;
     }
-    if (failure) throw failure;
-    return delivered;
+    if (seen.failure) throw seen.failure;
+    return seen.delivered;
+  }
+
+  /** Applies one line of a watch: an event to the cache, or an ERROR event kept as the watch's failure. */
+  private watchEvent(line: string, seen: WatchSeen): void {
+    let event: { type?: string; object?: KubeObject & { code?: number; message?: string; reason?: string } };
+    try {
+      event = JSON.parse(line) as typeof event;
+    } catch {
+      // client-node skipped such a line (and with it a change, unseen); client-go ends the watch, as here.
+      throw new LocalFailure(`watch ${this.opts.path}: the server sent a line that is not JSON`, line.slice(0, 200));
+    }
+    const o = event.object ?? {};
+    if (event.type === 'ERROR') {
+      seen.failure = new ApiStatusError(
+        typeof o.code === 'number' ? o.code : 500,
+        `watch ${this.opts.path}`,
+        typeof o.reason === 'string' ? o.reason : undefined,
+        typeof o.message === 'string' ? o.message : undefined,
+      );
+      return;
+    }
+    if (!seen.delivered) {
+      seen.delivered = true;
+      this.opts.onState?.('live');
+    }
+    if (event.type !== 'BOOKMARK') activityOf(this.opts.kind).watchEvents++;
+    if (event.type === 'ADDED' || event.type === 'MODIFIED') this.put(slim(this.opts.kind, o, this.cachedAs(o)));
+    else if (event.type === 'DELETED') this.drop(slim(this.opts.kind, o));
+    const rv = o.metadata?.resourceVersion;
+    if (rv) this.resourceVersion = rv;
   }
 }
 
-/**
- * A watch response's bytes as lines (the API server writes one JSON event a line). Cut only at a newline — one
- * byte in UTF-8, never inside a character — a line, or a character, split across chunks is decoded whole once
- * its end comes. Blank lines are skipped.
- */
-export class LineSplitter {
-  private parts: Buffer[] = [];
-  /** Bytes held in `parts`: a line longer than `maxLine` ends the stream with an error instead of growing. */
-  private held = 0;
-
-  constructor(
-    private readonly maxLine = Infinity,
-    private readonly what = 'the stream',
-  ) {}
-
-  push(chunk: Buffer, onLine: (line: string) => void): void {
-    let start = 0;
-    let nl = chunk.indexOf(10);
-    while (nl >= 0) {
-      let line: string;
-      if (this.parts.length) {
-        this.hold(nl - start);
-        this.parts.push(chunk.subarray(start, nl));
-        line = Buffer.concat(this.parts).toString('utf8');
-        this.parts = [];
-        this.held = 0;
-      } else {
-        if (nl - start > this.maxLine) this.hold(nl - start);
-        line = chunk.toString('utf8', start, nl);
-      }
-      if (line.trim()) onLine(line);
-      start = nl + 1;
-      nl = chunk.indexOf(10, start);
-    }
-    if (start < chunk.length) {
-      this.hold(chunk.length - start);
-      this.parts.push(chunk.subarray(start));
-    }
-  }
-
-  private hold(bytes: number): void {
-    this.held += bytes;
-    if (this.held > this.maxLine) {
-      this.parts = [];
-      this.held = 0;
-      throw new LocalFailure(`${this.what}: an event is over ${mib(this.maxLine)}`);
-    }
-  }
-
-  /** The last line, when the stream ended without a newline after it. */
-  end(onLine: (line: string) => void): void {
-    if (!this.parts.length) return;
-    const line = Buffer.concat(this.parts).toString('utf8');
-    this.parts = [];
-    this.held = 0;
-    if (line.trim()) onLine(line);
-  }
+/** What a watch met: the first ERROR event's failure, and whether it delivered any event. */
+interface WatchSeen {
+  failure: unknown;
+  delivered: boolean;
 }

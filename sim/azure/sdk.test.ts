@@ -235,4 +235,18 @@ describe('more of ARM', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('InvalidApiVersionParameter');
   });
+
+  it('answers a PATCH body that is not an object with 400 InvalidRequestContent', async () => {
+    const token = await cred.getToken('https://management.azure.com/.default');
+    const url = `${server.url}/subscriptions/${az.subscriptionId}/resourceGroups/${az.resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/small?api-version=2024-07-01`;
+    for (const body of ['null', '[]', '3', '{']) {
+      const res = await fetch(url, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${token?.token}`, 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(res.status, body).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('InvalidRequestContent');
+    }
+  });
 });

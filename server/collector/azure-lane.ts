@@ -129,6 +129,11 @@ export class AzureLane {
     return this.poolsByScaleSet.size;
   }
 
+  /** Drops every scale set's last read (the collector benchmark's heap breakdown, at the end of a run). */
+  dropReads(): void {
+    this.reads.clear();
+  }
+
   private async round(): Promise<void> {
     const now = this.opts.now();
     if (this.indexStale) this.reindex(now);

@@ -191,8 +191,16 @@ export class Collector {
   /** This cycle's milliseconds analysing and writing (see CycleEvent). */
   private cycleMs = { analyseMs: 0, writeMs: 0 };
   private stopped = false;
-  /** What only benchmarks and tests read: pool analyses since start, and how many found the pool as it was. */
-  readonly forBenchmarks = { analyses: { total: 0, unchanged: 0 } };
+  /**
+   * What only benchmarks and tests use: pool analyses since start (and how many found the pool as it was), the
+   * analyses kept, and the collector's state dropped part by part (the collector benchmark's heap breakdown, at
+   * the end of a run: the collector is done after it).
+   */
+  readonly forBenchmarks = {
+    analyses: { total: 0, unchanged: 0 },
+    kept: (): ReadonlyMap<string, PoolDetail> => this.previous,
+    drop: (part: 'analyses' | 'azure' | 'sources'): void => this.dropForBenchmarks(part),
+  };
   /** The id of the last cycle that stored something (it names that cycle's rows in the store). */
   lastStoredCycle: string | null = null;
   lastError: string | null = null;
@@ -306,6 +314,17 @@ export class Collector {
     this.events.forget(key);
     this.readTimes.delete(key);
     this.held.delete(key);
+  }
+
+  private dropForBenchmarks(part: 'analyses' | 'azure' | 'sources'): void {
+    if (part === 'analyses') this.previous.clear();
+    else if (part === 'azure') this.azure.dropReads();
+    else {
+      for (const s of this.sources.values()) s.stop();
+      this.sources.clear();
+      this.pendingEvents.clear();
+      this.events.dropAll();
+    }
   }
 
   private remember(d: PoolDetail): void {

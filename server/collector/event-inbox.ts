@@ -49,6 +49,11 @@ export class EventInbox {
     this.recorded.delete(key);
   }
 
+  /** Forgets every pool's recorded Events (the collector benchmark's heap breakdown, at the end of a run). */
+  dropAll(): void {
+    this.recorded.clear();
+  }
+
   /**
    * Whether an Event about pool `key` is to be recorded. Only an Event from before the restart can be on the
    * timeline already (recorded by the last stored cycle, give or take the API server's clock): those are checked

@@ -2,7 +2,8 @@
 // machine_controller_status.go at ae7ff04), which the MachinePool's v1beta2 counters count.
 
 import { describe, expect, it } from 'vitest';
-import { machinePoolMachineConditions, nodeHealth, type CapiNode, type MachineConditionsInput } from './capi-behaviour';
+import { type CapiNode } from './capi-behaviour';
+import { machinePoolMachineConditions, nodeHealth, type MachineConditionsInput } from './capi-machine-conditions';
 
 const NOW = Date.parse('2026-08-21T10:00:00Z');
 const kubelet = [

@@ -2,13 +2,9 @@
 // MachinePool controller, their status and conditions set as its Machine controller would (capi-behaviour.ts).
 
 import type { KubeObject } from '../../lib/unstructured';
-import {
-  machinePoolMachineConditions,
-  nodesByProviderId,
-  type CapiNode,
-  type MachineCondition,
-  type MachineView,
-} from './capi-behaviour';
+import { nodesByProviderId, type CapiNode } from './capi-behaviour';
+import { type MachineView } from './capi-status';
+import { machinePoolMachineConditions, type MachineCondition } from './capi-machine-conditions';
 import { current, R } from './world-objects';
 import type { Pool } from './world-pool';
 import type { WorldState } from './world-state';

@@ -8,13 +8,12 @@ import {
   capiNode,
   reconcileNormal,
   reconcilePhase,
-  setReplicas,
   type CapiNode,
   type InfraMachinePool,
   type MachinePoolState,
   type NodePatch,
-  type ReplicaCounters,
 } from './capi-behaviour';
+import { setReplicas, type ReplicaCounters } from './capi-status';
 import { capiMachines } from './world-capi-machines';
 import { nodesOf } from './world-nodes';
 import { R, remove, same, setCond } from './world-objects';

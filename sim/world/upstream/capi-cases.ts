@@ -4,16 +4,8 @@
 // ~810 lines because it is a table: one row per upstream test case or cited line, each with its source. Split,
 // the rows of one upstream test would sit in several files.
 
-import type {
-  CapiNode,
-  InfraMachinePool,
-  MachinePoolState,
-  MachineView,
-  NodeRef,
-  ReplicaCounters,
-  StatusVersion,
-  Taint,
-} from '../capi-behaviour';
+import type { CapiNode, InfraMachinePool, MachinePoolState, NodeRef, Taint } from '../capi-behaviour';
+import type { MachineView, ReplicaCounters, StatusVersion } from '../capi-status';
 
 const CAPI_REPO = 'kubernetes-sigs/cluster-api';
 /** CAPI main as read (2026-08-21); the MachinePool controller lives in core/reconcilers/machinepool/ since v1.14. */

@@ -11,10 +11,10 @@ import {
   reconcileNodeRefs,
   reconcileNormal,
   reconcilePhase,
-  setReplicas,
   type CapiNode,
   type MachinePoolState,
 } from '../capi-behaviour';
+import { setReplicas } from '../capi-status';
 import {
   NODE_REFERENCE_CASES,
   NODE_REFERENCE_NODES,

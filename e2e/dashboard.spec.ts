@@ -1,5 +1,6 @@
 // The dashboard against the demo stack (simulated fleet at 10× speed): fleet, filters in the URL, the seed
 // pools' pages, live updates, time travel, keyboard use, accessibility, screenshots.
+// Long because the specs share one demo stack, started once for the run.
 
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';

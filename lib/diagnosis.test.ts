@@ -1,3 +1,6 @@
+// The diagnosis over real-shaped pools: every finding, its severity and its steps, version-aware.
+// Long because it is a table: each finding's cases (when it fires, when it must not) side by side.
+
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import { headline, worstHeadline } from './diagnosis';

@@ -1,5 +1,6 @@
 // Resync against the simulated fleet over HTTPS with the real client (no mocks): what it writes, what it refuses
 // and why, who may, cross-site and concurrent requests, a controller racing the patch, and the audit trail.
+// Long because the cases share one simulated fleet, and each write path is checked with its refusals beside it.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResyncResult, ResyncStatus, ResyncVerdict } from '@/lib/api-types';

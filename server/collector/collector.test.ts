@@ -1,5 +1,6 @@
 // The collector against the simulated fleet over HTTPS, with the real SDKs (no mocks): it records the seed
 // freeze as transitions, survives cut watches and Azure outages, and continues after a restart.
+// Long because its cases share simulated fleets started once each (seconds apiece).
 
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';

@@ -3,7 +3,7 @@ import 'server-only';
 // analyses the pools that changed, writes their transitions atomically, and publishes change events.
 // It never overlaps itself and survives source errors (they become source states in the data).
 // Its Azure reads (./azure-lane) and Events (./event-inbox) are rooms of their own. What is left is one file of
-// ~750 lines: the cycle's steps (taking the dirty pools, analysing, writing, requeueing what the store refused,
+// ~760 lines: the cycle's steps (taking the dirty pools, analysing, writing, requeueing what the store refused,
 // the start-up grace, pools that left) read and change the same maps of pools, which a split would pass around.
 
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,6 @@
 // The HTTP API, called through its route handlers as Next calls them: answers, filters, past instants, and the
 // 4xx `{error:{code,message}}` for every kind of bad input.
+// Long because it is a table of every route's answers and refusals over one store.
 
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';

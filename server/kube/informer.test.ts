@@ -1,6 +1,7 @@
 // The informer against the simulated API server: paginated lists through a shared gate, watches asked with
 // bookmarks and a server-side timeout as client-go asks them (bookmarks taken in stride: no reconnect, no
 // relist), resumption after a watch ends, a fresh list after 410, and errors reported as state with backoff.
+// Long because the cases share one simulated API server, and the informer is one loop seen from outside.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,5 @@
 // One contract, two drivers: SQLite always; PostgreSQL when one is reachable (CI starts it on 127.0.0.1:5432).
+// Long because it is one contract: every case runs on both drivers, so a case split out would be run twice over.
 
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';

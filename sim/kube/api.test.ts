@@ -1,4 +1,5 @@
 // The simulated API server over raw HTTPS: status codes, reasons and semantics as a real server has them.
+// Long because it is a table of the API server's answers (a case a row) over one simulated server.
 
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

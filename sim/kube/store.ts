@@ -1,6 +1,8 @@
 // One cluster's objects: a generic store and watch hub driven by the resource table, with the semantics of
 // a real API server — resourceVersions from one counter, generation bumps on spec changes only, the status
 // subresource, optimistic concurrency, finalizers, dry runs, and a bounded watch history (410 Gone past it).
+// ~550 lines, one class: every write shares the one resourceVersion counter, the watch history and the
+// validation of one cluster, as a real API server's storage does.
 
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../lib/unstructured';

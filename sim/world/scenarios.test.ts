@@ -1,5 +1,6 @@
 // Scenario files and the living world, observed from outside as the product will: kubectl, client-node and
 // the Azure SDK against the simulated servers — never through simulator internals for the assertions.
+// Long because every scenario file is checked here, each against the same servers.
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

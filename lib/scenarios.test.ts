@@ -1,6 +1,6 @@
 // The 18 operator scenarios of docs/domain.md, "Operator scenarios", each asserted whole: drift, findings, verdict
 // and counts.
-// Long because it is the scenarios of docs/domain.md, one case each.
+// Long because it is those scenarios, one case each.
 
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';

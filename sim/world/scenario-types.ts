@@ -6,7 +6,7 @@ import type { CapzBehaviour } from './capz-behaviour';
 
 export class ScenarioError extends Error {}
 
-export interface PoolRef {
+interface PoolRef {
   cluster: string;
   namespace?: string;
   name: string;
@@ -41,7 +41,7 @@ export type Step =
   | { at: number; line: number; throttle: { subscription: string; seconds: number } }
   | { at: number; line: number; unreachable: { workload: string; unreachable: boolean } };
 
-export interface ScenarioAzureScaleSet {
+interface ScenarioAzureScaleSet {
   vmss: Record<string, unknown>;
   vms: Record<string, unknown>[];
 }

@@ -6,7 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_AZURE, makeVm, makeVmss } from '../../lib/fixtures/objects';
+import { normaliseAgentPool, normaliseAksMachines } from '../../lib/aks-model';
 import { normaliseInstance, normaliseVmss } from '../../lib/azure-model';
+import { makeAgentPool, makeAksMachine } from '../../lib/fixtures/aks-objects';
 import { findUpstreamDir } from '../kube/crd-schema';
 
 const upstream = findUpstreamDir(path.resolve(import.meta.dirname, '..', '..'));
@@ -78,6 +80,46 @@ describe.skipIf(!available)(`Azure REST shapes${available ? '' : ` (skipped: ${S
     expect(keys(doc)).toEqual(expect.arrayContaining(keys(ours)));
     // orchestrationMode and timeCreated are documented properties the Uniform example happens to omit.
     expect([...keys(doc.properties), 'orchestrationMode', 'timeCreated']).toEqual(
+      expect.arrayContaining(keys(ours.properties)),
+    );
+  });
+
+  it('reads the upstream AKS agent pool Get example, and builds agent pools with only documented fields', () => {
+    const body = example('aks/AgentPoolsGet.json').responses['200'].body as Record<string, Record<string, unknown>>;
+    expect(normaliseAgentPool(body)).toMatchObject({
+      name: 'agentpool1',
+      provisioningState: 'Succeeded',
+      count: 3,
+      orchestratorVersion: '1.9.6',
+      currentOrchestratorVersion: '1.9.6',
+      nodeImageVersion: 'AKSUbuntu:1604:2020.03.11',
+      provisioningError: null,
+    });
+    const ours = makeAgentPool({ cluster: 'aks-weu', name: 'user1', state: { count: 3 } }) as Record<
+      string,
+      Record<string, unknown>
+    >;
+    expect([...keys(body), 'type']).toEqual(expect.arrayContaining(keys(ours)));
+    // The example shows a few of the agent pool's documented properties; these are the others ours sets.
+    const documented = ['mode', 'type', 'enableAutoScaling', 'powerState', 'minCount', 'maxCount', 'status'];
+    expect([...keys(body.properties), ...documented]).toEqual(expect.arrayContaining(keys(ours.properties)));
+  });
+
+  it('reads the upstream AKS machines List example: each machine and its VM as a providerID', () => {
+    const body = example('aks/MachineList.json').responses['200'].body as { value: Record<string, unknown>[] };
+    expect(normaliseAksMachines(body.value)).toEqual([
+      {
+        name: 'aks-nodepool1-25481572-vmss000000',
+        providerID:
+          'azure:///subscriptions/26fe00f8-9173-4872-9134-bb1d2e00343a/resourceGroups/dummyrg/providers/Microsoft.Compute/virtualMachineScaleSets/aks-nodepool1-25481572-vmss/virtualMachines/0',
+      },
+    ]);
+    const ours = makeAksMachine({ cluster: 'aks-weu', agentPool: 'user1', instanceId: 0 }) as Record<
+      string,
+      Record<string, unknown>
+    >;
+    expect(keys(body.value[0])).toEqual(expect.arrayContaining(keys(ours)));
+    expect(keys((body.value[0] as Record<string, unknown>).properties)).toEqual(
       expect.arrayContaining(keys(ours.properties)),
     );
   });

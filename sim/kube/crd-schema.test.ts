@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { convertCapiObject, machinePoolToV1beta1 } from '../../lib/capi-conversion';
+import { makeAmmp, makeAsoMp } from '../../lib/fixtures/aks-objects';
 import { SCENARIOS, buildScenario } from '../../lib/fixtures/scenarios';
 import type { KubeObject } from '../../lib/unstructured';
 import { findUpstreamDir, loadCrdSchemas, validateAgainstCrd } from './crd-schema';
@@ -75,6 +76,21 @@ describe.skipIf(!upstream)(
           { path: '.spec.clusterName', message: 'Required value' },
         ]),
       );
+    });
+
+    it('builds AKS infra pools the CAPZ CRDs accept: AzureManagedMachinePool and AzureASOManagedMachinePool', () => {
+      const ids = ['azure:///subscriptions/s/resourceGroups/mc_rg_aks_westeurope/providers/x/virtualMachines/0'];
+      const objects = [
+        makeAmmp({ name: 'p1', providerIDList: ids, scaling: { minSize: 1, maxSize: 3 } }),
+        makeAmmp({
+          name: 'p2',
+          ready: false,
+          agentPoolsReady: { type: 'AgentPoolsReady', status: 'False', reason: 'Failed', severity: 'Error' },
+        }),
+        makeAsoMp({ name: 'p3', providerIDList: ids, ready: false, resourcesReady: false }),
+      ];
+      for (const obj of objects)
+        expect(validateAgainstCrd(schemas, obj), `${obj.kind} ${obj.metadata?.name}`).toEqual([]);
     });
 
     it('returns null for kinds it has no schema for', () => {

@@ -1,0 +1,190 @@
+// What the pool model reads of an AKS pool (docs/domain.md, "AKS pools"): which flavour a MachinePool is (by its
+// infrastructureRef's kind), its infra object (AzureManagedMachinePool or AzureASOManagedMachinePool), ASO's agent
+// pool object, and the agent pool and its machines as the AKS REST API returns them.
+
+import { conditionsAt, findCondition, PAUSED_ANNOTATION, providerIdList, type Condition } from './capi-model';
+import { arr, bool, num, str, type KubeObject } from './unstructured';
+
+/** Which kind of infra pool backs a MachinePool. */
+export type PoolFlavour = 'self-managed' | 'aks-managed' | 'aks-aso';
+
+const FLAVOURS: Record<string, PoolFlavour> = {
+  AzureMachinePool: 'self-managed',
+  AzureManagedMachinePool: 'aks-managed',
+  AzureASOManagedMachinePool: 'aks-aso',
+};
+
+/** The flavour of the infra kind a MachinePool's infrastructureRef names; null for a kind poolscope does not read. */
+export function flavourOf(infraKind: string | null): PoolFlavour | null {
+  return infraKind === null ? null : (FLAVOURS[infraKind] ?? null);
+}
+
+/** An AKS infra pool as CAPZ writes it: the fields both flavours have, and each one's own. */
+export interface AksInfraModel {
+  flavour: 'aks-managed' | 'aks-aso';
+  name: string;
+  ready: boolean | null;
+  replicas: number | null;
+  providerIDList: string[];
+  /** The agent pool's name in Azure (AMMP `spec.name`; the ASO-MP's embedded agent pool's `azureName` or name). */
+  agentPoolName: string | null;
+  /** AMMP only (an ASO-MP has no conditions): `AgentPoolsReady`, `Ready`. */
+  conditions: Condition[];
+  /** AMMP `spec.scaling`; null when not set (or an ASO-MP). */
+  scaling: { minSize: number | null; maxSize: number | null } | null;
+  /** ASO-MP: each embedded ASO object and whether CAPZ found it ready. */
+  resources: { kind: string; name: string; ready: boolean | null }[];
+  pausedAnnotation: boolean;
+  deleting: boolean;
+}
+
+/** Normalises an AzureManagedMachinePool (infrastructure.cluster.x-k8s.io/v1beta1). */
+export function normaliseAmmp(obj: KubeObject): AksInfraModel {
+  const scaling = obj.spec?.scaling;
+  return {
+    ...common(obj, 'aks-managed'),
+    agentPoolName: str(obj, 'spec', 'name') ?? obj.metadata?.name ?? null,
+    conditions: conditionsAt(obj, ['status', 'conditions']),
+    scaling:
+      scaling && typeof scaling === 'object'
+        ? { minSize: num(scaling, 'minSize'), maxSize: num(scaling, 'maxSize') }
+        : null,
+    resources: [],
+  };
+}
+
+/** Normalises an AzureASOManagedMachinePool (v1beta1, or the deprecated v1alpha1 of the same shape). */
+export function normaliseAsoMp(obj: KubeObject): AksInfraModel {
+  const pool = arr(obj, 'spec', 'resources').find((r) => str(r, 'kind') === 'ManagedClustersAgentPool');
+  return {
+    ...common(obj, 'aks-aso'),
+    agentPoolName: str(pool, 'spec', 'azureName') ?? str(pool, 'metadata', 'name'),
+    conditions: [],
+    scaling: null,
+    resources: arr(obj, 'status', 'resources').map((r) => ({
+      kind: str(r, 'resource', 'kind') ?? '',
+      name: str(r, 'resource', 'name') ?? '',
+      ready: bool(r, 'ready'),
+    })),
+  };
+}
+
+function common(obj: KubeObject, flavour: AksInfraModel['flavour']) {
+  return {
+    flavour,
+    name: obj.metadata?.name ?? '',
+    ready: bool(obj, 'status', 'ready'),
+    replicas: num(obj, 'status', 'replicas'),
+    providerIDList: providerIdList(obj, 'spec', 'providerIDList').ids,
+    pausedAnnotation: obj.metadata?.annotations?.[PAUSED_ANNOTATION] !== undefined,
+    deleting: Boolean(obj.metadata?.deletionTimestamp),
+  };
+}
+
+/** ASO's ManagedClustersAgentPool (containerservice.azure.com): its Ready condition and its cached AKS status. */
+export interface AsoAgentPoolModel {
+  name: string;
+  generation: number | null;
+  /** Ready: True, or False with reason Reconciling, ReconciliationBlocked or an Azure error code. */
+  ready: (Condition & { observedGeneration: number | null }) | null;
+  /** `serviceoperator.azure.com/reconcile-policy`: `manage` (the default) or `skip` (CAPZ paused it). */
+  reconcilePolicy: string | null;
+  /** ASO's copy of the AKS agent pool, as of its last reconcile (up to AZURE_SYNC_PERIOD old). */
+  cached: AgentPoolState;
+}
+
+/** What an AKS agent pool says of itself (the REST resource, or ASO's cached copy of it). */
+interface AgentPoolState {
+  provisioningState: string | null;
+  count: number | null;
+  enableAutoScaling: boolean | null;
+  minCount: number | null;
+  maxCount: number | null;
+  /** `powerState.code`: Running or Stopped. */
+  powerState: string | null;
+  orchestratorVersion: string | null;
+  currentOrchestratorVersion: string | null;
+  nodeImageVersion: string | null;
+}
+
+function agentPoolState(props: unknown): AgentPoolState {
+  return {
+    provisioningState: str(props, 'provisioningState'),
+    count: num(props, 'count'),
+    enableAutoScaling: bool(props, 'enableAutoScaling'),
+    minCount: num(props, 'minCount'),
+    maxCount: num(props, 'maxCount'),
+    powerState: str(props, 'powerState', 'code'),
+    orchestratorVersion: str(props, 'orchestratorVersion'),
+    currentOrchestratorVersion: str(props, 'currentOrchestratorVersion'),
+    nodeImageVersion: str(props, 'nodeImageVersion'),
+  };
+}
+
+const ASO_RECONCILE_POLICY = 'serviceoperator.azure.com/reconcile-policy';
+
+/** Normalises an ASO ManagedClustersAgentPool object. */
+export function normaliseAsoAgentPool(obj: KubeObject): AsoAgentPoolModel {
+  const ready = findCondition(conditionsAt(obj, ['status', 'conditions']), 'Ready');
+  const raw = arr(obj, 'status', 'conditions').find((c) => str(c, 'type') === 'Ready');
+  return {
+    name: obj.metadata?.name ?? '',
+    generation: obj.metadata?.generation ?? null,
+    ready: ready ? { ...ready, observedGeneration: num(raw, 'observedGeneration') } : null,
+    reconcilePolicy: obj.metadata?.annotations?.[ASO_RECONCILE_POLICY] ?? null,
+    cached: agentPoolState(obj.status),
+  };
+}
+
+/** An agent pool as `GET …/managedClusters/{mc}/agentPools/{pool}` returns it. */
+export interface AgentPoolModel extends AgentPoolState {
+  id: string;
+  name: string;
+  /** VirtualMachineScaleSets, VirtualMachines or AvailabilitySet. */
+  type: string | null;
+  mode: string | null;
+  /** `properties.status.provisioningError`: why the last operation failed. */
+  provisioningError: { code: string | null; message: string | null } | null;
+}
+
+/** Normalises an agent pool as the AKS REST API returns it; null without an id. */
+export function normaliseAgentPool(raw: unknown): AgentPoolModel | null {
+  const id = str(raw, 'id');
+  if (!id) return null;
+  const props = (raw as { properties?: unknown }).properties;
+  const error = (props as { status?: { provisioningError?: unknown } } | undefined)?.status?.provisioningError;
+  return {
+    id,
+    name: str(raw, 'name') ?? id.split('/').pop() ?? id,
+    ...agentPoolState(props),
+    type: str(props, 'type'),
+    mode: str(props, 'mode'),
+    provisioningError: error ? { code: str(error, 'code'), message: str(error, 'message') } : null,
+  };
+}
+
+/**
+ * Whether an AKS provisioning state means an operation is running: anything but Succeeded, Failed or Canceled
+ * (case aside), as ASO's agent pool check has it. Unknown (null) is not taken for one.
+ */
+export function operationInProgress(state: string | null): boolean {
+  return state !== null && !['succeeded', 'failed', 'canceled'].includes(state.toLowerCase());
+}
+
+/**
+ * An AKS machine's VM as a providerID in the form CAPZ ≥ v1.5.0 writes for an AzureManagedMachinePool: `azure://`
+ * and the VM's ARM id with its resource group segment lowercased (cloud-provider-azure's form, so it matches the
+ * Nodes' own).
+ */
+export function aksProviderId(vmResourceId: string): string {
+  const m = /^(.*\/resourceGroups\/)([^/]+)(\/providers\/.*)$/i.exec(vmResourceId);
+  return `azure://${m ? `${m[1]}${(m[2] as string).toLowerCase()}${m[3]}` : vmResourceId}`;
+}
+
+/** The machines of an agent pool (`GET …/agentPools/{pool}/machines`): each name and its VM as a providerID. */
+export function normaliseAksMachines(raw: readonly unknown[]): { name: string; providerID: string | null }[] {
+  return raw.map((m) => {
+    const vm = str(m, 'properties', 'resourceId');
+    return { name: str(m, 'name') ?? '', providerID: vm ? aksProviderId(vm) : null };
+  });
+}

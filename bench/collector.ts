@@ -55,6 +55,13 @@ async function measuringEntry(loader: string, profiling: boolean): Promise<strin
   return [outfile];
 }
 
+/** How many pools a fleet spec (`<clusters>x<pools>x<instances>,…`) has. */
+function poolsOf(fleet: string): number {
+  const m = /^(\d+)x(\d+)x\d+/.exec(fleet);
+  if (!m) throw new Error(`POOLSCOPE_BENCH_FLEET: expected <clusters>x<pools>x<instances>, got ${fleet}`);
+  return Number(m[1]) * Number(m[2]);
+}
+
 export async function benchCollector(): Promise<Record<string, unknown>> {
   const fleet = process.env.POOLSCOPE_BENCH_FLEET ?? '10x10x20,subs=4,churn=0.01';
   const seconds = Number(process.env.POOLSCOPE_BENCH_SECONDS ?? 90);
@@ -81,6 +88,8 @@ export async function benchCollector(): Promise<Record<string, unknown>> {
       POOLSCOPE_DB_PATH: path.join(stateDir, 'bench.db'),
       POOLSCOPE_CONTEXTS: managementContexts.join(','),
       POOLSCOPE_BENCH_SECONDS: String(seconds),
+      // The warm-up waits for every pool of the fleet (clusters × pools a cluster), not only those seen so far.
+      POOLSCOPE_BENCH_POOLS: String(poolsOf(fleet)),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

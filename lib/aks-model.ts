@@ -2,11 +2,9 @@
 // infrastructureRef's kind), its infra object (AzureManagedMachinePool or AzureASOManagedMachinePool), ASO's agent
 // pool object, and the agent pool and its machines as the AKS REST API returns them.
 
+import type { PoolFlavour } from './api-types';
 import { conditionsAt, findCondition, PAUSED_ANNOTATION, providerIdList, type Condition } from './capi-model';
 import { arr, bool, num, str, type KubeObject } from './unstructured';
-
-/** Which kind of infra pool backs a MachinePool. */
-export type PoolFlavour = 'self-managed' | 'aks-managed' | 'aks-aso';
 
 const FLAVOURS: Record<string, PoolFlavour> = {
   AzureMachinePool: 'self-managed',
@@ -38,12 +36,23 @@ export interface AksInfraModel {
   deleting: boolean;
 }
 
+/**
+ * The agent pool's name in Azure, as an infra object says it: an AMMP's `spec.name` (its own name when unset), an
+ * ASO-MP's embedded ManagedClustersAgentPool's `spec.azureName` (that object's name when unset). AKS labels each of
+ * the pool's Nodes with it.
+ */
+export function agentPoolNameOf(obj: KubeObject): string | null {
+  if (obj.kind === 'AzureManagedMachinePool') return str(obj, 'spec', 'name') ?? obj.metadata?.name ?? null;
+  const pool = arr(obj, 'spec', 'resources').find((r) => str(r, 'kind') === 'ManagedClustersAgentPool');
+  return str(pool, 'spec', 'azureName') ?? str(pool, 'metadata', 'name');
+}
+
 /** Normalises an AzureManagedMachinePool (infrastructure.cluster.x-k8s.io/v1beta1). */
 export function normaliseAmmp(obj: KubeObject): AksInfraModel {
   const scaling = obj.spec?.scaling;
   return {
     ...common(obj, 'aks-managed'),
-    agentPoolName: str(obj, 'spec', 'name') ?? obj.metadata?.name ?? null,
+    agentPoolName: agentPoolNameOf(obj),
     conditions: conditionsAt(obj, ['status', 'conditions']),
     scaling:
       scaling && typeof scaling === 'object'
@@ -55,10 +64,9 @@ export function normaliseAmmp(obj: KubeObject): AksInfraModel {
 
 /** Normalises an AzureASOManagedMachinePool (v1beta1, or the deprecated v1alpha1 of the same shape). */
 export function normaliseAsoMp(obj: KubeObject): AksInfraModel {
-  const pool = arr(obj, 'spec', 'resources').find((r) => str(r, 'kind') === 'ManagedClustersAgentPool');
   return {
     ...common(obj, 'aks-aso'),
-    agentPoolName: str(pool, 'spec', 'azureName') ?? str(pool, 'metadata', 'name'),
+    agentPoolName: agentPoolNameOf(obj),
     conditions: [],
     scaling: null,
     resources: arr(obj, 'status', 'resources').map((r) => ({

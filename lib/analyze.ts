@@ -5,6 +5,7 @@ import type {
   DriftKind,
   InstanceRow,
   ListDigest,
+  PoolCondition,
   PoolDetail,
   PoolSummary,
   ReplicaCounts,
@@ -14,6 +15,8 @@ import { poolKey } from './api-types';
 import { diagnose } from './diagnosis';
 import { awaitsAzureRead, computeDrift, countDrift, driftKindsFor } from './drift';
 import { displayId, joinSources, type JoinedId } from './join';
+import type { Condition } from './capi-model';
+import { infraList, infraReady } from './pool-lists';
 import { buildPoolModel, isPaused, type PoolInput, type PoolModel } from './pool-model';
 import { autoscalerKey } from './provider-id';
 import { sortByRowKey } from './row-order';
@@ -48,7 +51,7 @@ function replicaCounts(model: PoolModel, joined: readonly JoinedId[]): ReplicaCo
     azureInstances: az ? az.instances.length : null,
     azureSucceeded: az ? az.instances.filter((i) => i.provisioningState === 'Succeeded').length : null,
     azureFailed: az ? az.instances.filter((i) => i.provisioningState === 'Failed').length : null,
-    capz: model.amp?.replicas ?? null,
+    capz: model.amp?.replicas ?? model.aks?.infra?.replicas ?? null,
     capi: model.mp.statusReplicas,
     readyNodes,
   };
@@ -122,7 +125,34 @@ function sourceOf(s: PoolModel['azure'] | PoolModel['workload']): SourceState {
   return s.state === 'ok' ? { state: 'ok' } : s;
 }
 
+/** The conditions the timeline's lanes show: the infra pool's, ASO's agent pool's Ready, the MachinePool's. */
+function poolConditions(model: PoolModel): PoolCondition[] {
+  const row = (source: PoolCondition['source'], c: Condition): PoolCondition => ({
+    source,
+    type: c.type,
+    status: c.status,
+    reason: c.reason,
+    message: c.message,
+    lastTransitionTime: c.lastTransitionTime,
+  });
+  const aso = model.aks?.aso.state === 'ok' ? model.aks.aso.pool.ready : null;
+  return [
+    ...(model.amp?.conditions ?? model.aks?.infra?.conditions ?? []).map((c) => row('amp', c)),
+    ...(aso ? [row('aso', aso)] : []),
+    ...model.mp.conditions.map((c) => row('mp', c)),
+  ];
+}
+
+/** An AKS pool's provisioning state: AKS's own when read, else ASO's cached copy. */
+function aksProvisioningState(model: PoolModel): string | null {
+  const aks = model.aks;
+  if (!aks) return null;
+  if (aks.agentPool.state === 'ok') return aks.agentPool.pool.provisioningState;
+  return aks.aso.state === 'ok' ? aks.aso.pool.cached.provisioningState : null;
+}
+
 export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail {
+  const infra = infraList(model);
   const joined = joinSources(model);
   const kinds = joined.map((j) => driftKindsFor(j, model));
   const drift = computeDrift(model, joined, { now: opts.now, previous: opts.previous?.drift }, kinds);
@@ -138,12 +168,13 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
   const summary: PoolSummary = {
     ref: model.ref,
     key: poolKey(model.ref),
+    flavour: model.flavour,
     clusterName: model.mp.clusterName,
     orchestrationMode:
       model.azure.state === 'ok' ? model.azure.vmss.orchestrationMode : (model.amp?.orchestrationMode ?? null),
     replicas: replicaCounts(model, joined),
-    provisioningState: model.amp?.provisioningState ?? null,
-    ampReady: model.amp?.ready ?? null,
+    provisioningState: model.amp?.provisioningState ?? aksProvisioningState(model),
+    ampReady: infraReady(model),
     mpInfrastructureReady: model.mp.infrastructureReady,
     phase: model.mp.phase,
     paused: isPaused(model),
@@ -157,25 +188,8 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
   };
   return {
     summary,
-    conditions: [
-      ...(model.amp?.conditions ?? []).map((c) => ({
-        source: 'amp' as const,
-        type: c.type,
-        status: c.status,
-        reason: c.reason,
-        message: c.message,
-        lastTransitionTime: c.lastTransitionTime,
-      })),
-      ...model.mp.conditions.map((c) => ({
-        source: 'mp' as const,
-        type: c.type,
-        status: c.status,
-        reason: c.reason,
-        message: c.message,
-        lastTransitionTime: c.lastTransitionTime,
-      })),
-    ],
-    lists: { mp: digest(model.mp.providerIDList), amp: model.amp ? digest(model.amp.providerIDList) : null },
+    conditions: poolConditions(model),
+    lists: { mp: digest(model.mp.providerIDList), amp: infra ? digest(infra) : null },
     findings,
     verdict,
     drift,

@@ -104,6 +104,10 @@ export type FindingCode =
   | 'replicas-unknown'
   | 'sources-disagree'
   | 'gate-closed'
+  | 'aks-pool-failed'
+  | 'aks-operation'
+  | 'aks-replicas-cached'
+  | 'aks-nodes-unmapped'
   | 'healthy';
 
 export interface Finding {
@@ -289,6 +293,9 @@ export interface ResyncVerdictChanged extends ApiError {
   };
 }
 
+/** Which infra kind backs a MachinePool (lib/aks-model's flavourOf). */
+export type PoolFlavour = 'self-managed' | 'aks-managed' | 'aks-aso';
+
 export type SourceState =
   | { state: 'ok' }
   | { state: 'unknown'; reason: string }
@@ -350,6 +357,12 @@ export interface ReplicaCounts {
 export interface PoolSummary {
   ref: PoolRef;
   key: string;
+  /**
+   * The infra kind behind the pool (by the MachinePool's infrastructureRef): `self-managed` (AzureMachinePool),
+   * `aks-managed` (AzureManagedMachinePool) or `aks-aso` (AzureASOManagedMachinePool). Absent in summaries stored
+   * before it, which were all self-managed.
+   */
+  flavour?: PoolFlavour;
   clusterName: string | null;
   orchestrationMode: 'Uniform' | 'Flexible' | null;
   replicas: ReplicaCounts;
@@ -388,9 +401,12 @@ export function presence(s: Pick<PoolSummary, 'deletedAt' | 'unwatchedSince'>): 
   return s.deletedAt ? 'deleted' : s.unwatchedSince ? 'unwatched' : 'present';
 }
 
-/** A condition of the AzureMachinePool or (v1beta1-style) of the MachinePool, for the timeline lanes. */
+/**
+ * A condition for the timeline lanes: of the infra pool (`amp`: the AzureMachinePool, or an AKS pool's
+ * AzureManagedMachinePool), of ASO's agent pool (`aso`, its Ready) or, v1beta1-style, of the MachinePool.
+ */
 export interface PoolCondition {
-  source: 'amp' | 'mp';
+  source: 'amp' | 'aso' | 'mp';
   type: string;
   status: 'True' | 'False' | 'Unknown';
   reason: string | null;

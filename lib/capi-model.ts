@@ -3,7 +3,7 @@
 // (docs/domain.md, "The v1beta1 and v1beta2 field map").
 
 import { providerIdProblem } from './provider-id';
-import { SlimMachine, SlimNode } from './slim';
+import { AKS_AGENT_POOL_LABEL, SlimMachine, SlimNode } from './slim';
 import { arr, bool, get, machineDeletingStage, num, str, strings, toMs, type KubeObject } from './unstructured';
 
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
@@ -93,6 +93,8 @@ export interface NodeModel {
   providerID: string | null;
   ready: boolean | null;
   uninitializedTaint: boolean;
+  /** An AKS Node's agent pool (label kubernetes.azure.com/agentpool); null on other Nodes. */
+  agentPool: string | null;
 }
 
 export interface ClusterModel {
@@ -277,6 +279,7 @@ export function normaliseNode(obj: KubeObject): NodeModel {
       providerID: obj.providerID ?? null,
       ready: obj.ready === undefined ? null : obj.ready === 'True',
       uninitializedTaint: obj.taints?.some((t) => t.key === UNINITIALIZED_TAINT) ?? false,
+      agentPool: obj.agentPool ?? null,
     };
   }
   const ready = arr(obj, 'status', 'conditions').find((c) => str(c, 'type') === 'Ready');
@@ -286,6 +289,7 @@ export function normaliseNode(obj: KubeObject): NodeModel {
     providerID: str(obj, 'spec', 'providerID'),
     ready: readyStatus === null ? null : readyStatus === 'True',
     uninitializedTaint: arr(obj, 'spec', 'taints').some((t) => str(t, 'key') === UNINITIALIZED_TAINT),
+    agentPool: obj.metadata?.labels?.[AKS_AGENT_POOL_LABEL] ?? null,
   };
 }
 

@@ -10,7 +10,7 @@ import type { JoinedId } from './join';
 import type { PoolModel } from './pool-model';
 import { toMs } from './unstructured';
 import { contextOf, type DiagnosisOptions, type Draft } from './findings/context';
-import { FINDING_ORDER, RULES } from './findings/rules';
+import { FINDING_ORDER, rulesFor } from './findings/rules';
 
 /**
  * A finding's summary as of `now`: the stored summary has no duration (it would change every second), so the
@@ -51,7 +51,7 @@ function drafts(c: ReturnType<typeof contextOf>): Draft[] {
   const out: Draft[] = [];
   const found = new Set<FindingCode>();
   for (const pass of [false, true])
-    for (const rule of RULES) {
+    for (const rule of rulesFor(c.model.flavour)) {
       if ((rule.afterOthers === true) !== pass) continue;
       const d = rule.find(c, found);
       if (d) {

@@ -5,7 +5,8 @@
 
 import type { DriftItem, DriftKind, Severity } from './api-types';
 import { displayId, spellings, type JoinedId } from './join';
-import type { PoolModel } from './pool-model';
+import { infraList } from './pool-lists';
+import { INFRA_KIND, type PoolModel } from './pool-model';
 import { belongsToScaleSet, joinKey, namedScaleSetKey, parseProviderId } from './provider-id';
 import { compareDriftKeys } from './row-order';
 
@@ -123,6 +124,7 @@ export function driftKindsFor(j: JoinedId, model: PoolModel): DriftKind[] {
   if (j.caseVariants) return ['case-mismatch'];
   // Another scale set's instance: not gone from Azure, nor an orphan Node (its own pool has it), but listed here.
   if (inOtherScaleSet(j, model)) return ['other-scale-set'];
+  if (model.flavour !== 'self-managed') return aksDriftKinds(j, model);
   // What Azure's last read says of an ID it predates counts for nothing (see awaitsAzureRead).
   const awaiting = awaitsAzureRead(j, model);
   const azureKnown = (model.azure.state === 'ok' && !awaiting) || model.azure.state === 'not-found';
@@ -139,6 +141,52 @@ export function driftKindsFor(j: JoinedId, model: PoolModel): DriftKind[] {
     kinds.push('instance-without-node');
   if (j.raw.node !== null && azureKnown && !inAzure) kinds.push('node-without-instance');
   return kinds;
+}
+
+/**
+ * An AKS pool's drift, against live truth rather than the infra list, which freezes with the MachinePool's
+ * (docs/domain.md, "Drift checks for AKS pools", d): the node resource group's VMs when Azure was read, and the
+ * registered Nodes. An AzureManagedMachinePool lists every VM of its scale set, joined or not; an
+ * AzureASOManagedMachinePool lists the Nodes, so for it an ID no Node has any more is gone even without Azure.
+ */
+function aksDriftKinds(j: JoinedId, model: PoolModel): DriftKind[] {
+  const azureKnown = model.azure.state === 'ok' || model.azure.state === 'not-found';
+  const inAzure = j.raw.azure !== null;
+  const activeInAzure = inAzure && !isLeaving(j);
+  const registered = j.node !== null;
+  const aso = model.flavour === 'aks-aso';
+  const gone = azureKnown ? !inAzure : aso && model.workload.state === 'ok' && !registered;
+  const listable = registered || (activeInAzure && !aso);
+  const inInfra = j.raw.amp !== null;
+  const inMp = j.raw.mp !== null;
+  const kinds: DriftKind[] = [];
+  if ((listable || activeInAzure || inInfra) && !inMp) kinds.push('missing-from-machinepool');
+  if (inMp && gone) kinds.push('ghost-in-machinepool');
+  if (model.aks?.infra && listable && !inInfra) kinds.push('missing-from-azuremachinepool');
+  if (inInfra && gone) kinds.push('ghost-in-azuremachinepool');
+  if (model.workload.state === 'ok' && activeInAzure && isRunning(j) && !registered)
+    kinds.push('instance-without-node');
+  if (registered && azureKnown && !inAzure) kinds.push('node-without-instance');
+  return kinds;
+}
+
+/** What a drift item says: the kind's sentence, in the words of the pool's infra kind. */
+function summaryOf(kind: DriftKind, j: JoinedId, model: PoolModel): string {
+  if (kind === 'case-mismatch') return `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}`;
+  if (kind === 'other-scale-set') return otherScaleSetSummary(j, model);
+  if (model.flavour === 'self-managed') return SUMMARY[kind];
+  const infra = INFRA_KIND[model.flavour];
+  const gone = model.azure.state === 'ok' || model.azure.state === 'not-found' ? 'gone from Azure' : 'no Node has it';
+  switch (kind) {
+    case 'ghost-in-machinepool':
+      return `In the MachinePool providerIDList, but ${gone}.`;
+    case 'missing-from-azuremachinepool':
+      return `Live (${j.node ? 'a registered Node' : 'a VM in Azure'}) but not in the ${infra} list: CAPZ has not listed it since it came.`;
+    case 'ghost-in-azuremachinepool':
+      return `In the ${infra} list, but ${gone}.`;
+    default:
+      return SUMMARY[kind];
+  }
 }
 
 function sameOrderlessButReordered(a: readonly string[], b: readonly string[]): boolean {
@@ -196,23 +244,18 @@ export function computeDrift(
   const items: DriftItem[] = [];
   for (const [i, j] of joined.entries()) {
     for (const kind of kinds[i] ?? []) {
-      const summary =
-        kind === 'case-mismatch'
-          ? `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}`
-          : kind === 'other-scale-set'
-            ? otherScaleSetSummary(j, model)
-            : SUMMARY[kind];
-      items.push(item(`${kind}:${j.key}`, kind, displayId(j), j.raw, summary));
+      items.push(item(`${kind}:${j.key}`, kind, displayId(j), j.raw, summaryOf(kind, j, model)));
     }
   }
-  if (model.amp && sameOrderlessButReordered(model.mp.providerIDList, model.amp.providerIDList)) {
+  const infra = infraList(model);
+  if (infra && sameOrderlessButReordered(model.mp.providerIDList, infra)) {
     items.push(
       item(
         'order-only:',
         'order-only',
         null,
         { azure: null, amp: null, mp: null, ampm: null, machine: null, node: null },
-        SUMMARY['order-only'],
+        SUMMARY['order-only'].replace('AzureMachinePool', INFRA_KIND[model.flavour]),
       ),
     );
   }

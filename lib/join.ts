@@ -1,11 +1,12 @@
-// Lines up every providerID a pool knows of across Azure, the two lists, AMPMs, Machines and Nodes,
-// keyed case-insensitively (docs/domain.md, "How poolscope joins providerIDs") so that case drift shows up as one
-// row with two spellings.
+// Lines up every providerID a pool knows of across Azure, the two lists (the infra pool's in the `amp` slot,
+// whichever its kind), AMPMs, Machines and Nodes, keyed case-insensitively
+// (docs/domain.md, "How poolscope joins providerIDs") so that case drift shows up as one row with two spellings.
 
 import type { IdSource } from './api-types';
 import type { InstanceModel } from './azure-model';
 import type { MachineModel, NodeModel } from './capi-model';
 import type { AmpmModel } from './capz-model';
+import { infraList } from './pool-lists';
 import type { PoolModel } from './pool-model';
 import { belongsToScaleSet, joinKey, parseProviderId } from './provider-id';
 
@@ -73,7 +74,7 @@ export function joinSources(model: PoolModel): JoinedId[] {
       }
     }
   }
-  for (const id of model.amp?.providerIDList ?? []) {
+  for (const id of infraList(model) ?? []) {
     const e = entry(id);
     if (e.raw.amp === null) e.raw.amp = id;
   }
@@ -100,12 +101,11 @@ export function joinSources(model: PoolModel): JoinedId[] {
   if (model.workload.state === 'ok') {
     for (const n of model.workload.nodes) {
       if (!n.providerID) continue;
-      // The workload cluster has other pools' Nodes too: keep the ones this pool knows of or that point
-      // into its scale set.
+      // The workload cluster has other pools' Nodes too: keep the ones this pool knows of, that point into its
+      // scale set, or (AKS) that carry its agent pool's label.
       let e = find(n.providerID);
       if (!e) {
-        const parsed = parseProviderId(n.providerID);
-        if (!model.scaleSet || !parsed.ok || !belongsToScaleSet(parsed, model.scaleSet)) continue;
+        if (!ownNode(n, n.providerID, model)) continue;
         e = entry(n.providerID);
       }
       if (e.raw.node === null) {
@@ -115,6 +115,14 @@ export function joinSources(model: PoolModel): JoinedId[] {
     }
   }
   return [...byKey.values()];
+}
+
+/** Whether a Node no list names is this pool's all the same: in its scale set, or labelled with its AKS pool. */
+function ownNode(n: NodeModel, providerID: string, model: PoolModel): boolean {
+  const agentPool = model.aks?.infra?.agentPoolName ?? null;
+  if (agentPool !== null && n.agentPool === agentPool) return true;
+  const parsed = parseProviderId(providerID);
+  return model.scaleSet !== null && parsed.ok && belongsToScaleSet(parsed, model.scaleSet);
 }
 
 /** The distinct spellings of one joined ID across sources. */

@@ -1,16 +1,28 @@
 // What the two providerID lists and CAPI's readiness gate say of a pool: whether the gate is closed, and what
-// copying the AzureMachinePool list into the MachinePool would change. Read by the diagnosis, the resync verdict
-// and the resync itself.
+// copying the infra pool's list (the AzureMachinePool's, or an AKS pool's infra object's) into the MachinePool
+// would change. Read by the diagnosis, the resync verdict and the resync itself.
 
 import type { PoolModel } from './pool-model';
 
+/** The infra pool's list: the AzureMachinePool's, or an AKS pool's infra object's; null without one. */
+export function infraList(model: PoolModel): readonly string[] | null {
+  return model.amp?.providerIDList ?? model.aks?.infra?.providerIDList ?? null;
+}
+
+/** The infra pool's status.ready (null when unset, or without an infra object). */
+export function infraReady(model: PoolModel): boolean | null {
+  return model.amp?.ready ?? model.aks?.infra?.ready ?? null;
+}
+
 /**
- * Whether CAPI's readiness gate is closed: `external.IsReady` reads only `status.ready`
+ * Whether CAPI's readiness gate is closed: `external.IsReady` reads only `status.ready`, of whichever infra kind
  * (docs/domain.md, "The readiness gate").
  */
 export function gateClosed(model: PoolModel): boolean {
-  return model.amp !== null && model.amp.ready !== true;
+  return infraList(model) !== null && infraReady(model) !== true;
 }
+
+const EMPTY: readonly string[] = [];
 
 /** The IDs `to` has and `from` lacks (`add`), and the reverse (`remove`), each once, in list order. */
 export function idDiff(from: readonly string[], to: readonly string[]): { add: string[]; remove: string[] } {
@@ -32,10 +44,10 @@ const listDiffs = new WeakMap<
   { to: readonly string[]; diff: { add: string[]; remove: string[] } }
 >();
 
-/** What copying the AzureMachinePool list into the MachinePool would add and remove. */
+/** What copying the infra pool's list into the MachinePool would add and remove. */
 export function listDiff(model: PoolModel): { add: string[]; remove: string[] } {
   const from = model.mp.providerIDList;
-  const to = model.amp?.providerIDList ?? [];
+  const to = infraList(model) ?? EMPTY;
   const hit = listDiffs.get(from);
   if (hit?.to === to) return hit.diff;
   const diff = idDiff(from, to);
@@ -45,7 +57,7 @@ export function listDiff(model: PoolModel): { add: string[]; remove: string[] } 
 
 /** Whether the two lists differ as sets (CAPI would change the MachinePool list if it could). */
 export function listsDiffer(model: PoolModel): boolean {
-  if (model.amp === null) return false;
+  if (infraList(model) === null) return false;
   const { add, remove } = listDiff(model);
   return add.length > 0 || remove.length > 0;
 }

@@ -1,7 +1,18 @@
 // One normalised model of a MachinePool and everything behind it, whatever API version or source shape it was
-// read in: CAPI's objects (./capi-model), CAPZ's (./capz-model) and Azure's (./azure-model), put together.
+// read in: CAPI's objects (./capi-model), CAPZ's (./capz-model), Azure's (./azure-model) and, for an AKS pool, its
+// infra object, ASO's agent pool and AKS's (./aks-model), put together.
 
-import type { PoolRef, SourceState } from './api-types';
+import {
+  flavourOf,
+  normaliseAgentPool,
+  normaliseAmmp,
+  normaliseAsoAgentPool,
+  normaliseAsoMp,
+  type AgentPoolModel,
+  type AksInfraModel,
+  type AsoAgentPoolModel,
+} from './aks-model';
+import type { PoolFlavour, PoolRef, SourceState } from './api-types';
 import { normaliseAzure, type AzureData, type NormalisedAzure } from './azure-model';
 import {
   checkedList,
@@ -19,11 +30,34 @@ import { parseProviderId, type ParsedProviderId } from './provider-id';
 import type { KubeObject } from './unstructured';
 
 type WorkloadData = { state: 'ok'; nodes: NodeModel[] } | Exclude<SourceState, { state: 'ok' }>;
+type NotOk = Exclude<SourceState, { state: 'ok' }>;
+
+/** The infra kind of each flavour, as CAPZ names it. */
+export const INFRA_KIND: Record<PoolFlavour, string> = {
+  'self-managed': 'AzureMachinePool',
+  'aks-managed': 'AzureManagedMachinePool',
+  'aks-aso': 'AzureASOManagedMachinePool',
+};
+
+/** What an AKS pool has beside the MachinePool (docs/domain.md, "What to read for an AKS pool"). */
+interface AksPoolModel {
+  /** The AzureManagedMachinePool or AzureASOManagedMachinePool; null when it was not found. */
+  infra: AksInfraModel | null;
+  /** ASO's ManagedClustersAgentPool, or why it was not read (not found: ASO has not made it, or it was deleted). */
+  aso: { state: 'ok'; pool: AsoAgentPoolModel } | NotOk;
+  /** The agent pool as AKS reports it now (a GET), or why it was not read. */
+  agentPool: { state: 'ok'; pool: AgentPoolModel; readAt: number | null } | NotOk;
+}
 
 export interface PoolModel {
   ref: PoolRef;
+  /** Which infra kind backs the pool, by the MachinePool's infrastructureRef (self-managed when it names none). */
+  flavour: PoolFlavour;
   mp: MachinePoolModel;
+  /** The AzureMachinePool of a self-managed pool (always null for an AKS pool: see `aks`). */
   amp: AzureMachinePoolModel | null;
+  /** An AKS pool's infra object, ASO agent pool and AKS agent pool (null for a self-managed pool). */
+  aks: AksPoolModel | null;
   ampms: AmpmModel[];
   machines: MachineModel[];
   cluster: ClusterModel | null;
@@ -59,6 +93,8 @@ export interface PoolInput {
     | NormalisedAzure
     | Exclude<SourceState, { state: 'ok' }>;
   capzVersion?: string | null;
+  /** An AKS pool's own sources (docs/domain.md, "What to read for an AKS pool"); ignored for a self-managed one. */
+  aks?: AksPoolInput;
   /**
    * The pool's AMPMs deleted lately: their providerID, and when the collector saw them go (ms since the epoch). CAPZ
    * removes an AMPM once its VM is deleted or gone, so an instance Azure's last read still lists, whose AMPM went
@@ -72,6 +108,15 @@ export interface PoolInput {
   otherScaleSetPools?: Readonly<Record<string, string>>;
 }
 
+interface AksPoolInput {
+  /** The AzureManagedMachinePool or AzureASOManagedMachinePool the MachinePool's infrastructureRef names. */
+  infra?: KubeObject | null;
+  /** ASO's ManagedClustersAgentPool for the pool (null: not found), or why it could not be read. */
+  asoAgentPool?: KubeObject | null | NotOk;
+  /** `GET …/agentPools/{pool}` as AKS answered it, or why it could not be read. */
+  agentPool?: { state: 'ok'; agentPool: unknown; readAt?: number | null } | NotOk;
+}
+
 export interface DepartedAmpm {
   providerID: string;
   at: number;
@@ -83,13 +128,10 @@ export interface DepartedAmpm {
  * Machines and Nodes), and most leave these two as they were. Objects are not changed once read (an informer
  * replaces an object on update), and models are not changed by their readers.
  */
-const normalised = new WeakMap<KubeObject, { model: MachinePoolModel | AzureMachinePoolModel; notes: string[] }>();
+type Memoised = MachinePoolModel | AzureMachinePoolModel | AksInfraModel;
+const normalised = new WeakMap<KubeObject, { model: Memoised; notes: string[] }>();
 
-function memo<T extends MachinePoolModel | AzureMachinePoolModel>(
-  obj: KubeObject,
-  notes: string[],
-  read: (o: KubeObject, n: string[]) => T,
-): T {
+function memo<T extends Memoised>(obj: KubeObject, notes: string[], read: (o: KubeObject, n: string[]) => T): T {
   let m = normalised.get(obj);
   if (!m) {
     const own: string[] = [];
@@ -104,8 +146,13 @@ export function buildPoolModel(input: PoolInput): PoolModel {
   const notes: string[] = [];
   const mp = memo(input.machinePool, notes, normaliseMachinePool);
   if (mp.replicas === null) notes.push('MachinePool spec.replicas is not set.');
-  const amp = input.azureMachinePool ? memo(input.azureMachinePool, notes, normaliseAzureMachinePool) : null;
-  if (!amp) notes.push("No AzureMachinePool was found for this MachinePool's infrastructureRef.");
+  const flavour = flavourOf(mp.infrastructureRef.kind) ?? 'self-managed';
+  const amp =
+    flavour === 'self-managed' && input.azureMachinePool
+      ? memo(input.azureMachinePool, notes, normaliseAzureMachinePool)
+      : null;
+  const aks = flavour === 'self-managed' ? null : aksPart(flavour, input.aks ?? {}, notes);
+  if (!amp && !aks?.infra) notes.push(`No ${INFRA_KIND[flavour]} was found for this MachinePool's infrastructureRef.`);
 
   const w = input.workload ?? { state: 'unknown' as const, reason: 'workload cluster not read' };
   const workload: WorkloadData = w.state === 'ok' ? { state: 'ok', nodes: w.nodes.map(normaliseNode) } : w;
@@ -127,7 +174,7 @@ export function buildPoolModel(input: PoolInput): PoolModel {
 
   for (const [label, list] of [
     ['MachinePool', mp.providerIDList],
-    ['AzureMachinePool', amp?.providerIDList ?? []],
+    [INFRA_KIND[flavour], amp?.providerIDList ?? aks?.infra?.providerIDList ?? []],
   ] as const) {
     const c = checkedList(list);
     if (c.duplicates) notes.push(`${label} spec.providerIDList has duplicate entries.`);
@@ -140,8 +187,10 @@ export function buildPoolModel(input: PoolInput): PoolModel {
 
   return {
     ref: { context: input.context, namespace: mp.namespace, name: mp.name },
+    flavour,
     mp,
     amp,
+    aks,
     ampms: (input.azureMachinePoolMachines ?? []).map(normaliseAmpm),
     machines: (input.machines ?? []).map(normaliseMachine),
     cluster: input.cluster ? normaliseCluster(input.cluster) : null,
@@ -153,6 +202,34 @@ export function buildPoolModel(input: PoolInput): PoolModel {
     otherScaleSetPools: input.otherScaleSetPools ?? {},
     notes,
   };
+}
+
+/** An AKS pool's own sources, normalised; a kind that does not match the flavour counts as not found. */
+function aksPart(flavour: Exclude<PoolFlavour, 'self-managed'>, input: AksPoolInput, notes: string[]): AksPoolModel {
+  const kind = INFRA_KIND[flavour];
+  const obj = input.infra && input.infra.kind === kind ? input.infra : null;
+  const infra = obj ? memo(obj, notes, flavour === 'aks-managed' ? normaliseAmmp : normaliseAsoMp) : null;
+  const rawAso = input.asoAgentPool;
+  let aso: AksPoolModel['aso'];
+  if (rawAso === undefined) aso = { state: 'unknown', reason: 'ASO agent pool not read' };
+  else if (rawAso === null) aso = { state: 'not-found', error: 'no ManagedClustersAgentPool of this pool was found' };
+  else if (isSourceState(rawAso)) aso = rawAso;
+  else aso = { state: 'ok', pool: normaliseAsoAgentPool(rawAso) };
+  return { infra, aso, agentPool: agentPoolOf(input.agentPool, notes) };
+}
+
+function agentPoolOf(a: AksPoolInput['agentPool'], notes: string[]): AksPoolModel['agentPool'] {
+  if (!a) return { state: 'unknown', reason: 'AKS agent pool not read' };
+  if (a.state !== 'ok') return a;
+  const pool = normaliseAgentPool(a.agentPool);
+  if (pool) return { state: 'ok', pool, readAt: a.readAt ?? null };
+  notes.push('The AKS agent pool answer has no id; it was not used.');
+  return { state: 'unknown', reason: 'the AKS agent pool answer has no id' };
+}
+
+function isSourceState(o: KubeObject | NotOk): o is NotOk {
+  const state = (o as { state?: unknown }).state;
+  return typeof state === 'string' && (o as KubeObject).kind === undefined;
 }
 
 /** Whether CAPI's MachinePool controller is paused for this pool (Cluster.spec.paused or the MP annotation). */

@@ -7,7 +7,7 @@
 
 import { machineDeletingStage, type KubeObject } from './unstructured';
 
-export type SlimKind = 'mp' | 'amp' | 'ampm' | 'machine' | 'cluster' | 'node' | 'event';
+export type SlimKind = 'mp' | 'amp' | 'ampm' | 'machine' | 'cluster' | 'node' | 'event' | 'ammp' | 'asomp' | 'asoap';
 
 /** Typed client lists hand back Dates; the model reads RFC 3339 strings, as the API sends them. */
 function iso(v: unknown): string | undefined {
@@ -72,6 +72,8 @@ function rec(v: unknown): Record<string, unknown> {
 /** Labels the collector indexes by. */
 export const AMPM_POOL_LABEL = 'azuremachinepool.infrastructure.cluster.x-k8s.io/machine-pool';
 export const MACHINE_POOL_LABEL = 'cluster.x-k8s.io/pool-name';
+/** The label AKS puts on each Node with its agent pool's name (CAPZ lists an ASO-MP's Nodes by it). */
+export const AKS_AGENT_POOL_LABEL = 'kubernetes.azure.com/agentpool';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
@@ -254,12 +256,15 @@ export class SlimNode extends SlimInstance {
     readonly taints: { key?: string; effect?: string }[] | undefined,
     /** The Ready condition's status, when the Node has one. */
     readonly ready: string | undefined,
+    /** An AKS Node's agent pool (label AKS_AGENT_POOL_LABEL), the one label the pool model reads. */
+    readonly agentPool?: string,
   ) {
     super();
   }
 
   get metadata(): NonNullable<KubeObject['metadata']> {
-    return defined({ name: this.name, deletionTimestamp: this.deleted });
+    const labels = this.agentPool === undefined ? undefined : { [AKS_AGENT_POOL_LABEL]: this.agentPool };
+    return defined({ name: this.name, deletionTimestamp: this.deleted, labels });
   }
 
   override get spec(): Record<string, unknown> {
@@ -377,7 +382,7 @@ export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): Ku
       );
     }
     case 'node': {
-      // The pool model reads a Node's providerID, its uninitialized taint and whether it is Ready.
+      // The pool model reads a Node's providerID, its uninitialized taint, whether it is Ready and its AKS pool.
       const m = obj.metadata ?? {};
       const ready = Array.isArray(status.conditions)
         ? status.conditions.find((c) => rec(c).type === 'Ready')
@@ -391,6 +396,7 @@ export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): Ku
         intern(str(spec.providerID)),
         taints,
         ready === undefined ? undefined : intern(str(rec(ready).status)),
+        intern(m.labels?.[AKS_AGENT_POOL_LABEL]),
       );
     }
     case 'event': {

@@ -2,7 +2,7 @@
 // GET /api/pools would refuse, the fleet page refuses before it reads filters here (server/http/api-schemas
 // fleetParamsProblem); a malformed, impossible or future instant or range is an error the pool page shows.
 
-import type { PoolSummary, Severity } from './api-types';
+import type { PoolFlavour, PoolSummary, Severity } from './api-types';
 import { goneSince, SEVERITY_RANK } from './api-types';
 
 export type Params = Record<string, string | string[] | undefined> | URLSearchParams;
@@ -39,6 +39,8 @@ export interface FleetFilters {
   q?: string;
   /** Only pools whose worst finding has this severity. */
   severity?: Severity;
+  /** Only pools of this flavour (the infra kind behind the MachinePool). */
+  kind?: PoolFlavour;
   sort: SortKey;
   desc: boolean;
   /** The page's own: pools grouped by management cluster (kubeconfig context) or workload cluster. Not an API filter. */
@@ -51,6 +53,18 @@ export type FleetGroup = (typeof FLEET_GROUPS)[number];
 const truthy = (v: string | undefined) => v === '1' || v === 'true';
 
 export const SEVERITIES = ['critical', 'warning', 'info'] as const satisfies readonly Severity[];
+
+export const FLAVOURS = ['self-managed', 'aks-managed', 'aks-aso'] as const satisfies readonly PoolFlavour[];
+
+/** Each flavour in a few words, and the infra kind behind it. */
+export const FLAVOUR_LABELS: Record<PoolFlavour, { short: string; kind: string }> = {
+  'self-managed': { short: 'VMSS', kind: 'AzureMachinePool' },
+  'aks-managed': { short: 'AKS', kind: 'AzureManagedMachinePool' },
+  'aks-aso': { short: 'AKS (ASO)', kind: 'AzureASOManagedMachinePool' },
+};
+
+/** A summary's flavour: one stored before flavours were was self-managed. */
+export const flavourOf = (p: Pick<PoolSummary, 'flavour'>): PoolFlavour => p.flavour ?? 'self-managed';
 
 export function parseFleetParams(p: Params): FleetFilters {
   const rawSort = one(p, 'sort') ?? 'finding';
@@ -70,10 +84,12 @@ export function parseFleetParams(p: Params): FleetFilters {
   // An unknown sort or severity falls back to the default here; the page has already refused such a link.
   const severity = SEVERITIES.find((s) => s === one(p, 'severity'));
   const group = FLEET_GROUPS.find((g) => g === one(p, 'group'));
+  const kind = FLAVOURS.find((k) => k === one(p, 'kind'));
   if (context) out.context = context;
   if (namespace) out.namespace = namespace;
   if (q) out.q = q;
   if (severity) out.severity = severity;
+  if (kind) out.kind = kind;
   if (group) out.group = group;
   return out;
 }
@@ -88,6 +104,7 @@ export function fleetQuery(f: FleetFilters): string {
   if (f.deleted) u.set('deleted', '1');
   if (f.q) u.set('q', f.q);
   if (f.severity) u.set('severity', f.severity);
+  if (f.kind) u.set('kind', f.kind);
   if (f.sort !== 'finding' || f.desc) u.set('sort', `${f.desc ? '-' : ''}${f.sort}`);
   if (f.group) u.set('group', f.group);
   return u.toString();
@@ -128,6 +145,7 @@ export function selectPools(pools: readonly PoolSummary[], f: FleetFilters): Poo
       (!f.drifting || driftTotal(p) > 0) &&
       (!f.notReady || p.ampReady !== true) &&
       (f.deleted || !goneSince(p)) &&
+      (!f.kind || flavourOf(p) === f.kind) &&
       hasSeverity(p, f.severity) &&
       (!q ||
         [p.ref.context, p.ref.namespace, p.ref.name, p.clusterName ?? '', p.worstFinding?.summary ?? ''].some((s) =>

@@ -1,6 +1,7 @@
 // The resync verdict: whether a reconcile trigger or a MachinePool-list repair can help this pool, and why
 // not when it cannot (docs/domain.md, "Triggering a reconcile from outside" and "What a resync can and cannot do").
 
+import { aksResyncVerdict } from './aks-verdict';
 import type { DriftItem, ResyncVerdict, SourceState } from './api-types';
 import { gateClosed, listDiff } from './pool-lists';
 import { plural } from './format';
@@ -50,6 +51,7 @@ export function resyncVerdict(
   drift: readonly DriftItem[],
   kube?: SourceState,
 ): ResyncVerdict {
+  if (model.flavour !== 'self-managed') return aksResyncVerdict(model, drift, kube);
   const { add, remove } = listDiff(model);
   const blocked = refusal(model, kube);
   const closed = gateClosed(model);

@@ -51,6 +51,7 @@ describe('metrics', () => {
     });
     const text = await m.render();
     expect(sample(text, 'poolscope_pools', '')).toBe(1);
+    expect(sample(text, 'poolscope_pool_info', `${POOL},flavour="self-managed"`)).toBe(1);
     expect(sample(text, 'poolscope_pool_drift_items', `${POOL},kind="missing-from-machinepool"`)).toBe(2);
     expect(sample(text, 'poolscope_pool_drift_items', `${POOL},kind="case-mismatch"`)).toBe(0);
     expect(sample(text, 'poolscope_pool_findings', `${POOL},code="readiness-gate-frozen",severity="critical"`)).toBe(1);
@@ -218,6 +219,7 @@ function oddPools(now: number): PoolSummary[] {
       ...base,
       ref: { context: 'mgmt', namespace: 'default', name: 'plain' },
       key: 'k2',
+      flavour: 'aks-aso',
       replicas,
       ampReady: null,
       driftCounts: {},
@@ -259,6 +261,11 @@ describe('per-pool metrics text', () => {
     expect(sample(text, 'poolscope_pool_drift_items', `${odd},kind="case-mismatch"`)).toBe(0);
     expect(sample(text, 'poolscope_pool_findings', `${odd},code="readiness-gate-frozen",severity="critical"`)).toBe(1);
     expect(sample(text, 'poolscope_pool_ready', odd)).toBe(0);
+    // A summary stored before flavours was self-managed.
+    expect(sample(text, 'poolscope_pool_info', `${odd},flavour="self-managed"`)).toBe(1);
+    expect(
+      sample(text, 'poolscope_pool_info', 'context="mgmt",namespace="default",pool="plain",flavour="aks-aso"'),
+    ).toBe(1);
     // Unknown readiness and replica counts are absent, not 0.
     expect(sample(text, 'poolscope_pool_ready', 'context="mgmt",namespace="default",pool="plain"')).toBeUndefined();
     expect(

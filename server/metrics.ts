@@ -24,6 +24,10 @@ const REPLICA_SOURCES = REPLICA_SERIES.map((r) => ({
  * 1,000 pools (~20,000 series).
  */
 export const POOL_METRICS = {
+  info: {
+    name: 'poolscope_pool_info',
+    help: 'One per pool, labelled with its flavour: self-managed (AzureMachinePool), aks-managed (AzureManagedMachinePool) or aks-aso (AzureASOManagedMachinePool).',
+  },
   drift: { name: 'poolscope_pool_drift_items', help: 'providerID drift items of a pool, by kind.' },
   findings: {
     name: 'poolscope_pool_findings',
@@ -39,7 +43,7 @@ export const POOL_METRICS = {
   },
   ready: {
     name: 'poolscope_pool_ready',
-    help: 'AzureMachinePool status.ready (1 ready, 0 not ready); absent when unknown.',
+    help: "The infra pool's status.ready (its AzureMachinePool's, or an AKS pool's infra object's; 1 ready, 0 not ready); absent when unknown.",
   },
   paused: { name: 'poolscope_pool_paused', help: 'Whether the pool is paused (Cluster or annotation).' },
 } as const;
@@ -50,6 +54,7 @@ const labelValue = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').
 /** The per-pool metrics of `pools` in the Prometheus text format (every metric's HELP and TYPE, then its samples). */
 export function poolMetricsText(pools: readonly PoolSummary[], now: number): string {
   const lines: Record<keyof typeof POOL_METRICS, string[]> = {
+    info: [],
     drift: [],
     findings: [],
     frozen: [],
@@ -59,6 +64,7 @@ export function poolMetricsText(pools: readonly PoolSummary[], now: number): str
   };
   for (const p of pools) {
     const l = `context="${labelValue(p.ref.context)}",namespace="${labelValue(p.ref.namespace)}",pool="${labelValue(p.ref.name)}"`;
+    lines.info.push(`{${l},flavour="${p.flavour ?? 'self-managed'}"} 1`);
     for (const kind of DRIFT_KINDS) lines.drift.push(`{${l},kind="${kind}"} ${p.driftCounts[kind] ?? 0}`);
     for (const f of p.activeFindings ?? [])
       lines.findings.push(`{${l},code="${labelValue(f.code)}",severity="${labelValue(f.severity)}"} 1`);

@@ -2,7 +2,7 @@
 // Filters that live in the URL: every change replaces the query string, so the view is a shareable link.
 
 import { useEffect, useState } from 'react';
-import { FLEET_GROUPS, type FleetFilters as Filters } from '@/lib/url-state';
+import { FLAVOURS, FLAVOUR_LABELS, FLEET_GROUPS, type FleetFilters as Filters } from '@/lib/url-state';
 import { useUrlFilters } from './use-url-filters';
 
 const input = 'rounded border border-slate-300 bg-white px-2 py-1 dark:border-slate-700 dark:bg-slate-900';
@@ -12,11 +12,14 @@ export function FleetFilters({
   contexts,
   namespaces,
   deleted,
+  mixedKinds,
 }: {
   filters: Filters;
   contexts: string[];
   namespaces: string[];
   deleted: number;
+  /** Whether the fleet has AKS pools: the kind filter is offered then (or while it is set). */
+  mixedKinds: boolean;
 }) {
   const [text, setText] = useState(fromUrl.q ?? '');
   const [filters, go] = useUrlFilters(fromUrl, (f) => {
@@ -63,6 +66,27 @@ export function FleetFilters({
     >
       {select('context', contexts)}
       {select('namespace', namespaces)}
+      {mixedKinds || filters.kind ? (
+        <label className="flex items-center gap-2">
+          <span>Kind</span>
+          <select
+            className={input}
+            value={filters.kind ?? ''}
+            onChange={(e) => {
+              const { kind: _old, ...rest } = filters;
+              const kind = FLAVOURS.find((k) => k === e.target.value);
+              go(kind ? { ...rest, kind } : rest);
+            }}
+          >
+            <option value="">All</option>
+            {FLAVOURS.map((k) => (
+              <option key={k} value={k}>
+                {FLAVOUR_LABELS[k].short} ({FLAVOUR_LABELS[k].kind})
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       <label className="flex items-center gap-2">
         <input
           type="checkbox"

@@ -12,7 +12,15 @@ import { worstHeadline } from '@/lib/diagnosis';
 import { formatDuration, plural } from '@/lib/format';
 import { groupPools, type PoolGroup } from '@/lib/fleet-groups';
 import { toMs } from '@/lib/unstructured';
-import { fleetQuery, poolPath, SEVERITIES, type FleetFilters, type SortKey } from '@/lib/url-state';
+import {
+  FLAVOUR_LABELS,
+  flavourOf,
+  fleetQuery,
+  poolPath,
+  SEVERITIES,
+  type FleetFilters,
+  type SortKey,
+} from '@/lib/url-state';
 import { Badge, StateBadge, toneOf } from '@/components/ui/badge';
 import { Breakable } from '@/components/ui/breakable';
 import { LocalTime } from '@/components/ui/local-time';
@@ -221,6 +229,14 @@ function PoolRow({ p, at, now }: { p: PoolSummary; at: string; now: number }) {
           <Link href={poolPath(p.ref)} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">
             {p.ref.name}
           </Link>
+          {flavourOf(p) !== 'self-managed' ? (
+            <>
+              {' '}
+              <Badge tone="neutral" title={`An AKS pool: its infra object is an ${FLAVOUR_LABELS[flavourOf(p)].kind}`}>
+                {FLAVOUR_LABELS[flavourOf(p)].short}
+              </Badge>
+            </>
+          ) : null}
           {p.paused ? (
             <>
               {' '}

@@ -6,7 +6,7 @@ import { SOURCES_REFRESH_MS, fleetOptions } from '@/components/data/queries';
 import { StaleBanner, useStaleness } from '@/components/ui/stale-banner';
 import { useHydratedView } from '@/components/data/use-live-updates';
 import { ErrorPanel } from '@/components/ui/error-panel';
-import { hasSeverity, parseFleetParams, severityCounts } from '@/lib/url-state';
+import { flavourOf, hasSeverity, parseFleetParams, severityCounts } from '@/lib/url-state';
 import { FleetFilters } from './fleet-filters';
 import { FleetSkeleton } from './fleet-skeleton';
 import { FleetTable } from './fleet-table';
@@ -48,7 +48,13 @@ export function FleetView() {
       </a>
       <StaleBanner stale={stale} />
       <SourceBar sources={data.sources} stale={stale !== null} />
-      <FleetFilters filters={filters} contexts={contexts} namespaces={namespaces} deleted={data.deleted} />
+      <FleetFilters
+        filters={filters}
+        contexts={contexts}
+        namespaces={namespaces}
+        deleted={data.deleted}
+        mixedKinds={data.pools.some((p) => flavourOf(p) !== 'self-managed')}
+      />
       <div className="flex flex-wrap items-center gap-x-6 gap-y-2">
         <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite" data-testid="pool-count">
           {shown.length === data.total ? `${data.total} pools` : `${shown.length} of ${data.total} pools match`}

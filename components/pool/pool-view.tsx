@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import type { PoolRef } from '@/lib/api-types';
-import { DEFAULT_RANGE, windowQuery, zoomQuery, type TimeWindow } from '@/lib/url-state';
+import { DEFAULT_RANGE, FLAVOUR_LABELS, flavourOf, windowQuery, zoomQuery, type TimeWindow } from '@/lib/url-state';
 import {
   POOL_REFRESH_MS,
   poolApiPath,
@@ -59,7 +59,8 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
         <h1 className="text-2xl font-bold tracking-tight">{s.ref.name}</h1>
         <p className="flex flex-wrap items-center gap-2 text-sm">
           <span>Cluster {s.clusterName ?? '?'}</span>
-          <span>· {s.orchestrationMode ?? '?'}</span>
+          <span>· {FLAVOUR_LABELS[flavourOf(s)].kind}</span>
+          {s.orchestrationMode ? <span>· {s.orchestrationMode}</span> : null}
           <span>· CAPZ {s.capzVersion ?? 'version unknown'}</span>
           {w.at === null && pool.data.azureReadAt ? (
             <AzureReadAge readAt={pool.data.azureReadAt} shownAt={d.at} />
@@ -73,9 +74,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
             label={
               s.ampReady === null
                 ? 'ready unknown'
-                : s.ampReady
-                  ? 'AzureMachinePool ready'
-                  : 'AzureMachinePool not ready'
+                : `${FLAVOUR_LABELS[flavourOf(s)].kind} ${s.ampReady ? 'ready' : 'not ready'}`
             }
           />
           {s.paused ? <Badge tone="warn">paused</Badge> : null}

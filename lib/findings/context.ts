@@ -10,6 +10,7 @@ import type { JoinedId } from '../join';
 import { findCondition } from '../capi-model';
 import type { PoolModel } from '../pool-model';
 import { toMs } from '../unstructured';
+import { aksFactsOf, type AksFacts } from './aks-context';
 
 export const NODE_JOIN_GRACE_MS = 10 * 60 * 1000;
 
@@ -52,6 +53,8 @@ export interface Context {
   vmssFailed: boolean;
   /** Running instances without a Node past the grace (unjoined). */
   stuck: { j: JoinedId; created: number }[];
+  /** What an AKS pool's sources say (null for a self-managed pool). */
+  aks: AksFacts | null;
 }
 
 /** One finding's rule. `afterOthers`: it reads which findings the others found, so it runs after them. */
@@ -88,6 +91,7 @@ export function contextOf(
         ? model.azure.vmss.provisioningState === 'Failed'
         : amp?.provisioningState === 'Failed',
     stuck: unjoined(model, joined, nowMs),
+    aks: aksFactsOf(model),
   };
 }
 

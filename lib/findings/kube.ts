@@ -5,7 +5,7 @@ import type { DriftItem, SourceState } from '../api-types';
 import { otherScaleSetOf } from '../drift';
 import { listSome, plural } from '../format';
 import { listsDiffer } from '../pool-lists';
-import { isPaused, type PoolModel } from '../pool-model';
+import { INFRA_KIND, isPaused, type PoolModel } from '../pool-model';
 import { asSentence, type Context, type Draft } from './context';
 
 /**
@@ -48,6 +48,16 @@ export function otherScaleSetFinding(model: PoolModel, drift: readonly DriftItem
   };
 }
 
+/** What CAPI (and, for an AzureASOManagedMachinePool, CAPZ) cannot do while the workload cluster is out of reach. */
+const CAPI_STOPS: Record<PoolModel['flavour'], string> = {
+  'self-managed':
+    "Since CAPI v1.8 the MachinePool controller lists the workload cluster's Nodes before its readiness gate, so while CAPI cannot reach it, spec.providerIDList, status.replicas and nodeRefs are not updated, even with the AzureMachinePool ready.",
+  'aks-managed':
+    "CAPI lists the workload cluster's Nodes before its readiness gate, so while it cannot reach them the MachinePool's spec.providerIDList, status.replicas and nodeRefs stand still. The AzureManagedMachinePool reads only Azure, so CAPZ keeps it ready with a current list: the freeze is the connection's, not AKS's.",
+  'aks-aso':
+    "CAPZ builds an AzureASOManagedMachinePool's list from the workload cluster's Nodes, so it goes not ready too, and CAPI, which lists the Nodes before its readiness gate, leaves the MachinePool's spec.providerIDList, status.replicas and nodeRefs as they were: the freeze is the connection's, not AKS's.",
+};
+
 /**
  * What poolscope cannot read, said as what it is: poolscope's own connection, unless the Cluster says CAPI cannot
  * reach the workload cluster either. With the management cluster out of reach, the workload cluster failing too
@@ -69,11 +79,11 @@ function unreachableFinding(model: PoolModel, kube: SourceState | undefined): Dr
   if (model.workload.state !== 'unreachable') return null;
   const cluster = mp.clusterName ?? '<cluster>';
   const probe = model.cluster?.remoteConnection ?? null;
-  const secret = `the ${cluster}-kubeconfig Secret (key "value") in namespace ${mp.namespace}`;
+  const secret = `the ${cluster}-kubeconfig Secret (key "value") in namespace ${mp.namespace}${model.flavour === 'self-managed' ? '' : ' (for an AKS cluster without local accounts, CAPZ writes an Entra token into it: an expired token or a lost role looks the same)'}`;
   const frozen = listsDiffer(model)
-    ? ' The MachinePool list differs from the AzureMachinePool list and stays frozen until then.'
+    ? ` The MachinePool list differs from the ${INFRA_KIND[model.flavour]} list and stays frozen until then.`
     : '';
-  const capiStops = `Since CAPI v1.8 the MachinePool controller lists the workload cluster's Nodes before its readiness gate, so while CAPI cannot reach it, spec.providerIDList, status.replicas and nodeRefs are not updated, even with the AzureMachinePool ready.${frozen}`;
+  const capiStops = `${CAPI_STOPS[model.flavour]}${frozen}`;
   const read = `poolscope could not read its Nodes: ${asSentence(model.workload.error)}`;
   if (probe?.status === 'True') {
     return {
@@ -100,22 +110,34 @@ function unreachableFinding(model: PoolModel, kube: SourceState | undefined): Dr
   };
 }
 
-/** Reconciliation paused on the Cluster, the MachinePool or the AzureMachinePool. */
+/** What pausing the infra object does, by its kind (docs/domain.md, "AKS operator scenarios", K10). */
+const INFRA_PAUSED: Record<PoolModel['flavour'], string> = {
+  'self-managed':
+    'the AzureMachinePool has the cluster.x-k8s.io/paused annotation (CAPZ skips it; since CAPI v1.9 this alone does not stop the CAPI MachinePool controller)',
+  'aks-managed':
+    "the AzureManagedMachinePool has the cluster.x-k8s.io/paused annotation (CAPZ sets ASO's reconcile policy to skip and leaves its ready as it was)",
+  'aks-aso':
+    "the AzureASOManagedMachinePool has the cluster.x-k8s.io/paused annotation: CAPZ marks it not ready, and since CAPI v1.9 that does not pause the MachinePool, so the pause itself closes CAPI's readiness gate",
+};
+
+/** Reconciliation paused on the Cluster, the MachinePool or the infra object. */
 export function paused(c: Context): Draft | null {
-  const { model, mp, amp } = c;
-  if (!isPaused(model) && !amp?.pausedAnnotation) return null;
+  const { model, mp } = c;
+  const infraPaused = c.amp?.pausedAnnotation ?? c.aks?.infra?.pausedAnnotation ?? false;
+  if (!isPaused(model) && !infraPaused) return null;
   const by: string[] = [];
   if (model.cluster?.paused) by.push(`Cluster ${model.cluster.name} is paused`);
   if (mp.pausedAnnotation) by.push('the MachinePool has the cluster.x-k8s.io/paused annotation');
-  if (amp?.pausedAnnotation)
-    by.push(
-      'the AzureMachinePool has the cluster.x-k8s.io/paused annotation (CAPZ skips it; since CAPI v1.9 this alone does not stop the CAPI MachinePool controller)',
-    );
+  if (infraPaused) by.push(INFRA_PAUSED[model.flavour]);
+  const changes =
+    model.flavour === 'self-managed'
+      ? 'Azure changes (evictions, VMSS autoscale) are not reflected'
+      : "AKS changes (its autoscaler, upgrades) are not reflected; ASO still reads the agent pool's status under the skip policy";
   return {
     code: 'paused',
     severity: 'warning',
     summary: 'Reconciliation is paused: drift is expected and will grow until it is unpaused.',
-    detail: `${by.join('; ')}. Paused controllers do nothing, so Azure changes (evictions, VMSS autoscale) are not reflected. cluster-autoscaler does not scale down a MachinePool with the paused annotation.`,
+    detail: `${by.join('; ')}. Paused controllers do nothing, so ${changes}. cluster-autoscaler does not scale down a MachinePool with the paused annotation.`,
     suggestedAction:
       'Unpause when the operation that paused it (e.g. clusterctl move) is over. poolscope never unpauses as a side effect.',
   };

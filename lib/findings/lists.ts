@@ -8,7 +8,8 @@ import { SEVERITY_RANK } from '../api-types';
 import { awaitsAzureRead } from '../drift';
 import { plural } from '../format';
 import { spellings, type JoinedId } from '../join';
-import { gateClosed, listDiff, listsDiffer } from '../pool-lists';
+import { gateClosed, infraList, infraReady, listDiff, listsDiffer } from '../pool-lists';
+import { INFRA_KIND } from '../pool-model';
 import {
   FROZEN_CRITICAL_AFTER_MS,
   notReadyCause,
@@ -51,6 +52,7 @@ export function readinessGateFrozen(c: Context): Draft | null {
 
 const SOURCE_WORDS: Record<IdSource, string> = {
   azure: 'Azure',
+  // Said with the pool's infra kind (caseSpellings).
   amp: 'the AzureMachinePool list',
   mp: 'the MachinePool list',
   ampm: 'the AMPMs',
@@ -77,13 +79,16 @@ function differingPart(a: string, b: string): string {
  * How the sources spell one case-drifting ID: each spelling's differing part, with the sources that hold it
  * ("resourceGroups/MyRG in Azure and the AMPMs; resourceGroups/myrg in the Nodes"), and which sources disagree.
  */
-function caseSpellings(j: JoinedId): { text: string; differ: (a: IdSource, b: IdSource) => boolean } {
+function caseSpellings(
+  j: JoinedId,
+  infraKind: string,
+): { text: string; differ: (a: IdSource, b: IdSource) => boolean } {
   const all = spellings(j);
   const text = all
     .map((sp, i) => {
       const sources = (Object.keys(j.raw) as IdSource[])
         .filter((src) => j.raw[src] === sp)
-        .map((src) => SOURCE_WORDS[src]);
+        .map((src) => (src === 'amp' ? `the ${infraKind} list` : SOURCE_WORDS[src]));
       return `${differingPart(sp, all[i === 0 ? 1 : 0] ?? sp)} in ${joinWords(sources)}`;
     })
     .join('; ');
@@ -96,8 +101,9 @@ export function caseMismatch(c: Context): Draft | null {
   const caseDrift = joined.filter((j) => j.caseVariants);
   const first = caseDrift[0];
   if (!first) return null;
-  const { text, differ } = caseSpellings(first);
-  const spelt = caseDrift.map(caseSpellings);
+  const infraKind = INFRA_KIND[c.model.flavour];
+  const { text, differ } = caseSpellings(first, infraKind);
+  const spelt = caseDrift.map((j) => caseSpellings(j, infraKind));
   const anyDiffer = (a: IdSource, b: IdSource) => spelt.some((c) => c.differ(a, b));
   const effects: string[] = [];
   if (anyDiffer('ampm', 'node')) {
@@ -138,11 +144,10 @@ export function orderOnly(c: Context): Draft | null {
   return {
     code: 'order-only',
     severity: 'info',
-    summary:
-      "The AzureMachinePool list holds the MachinePool list's IDs in another order: CAPI rewrites its list and resets its counts on every reorder.",
+    summary: `The ${INFRA_KIND[model.flavour]} list holds the MachinePool list's IDs in another order: CAPI rewrites its list and resets its counts on every reorder.`,
     detail: `CAPI compares the two lists in order, so it copies a reordered list as a change and sets the MachinePool's v1beta1 ready and available replicas to 0 until its next reconcile: the phase and the replica metrics flap. No instance is missing. CAPZ sorts the list since v1.23.0 (#6011); before, its order followed the controller's cache.${sorts ? ` This pool's CAPZ (${model.capzVersion}) sorts it already, so something else reorders the list.` : ''}`,
     suggestedAction: sorts
-      ? 'Find what rewrites the AzureMachinePool spec.providerIDList (kubectl get azuremachinepool --show-managed-fields). No resync is needed.'
+      ? `Find what rewrites the ${INFRA_KIND[model.flavour]} spec.providerIDList (kubectl get ${INFRA_KIND[model.flavour].toLowerCase()} --show-managed-fields). No resync is needed.`
       : 'Upgrade CAPZ to v1.23 or later. No resync is needed.',
   };
 }
@@ -151,12 +156,18 @@ export function orderOnly(c: Context): Draft | null {
 type CountedKind = Exclude<DriftKind, 'case-mismatch' | 'order-only' | 'other-scale-set'>;
 const counted = (kind: DriftKind): kind is CountedKind =>
   kind !== 'case-mismatch' && kind !== 'order-only' && kind !== 'other-scale-set';
-const DRIFT_WORDS: Record<CountedKind, (n: number) => string> = {
+const DRIFT_WORDS: Record<CountedKind, (n: number, infra: string) => string> = {
   'missing-from-machinepool': (n) =>
     `${plural(n, 'instance')} not in the MachinePool list (the autoscaler cannot see ${n === 1 ? 'it' : 'them'})`,
   'ghost-in-machinepool': (n) => `${plural(n, 'ID')} in the MachinePool list of instances gone from Azure`,
-  'missing-from-azuremachinepool': (n) => `${plural(n, 'instance')} in Azure not in the AzureMachinePool list`,
-  'ghost-in-azuremachinepool': (n) => `${plural(n, 'ID')} in the AzureMachinePool list of instances gone from Azure`,
+  'missing-from-azuremachinepool': (n, infra) =>
+    infra === 'AzureMachinePool'
+      ? `${plural(n, 'instance')} in Azure not in the AzureMachinePool list`
+      : `${plural(n, 'live member')} not in the ${infra} list`,
+  'ghost-in-azuremachinepool': (n, infra) =>
+    infra === 'AzureMachinePool'
+      ? `${plural(n, 'ID')} in the AzureMachinePool list of instances gone from Azure`
+      : `${plural(n, 'ID')} in the ${infra} list of members gone`,
   'instance-without-node': (n) => `${plural(n, 'instance')} running without a Node`,
   'node-without-instance': (n) => `${plural(n, 'Node')} without an instance in Azure`,
 };
@@ -172,24 +183,29 @@ const EXPLAINS_DRIFT: ReadonlySet<FindingCode> = new Set<FindingCode>([
   'vmss-failed',
   'instance-failed',
   'node-not-joined',
-  'instances-gone-from-azure',
   'azure-unread',
   'empty-infra-list',
   'scaling',
   'model-rollout',
+  'aks-pool-failed',
+  'aks-operation',
+  'aks-nodes-unmapped',
 ]);
 
 /** Drift that no other finding explains still gets a sentence: an empty diagnosis would rank the pool below healthy ones. */
 export function sourcesDisagree(c: Context, found: ReadonlySet<FindingCode>): Draft | null {
-  const { drift, amp } = c;
+  const { drift, model } = c;
   if ([...found].some((code) => EXPLAINS_DRIFT.has(code))) return null;
+  const infra = INFRA_KIND[model.flavour];
+  const ready = infraReady(model);
+  const hasInfra = infraList(model) !== null;
   const unexplained = drift.filter((d) => counted(d.kind));
   if (!unexplained.length) return null;
   const ids = new Set(unexplained.map((d) => d.providerID)).size;
   // In DRIFT_WORDS' order: what the autoscaler sees first.
   const parts = (Object.keys(DRIFT_WORDS) as CountedKind[]).flatMap((kind) => {
     const n = unexplained.filter((d) => d.kind === kind).length;
-    return n ? [DRIFT_WORDS[kind](n)] : [];
+    return n ? [DRIFT_WORDS[kind](n, INFRA_KIND[c.model.flavour])] : [];
   });
   const worst = unexplained.reduce(
     (w, d) => (SEVERITY_RANK[d.severity] > SEVERITY_RANK[w] ? d.severity : w),
@@ -199,9 +215,8 @@ export function sourcesDisagree(c: Context, found: ReadonlySet<FindingCode>): Dr
     code: 'sources-disagree',
     severity: worst,
     summary: `Sources disagree on ${plural(ids, 'instance')}: ${parts.join('; ')}.`,
-    detail: `poolscope found no cause it knows of for this: the AzureMachinePool is ${amp?.ready === true ? 'ready' : amp ? 'not ready' : 'missing'}, nothing failed, the pool is not scaling, paused or rolling out. Differences like these normally close within a reconcile (CAPZ requeues every 30 s; CAPI copies the list while the AzureMachinePool is ready). The ProviderID drift table shows each instance.`,
-    suggestedAction:
-      'Wait a few minutes. If it does not clear, look at the CAPZ and CAPI controller logs for this pool; a reconcile trigger is safe while the AzureMachinePool is ready.',
+    detail: `poolscope found no cause it knows of for this: the ${infra} is ${ready === true ? 'ready' : hasInfra ? 'not ready' : 'missing'}, nothing failed, the pool is not ${c.aks ? 'in an AKS operation or paused' : 'scaling, paused or rolling out'}. Differences like these normally close within a reconcile (${c.aks ? 'CAPZ re-lists at its next reconcile, at the latest its 10-minute sync' : 'CAPZ requeues every 30 s'}; CAPI copies the list while the ${infra} is ready). The ProviderID drift table shows each instance.`,
+    suggestedAction: `Wait a few minutes. If it does not clear, look at the CAPZ and CAPI controller logs for this pool; a reconcile trigger is safe while the ${infra} is ready.`,
     derivedSince: unexplained.reduce<string | undefined>(
       (min, d) => (d.since !== null && (min === undefined || d.since < min) ? d.since : min),
       undefined,

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { FindingCode } from '../api-types';
-import { FINDING_ORDER, RULES } from './rules';
+import { AKS_RULES, FINDING_ORDER, RULES, rulesFor } from './rules';
 
 /** Every FindingCode: a code missing here fails to compile (the Record needs every key). */
 const ALL: Record<FindingCode, true> = {
@@ -27,6 +27,10 @@ const ALL: Record<FindingCode, true> = {
   'replicas-unknown': true,
   'sources-disagree': true,
   'gate-closed': true,
+  'aks-pool-failed': true,
+  'aks-operation': true,
+  'aks-replicas-cached': true,
+  'aks-nodes-unmapped': true,
   healthy: true,
 };
 
@@ -37,9 +41,12 @@ describe('the rules', () => {
       'management-cluster-unreachable',
       'workload-cluster-unreachable',
       'readiness-gate-frozen',
+      'aks-pool-failed',
       'case-mismatch',
       'other-scale-set-ids',
       'paused',
+      'aks-operation',
+      'aks-nodes-unmapped',
       'vmss-failed',
       'instance-failed',
       'node-not-joined',
@@ -48,6 +55,7 @@ describe('the rules', () => {
       'empty-infra-list',
       'replicas-unknown',
       'sources-disagree',
+      'aks-replicas-cached',
       'externally-managed-replicas',
       'scaling',
       'model-rollout',
@@ -60,10 +68,37 @@ describe('the rules', () => {
     expect([...FINDING_ORDER].sort()).toEqual(Object.keys(ALL).sort());
   });
   it('run those that read the other findings last: sources-disagree, gate-closed, healthy', () => {
-    expect(RULES.filter((r) => r.afterOthers).map((r) => r.code)).toEqual([
+    for (const rules of [RULES, AKS_RULES])
+      expect(rules.filter((r) => r.afterOthers).map((r) => r.code)).toEqual([
+        'sources-disagree',
+        'gate-closed',
+        'healthy',
+      ]);
+  });
+  it('for an AKS pool are exactly these: no scale set, AMPM or Machine rule', () => {
+    expect(AKS_RULES.map((r) => r.code)).toEqual([
+      'management-cluster-unreachable',
+      'workload-cluster-unreachable',
+      'readiness-gate-frozen',
+      'aks-pool-failed',
+      'case-mismatch',
+      'paused',
+      'aks-operation',
+      'aks-nodes-unmapped',
+      'azure-unread',
+      'replicas-unknown',
       'sources-disagree',
+      'aks-replicas-cached',
+      'order-only',
       'gate-closed',
       'healthy',
     ]);
+    expect(rulesFor('aks-aso')).toBe(AKS_RULES);
+    expect(rulesFor('aks-managed')).toBe(AKS_RULES);
+    expect(rulesFor('self-managed')).toBe(RULES);
+  });
+  it('give the AKS-only codes a place in the tie-break order, each once', () => {
+    expect(new Set(FINDING_ORDER).size).toBe(FINDING_ORDER.length);
+    for (const r of AKS_RULES) expect(FINDING_ORDER).toContain(r.code);
   });
 });

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Position } from '../store/store';
 import {
+  FLAVOURS,
   FLEET_GROUPS,
   futureAtError,
   RANGES,
@@ -85,6 +86,13 @@ export const fleetQuery = z.strictObject({
     .meta({
       description:
         'Only pools whose worst finding has this severity (`info` includes `healthy`); pools with no finding have none.',
+    }),
+  kind: z
+    .enum(FLAVOURS, { message: `must be one of ${FLAVOURS.join(', ')}` })
+    .optional()
+    .meta({
+      description:
+        'Only pools of this flavour: `self-managed` (AzureMachinePool), `aks-managed` (AzureManagedMachinePool) or `aks-aso` (AzureASOManagedMachinePool).',
     }),
   sort: z
     .enum(SORTS as [string, ...string[]], {

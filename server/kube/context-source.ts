@@ -10,6 +10,7 @@ import { MACHINE_POOL_LABEL as POOL_LABEL, namespaceOf } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
+import { NO_AKS_KINDS, servedAksKinds, type AksKinds } from './aks-kinds';
 import { PooledKubeConfig, callOptions, servedMachinePoolVersion } from './calls';
 import { Informer } from './informer';
 import { CALL_TIMEOUT_MS, readCapzVersion } from './one-off-calls';
@@ -38,6 +39,29 @@ const DISCOVERY_BACKOFF_MS = [1000, 2000, 5000, 10_000, 30_000];
 const REFRESH_TICK_MS = 60_000;
 export const REFRESH_EVERY_TICKS = 5;
 
+/** The informers of the AKS pool kinds the cluster serves. */
+function aksInformerKinds(k: AksKinds): Kind[] {
+  const infra = 'infrastructure.cluster.x-k8s.io';
+  return [
+    ...(k.ammp
+      ? [{ name: 'ammp' as const, group: infra, version: 'v1beta1', plural: 'azuremanagedmachinepools' }]
+      : []),
+    ...(k.asomp
+      ? [{ name: 'asomp' as const, group: infra, version: k.asomp, plural: 'azureasomanagedmachinepools' }]
+      : []),
+    ...(k.asoap
+      ? [
+          {
+            name: 'asoap' as const,
+            group: 'containerservice.azure.com',
+            version: k.asoap,
+            plural: 'managedclustersagentpools',
+          },
+        ]
+      : []),
+  ];
+}
+
 export class ContextSource {
   /** The caches of the CAPI and CAPZ kinds, by `namespace/name` (the index's: see PoolIndex). */
   readonly caches: Record<KindName, Map<string, KubeObject>>;
@@ -52,6 +76,8 @@ export class ContextSource {
   /** Ends a pause between discovery attempts (see connect). */
   private wakeOnStop: () => void = () => {};
   mpVersion = 'v1beta2';
+  /** The AKS pool kinds the cluster serves, found by discovery at start: only those are watched. */
+  aksKinds: AksKinds = NO_AKS_KINDS;
   /** Informer restarts after an error, by kind (`node` counts every workload cluster's Node informer). */
   readonly restarts = new Map<string, number>();
   /** The CAPZ controller's image tag (e.g. "v1.26.0"), when it can be read; it decides which readiness rules apply. */
@@ -106,6 +132,7 @@ export class ContextSource {
     for (let attempt = 0; !this.stopped; attempt++) {
       try {
         this.mpVersion = await servedMachinePoolVersion(this.kc, callOptions(CALL_TIMEOUT_MS));
+        this.aksKinds = await servedAksKinds(this.kc, callOptions(CALL_TIMEOUT_MS));
         this.kindHealth.delete('discovery');
         break;
       } catch (e) {
@@ -134,7 +161,10 @@ export class ContextSource {
     if (this.kindHealth.report(kind, state, error)) this.onChange(this.poolKeys());
   }
 
-  /** The informers of the CAPI and CAPZ kinds (the MachinePool's at the version discovered) and of Events. */
+  /**
+   * The informers of the CAPI and CAPZ kinds (the MachinePool's at the version discovered), of the AKS pool kinds
+   * the cluster serves, and of Events.
+   */
   private startInformers(): void {
     const kinds: Kind[] = [
       { name: 'mp', group: 'cluster.x-k8s.io', version: this.mpVersion, plural: 'machinepools' },
@@ -153,6 +183,7 @@ export class ContextSource {
         version: 'v1beta1',
         plural: 'azuremachinepoolmachines',
       },
+      ...aksInformerKinds(this.aksKinds),
     ];
     for (const k of kinds) {
       // The informer's items are this source's cache of the kind.
@@ -249,7 +280,7 @@ export class ContextSource {
 
   /** The objects that make up one pool, as the pool model takes them; null when the MachinePool is gone. */
   poolInput(poolKey: string): PoolInput | null {
-    return buildPoolInput(poolKey, this.index, this.workloads, this);
+    return buildPoolInput(poolKey, this.index, this.workloads, this, this.aksKinds);
   }
 
   stop(): void {

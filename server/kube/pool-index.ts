@@ -4,7 +4,9 @@
 
 import type { DepartedAmpm } from '@/lib/pool-model';
 import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
+import { agentPoolNameOf } from '@/lib/aks-model';
 import {
+  AKS_AGENT_POOL_LABEL,
   AMPM_POOL_LABEL,
   MACHINE_POOL_LABEL as POOL_LABEL,
   labelOf,
@@ -16,8 +18,30 @@ import type { KubeObject } from '@/lib/unstructured';
 import { addTo, removeFrom } from './key-index';
 import { foreignKeysOf } from './pool-ids';
 
-/** The cached kinds: MachinePool, AzureMachinePool, AzureMachinePoolMachine, Machine and Cluster. */
-export type KindName = 'mp' | 'amp' | 'ampm' | 'machine' | 'cluster';
+/**
+ * The cached kinds: MachinePool, AzureMachinePool, AzureMachinePoolMachine, Machine and Cluster; for AKS pools,
+ * AzureManagedMachinePool, AzureASOManagedMachinePool and ASO's ManagedClustersAgentPool (when served).
+ */
+export type KindName = 'mp' | 'amp' | 'ampm' | 'machine' | 'cluster' | 'ammp' | 'asomp' | 'asoap';
+
+/** The cache of each infra kind a MachinePool's infrastructureRef may name. */
+const INFRA_CACHE: Record<string, 'amp' | 'ammp' | 'asomp'> = {
+  AzureMachinePool: 'amp',
+  AzureManagedMachinePool: 'ammp',
+  AzureASOManagedMachinePool: 'asomp',
+};
+
+/** The infra kinds a MachinePool's infrastructureRef names by name (their pools are found by that name). */
+const INFRA_KINDS: ReadonlySet<KindName> = new Set<KindName>(['amp', 'ammp', 'asomp']);
+
+/** The ManagedClustersAgentPool an AzureASOManagedMachinePool embeds: its name in the namespace. */
+export function embeddedAgentPoolName(asomp: KubeObject): string | null {
+  const resources = (asomp.spec as { resources?: unknown } | undefined)?.resources;
+  if (!Array.isArray(resources)) return null;
+  const ap = resources.find((r) => (r as { kind?: unknown })?.kind === 'ManagedClustersAgentPool') as
+    { metadata?: { name?: unknown } } | undefined;
+  return typeof ap?.metadata?.name === 'string' ? ap.metadata.name : null;
+}
 
 /**
  * How long a deleted AMPM is remembered (PoolInput.departedAmpms): well beyond the longest wait for a pool's next
@@ -73,7 +97,15 @@ export class PoolIndex {
     ampm: new Map(),
     machine: new Map(),
     cluster: new Map(),
+    ammp: new Map(),
+    asomp: new Map(),
+    asoap: new Map(),
   };
+  /**
+   * An ASO agent pool's infra objects by `namespace/agent pool object name`: the AzureManagedMachinePool of that
+   * name, or the AzureASOManagedMachinePools that embed it (see asoApOwners).
+   */
+  private readonly asompsByAgentPool = new Map<string, Set<string>>();
   /** AMPM keys by `${namespace}/${amp name}`; Machine keys by `${namespace}/${pool name}`. */
   private readonly ampmsByAmp = new Map<string, Set<string>>();
   private readonly machinesByPool = new Map<string, Set<string>>();
@@ -106,8 +138,16 @@ export class PoolIndex {
     const keys = new Set(nodes.map((n) => scaleSetKeyOf(providerIdOf(n))));
     if ([...keys].some((k) => k === OTHER_SCALE_SET || k.endsWith('/~flex'))) return pools;
     let ids: Set<string> | null = null;
+    let agentPools: Set<string> | null = null;
     return pools.filter((p) => {
-      const amp = this.ampOf(p);
+      const infra = this.infraOf(p);
+      if (infra && infra.kind !== 'amp') {
+        // An AKS pool's Nodes carry its agent pool's name: a Node no list names yet is its all the same.
+        agentPools ??= new Set(nodes.flatMap((n) => n.metadata?.labels?.[AKS_AGENT_POOL_LABEL] ?? []));
+        const name = infra.obj ? agentPoolNameOf(infra.obj) : null;
+        if (name !== null && agentPools.has(name)) return true;
+      }
+      const amp = infra?.kind === 'amp' ? infra.obj : undefined;
       const own = amp ? this.ampScaleSetKey(amp) : null;
       if (own !== null && keys.has(own)) return true;
       // Node churn reaches here for every pool of the cluster: a Node outside the pool's scale set concerns it
@@ -119,7 +159,7 @@ export class PoolIndex {
         }),
       );
       const found = ids;
-      const lists = [this.caches.mp.get(p)?.spec?.providerIDList, amp?.spec?.providerIDList];
+      const lists = [this.caches.mp.get(p)?.spec?.providerIDList, infra?.obj?.spec?.providerIDList];
       return lists.some((l) => foreignKeysOf(l, own).some((k) => found.has(k)));
     });
   }
@@ -195,8 +235,11 @@ export class PoolIndex {
       if (old) this.indexMp(old, false);
       this.indexMp(o, true);
       this.onChange([k], userChange(o, old));
-    } else if (kind === 'amp') {
+    } else if (INFRA_KINDS.has(kind)) {
+      if (kind === 'asomp') this.indexAsomp(o, old, ns);
       this.onChange(this.poolsOfAmp(ns, String(o.metadata?.name)), userChange(o, old));
+    } else if (kind === 'asoap') {
+      this.onChange(this.poolsOfAgentPool(ns, String(o.metadata?.name)));
     } else if (kind === 'cluster') {
       this.onChange(this.poolsOfCluster(ns, String(o.metadata?.name)), userChange(o, old));
     }
@@ -218,26 +261,58 @@ export class PoolIndex {
     if (kind === 'machine') removeFrom(this.machinesByPool, `${ns}/${labelOf(o, POOL_LABEL)}`, k);
     if (kind === 'mp') this.indexMp(o, false);
     if (kind === 'amp') this.departed.delete(`${ns}/${nameOf(o)}`);
-    this.onChange(
-      kind === 'mp'
-        ? [k]
-        : kind === 'amp' || kind === 'ampm'
-          ? this.poolsOfAmp(ns, String(kind === 'amp' ? nameOf(o) : labelOf(o, AMPM_POOL_LABEL)))
-          : kind === 'machine'
-            ? [`${ns}/${labelOf(o, POOL_LABEL)}`]
-            : this.poolsOfCluster(ns, String(nameOf(o))),
-    );
+    if (kind === 'asomp') this.indexAsomp(undefined, o, ns);
+    this.onChange(this.poolsOfRemoved(kind, o, k, ns));
   }
 
-  /** The AzureMachinePool a pool's MachinePool names (one of the pool's own name when it names none). */
-  ampOf(poolKey: string): KubeObject | undefined {
+  /** The pools an object that went concerned. */
+  private poolsOfRemoved(kind: KindName, o: KubeObject, k: string, ns: string): string[] {
+    if (kind === 'mp') return [k];
+    if (kind === 'ampm') return this.poolsOfAmp(ns, String(labelOf(o, AMPM_POOL_LABEL)));
+    if (INFRA_KINDS.has(kind)) return this.poolsOfAmp(ns, String(nameOf(o)));
+    if (kind === 'asoap') return this.poolsOfAgentPool(ns, String(nameOf(o)));
+    if (kind === 'machine') return [`${ns}/${labelOf(o, POOL_LABEL)}`];
+    return this.poolsOfCluster(ns, String(nameOf(o)));
+  }
+
+  /** Files an AzureASOManagedMachinePool under the agent pool object it embeds (in place of `old`'s). */
+  private indexAsomp(o: KubeObject | undefined, old: KubeObject | undefined, ns: string): void {
+    const before = old ? embeddedAgentPoolName(old) : null;
+    const after = o ? embeddedAgentPoolName(o) : null;
+    const name = String((o ?? old)?.metadata?.name);
+    if (before !== null && before !== after) removeFrom(this.asompsByAgentPool, `${ns}/${before}`, name);
+    if (after !== null) addTo(this.asompsByAgentPool, `${ns}/${after}`, name);
+  }
+
+  /**
+   * The pools of an ASO agent pool object: those whose AzureManagedMachinePool has its name (CAPZ names the agent
+   * pool object after it), and those whose AzureASOManagedMachinePool embeds it.
+   */
+  poolsOfAgentPool(ns: string, agentPool: string): string[] {
+    const pools = new Set(this.poolsOfAmp(ns, agentPool));
+    for (const asomp of this.asompsByAgentPool.get(`${ns}/${agentPool}`) ?? [])
+      for (const p of this.poolsOfAmp(ns, asomp)) pools.add(p);
+    return [...pools];
+  }
+
+  /**
+   * A pool's infra object: the one its MachinePool's infrastructureRef names (by kind and name; an AzureMachinePool
+   * of the pool's own name when it names none), from the cache of its kind.
+   */
+  infraOf(poolKey: string): { kind: 'amp' | 'ammp' | 'asomp'; obj: KubeObject | undefined } | undefined {
     const mp = this.caches.mp.get(poolKey);
     if (!mp) return undefined;
     const ns = String(mp.metadata?.namespace);
-    const ampName =
-      (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef
-        ?.name ?? String(mp.metadata?.name);
-    return this.caches.amp.get(`${ns}/${ampName}`);
+    const ref = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string; kind?: string } } } | undefined)
+      ?.spec?.infrastructureRef;
+    const kind = INFRA_CACHE[ref?.kind ?? 'AzureMachinePool'] ?? 'amp';
+    return { kind, obj: this.caches[kind].get(`${ns}/${ref?.name ?? String(mp.metadata?.name)}`) };
+  }
+
+  /** The AzureMachinePool a pool's MachinePool names; undefined for an AKS pool. */
+  ampOf(poolKey: string): KubeObject | undefined {
+    const infra = this.infraOf(poolKey);
+    return infra?.kind === 'amp' ? infra.obj : undefined;
   }
 
   /** An AzureMachinePool's AMPMs deleted within DEPARTED_MS (those before are forgotten), or undefined. */

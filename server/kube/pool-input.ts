@@ -1,11 +1,13 @@
 // A pool's input for the pool model, built at every analysis from its management cluster's caches (through their
 // indexes, not by filtering them) and from its workload cluster's Nodes.
 
+import { agentPoolNameOf } from '@/lib/aks-model';
 import type { PoolInput } from '@/lib/pool-model';
 import { namedScaleSetKey } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
 import { foreignKeysOf, poolIds } from './pool-ids';
-import type { PoolIndex } from './pool-index';
+import { NO_AKS_KINDS, type AksKinds } from './aks-kinds';
+import { embeddedAgentPoolName, type PoolIndex } from './pool-index';
 import type { Workloads } from './workloads';
 
 /** What a pool's input says of its management cluster beside its objects. */
@@ -44,12 +46,33 @@ function otherScaleSetPoolsOf(
   return out;
 }
 
+/**
+ * An AKS pool's infra object and ASO's agent pool object: the one named after an AzureManagedMachinePool, or the one
+ * an AzureASOManagedMachinePool embeds. Not known (rather than missing) when the cluster does not serve ASO's kind.
+ */
+function aksInputOf(
+  index: PoolIndex,
+  ns: string,
+  infra: { kind: 'ammp' | 'asomp'; obj: KubeObject | undefined },
+  aksKinds: AksKinds,
+): NonNullable<PoolInput['aks']> {
+  const obj = infra.obj ?? null;
+  if (!aksKinds.asoap)
+    return {
+      infra: obj,
+      asoAgentPool: { state: 'unknown', reason: "the cluster does not serve ASO's ManagedClustersAgentPool" },
+    };
+  const name = obj === null ? null : infra.kind === 'ammp' ? String(obj.metadata?.name) : embeddedAgentPoolName(obj);
+  return { infra: obj, asoAgentPool: name === null ? null : (index.caches.asoap.get(`${ns}/${name}`) ?? null) };
+}
+
 /** The objects that make up one pool, as the pool model takes them; null when the MachinePool is gone. */
 export function buildPoolInput(
   poolKey: string,
   index: PoolIndex,
   workloads: Workloads,
   facts: ContextFacts,
+  aksKinds: AksKinds = NO_AKS_KINDS,
 ): PoolInput | null {
   const mp = index.caches.mp.get(poolKey);
   if (!mp) return null;
@@ -57,7 +80,10 @@ export function buildPoolInput(
   const ampName =
     (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef
       ?.name ?? String(mp.metadata?.name);
-  const amp = index.caches.amp.get(`${ns}/${ampName}`) ?? null;
+  const infra = index.infraOf(poolKey);
+  const amp = infra?.kind === 'amp' ? (infra.obj ?? null) : null;
+  const aks =
+    infra && infra.kind !== 'amp' ? aksInputOf(index, ns, { kind: infra.kind, obj: infra.obj }, aksKinds) : undefined;
   const ampms = index.ampmsOf(`${ns}/${ampName}`);
   const machines = index.machinesOf(`${ns}/${mp.metadata?.name}`);
   const clusterName = String(mp.spec?.clusterName ?? '');
@@ -65,9 +91,11 @@ export function buildPoolInput(
   const w = workloads.get(`${ns}/${clusterName}`);
   const departedAmpms = index.departedOf(`${ns}/${ampName}`);
   const otherScaleSetPools = otherScaleSetPoolsOf(index, mp, amp);
+  const agentPool = infra?.obj && infra.kind !== 'amp' ? agentPoolNameOf(infra.obj) : null;
   return {
     ...(departedAmpms ? { departedAmpms } : {}),
     ...(otherScaleSetPools ? { otherScaleSetPools } : {}),
+    ...(aks ? { aks } : {}),
     context: facts.context,
     capzVersion: facts.capzVersion,
     machinePool: mp,
@@ -76,7 +104,11 @@ export function buildPoolInput(
     machines,
     cluster,
     workload: w
-      ? w.data(amp ? index.ampScaleSetKey(amp) : null, poolIds(mp, amp, ampms, machines))
+      ? w.data(
+          amp ? index.ampScaleSetKey(amp) : null,
+          poolIds(mp, amp ?? aks?.infra ?? null, ampms, machines),
+          agentPool,
+        )
       : {
           state: 'unknown',
           reason: cluster ? 'the workload cluster is not read yet' : `Cluster ${clusterName} not found`,

@@ -5,7 +5,7 @@ import 'server-only';
 import type { SourceHealth } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
-import { providerIdOf } from '@/lib/slim';
+import { AKS_AGENT_POOL_LABEL, providerIdOf } from '@/lib/slim';
 import type { KubeObject } from '@/lib/unstructured';
 import type { PooledKubeConfig } from './calls';
 import { Informer } from './informer';
@@ -19,6 +19,11 @@ import {
   type ControlPlaneEndpoint,
 } from './workload-kubeconfig';
 
+/** An AKS Node's agent pool, from its label. */
+function agentPoolOf(o: KubeObject): string | undefined {
+  return o.metadata?.labels?.[AKS_AGENT_POOL_LABEL];
+}
+
 export class WorkloadSource {
   nodes = new Map<string, KubeObject>();
   /**
@@ -26,6 +31,8 @@ export class WorkloadSource {
    * takes its own Nodes, not the cluster's thousands, and a Node's change concerns its own pool.
    */
   private readonly byScaleSet = new Map<string, Set<string>>();
+  /** Node names by AKS agent pool (label kubernetes.azure.com/agentpool): an AKS pool's Nodes, listed or not. */
+  private readonly byAgentPool = new Map<string, Set<string>>();
   health: SourceHealth;
   private informer: Informer | null = null;
   /** The running informer's KubeConfig: its connections are closed with it. */
@@ -48,6 +55,8 @@ export class WorkloadSource {
   /** Files a Node's name (`name`: the informer's key for it, the cache's string) under its scale set, or takes it out. */
   private index(o: KubeObject, add: boolean, name: string): void {
     (add ? addTo : removeFrom)(this.byScaleSet, scaleSetKeyOf(providerIdOf(o)), name);
+    const pool = agentPoolOf(o);
+    if (pool !== undefined) (add ? addTo : removeFrom)(this.byAgentPool, pool, name);
   }
 
   /**
@@ -70,13 +79,15 @@ export class WorkloadSource {
 
   /**
    * The Nodes a pool's analysis can join: those in its scale set (and, for flexible orchestration, its
-   * resource group's flexible VMs), and those whose providerID another of its sources names.
+   * resource group's flexible VMs), those of its AKS agent pool, and those whose providerID another of its sources
+   * names.
    */
-  nodesFor(scaleSetKey: string | null, ids: PoolIds): KubeObject[] {
+  nodesFor(scaleSetKey: string | null, ids: PoolIds, agentPool: string | null = null): KubeObject[] {
     const names = new Set<string>();
     const take = (set: Set<string> | undefined) => {
       if (set) for (const n of set) names.add(n);
     };
+    if (agentPool !== null) take(this.byAgentPool.get(agentPool));
     if (scaleSetKey) {
       take(this.byScaleSet.get(scaleSetKey));
       take(this.byScaleSet.get(flexKeyOf(scaleSetKey)));
@@ -133,8 +144,12 @@ export class WorkloadSource {
       this.onChange([o]);
     });
     informer.on('update', (o, old, k) => {
-      // Moved only when its scale set changed: the index keeps the name string the cache keeps (see indexed).
-      if (!old || scaleSetKeyOf(providerIdOf(old)) !== scaleSetKeyOf(providerIdOf(o))) {
+      // Moved only when its scale set or agent pool changed: the index keeps the name string the cache keeps.
+      if (
+        !old ||
+        scaleSetKeyOf(providerIdOf(old)) !== scaleSetKeyOf(providerIdOf(o)) ||
+        agentPoolOf(old) !== agentPoolOf(o)
+      ) {
         if (old) this.index(old, false, k);
         this.index(o, true, k);
       }
@@ -158,8 +173,9 @@ export class WorkloadSource {
   }
 
   /** What a pool's model gets: its Nodes (see nodesFor), or why they are not known. */
-  data(scaleSetKey: string | null, ids: PoolIds): PoolInput['workload'] {
-    if (this.health.state === 'live' && this.listed) return { state: 'ok', nodes: this.nodesFor(scaleSetKey, ids) };
+  data(scaleSetKey: string | null, ids: PoolIds, agentPool: string | null = null): PoolInput['workload'] {
+    if (this.health.state === 'live' && this.listed)
+      return { state: 'ok', nodes: this.nodesFor(scaleSetKey, ids, agentPool) };
     if (this.health.state === 'starting') return { state: 'unknown', reason: 'the workload cluster is not listed yet' };
     return { state: 'unreachable', error: this.health.error ?? 'the workload cluster does not answer' };
   }

@@ -129,6 +129,7 @@ describe('discovery', () => {
     expect(infra.resources.filter((r) => r.shortNames).map((r) => [r.name, r.shortNames])).toEqual([
       ['azuremachinepools', ['amp']],
       ['azuremachinepoolmachines', ['ampm']],
+      ['azuremanagedmachinepools', ['ammp']],
       ['azureclusters', ['azc']],
     ]);
     expect(infra.resources.map((r) => r.name)).toContain('azuremachinepools/status');

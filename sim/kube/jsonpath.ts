@@ -1,15 +1,16 @@
-// Just enough of the Kubernetes JSONPath dialect for printer columns: `.a.b`, `.a[0]`, and
-// `.list[?(@.key=="value")].field`.
+// Just enough of the Kubernetes JSONPath dialect for printer columns: `.a.b`, `.a[0]`,
+// `.list[?(@.key=="value")].field`, and a dot inside a name escaped (`.metadata.labels.cluster\.x-k8s\.io/name`).
 
 export function evalJsonPath(obj: unknown, path: string): unknown {
-  const tokens = path.replace(/^\{|\}$/g, '').match(/\.[^.[\]]+|\[\?\(@\.[^=]+==["'][^"']*["']\)\]|\[\d+\]/g) ?? [];
+  const tokens =
+    path.replace(/^\{|\}$/g, '').match(/\.(?:\\\.|[^.[\]\\])+|\[\?\(@\.[^=]+==["'][^"']*["']\)\]|\[\d+\]/g) ?? [];
   let cur: unknown[] = [obj];
   for (const t of tokens) {
     const next: unknown[] = [];
     for (const c of cur) {
       if (c === null || typeof c !== 'object') continue;
       if (t.startsWith('.')) {
-        const v = (c as Record<string, unknown>)[t.slice(1)];
+        const v = (c as Record<string, unknown>)[t.slice(1).replace(/\\\./g, '.')];
         if (v !== undefined) next.push(v);
       } else if (t.startsWith('[?')) {
         const m = /^\[\?\(@\.([^=]+)==["']([^"']*)["']\)\]$/.exec(t);

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { makeAmmp, makeAsoAgentPool } from '../../lib/fixtures/aks-objects';
 import type { KubeObject } from '../../lib/unstructured';
 import { findUpstreamDir } from './crd-schema';
 import type { KubeSimulator } from './simulator';
@@ -55,6 +56,60 @@ describe('kubectl against the simulated management cluster', () => {
       ...['0', '1', '2', '3', '4'].map((n) => `AzureMachinePoolMachine/pool0-${n}`),
     ]);
     expect(doc.items[0]?.status).toMatchObject({ ready: false, provisioningState: 'Updating' });
+  });
+
+  it("serves AKS pools' kinds: an AMMP's printer columns from its Ready condition, ASO's agent pool in another version", async () => {
+    const ammp = makeAmmp({
+      name: 'aks1',
+      clusterName: 'prod-weu',
+      ready: false,
+      agentPoolsReady: { type: 'AgentPoolsReady', status: 'False', reason: 'Creating', severity: 'Info' },
+    });
+    const ap = makeAsoAgentPool({ name: 'aks1', state: { count: 3 } });
+    for (const o of [ammp, ap]) {
+      const created = await kubectl(kc, ['create', '-f', '-'], JSON.stringify(o));
+      expect(created.code, created.stderr).toBe(0);
+    }
+    // Status is the controllers' (the main resource ignores it on create), written through the subresource.
+    for (const [kind, o] of [
+      ['ammp', ammp],
+      ['managedclustersagentpools', ap],
+    ] as const) {
+      const patched = await kubectl(kc, [
+        'patch',
+        kind,
+        'aks1',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: o.status }),
+      ]);
+      expect(patched.code, patched.stderr).toBe(0);
+    }
+    const r = await kubectl(kc, ['get', 'ammp', 'aks1']);
+    expect(r.code, r.stderr).toBe(0);
+    const [header, row] = r.stdout.trim().split('\n');
+    expect(header?.split(/\s+/)).toEqual(['NAME', 'CLUSTER', 'READY', 'SEVERITY', 'REASON', 'AGE', 'MODE']);
+    expect(row?.split(/\s+/).filter((c, i) => i !== 5)).toEqual([
+      'aks1',
+      'prod-weu',
+      'False',
+      'Info',
+      'Creating',
+      'User',
+    ]);
+    const old = await kubectl(kc, [
+      'get',
+      'managedclustersagentpools.v1api20231001.containerservice.azure.com',
+      'aks1',
+      '-o',
+      'json',
+    ]);
+    expect(old.code, old.stderr).toBe(0);
+    expect(JSON.parse(old.stdout)).toMatchObject({
+      apiVersion: 'containerservice.azure.com/v1api20231001',
+      status: { count: 3 },
+    });
   });
 
   it('reaches the workload cluster through the kubeconfig in its <cluster>-kubeconfig Secret', async () => {

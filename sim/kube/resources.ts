@@ -339,6 +339,57 @@ export const RESOURCES: readonly ResourceDef[] = [
       AGE,
     ],
   }),
+  // AKS pools: CAPZ's two infra kinds (printer columns and versions as in their CRDs) and ASO's agent pool.
+  def({
+    group: 'infrastructure.cluster.x-k8s.io',
+    kind: 'AzureManagedMachinePool',
+    plural: 'azuremanagedmachinepools',
+    namespaced: true,
+    versions: infraV1beta1(),
+    statusSubresource: true,
+    shortNames: ['ammp'],
+    categories: ['cluster-api'],
+    printerColumns: [
+      { name: 'Cluster', type: 'string', jsonPath: '.metadata.labels.cluster\\.x-k8s\\.io/cluster-name' },
+      { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+      { name: 'Severity', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].severity" },
+      { name: 'Reason', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].reason" },
+      { name: 'Message', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].message", priority: 1 },
+      AGE,
+      { name: 'Mode', type: 'string', jsonPath: '.spec.mode' },
+    ],
+  }),
+  def({
+    group: 'infrastructure.cluster.x-k8s.io',
+    kind: 'AzureASOManagedMachinePool',
+    plural: 'azureasomanagedmachinepools',
+    namespaced: true,
+    versions: [
+      { name: 'v1alpha1', served: true, storage: false },
+      { name: 'v1beta1', served: true, storage: true },
+    ],
+    statusSubresource: true,
+    convert: sameShape,
+  }),
+  def({
+    group: 'containerservice.azure.com',
+    kind: 'ManagedClustersAgentPool',
+    plural: 'managedclustersagentpools',
+    namespaced: true,
+    versions: [
+      { name: 'v1api20231001', served: true, storage: false },
+      { name: 'v1api20250801', served: true, storage: true },
+    ],
+    statusSubresource: true,
+    categories: ['azure', 'containerservice'],
+    convert: sameShape,
+    printerColumns: [
+      { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+      { name: 'Severity', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].severity" },
+      { name: 'Reason', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].reason" },
+      { name: 'Message', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].message" },
+    ],
+  }),
   def({
     group: 'infrastructure.cluster.x-k8s.io',
     kind: 'AzureCluster',
@@ -351,6 +402,15 @@ export const RESOURCES: readonly ResourceDef[] = [
     printerColumns: [{ name: 'Ready', type: 'string', jsonPath: '.status.ready' }, AGE],
   }),
 ];
+
+/**
+ * Versions whose schemas are the same (an ASO-MP's v1alpha1 and v1beta1, ASO's API versions for the fields CAPZ
+ * and poolscope use): converting one is naming it in the other version.
+ */
+function sameShape(obj: KubeObject, toVersion: string): KubeObject {
+  const group = (obj.apiVersion ?? '').split('/')[0] ?? '';
+  return { ...structuredClone(obj), apiVersion: `${group}/${toVersion}` };
+}
 
 export function storageVersion(r: ResourceDef): string {
   return (r.versions.find((v) => v.storage) ?? (r.versions[0] as ResourceVersionDef)).name;

@@ -19,6 +19,7 @@ export const GET = route({ query: fleetQuery }, async ({ query, request }) => {
     ...(query.namespace ? { namespace: query.namespace } : {}),
     ...(query.q ? { q: query.q } : {}),
     ...(query.severity ? { severity: query.severity } : {}),
+    ...(query.kind ? { kind: query.kind } : {}),
   };
   return answerResponse(request, await fleetAnswer(filters, peerOf(request.headers)));
 });

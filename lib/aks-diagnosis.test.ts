@@ -1,0 +1,414 @@
+// The AKS operator scenarios (docs/domain.md, "AKS operator scenarios", K1–K10, and "What a resync can and cannot
+// do for AKS pools"): each state as the objects would stand, and what the diagnosis and the verdict say of it.
+// K7 (a perpetual diff that makes the pool flap) needs the pool's history, which one analysis does not have.
+
+import { describe, expect, it } from 'vitest';
+import { analyzePool } from './analyze';
+import type { Finding, PoolDetail } from './api-types';
+import { buildAksPool, type AksPoolSpec } from './fixtures/aks-pool';
+import { makeMachinePool, minutesBefore, NOW } from './fixtures/objects';
+
+const AT = new Date(Date.parse(NOW) + 2 * 60_000).toISOString();
+
+function analyse(spec: AksPoolSpec, now = AT): PoolDetail {
+  return analyzePool(buildAksPool(spec), { now, previous: null });
+}
+
+function finding(d: PoolDetail, code: Finding['code']): Finding {
+  const f = d.findings.find((x) => x.code === code);
+  if (!f) throw new Error(`no ${code} among ${d.findings.map((x) => x.code).join(', ')}`);
+  return f;
+}
+
+const codes = (d: PoolDetail) => d.findings.map((f) => f.code);
+const kinds = (d: PoolDetail) => d.drift.map((x) => x.kind).sort();
+const READY = { type: 'Ready', status: 'True' } as const;
+const RECONCILING = { type: 'Ready', status: 'False', reason: 'Reconciling', severity: 'Info' } as const;
+
+describe('an AKS pool', () => {
+  it('is told by its infrastructureRef kind, and its summary says which', () => {
+    expect(analyse({ flavour: 'aks-aso', mpList: [0] }).summary.flavour).toBe('aks-aso');
+    expect(analyse({ flavour: 'aks-managed', mpList: [0] }).summary.flavour).toBe('aks-managed');
+  });
+
+  it('without its infra object found is not diagnosed as a self-managed pool missing its AzureMachinePool', () => {
+    const input = buildAksPool({ flavour: 'aks-managed', mpList: [0, 1] });
+    const d = analyzePool({ ...input, aks: {} }, { now: AT });
+    expect(d.notes).toContain("No AzureManagedMachinePool was found for this MachinePool's infrastructureRef.");
+    expect(d.notes.join(' ')).not.toMatch(/AzureMachinePool\b/);
+    expect(codes(d)).not.toContain('readiness-gate-frozen');
+    expect(d.verdict.reconcile).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/AzureManagedMachinePool/),
+    });
+  });
+
+  it('whose every source agrees is healthy, and a list copy is never offered', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0, 1, 2],
+      aso: { ready: READY, state: { count: 3 } },
+      live: { count: 3 },
+    });
+    expect(codes(d)).toEqual(['healthy']);
+    expect(d.drift).toEqual([]);
+    expect(d.verdict.syncProviderIds.allowed).toBe(false);
+    expect(d.verdict.syncProviderIds.reason).toMatch(/freezes with the MachinePool's/);
+  });
+
+  it('without an AKS read says what is shown is ASO’s cache, not that it is healthy', () => {
+    const d = analyse({ flavour: 'aks-aso', mpList: [0, 1], aso: { state: { count: 2 } } });
+    expect(codes(d)).toEqual(['azure-unread']);
+    expect(finding(d, 'azure-unread')).toMatchObject({ severity: 'info' });
+    expect(finding(d, 'azure-unread').summary).toMatch(/ASO's cached copy/);
+  });
+
+  it('with AKS throttling reports staleness, and no drift on AKS’s account', () => {
+    const d = analyse({
+      flavour: 'aks-managed',
+      mpList: [0, 1],
+      live: { state: 'throttled', error: 'Too many requests', retryAfterSeconds: 30 },
+    });
+    expect(finding(d, 'azure-unread')).toMatchObject({ severity: 'warning' });
+    expect(finding(d, 'azure-unread').summary).toMatch(/AKS is throttling/);
+    expect(d.drift).toEqual([]);
+  });
+
+  it('with ASO’s agent pool missing still compares the lists with the Nodes', () => {
+    const d = analyse({ flavour: 'aks-aso', mpList: [0, 1], nodes: [0, 1, 2], aso: 'missing', live: { count: 3 } });
+    expect(kinds(d)).toEqual(['missing-from-azuremachinepool', 'missing-from-machinepool']);
+    expect(codes(d)).toContain('sources-disagree');
+    expect(finding(d, 'sources-disagree').summary).toMatch(/not in the AzureASOManagedMachinePool list/);
+  });
+});
+
+describe('K1: a scale CAPZ asked for, through ASO', () => {
+  const k1 = (flavour: AksPoolSpec['flavour']): AksPoolSpec => ({
+    flavour,
+    replicas: 5,
+    mpList: [0, 1, 2],
+    infraReady: false,
+    nodes: [0, 1, 2, 3],
+    aso: { ready: RECONCILING, state: { count: 3 }, generationBehind: true },
+    live: { provisioningState: 'Scaling', count: 5 },
+    ...(flavour === 'aks-managed'
+      ? { agentPoolsReady: { type: 'AgentPoolsReady', status: 'False', reason: 'Creating', severity: 'Info' } }
+      : {}),
+  });
+
+  for (const flavour of ['aks-aso', 'aks-managed'] as const) {
+    it(`${flavour}: both lists frozen, the joined Node missing from both; the gate closed by design, a warning first`, () => {
+      const d = analyse(k1(flavour));
+      expect(kinds(d)).toEqual(['missing-from-azuremachinepool', 'missing-from-machinepool']);
+      const frozen = finding(d, 'readiness-gate-frozen');
+      expect(frozen).toMatchObject({ severity: 'warning', cause: 'aks-operation' });
+      expect(frozen.criticalFrom).toBeDefined();
+      expect(frozen.summary).toMatch(/its own list is frozen too/);
+      expect(frozen.detail).toMatch(/only the Nodes or Azure show/);
+      const op = finding(d, 'aks-operation');
+      expect(op.summary).toMatch(/ASO is applying a change to agent pool pool1 \(AKS: Scaling\)/);
+      expect(op.summary).toMatch(/closed by design/);
+      expect(d.verdict).toMatchObject({ recommended: null, reconcile: { canHelp: false } });
+      expect(d.verdict.syncProviderIds.allowed).toBe(false);
+    });
+  }
+
+  it('turns critical once the freeze outlasts the grace', () => {
+    const late = new Date(Date.parse(NOW) + 11 * 60_000).toISOString();
+    expect(finding(analyse(k1('aks-aso'), late), 'readiness-gate-frozen').severity).toBe('critical');
+  });
+});
+
+describe('K2 and K3: AKS’s autoscaler moves the pool; ASO’s count lags (#5985)', () => {
+  it('ASO-MP: the list follows the Nodes, the replicas ASO’s cached count', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      replicas: 3,
+      mpList: [0, 1, 2, 3, 4],
+      infraReplicas: 3,
+      mpAnnotations: { 'cluster.x-k8s.io/replicas-managed-by': 'aks' },
+      aso: { ready: READY, state: { count: 3, enableAutoScaling: true } },
+      live: { count: 5, enableAutoScaling: true },
+    });
+    const f = finding(d, 'aks-replicas-cached');
+    expect(f.severity).toBe('warning');
+    expect(f.summary).toBe("MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (3), AKS has 5.");
+    expect(f.detail).toMatch(/can go negative meanwhile: an artefact/);
+    expect(codes(d)).not.toContain('externally-managed-replicas');
+    expect(d.verdict.reconcile).toMatchObject({ canHelp: false, reason: expect.stringMatching(/ASO's own resync/) });
+  });
+
+  it('AMMP: spec.scaling; the MachinePool’s spec.replicas is ASO’s count while the list follows the VMs', () => {
+    const d = analyse({
+      flavour: 'aks-managed',
+      replicas: 3,
+      scaling: { minSize: 1, maxSize: 10 },
+      mpList: [0, 1, 2, 3, 4],
+      aso: { ready: READY, state: { count: 3, enableAutoScaling: true } },
+      live: { count: 5, enableAutoScaling: true },
+    });
+    expect(finding(d, 'aks-replicas-cached').detail).toMatch(/follow the scale set's VMs/);
+  });
+
+  it('is only informative while ASO’s count is current', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0, 1, 2],
+      aso: { ready: READY, state: { count: 3, enableAutoScaling: true } },
+      live: { count: 3, enableAutoScaling: true },
+    });
+    expect(finding(d, 'aks-replicas-cached').severity).toBe('info');
+  });
+});
+
+describe('K4: an upgrade waits for the control plane', () => {
+  it('says what ASO waits for; no freeze while nothing moved', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0, 1],
+      infraReady: false,
+      aso: {
+        ready: {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ReconciliationBlocked',
+          severity: 'Warning',
+          message: 'Managed cluster "aks-weu" has not reached Kubernetes version "1.34"',
+        },
+        state: { count: 2 },
+        generationBehind: true,
+      },
+      live: { count: 2 },
+    });
+    expect(finding(d, 'aks-operation').summary).toMatch(/waits for the control plane to reach Kubernetes 1\.34/);
+    expect(codes(d)).not.toContain('readiness-gate-frozen');
+    expect(codes(d)).not.toContain('gate-closed');
+  });
+});
+
+describe('K5: the operation fails', () => {
+  it('says AKS’s error, chains the freeze to it, and a resync cannot help', () => {
+    const d = analyse({
+      flavour: 'aks-managed',
+      replicas: 5,
+      mpList: [0, 1, 2],
+      infraReady: false,
+      nodes: [0, 1, 2, 3],
+      agentPoolsReady: { type: 'AgentPoolsReady', status: 'False', reason: 'Failed', severity: 'Error' },
+      aso: {
+        ready: { type: 'Ready', status: 'False', reason: 'QuotaExceeded', severity: 'Error', message: 'quota' },
+        state: { count: 3 },
+      },
+      live: {
+        provisioningState: 'Failed',
+        count: 5,
+        provisioningError: {
+          code: 'QuotaExceeded',
+          message:
+            'Operation could not be completed as it results in exceeding approved standardDSv5Family Cores quota.',
+        },
+      },
+    });
+    const failed = finding(d, 'aks-pool-failed');
+    expect(failed.severity).toBe('critical');
+    expect(failed.summary).toMatch(/^AKS agent pool pool1 failed \(QuotaExceeded\): Operation could not be completed/);
+    expect(finding(d, 'readiness-gate-frozen')).toMatchObject({ severity: 'critical', cause: 'aks-pool-failed' });
+    expect(codes(d)).not.toContain('aks-operation');
+    expect(d.verdict.reconcile).toMatchObject({ canHelp: false, reason: expect.stringMatching(/failed in AKS/) });
+  });
+
+  it('from ASO alone: an AMMP with an Error is terminal for CAPZ', () => {
+    const d = analyse({
+      flavour: 'aks-managed',
+      mpList: [0],
+      infraReady: false,
+      aso: {
+        ready: { type: 'Ready', status: 'False', reason: 'SubnetIsFull', severity: 'Error' },
+        state: { count: 1 },
+      },
+    });
+    expect(finding(d, 'aks-pool-failed').detail).toMatch(/terminal/);
+  });
+
+  it('cuts a long error message in the headline', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0],
+      live: { provisioningState: 'Failed', count: 1, provisioningError: { code: 'X', message: 'a'.repeat(5000) } },
+    });
+    expect(finding(d, 'aks-pool-failed').summary.length).toBeLessThan(300);
+  });
+});
+
+describe('K6: AKS runs an operation of its own', () => {
+  it('blames neither CAPZ nor a failure', () => {
+    const d = analyse({
+      flavour: 'aks-managed',
+      mpList: [0, 1],
+      infraReady: false,
+      agentPoolsReady: { type: 'AgentPoolsReady', status: 'False', reason: 'Failed', severity: 'Error' },
+      aso: {
+        ready: {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ReconciliationBlocked',
+          severity: 'Warning',
+          message: 'Managed cluster agent pool is in provisioning state "Upgrading"',
+        },
+        state: { count: 2 },
+      },
+      live: { provisioningState: 'Upgrading', count: 2 },
+    });
+    const op = finding(d, 'aks-operation');
+    expect(op.summary).toMatch(/AKS runs an operation of its own on agent pool pool1 \(Upgrading\)/);
+    expect(op.detail).toMatch(/not a real failure/);
+    expect(codes(d)).not.toContain('aks-pool-failed');
+  });
+
+  it('seen by AKS before ASO: the pool stays ready, said as information', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0, 1],
+      aso: { ready: READY, state: { count: 2 } },
+      live: { provisioningState: 'Upgrading', count: 2 },
+    });
+    expect(finding(d, 'aks-operation')).toMatchObject({ severity: 'info' });
+  });
+});
+
+describe('K8: the workload cluster is unreachable', () => {
+  it('ASO-MP: CAPZ cannot list the Nodes either', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0],
+      infraReady: false,
+      workload: 'unreachable',
+      live: { count: 1 },
+    });
+    const f = finding(d, 'workload-cluster-unreachable');
+    expect(f.detail).toMatch(/builds an AzureASOManagedMachinePool's list from the workload cluster's Nodes/);
+    expect(f.suggestedAction).toMatch(/Entra token/);
+    expect(d.verdict.reconcile.canHelp).toBe(false);
+  });
+
+  it('AMMP: stays ready with a current list; the freeze is CAPI’s', () => {
+    const d = analyse({ flavour: 'aks-managed', mpList: [0], workload: 'unreachable', live: { count: 1 } });
+    expect(finding(d, 'workload-cluster-unreachable').detail).toMatch(/keeps it ready with a current list/);
+  });
+});
+
+describe('K9: an ASO-MP cannot map its Nodes', () => {
+  it('a Node without providerID keeps it not ready', () => {
+    const d = analyse({ flavour: 'aks-aso', mpList: [0, 1], infraReady: false, nodesWithoutId: 1, live: { count: 3 } });
+    const f = finding(d, 'aks-nodes-unmapped');
+    expect(f.summary).toMatch(/^1 Node of agent pool pool1 has no providerID/);
+    expect(d.findings.find((x) => x.code === 'gate-closed')).toBeUndefined();
+  });
+
+  it('Nodes without the pool’s label: CAPZ lists none, CAPI keeps the old list', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0, 1],
+      infraList: [],
+      nodeLabelPool: 'other',
+      aso: { ready: READY, state: { count: 2 } },
+      live: { count: 2 },
+    });
+    expect(finding(d, 'aks-nodes-unmapped').summary).toMatch(
+      /No Node carries agent pool pool1's label while AKS counts 2/,
+    );
+  });
+
+  it('a stopped pool explains Nodes gone', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [],
+      nodes: [],
+      aso: { ready: READY, state: { count: 2, powerState: 'Stopped' } },
+    });
+    expect(finding(d, 'aks-nodes-unmapped').suggestedAction).toMatch(/Start the agent pool/);
+  });
+
+  it('a Node gone from an ASO-MP’s list is gone, without reading Azure', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0, 1, 2],
+      nodes: [0, 1],
+      infraReady: false,
+      aso: { ready: RECONCILING, state: { count: 2 } },
+    });
+    const ghost = d.drift.find((x) => x.kind === 'ghost-in-machinepool');
+    expect(ghost?.summary).toBe('In the MachinePool providerIDList, but no Node has it.');
+  });
+});
+
+describe('K10: pause', () => {
+  it('a paused ASO-MP closes the gate itself, and the resync is refused', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0],
+      infraReady: false,
+      infraAnnotations: { 'cluster.x-k8s.io/paused': '' },
+      live: { count: 1 },
+    });
+    expect(finding(d, 'paused').detail).toMatch(/the pause itself closes CAPI's readiness gate/);
+    expect(d.verdict.reconcile).toMatchObject({ allowed: false, reason: expect.stringMatching(/paused/) });
+  });
+
+  it('a paused Cluster: ASO still reads the agent pool', () => {
+    const d = analyse({ flavour: 'aks-managed', mpList: [0], clusterPaused: true, live: { count: 1 } });
+    expect(finding(d, 'paused').detail).toMatch(/ASO still reads/);
+  });
+});
+
+describe('an AKS pool’s resync', () => {
+  it('says a reconcile helps when the gate is open and the lists differ, and how to trigger it by hand', () => {
+    const d = analyse({ flavour: 'aks-managed', mpList: [0], infraList: [0, 1], nodes: [0, 1], live: { count: 2 } });
+    // poolscope does not write to AKS pools yet: the option is not offered, its reason says how.
+    expect(d.verdict).toMatchObject({ recommended: null, reconcile: { allowed: false, canHelp: true } });
+    expect(d.verdict.reconcile.reason).toMatch(
+      /kubectl annotate azuremanagedmachinepool pool1 -n default poolscope\.dev\/resync-requested-at=/,
+    );
+  });
+
+  it('says a reconcile helps when the infra list lags the Nodes while ready', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0],
+      nodes: [0, 1],
+      aso: { ready: READY, state: { count: 2 } },
+      live: { count: 2 },
+    });
+    expect(d.verdict.reconcile.reason).toMatch(/CAPZ list the Nodes again/);
+  });
+
+  it('names the AMMP’s old lowercased providerIDs as case drift (CAPZ before v1.5)', () => {
+    const input = buildAksPool({ flavour: 'aks-managed', mpList: [0], live: { count: 1 } });
+    const mp = makeMachinePool({
+      name: 'pool1',
+      namespace: 'default',
+      clusterName: 'aks-weu',
+      replicas: 1,
+      providerIDList: [String((input.machinePool.spec?.providerIDList as string[])[0]).toLowerCase()],
+      infraKind: 'AzureManagedMachinePool',
+    });
+    const d = analyzePool({ ...input, machinePool: mp }, { now: AT });
+    expect(finding(d, 'case-mismatch').summary).toMatch(/the AzureManagedMachinePool list/);
+  });
+});
+
+describe('the derived since', () => {
+  it('of an AKS operation is when ASO’s Ready went False', () => {
+    const since = minutesBefore(NOW, 5);
+    const d = analyzePool(
+      buildAksPool({
+        flavour: 'aks-aso',
+        mpList: [0],
+        infraReady: false,
+        aso: { ready: { ...RECONCILING, lastTransitionTime: since }, state: { count: 1 } },
+      }),
+      { now: AT, previous: { drift: [], findings: [] } },
+    );
+    expect(finding(d, 'aks-operation').since).toBe(since);
+  });
+});

@@ -1,0 +1,103 @@
+// The resync verdict for an AKS pool (docs/domain.md, "What a resync can and cannot do for AKS pools"): a
+// reconcile trigger on the infra object helps only while the gate is open, and a list copy never does, since the
+// infra list freezes with the MachinePool's. poolscope's resync does not write to AKS pools yet, so the verdict says
+// whether a reconcile would help and how to trigger one by hand.
+
+import type { DriftItem, ResyncOption, ResyncVerdict, SourceState } from './api-types';
+import { aksFactsOf, type AksFacts } from './findings/aks-context';
+import { gateClosed, listDiff } from './pool-lists';
+import { INFRA_KIND, isPaused, type PoolModel } from './pool-model';
+import { RESYNC_ANNOTATION } from './resync-actions';
+
+const NO_COPY =
+  "For an AKS pool CAPZ computes the infra list only when a whole reconcile succeeds, so it freezes with the MachinePool's: copying it adds nothing during a freeze, and poolscope does not write an AKS pool's lists.";
+
+function refusal(model: PoolModel, kube: SourceState | undefined): string | null {
+  const infra = model.aks?.infra ?? null;
+  const kind = INFRA_KIND[model.flavour];
+  if (kube?.state === 'unreachable') {
+    return `poolscope cannot reach management cluster ${model.ref.context}: it can neither check the pool afresh nor write to it until it can.`;
+  }
+  if (isPaused(model) || infra?.pausedAnnotation) {
+    return 'The pool is paused; controllers ignore it, and poolscope never unpauses as a side effect.';
+  }
+  if (model.mp.deleting) return 'The MachinePool is being deleted.';
+  if (model.cluster?.deleting) return 'The Cluster is being deleted.';
+  if (infra?.deleting) return `The ${kind} is being deleted.`;
+  if (!infra) return `No ${kind} was found for this MachinePool.`;
+  return null;
+}
+
+/** Why a reconcile cannot help while CAPZ keeps the infra object not ready. */
+function closedReason(a: AksFacts): string {
+  if (a.failure)
+    return `The agent pool failed in AKS${a.failure.code ? ` (${a.failure.code})` : ''}: a reconcile cannot repair it, and CAPZ keeps the ${a.infraKind} not ready until AKS succeeds.`;
+  if (a.operation || a.asoReady === 'reconciling' || a.asoReady === 'blocked')
+    return `An AKS operation runs: CAPZ keeps the ${a.infraKind} not ready until ASO reports the agent pool Ready, and a reconcile cannot get past CAPI's readiness gate or shorten the operation.`;
+  return `The ${a.infraKind} is not ready: a reconcile re-runs CAPZ and CAPI, but cannot get past CAPI's readiness gate.`;
+}
+
+function reconcileOption(model: PoolModel, drift: readonly DriftItem[], a: AksFacts): ResyncVerdict['reconcile'] {
+  const has = (kind: DriftItem['kind']) => drift.some((d) => d.kind === kind);
+  const { add, remove } = listDiff(model);
+  if (model.workload.state === 'unreachable')
+    return {
+      allowed: true,
+      canHelp: false,
+      reason:
+        'poolscope cannot read the workload cluster; if CAPI cannot either, it stops before its readiness gate and a reconcile changes nothing until the connection is back.',
+    };
+  if (gateClosed(model)) return { allowed: true, canHelp: false, reason: closedReason(a) };
+  if (add.length || remove.length)
+    return {
+      allowed: true,
+      canHelp: true,
+      reason: 'The gate is open: CAPI copies the list on its next reconcile, and a trigger makes that happen now.',
+    };
+  if (has('missing-from-azuremachinepool') || has('ghost-in-azuremachinepool'))
+    return {
+      allowed: true,
+      canHelp: true,
+      reason: `The ${a.infraKind} list lags: a reconcile makes CAPZ list ${model.flavour === 'aks-aso' ? 'the Nodes' : "the scale set's VMs"} again${model.flavour === 'aks-managed' ? ' (after its 10 s debounce)' : ''}, and CAPI copies the result.`,
+    };
+  const cached =
+    a.autoscaling && a.cachedCount !== null && a.liveCount !== null && a.cachedCount !== a.liveCount
+      ? " The replica count is ASO's cached one: only ASO's own resync refreshes it, not a reconcile."
+      : '';
+  return { allowed: true, canHelp: false, reason: `Nothing is out of date that a reconcile would fix.${cached}` };
+}
+
+/**
+ * poolscope's resync does not write to AKS pools' objects yet: it says what a reconcile would do, and how to
+ * trigger one by hand (CAPZ reconciles the infra object on any change to it).
+ */
+function byHand(model: PoolModel, option: ResyncOption): ResyncOption {
+  const kind = INFRA_KIND[model.flavour].toLowerCase();
+  const name = model.aks?.infra?.name ?? model.mp.infrastructureRef.name ?? model.mp.name;
+  const how = option.canHelp
+    ? ` poolscope does not write to AKS pools yet; to trigger it: kubectl annotate ${kind} ${name} -n ${model.mp.namespace} ${RESYNC_ANNOTATION}="$(date -u +%FT%TZ)" --overwrite.`
+    : ' poolscope does not write to AKS pools yet.';
+  return { allowed: false, canHelp: option.canHelp, reason: `${option.reason}${how}` };
+}
+
+/** The verdict on an AKS pool: a reconcile trigger on its infra object and MachinePool, never a list copy. */
+export function aksResyncVerdict(model: PoolModel, drift: readonly DriftItem[], kube?: SourceState): ResyncVerdict {
+  const a = aksFactsOf(model) as AksFacts;
+  const blocked = refusal(model, kube);
+  const { add, remove } = listDiff(model);
+  const reconcile = blocked
+    ? { allowed: false, canHelp: false, reason: blocked }
+    : byHand(model, reconcileOption(model, drift, a));
+  return {
+    recommended: null,
+    reconcile,
+    syncProviderIds: {
+      allowed: false,
+      canHelp: false,
+      reason: blocked ?? NO_COPY,
+      wouldAdd: add,
+      wouldRemove: remove,
+      wouldAddWithoutNode: [],
+    },
+  };
+}

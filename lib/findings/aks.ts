@@ -1,0 +1,255 @@
+// Rules of AKS pools (AzureManagedMachinePool, AzureASOManagedMachinePool): the MachinePool list frozen with the
+// infra list, an AKS operation running or failed, the count ASO caches, Nodes CAPZ cannot map, and the AKS words of
+// the workload connection, the agent pool read and a healthy pool (docs/domain.md, "AKS operator scenarios").
+
+import type { FindingCode } from '../api-types';
+import { listSome, plural } from '../format';
+import { gateClosed, infraReady } from '../pool-lists';
+import { asSentence, FROZEN_CRITICAL_AFTER_MS, type Context, type Draft } from './context';
+import { aksNotReadyCause, type AksFacts } from './aks-context';
+
+/** An error text from AKS or ASO, cut to a length a headline can carry. */
+function short(text: string | null, max = 240): string {
+  if (!text) return '';
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+const GATE =
+  "CAPI copies the infra object's spec.providerIDList into the MachinePool only while its status.ready is true.";
+const FROZEN_TOO =
+  "CAPZ computes an AKS pool's list only when a whole reconcile succeeds, so the infra list froze with the MachinePool's: the two agree, and only the Nodes or Azure show what is missing.";
+
+/** What each flavour's list follows, for the words of a freeze. */
+function liveWords(c: Context): string {
+  const azure = c.model.azure.state === 'ok';
+  return c.model.flavour === 'aks-aso'
+    ? 'the registered Nodes (an AzureASOManagedMachinePool lists them)'
+    : `${azure ? "the node resource group's VMs" : 'the registered Nodes'} (an AzureManagedMachinePool lists its scale set's VMs)`;
+}
+
+/** The finding that closed the gate, when one did. */
+function freezeCause(c: Context, a: AksFacts): FindingCode | undefined {
+  if (a.failure) return 'aks-pool-failed';
+  if (c.model.workload.state === 'unreachable') return 'workload-cluster-unreachable';
+  if (c.model.flavour === 'aks-aso' && a.infra?.pausedAnnotation) return 'paused';
+  if (a.nodesWithoutId.length && c.model.flavour === 'aks-aso') return 'aks-nodes-unmapped';
+  if (a.operation || a.asoReady === 'reconciling' || a.asoReady === 'blocked') return 'aks-operation';
+  return undefined;
+}
+
+const FREEZE_ACTION: Partial<Record<FindingCode, string>> = {
+  'aks-pool-failed': 'Fix what made the agent pool fail (see that finding); the freeze lasts until AKS succeeds.',
+  'workload-cluster-unreachable': 'Restore the connection to the workload cluster; CAPI and CAPZ resume by themselves.',
+  paused: 'Unpause the AzureASOManagedMachinePool when the operation that paused it is over.',
+  'aks-nodes-unmapped': 'Give the Nodes their providerID (or fix their labels); CAPZ lists them again then.',
+  'aks-operation': 'Wait for the operation to end: the gate reopens when ASO reports the agent pool Ready.',
+};
+
+/** The MachinePool list frozen behind CAPI's gate while live membership moved (K1, K4, K5, K8, K9, K10). */
+export function aksListFrozen(c: Context): Draft | null {
+  const { model, drift, aks: a } = c;
+  if (!a?.infra || !gateClosed(model)) return null;
+  const add = drift.filter((d) => d.kind === 'missing-from-machinepool').length;
+  const gone = drift.filter((d) => d.kind === 'ghost-in-machinepool').length;
+  if (!add && !gone) return null;
+  const cause = freezeCause(c, a);
+  const diff = [add ? `${add} live not in it` : '', gone ? `${gone} in it gone` : ''].filter(Boolean).join(', ');
+  const invisible = add ? ` The autoscaler and CAPI's nodeRefs miss ${plural(add, 'member')}.` : '';
+  const action = (cause && FREEZE_ACTION[cause]) ?? `Look at the ${a.infraKind} and the CAPZ controller logs.`;
+  return {
+    code: 'readiness-gate-frozen',
+    severity: 'critical',
+    summary: `MachinePool providerIDList frozen: ${a.infraKind} not ready (${aksNotReadyCause(a, model)}); its own list is frozen too.${invisible}`,
+    detail: `${GATE} It is ${a.infra.ready === null ? 'unset' : 'false'}. ${FROZEN_TOO} Against ${liveWords(c)} the MachinePool list is out of date: ${diff}.`,
+    suggestedAction: `${action} Neither a reconcile trigger nor a list copy gets past the gate: the infra list is as stale as the MachinePool's.`,
+    ...(cause ? { cause } : {}),
+    ...(cause === 'aks-operation' ? { warnFor: c.opts.frozenCriticalAfterMs ?? FROZEN_CRITICAL_AFTER_MS } : {}),
+    ...(a.aso?.ready?.status === 'False' && a.aso.ready.lastTransitionTime
+      ? { derivedSince: a.aso.ready.lastTransitionTime }
+      : {}),
+  };
+}
+
+/** The agent pool's last operation failed (K5). */
+export function aksPoolFailed(c: Context): Draft | null {
+  const { model, aks: a } = c;
+  const f = a?.failure;
+  if (!a || !f) return null;
+  const closed = gateClosed(model);
+  const terminal = model.flavour === 'aks-managed' && f.from === 'ASO' && f.severity === 'Error';
+  const said =
+    f.from === 'AKS'
+      ? `AKS reports provisioningState Failed${f.code ? `, error ${f.code}` : ''}${f.message ? `: ${asSentence(short(f.message, 600))}` : '.'}`
+      : `ASO's agent pool is Ready=False with reason ${f.code}${f.severity ? ` (severity ${f.severity})` : ''}${f.message ? `: ${asSentence(short(f.message, 600))}` : '.'}`;
+  return {
+    code: 'aks-pool-failed',
+    severity: closed ? 'critical' : 'warning',
+    summary: `AKS agent pool ${a.poolName} failed${f.code ? ` (${f.code})` : ''}${f.message ? `: ${short(f.message)}` : ''}.`,
+    detail: `${said} ${closed ? `CAPZ keeps the ${a.infraKind} not ready meanwhile, so CAPI's view of the pool stays frozen until AKS succeeds: the readiness-gate freeze of CAPZ #4982, which CAPZ has not mitigated for AKS pools.` : `The ${a.infraKind} is still ready; CAPZ closes the gate at its next reconcile.`}${terminal ? ' CAPZ takes an Error-severity ASO failure as terminal: it does not reconcile the AzureManagedMachinePool again until another event or its 10-minute sync.' : ''}`,
+    suggestedAction:
+      'Fix the cause in Azure or in the pool spec (quota, VM size or zone capacity, a full subnet). ASO retries a Failed pool by itself. A resync cannot help.',
+    ...(a.aso?.ready?.status === 'False' && a.aso.ready.lastTransitionTime
+      ? { derivedSince: a.aso.ready.lastTransitionTime }
+      : {}),
+  };
+}
+
+/** What kind of operation runs: a version ASO waits for, a change ASO applies, or AKS's own (K1, K4, K6). */
+function operationKind(a: AksFacts): { summary: string; detail: string } {
+  const message = a.aso?.ready?.message ?? '';
+  const version = /has not reached Kubernetes version "?([^"\s]+)"?/.exec(message);
+  if (a.asoReady === 'blocked' && version)
+    return {
+      summary: `ASO waits for the control plane to reach Kubernetes ${version[1]} before it upgrades agent pool ${a.poolName}`,
+      detail: `ASO upgrades an agent pool only after its cluster's control plane: ${asSentence(short(message, 400))}`,
+    };
+  if (a.asoReady === 'reconciling' || a.asoBehind)
+    return {
+      summary: `ASO is applying a change to agent pool ${a.poolName}${a.operation ? ` (AKS: ${a.operation.state})` : ''}`,
+      detail: a.asoBehind
+        ? `The agent pool object has a generation ASO has not applied yet: a change CAPZ asked for (a count, a version, labels or taints) is being made.`
+        : `ASO is writing the agent pool to AKS: a change, or ASO's periodic resync (it writes every AZURE_SYNC_PERIOD, 60 minutes by default).`,
+    };
+  if (a.asoReady === 'blocked')
+    return {
+      summary: `AKS runs an operation of its own on agent pool ${a.poolName}${a.operation ? ` (${a.operation.state})` : ''}; ASO waits for it`,
+      detail: `ASO found the agent pool busy and does not write to it until it is done (ReconciliationBlocked)${message ? `: ${asSentence(short(message, 300))}` : '.'} Nothing in CAPZ or ASO asked for it: a node image upgrade, maintenance or the autoscaler.${a.infra?.conditions.some((c) => c.type === 'AgentPoolsReady' && c.severity === 'Error') ? ' The AzureManagedMachinePool shows AgentPoolsReady with severity Error for this: not a real failure.' : ''}`,
+    };
+  return {
+    summary: `AKS reports agent pool ${a.poolName} ${a.operation?.state ?? 'busy'}`,
+    detail: `AKS runs an operation (provisioningState ${a.operation?.state}, from ${a.operation?.from}). ASO has not seen it yet: it reads AKS when it reconciles the agent pool, so CAPZ keeps the pool as it was until then.`,
+  };
+}
+
+/** An AKS operation in progress, started by CAPZ through ASO or by AKS itself (K1, K4, K6). */
+export function aksOperation(c: Context): Draft | null {
+  const { model, aks: a } = c;
+  if (!a || a.failure) return null;
+  if (!a.operation && a.asoReady !== 'reconciling' && a.asoReady !== 'blocked') return null;
+  const closed = gateClosed(model);
+  const { summary, detail } = operationKind(a);
+  return {
+    code: 'aks-operation',
+    severity: closed ? 'warning' : 'info',
+    summary: `${summary}${closed ? `: the ${a.infraKind} is not ready, so CAPI's gate is closed by design until it ends` : ''}.`,
+    detail: `${detail} ${closed ? `CAPZ marks the ${a.infraKind} not ready for the whole operation, so the MachinePool keeps its list and replicas (no AKS analogue of CAPZ #5537 exists).` : `The ${a.infraKind} is still ready.`}`,
+    suggestedAction:
+      "None: it ends when ASO reports the agent pool Ready (an AzureManagedMachinePool re-checks every 20 s). A resync cannot shorten it. Do not change ASO's agent pool object: that can make ASO write to AKS.",
+    ...(a.aso?.ready?.status === 'False' && a.aso.ready.lastTransitionTime
+      ? { derivedSince: a.aso.ready.lastTransitionTime }
+      : {}),
+  };
+}
+
+/** The count the MachinePool shows is ASO's cached copy while AKS's autoscaler moves the pool (K2, K3; #5985). */
+export function aksReplicasCached(c: Context): Draft | null {
+  const { model, aks: a } = c;
+  if (!a?.autoscaling) return null;
+  const ready = model.workload.state === 'ok' ? a.nodes.filter((n) => n.ready === true).length : null;
+  const actual = a.liveCount ?? ready;
+  const behind = a.cachedCount !== null && actual !== null && actual !== a.cachedCount;
+  const numbers = [
+    a.liveCount !== null ? `AKS counts ${a.liveCount}` : '',
+    a.cachedCount !== null ? `ASO's cached count is ${a.cachedCount}` : '',
+    ready !== null ? `${plural(ready, 'Ready Node')}` : '',
+    model.mp.replicas !== null ? `MachinePool spec.replicas ${model.mp.replicas}` : '',
+  ].filter(Boolean);
+  const flavourText =
+    model.flavour === 'aks-aso'
+      ? "CAPZ sets the AzureASOManagedMachinePool's status.replicas and the MachinePool's spec.replicas from ASO's status.count, while its list follows the Nodes. The MachinePool's unavailable count can go negative meanwhile: an artefact, not a failure (CAPZ #5985)."
+      : "CAPZ copies ASO's status.count into the MachinePool's spec.replicas, while the AzureManagedMachinePool's list and replicas follow the scale set's VMs at each reconcile. When ASO's resync moves the count, CAPZ patches the agent pool and the pool goes not ready for that write.";
+  return {
+    code: 'aks-replicas-cached',
+    severity: behind ? 'warning' : 'info',
+    summary: behind
+      ? `MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (${a.cachedCount}), AKS has ${actual}.`
+      : "AKS's autoscaler sizes this pool; the MachinePool's replicas follow ASO's cached count.",
+    detail: `${numbers.length ? `${numbers.join('; ')}. ` : ''}ASO refreshes its copy of the agent pool only when it reconciles it: at a spec change, or every AZURE_SYNC_PERIOD (60 minutes by default). ${flavourText}`,
+    suggestedAction:
+      "None: take the pool's size from AKS and its members from the Nodes. A reconcile re-lists the members but cannot refresh ASO's count; do not touch ASO's agent pool (that makes ASO write to AKS).",
+  };
+}
+
+/** An AzureASOManagedMachinePool cannot map its Nodes: one without providerID, or none with its labels (K9). */
+export function aksNodesUnmapped(c: Context): Draft | null {
+  const { model, aks: a } = c;
+  if (!a || model.flavour !== 'aks-aso' || model.workload.state !== 'ok') return null;
+  const count = a.liveCount ?? a.cachedCount ?? 0;
+  const none = a.nodes.length === 0 && count > 0;
+  if (!a.nodesWithoutId.length && !none) return null;
+  const stopped = a.powerState === 'Stopped';
+  const labels = `kubernetes.azure.com/agentpool=${a.poolName} and kubernetes.azure.com/cluster=<the node resource group, cut to 63 characters>`;
+  return {
+    code: 'aks-nodes-unmapped',
+    severity: 'warning',
+    summary: a.nodesWithoutId.length
+      ? `${plural(a.nodesWithoutId.length, 'Node')} of agent pool ${a.poolName} ${a.nodesWithoutId.length === 1 ? 'has' : 'have'} no providerID: CAPZ keeps the AzureASOManagedMachinePool not ready until ${a.nodesWithoutId.length === 1 ? 'it does' : 'they do'}.`
+      : `No Node carries agent pool ${a.poolName}'s label while AKS counts ${count}: CAPZ lists none, and CAPI keeps the old MachinePool list.`,
+    detail: `CAPZ lists the Nodes labelled ${labels} and builds the list from their spec.providerID.${a.nodesWithoutId.length ? ` Without providerID: ${listSome(a.nodesWithoutId, 10)}; CAPZ requeues and stays not ready.` : ' CAPI does not copy an empty list while replicas are above 0, so the MachinePool keeps its old list and its nodeRefs go stale.'}${stopped ? ' The agent pool is Stopped (powerState), which explains Nodes gone.' : ' Before CAPZ v1.17.0 a node resource group name over 63 characters matched no Node (CAPZ #5055).'}`,
+    suggestedAction: stopped
+      ? 'Start the agent pool if it should run; nothing is wrong with CAPZ.'
+      : 'Fix the Node registration or labels (upgrade CAPZ to v1.17 or later for a long node resource group name). A resync helps only after that.',
+  };
+}
+
+/** The agent pool could not be read from AKS: the state shown is ASO's cached copy, or nothing. */
+export function aksUnread(c: Context): Draft | null {
+  const { model, aks: a } = c;
+  if (!a || !model.aks || model.aks.agentPool.state === 'ok') return null;
+  const s = model.aks.agentPool;
+  const failed = s.state === 'throttled' || s.state === 'unreachable' || s.state === 'not-found';
+  const cached = a.aso
+    ? "what is shown of AKS is ASO's cached copy, up to AZURE_SYNC_PERIOD old"
+    : 'nothing is known of AKS';
+  return {
+    code: 'azure-unread',
+    severity: failed ? 'warning' : 'info',
+    summary: failed
+      ? `AKS agent pool ${a.poolName} could not be read${s.state === 'throttled' ? ' (AKS is throttling)' : ''}: ${cached}.`
+      : `poolscope has not read AKS agent pool ${a.poolName}: ${cached}.`,
+    detail: `${failed ? `AKS answered: ${asSentence(s.error)}` : `${asSentence(s.reason)}`} Without AKS's own answer poolscope cannot see a running or failed operation before ASO does, nor the live count; the drift shown compares the lists with the Nodes.`,
+    suggestedAction: failed
+      ? "Check poolscope's Azure credentials and its reader role on the managed cluster; if AKS throttles, poolscope waits out Retry-After."
+      : 'None needed; the next read fills it in.',
+  };
+}
+
+/** Findings that say why an AKS infra object is not ready: gate-closed would only repeat them. */
+const EXPLAINS_NOT_READY: readonly FindingCode[] = [
+  'readiness-gate-frozen',
+  'aks-pool-failed',
+  'aks-operation',
+  'aks-nodes-unmapped',
+  'paused',
+  'workload-cluster-unreachable',
+  'management-cluster-unreachable',
+];
+
+/** Not ready with nothing waiting behind the gate, and no other finding to say why. */
+export function aksGateClosed(c: Context, found: ReadonlySet<FindingCode>): Draft | null {
+  const { model, aks: a } = c;
+  if (!a?.infra || !gateClosed(model)) return null;
+  if (EXPLAINS_NOT_READY.some((code) => found.has(code))) return null;
+  return {
+    code: 'gate-closed',
+    severity: 'info',
+    summary: `${a.infraKind} not ready (${aksNotReadyCause(a, model)}): CAPI copies no list until it is; nothing waits yet.`,
+    detail: `${GATE} It is ${infraReady(model) === null ? 'unset' : 'false'}. The MachinePool list agrees with ${liveWords(c)} now; a member that comes or goes meanwhile stays out of (or in) it until the ${a.infraKind} is ready again.`,
+    suggestedAction: `None while nothing waits. If it stays not ready, look at ASO's agent pool conditions and the CAPZ controller logs.`,
+  };
+}
+
+/** Every AKS source read, and nothing found. */
+export function aksHealthy(c: Context, found: ReadonlySet<FindingCode>): Draft | null {
+  const { model, drift, aks: a } = c;
+  if (!a || found.size > 0 || drift.length > 0 || model.workload.state !== 'ok') return null;
+  if (model.aks?.agentPool.state !== 'ok') return null;
+  return {
+    code: 'healthy',
+    severity: 'info',
+    summary: 'Healthy: every source agrees.',
+    detail: `AKS, ${a.aso ? "ASO's agent pool, " : ''}the ${a.infraKind}, the MachinePool and the Nodes agree, and no operation runs.`,
+    suggestedAction: 'None.',
+  };
+}

@@ -132,7 +132,9 @@ describe('K2 and K3: AKS’s autoscaler moves the pool; ASO’s count lags (#598
     });
     const f = finding(d, 'aks-replicas-cached');
     expect(f.severity).toBe('warning');
-    expect(f.summary).toBe("MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (3), AKS has 5.");
+    expect(f.summary).toBe(
+      "MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (3), AKS counts 5.",
+    );
     expect(f.detail).toMatch(/can go negative meanwhile: an artefact/);
     expect(codes(d)).not.toContain('externally-managed-replicas');
     expect(d.verdict.reconcile).toMatchObject({ canHelp: false, reason: expect.stringMatching(/ASO's own resync/) });
@@ -148,6 +150,16 @@ describe('K2 and K3: AKS’s autoscaler moves the pool; ASO’s count lags (#598
       live: { count: 5, enableAutoScaling: true },
     });
     expect(finding(d, 'aks-replicas-cached').detail).toMatch(/follow the scale set's VMs/);
+  });
+
+  it('without an AKS read, counts the Ready Nodes of the pool instead', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      replicas: 3,
+      mpList: [0, 1, 2, 3],
+      aso: { ready: READY, state: { count: 3, enableAutoScaling: true } },
+    });
+    expect(finding(d, 'aks-replicas-cached').summary).toMatch(/\(3\), the pool has 4 Ready Nodes\.$/);
   });
 
   it('is only informative while ASO’s count is current', () => {

@@ -3,10 +3,10 @@
 // infra list freezes with the MachinePool's. poolscope's resync does not write to AKS pools yet, so the verdict says
 // whether a reconcile would help and how to trigger one by hand.
 
-import type { DriftItem, ResyncOption, ResyncVerdict, SourceState } from './api-types';
+import { INFRA_KINDS, type DriftItem, type ResyncOption, type ResyncVerdict, type SourceState } from './api-types';
 import { aksFactsOf, type AksFacts } from './findings/aks-context';
 import { gateClosed, listDiff } from './pool-lists';
-import { INFRA_KIND, isPaused, type PoolModel } from './pool-model';
+import { isPaused, type PoolModel } from './pool-model';
 import { RESYNC_ANNOTATION } from './resync-actions';
 
 const NO_COPY =
@@ -14,7 +14,7 @@ const NO_COPY =
 
 function refusal(model: PoolModel, kube: SourceState | undefined): string | null {
   const infra = model.aks?.infra ?? null;
-  const kind = INFRA_KIND[model.flavour];
+  const kind = INFRA_KINDS[model.flavour].kind;
   if (kube?.state === 'unreachable') {
     return `poolscope cannot reach management cluster ${model.ref.context}: it can neither check the pool afresh nor write to it until it can.`;
   }
@@ -72,7 +72,7 @@ function reconcileOption(model: PoolModel, drift: readonly DriftItem[], a: AksFa
  * trigger one by hand (CAPZ reconciles the infra object on any change to it).
  */
 function byHand(model: PoolModel, option: ResyncOption): ResyncOption {
-  const kind = INFRA_KIND[model.flavour].toLowerCase();
+  const kind = INFRA_KINDS[model.flavour].kind.toLowerCase();
   const name = model.aks?.infra?.name ?? model.mp.infrastructureRef.name ?? model.mp.name;
   const how = option.canHelp
     ? ` poolscope does not write to AKS pools yet; to trigger it: kubectl annotate ${kind} ${name} -n ${model.mp.namespace} ${RESYNC_ANNOTATION}="$(date -u +%FT%TZ)" --overwrite.`

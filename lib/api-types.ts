@@ -32,6 +32,23 @@ export const ID_SOURCE_LABELS: Record<IdSource, string> = {
   node: 'Nodes',
 };
 
+/** The infra kind behind each flavour, as CAPZ names it, and its short name. */
+export const INFRA_KINDS: Record<PoolFlavour, { kind: string; short: string }> = {
+  'self-managed': { kind: 'AzureMachinePool', short: 'AMP' },
+  'aks-managed': { kind: 'AzureManagedMachinePool', short: 'AMMP' },
+  'aks-aso': { kind: 'AzureASOManagedMachinePool', short: 'ASO-MP' },
+};
+
+/** The sources a pool of this flavour has: an AKS pool has no AzureMachinePoolMachines and no Machines. */
+export function idSourcesOf(flavour: PoolFlavour = 'self-managed'): readonly IdSource[] {
+  return flavour === 'self-managed' ? ID_SOURCES : ID_SOURCES.filter((s) => s !== 'ampm' && s !== 'machine');
+}
+
+/** A source's label for a pool of this flavour (the `amp` source is its infra object's list). */
+export function idSourceLabel(source: IdSource, flavour: PoolFlavour = 'self-managed'): string {
+  return source === 'amp' ? `${INFRA_KINDS[flavour].kind} spec.providerIDList` : ID_SOURCE_LABELS[source];
+}
+
 export type DriftKind =
   | 'missing-from-machinepool'
   | 'ghost-in-machinepool'
@@ -67,6 +84,11 @@ export const DRIFT_KIND_LABELS: Record<DriftKind, string> = {
   'node-without-instance': 'Node without VM',
   'order-only': 'list order only',
 };
+
+/** A drift kind's badge for a pool of this flavour (`missing from AMMP` for an AzureManagedMachinePool's). */
+export function driftKindLabel(kind: DriftKind, flavour: PoolFlavour = 'self-managed'): string {
+  return DRIFT_KIND_LABELS[kind].replace(/\bAMP$/, INFRA_KINDS[flavour].short);
+}
 
 export interface DriftItem {
   /** Stable identity across analyses: `<kind>:<join key>` (or `order-only:` for the list-level item). */

@@ -1,7 +1,8 @@
 // A stored change in plain words, for the changes list: what changed ("MachinePool list", "Finding:
 // vmss-failed"), its values ("4 IDs" rather than a count and a hash), and its kind, by which the list filters.
 
-import { REPLICA_SERIES } from './timeline';
+import { INFRA_KINDS, type PoolFlavour } from './api-types';
+import { conditionSourceWords, REPLICA_SERIES } from './timeline';
 
 export type ChangeKind = 'finding' | 'drift' | 'condition' | 'state' | 'replicas' | 'event' | 'resync';
 
@@ -41,10 +42,11 @@ export function changeKind(field: string): ChangeKind {
   return 'state';
 }
 
-/** What changed, in words. */
-export function changeWhat(field: string): string {
+/** What changed, in words; the infra object's fields named after the pool's kind. */
+export function changeWhat(field: string, flavour: PoolFlavour = 'self-managed'): string {
   const fixed = FIELDS[field];
-  if (fixed) return fixed;
+  if (fixed && flavour !== 'self-managed' && field === 'amp.provisioningState') return 'Agent pool provisioning state';
+  if (fixed) return fixed.replace(/^AzureMachinePool\b/, INFRA_KINDS[flavour].kind);
   const [head, ...rest] = field.split('.');
   const tail = rest.join('.');
   if (head === 'finding') return `Finding: ${tail}`;
@@ -52,7 +54,7 @@ export function changeWhat(field: string): string {
   if (head === 'replicas') return `Replicas: ${REPLICA_SERIES.find((s) => s.key === tail)?.label ?? tail}`;
   if (head === 'condition') {
     const [source, ...type] = rest;
-    return `${source === 'amp' ? 'AzureMachinePool' : 'MachinePool'} condition ${type.join('.')}`;
+    return `${conditionSourceWords(source, flavour)} condition ${type.join('.')}`;
   }
   return field;
 }

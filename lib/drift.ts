@@ -3,10 +3,10 @@
 // lists is its own item, because CAPI compares them order-sensitively and rewrites on every flip
 // (docs/domain.md, "The readiness gate" and "S12. List order churn before CAPZ 1.23").
 
-import type { DriftItem, DriftKind, Severity } from './api-types';
+import { INFRA_KINDS, type DriftItem, type DriftKind, type Severity } from './api-types';
 import { displayId, spellings, type JoinedId } from './join';
 import { infraList } from './pool-lists';
-import { INFRA_KIND, type PoolModel } from './pool-model';
+import type { PoolModel } from './pool-model';
 import { belongsToScaleSet, joinKey, namedScaleSetKey, parseProviderId } from './provider-id';
 import { compareDriftKeys } from './row-order';
 
@@ -175,7 +175,7 @@ function summaryOf(kind: DriftKind, j: JoinedId, model: PoolModel): string {
   if (kind === 'case-mismatch') return `${SUMMARY[kind]} Spellings: ${spellings(j).join(' | ')}`;
   if (kind === 'other-scale-set') return otherScaleSetSummary(j, model);
   if (model.flavour === 'self-managed') return SUMMARY[kind];
-  const infra = INFRA_KIND[model.flavour];
+  const infra = INFRA_KINDS[model.flavour].kind;
   const gone = model.azure.state === 'ok' || model.azure.state === 'not-found' ? 'gone from Azure' : 'no Node has it';
   switch (kind) {
     case 'ghost-in-machinepool':
@@ -255,7 +255,7 @@ export function computeDrift(
         'order-only',
         null,
         { azure: null, amp: null, mp: null, ampm: null, machine: null, node: null },
-        SUMMARY['order-only'].replace('AzureMachinePool', INFRA_KIND[model.flavour]),
+        SUMMARY['order-only'].replace('AzureMachinePool', INFRA_KINDS[model.flavour].kind),
       ),
     );
   }

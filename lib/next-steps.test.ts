@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
+import { buildAksPool } from './fixtures/aks-pool';
 import { buildScenario } from './fixtures/scenarios';
 import { nextSteps, shellQuote } from './next-steps';
 
@@ -29,6 +30,25 @@ describe('S4: one VM failed', () => {
       `kubectl --context ${context} -n ${namespace} patch machinepool pool0 --type merge -p "{\\"spec\\":{\\"providerIDList\\":$(kubectl --context ${context} -n ${namespace} get azuremachinepool pool0 -o jsonpath='{.spec.providerIDList}')}}"`,
     );
     expect(reconcile?.command).toContain('annotate azuremachinepool pool0 poolscope.dev/resync-requested-at=');
+  });
+});
+
+describe('an AKS pool', () => {
+  it('is never told to copy its list or to touch the scale set its IDs name', () => {
+    const input = buildAksPool({
+      flavour: 'aks-managed',
+      mpList: [0, 1],
+      nodes: [0, 1, 2],
+      infraReady: false,
+      aso: { ready: { type: 'Ready', status: 'False', reason: 'Reconciling' }, state: { count: 2 } },
+    });
+    const d = analyzePool(input, { now: '2026-11-29T12:02:00Z' });
+    const steps = nextSteps('readiness-gate-frozen', d);
+    expect(steps.map((s) => s.command ?? s.href)).toEqual([
+      'kubectl --context mgmt-aks -n default get managedclustersagentpools.containerservice.azure.com',
+      'https://github.com/kubernetes-sigs/cluster-api-provider-azure/issues/4982',
+    ]);
+    expect(JSON.stringify(steps)).not.toMatch(/azuremachinepool|providerIDList|vmss/);
   });
 });
 

@@ -109,10 +109,41 @@ const unjoinedRows = (d: PoolDetail) =>
   d.instances.filter((r) => r.driftKinds.includes('instance-without-node') && r.azure?.provisioningState !== 'Failed');
 
 /**
+ * An AKS pool's next steps: ASO's agent pool objects, whose Ready condition says what ASO waits for or why AKS
+ * failed, and the upstream issue. Never a list copy (an AKS pool's infra list freezes with the MachinePool's), and
+ * nothing that writes to ASO's objects (a change there can make ASO write to AKS).
+ */
+function aksNextSteps(code: FindingCode, d: PoolDetail): NextStep[] {
+  const aso = {
+    text: "Read ASO's agent pool objects: their Ready condition says what ASO waits for, or why AKS failed",
+    command: `${kubectl(d)} get managedclustersagentpools.containerservice.azure.com`,
+  };
+  switch (code) {
+    case 'readiness-gate-frozen':
+      return [aso, { text: 'CAPZ #4982: the frozen MachinePool list', href: `${CAPZ_ISSUES}4982` }];
+    case 'aks-operation':
+    case 'aks-pool-failed':
+      return [aso];
+    case 'aks-replicas-cached':
+      return [{ text: "CAPZ #5985: the MachinePool's replicas follow ASO's cached count", href: `${CAPZ_ISSUES}5985` }];
+    case 'aks-nodes-unmapped':
+      return [
+        {
+          text: 'CAPZ #5055: a node resource group name over 63 characters matched no Node before v1.17',
+          href: `${CAPZ_ISSUES}5055`,
+        },
+      ];
+    default:
+      return [];
+  }
+}
+
+/**
  * The next steps for one finding of `d`, names filled in. Empty when the finding's suggested action says all
  * there is to do.
  */
 export function nextSteps(code: FindingCode, d: PoolDetail): NextStep[] {
+  if ((d.summary.flavour ?? 'self-managed') !== 'self-managed') return aksNextSteps(code, d);
   const ss = scaleSetOf(d);
   const amp = ss?.scaleSet ?? d.summary.ref.name;
   switch (code) {

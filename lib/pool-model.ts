@@ -12,7 +12,7 @@ import {
   type AksInfraModel,
   type AsoAgentPoolModel,
 } from './aks-model';
-import type { PoolFlavour, PoolRef, SourceState } from './api-types';
+import { INFRA_KINDS, type PoolFlavour, type PoolRef, type SourceState } from './api-types';
 import { normaliseAzure, type AzureData, type NormalisedAzure } from './azure-model';
 import {
   checkedList,
@@ -31,13 +31,6 @@ import type { KubeObject } from './unstructured';
 
 type WorkloadData = { state: 'ok'; nodes: NodeModel[] } | Exclude<SourceState, { state: 'ok' }>;
 type NotOk = Exclude<SourceState, { state: 'ok' }>;
-
-/** The infra kind of each flavour, as CAPZ names it. */
-export const INFRA_KIND: Record<PoolFlavour, string> = {
-  'self-managed': 'AzureMachinePool',
-  'aks-managed': 'AzureManagedMachinePool',
-  'aks-aso': 'AzureASOManagedMachinePool',
-};
 
 /** What an AKS pool has beside the MachinePool (docs/domain.md, "What to read for an AKS pool"). */
 interface AksPoolModel {
@@ -152,7 +145,8 @@ export function buildPoolModel(input: PoolInput): PoolModel {
       ? memo(input.azureMachinePool, notes, normaliseAzureMachinePool)
       : null;
   const aks = flavour === 'self-managed' ? null : aksPart(flavour, input.aks ?? {}, notes);
-  if (!amp && !aks?.infra) notes.push(`No ${INFRA_KIND[flavour]} was found for this MachinePool's infrastructureRef.`);
+  if (!amp && !aks?.infra)
+    notes.push(`No ${INFRA_KINDS[flavour].kind} was found for this MachinePool's infrastructureRef.`);
 
   const w = input.workload ?? { state: 'unknown' as const, reason: 'workload cluster not read' };
   const workload: WorkloadData = w.state === 'ok' ? { state: 'ok', nodes: w.nodes.map(normaliseNode) } : w;
@@ -174,7 +168,7 @@ export function buildPoolModel(input: PoolInput): PoolModel {
 
   for (const [label, list] of [
     ['MachinePool', mp.providerIDList],
-    [INFRA_KIND[flavour], amp?.providerIDList ?? aks?.infra?.providerIDList ?? []],
+    [INFRA_KINDS[flavour].kind, amp?.providerIDList ?? aks?.infra?.providerIDList ?? []],
   ] as const) {
     const c = checkedList(list);
     if (c.duplicates) notes.push(`${label} spec.providerIDList has duplicate entries.`);
@@ -206,7 +200,7 @@ export function buildPoolModel(input: PoolInput): PoolModel {
 
 /** An AKS pool's own sources, normalised; a kind that does not match the flavour counts as not found. */
 function aksPart(flavour: Exclude<PoolFlavour, 'self-managed'>, input: AksPoolInput, notes: string[]): AksPoolModel {
-  const kind = INFRA_KIND[flavour];
+  const kind = INFRA_KINDS[flavour].kind;
   const obj = input.infra && input.infra.kind === kind ? input.infra : null;
   const infra = obj ? memo(obj, notes, flavour === 'aks-managed' ? normaliseAmmp : normaliseAsoMp) : null;
   const rawAso = input.asoAgentPool;

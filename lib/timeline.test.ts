@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import type { TimelineEntry } from './api-types';
+import { changeWhat } from './change-words';
+import { buildAksPool } from './fixtures/aks-pool';
 import { buildScenario } from './fixtures/scenarios';
 import {
   buildTimeline,
@@ -131,6 +133,37 @@ describe('buildTimeline', () => {
       { at: T2, kind: 'event', label: 'Context watched again' },
     ]);
     expect(view.series.desired).toEqual([]);
+  });
+});
+
+describe("an AKS pool's lanes and changes", () => {
+  it("name its infra object by its kind, its provisioning state the agent pool's, and ASO's Ready its own", () => {
+    const ready = (status: 'True' | 'False') =>
+      analyzePool(
+        buildAksPool({
+          flavour: 'aks-managed',
+          mpList: [0],
+          infraReady: status === 'True',
+          aso: { ready: { type: 'Ready', status }, state: { count: 1, provisioningState: 'Scaling' } },
+        }),
+        { now: T0 },
+      );
+    const d1 = ready('False');
+    const entries = diffDetails(d1, ready('True'), T1);
+    const labels = buildTimeline(d1, entries, T0, T2).lanes.map((l) => l.label);
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        'Agent pool provisioningState',
+        'AzureManagedMachinePool ready',
+        'AzureManagedMachinePool AgentPoolsReady',
+        'ASO agent pool Ready',
+      ]),
+    );
+    expect(labels.join(' ')).not.toMatch(/AzureMachinePool/);
+    expect(changeWhat('condition.aso.Ready', 'aks-aso')).toBe('ASO agent pool condition Ready');
+    expect(changeWhat('amp.ready', 'aks-aso')).toBe('AzureASOManagedMachinePool ready');
+    expect(changeWhat('amp.ready')).toBe('AzureMachinePool ready');
+    expect(changeWhat('amp.provisioningState', 'aks-managed')).toBe('Agent pool provisioning state');
   });
 });
 

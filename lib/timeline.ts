@@ -1,7 +1,7 @@
 // Turns a pool's state at the start of a range plus the transitions inside it into what the timeline draws:
 // state lanes (each a run of periods), replica series (steps) and point markers (Events, resync actions).
 
-import type { PoolDetail, ReplicaCounts, TimelineEntry } from './api-types';
+import { INFRA_KINDS, type PoolDetail, type PoolFlavour, type ReplicaCounts, type TimelineEntry } from './api-types';
 
 export interface LanePeriod {
   start: string;
@@ -69,13 +69,29 @@ export const REPLICA_SERIES: { key: keyof ReplicaCounts; label: string }[] = [
   { key: 'readyNodes', label: 'Ready Nodes' },
 ];
 
+/** Who a condition's source is, in words: the infra object by its kind, ASO's agent pool, the MachinePool. */
+export function conditionSourceWords(source: string | undefined, flavour: PoolFlavour = 'self-managed'): string {
+  if (source === 'amp') return INFRA_KINDS[flavour].kind;
+  return source === 'aso' ? 'ASO agent pool' : 'MachinePool';
+}
+
+/**
+ * A state lane's label for the pool's flavour: the infra object's by its kind; an AKS pool's provisioning state is
+ * its agent pool's (AKS's, or ASO's copy).
+ */
+function stateLaneLabel(l: (typeof STATE_LANES)[number], flavour: PoolFlavour): string {
+  if (flavour === 'self-managed') return l.label;
+  if (l.field === 'amp.provisioningState') return 'Agent pool provisioningState';
+  return l.label.replace(/^AzureMachinePool\b/, INFRA_KINDS[flavour].kind);
+}
+
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
-function laneOf(field: string): { label: string; group: LaneGroup } | null {
+function laneOf(field: string, flavour: PoolFlavour): { label: string; group: LaneGroup } | null {
   const fixed = STATE_LANES.find((l) => l.field === field);
-  if (fixed) return { label: fixed.label, group: 'state' };
-  const c = /^condition\.(amp|mp)\.(.+)$/.exec(field);
-  if (c) return { label: `${c[1] === 'amp' ? 'AzureMachinePool' : 'MachinePool'} ${c[2]}`, group: 'condition' };
+  if (fixed) return { label: stateLaneLabel(fixed, flavour), group: 'state' };
+  const c = /^condition\.(amp|aso|mp)\.(.+)$/.exec(field);
+  if (c) return { label: `${conditionSourceWords(c[1], flavour)} ${c[2]}`, group: 'condition' };
   const f = /^finding\.(.+)$/.exec(field);
   if (f) return { label: `Finding: ${f[1]}`, group: 'finding' };
   return null;
@@ -254,14 +270,14 @@ export function buildTimeline(
   entries: readonly TimelineEntry[],
   from: string,
   to: string,
-  opts: { minPeriodMs?: number } = {},
+  opts: { minPeriodMs?: number; flavour?: PoolFlavour } = {},
 ): TimelineView {
   const open = new Map<string, { value: string; since: string; detail?: string }>();
   const lanes = new Map<string, Lane>();
   const lane = (field: string): Lane | null => {
     let l = lanes.get(field);
     if (!l) {
-      const meta = laneOf(field);
+      const meta = laneOf(field, opts.flavour ?? initial?.summary.flavour ?? 'self-managed');
       if (!meta) return null;
       l = { field, ...meta, periods: [] };
       lanes.set(field, l);

@@ -3,7 +3,7 @@
 // fleetParamsProblem); a malformed, impossible or future instant or range is an error the pool page shows.
 
 import type { PoolFlavour, PoolSummary, Severity } from './api-types';
-import { goneSince, SEVERITY_RANK } from './api-types';
+import { goneSince, INFRA_KINDS, SEVERITY_RANK } from './api-types';
 
 export type Params = Record<string, string | string[] | undefined> | URLSearchParams;
 
@@ -58,9 +58,9 @@ export const FLAVOURS = ['self-managed', 'aks-managed', 'aks-aso'] as const sati
 
 /** Each flavour in a few words, and the infra kind behind it. */
 export const FLAVOUR_LABELS: Record<PoolFlavour, { short: string; kind: string }> = {
-  'self-managed': { short: 'VMSS', kind: 'AzureMachinePool' },
-  'aks-managed': { short: 'AKS', kind: 'AzureManagedMachinePool' },
-  'aks-aso': { short: 'AKS (ASO)', kind: 'AzureASOManagedMachinePool' },
+  'self-managed': { short: 'Self-managed', kind: INFRA_KINDS['self-managed'].kind },
+  'aks-managed': { short: 'AKS', kind: INFRA_KINDS['aks-managed'].kind },
+  'aks-aso': { short: 'AKS (ASO)', kind: INFRA_KINDS['aks-aso'].kind },
 };
 
 /** A summary's flavour: one stored before flavours were was self-managed. */

@@ -113,11 +113,16 @@ export async function readTimeline(
   const rt = await runtime();
   const k = poolKey(ref);
   const [initial, entries] = await Promise.all([rt.store.poolAt(k, from), rt.store.timeline(k, from, to)]);
-  if (!initial && entries.length === 0 && !(await rt.store.currentPool(k))) throw new PoolNotFound(ref);
+  const current = initial ? null : await rt.store.currentPool(k);
+  if (!initial && entries.length === 0 && !current) throw new PoolNotFound(ref);
   // Periods narrower than about a pixel of the chart as it opens are merged; the raw list is capped to the newest.
   const shortest = minPeriodMs(from, to, initial ? null : (entries[0]?.at ?? null));
   return {
-    ...buildTimeline(initial, entries, from, to, { minPeriodMs: shortest }),
+    ...buildTimeline(initial, entries, from, to, {
+      minPeriodMs: shortest,
+      // A pool's kind does not change; one first seen inside the range has it in its current state.
+      flavour: (initial ?? current)?.summary.flavour ?? 'self-managed',
+    }),
     entries: entries.slice(-ENTRY_LIMIT),
     entriesTotal: entries.length,
   };

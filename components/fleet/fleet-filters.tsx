@@ -80,8 +80,8 @@ export function FleetFilters({
           >
             <option value="">All</option>
             {FLAVOURS.map((k) => (
-              <option key={k} value={k}>
-                {FLAVOUR_LABELS[k].short} ({FLAVOUR_LABELS[k].kind})
+              <option key={k} value={k} title={FLAVOUR_LABELS[k].kind}>
+                {FLAVOUR_LABELS[k].short}
               </option>
             ))}
           </select>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import { DRIFT_KIND_LABELS, type TimelineEntry } from '@/lib/api-types';
+import { DRIFT_KIND_LABELS, type PoolFlavour, type TimelineEntry } from '@/lib/api-types';
 import type { ChangesPage } from '@/lib/timeline';
 import { fetchJson } from '@/components/data/fetch-json';
 import { CHANGE_KINDS, changeKind, changeValue, changeWhat, type ChangeKind } from '@/lib/change-words';
@@ -72,10 +72,13 @@ export function ChangesList({
   entries,
   total,
   source,
+  flavour = 'self-managed',
 }: {
   entries: TimelineEntry[];
   total: number;
   source?: OlderSource;
+  /** The pool's flavour: its infra object's changes are named after its kind. */
+  flavour?: PoolFlavour;
 }) {
   const [limit, setLimit] = useState(50);
   const [hidden, setHidden] = useState<ReadonlySet<ChangeKind>>(new Set());
@@ -124,7 +127,7 @@ export function ChangesList({
                       {same ? <span className="sr-only">same instant</span> : <LocalTime iso={e.at} />}
                     </td>
                     <td data-label="What" className={`${CELL} max-sm:wrap-anywhere`} title={e.field}>
-                      {changeWhat(e.field)}
+                      {changeWhat(e.field, flavour)}
                     </td>
                     <Value entry={e} value={e.from} label="From" />
                     <Value entry={e} value={e.to} label="To" same={e.from !== null && e.from === e.to} />

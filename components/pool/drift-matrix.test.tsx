@@ -3,6 +3,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
+import { buildAksPool } from '@/lib/fixtures/aks-pool';
 import { buildPool, healthyInstances } from '@/lib/fixtures/pool';
 import { DriftMatrix, awaitingSentence } from './drift-matrix';
 import { InstanceTable } from './instance-table';
@@ -84,5 +85,28 @@ describe('awaitingSentence', () => {
     expect(awaitingSentence([r(false), r(false), r(true)])).toBe(
       "2 instances newer than Azure's last read wait for the next one. 1 instance whose AMPM went after Azure's last read, most likely gone, waits for the next one.",
     );
+  });
+});
+
+describe("an AKS pool's tables", () => {
+  // An AzureManagedMachinePool whose list froze: instance 2 has joined as a Node; Azure is not read.
+  const d = analyzePool(buildAksPool({ flavour: 'aks-managed', mpList: [0, 1], nodes: [0, 1, 2], infraReady: false }), {
+    now: '2026-11-29T12:02:00Z',
+  });
+  const props = { flavour: 'aks-managed', azureRead: d.sources.azure.state === 'ok' } as const;
+
+  it('have the columns the flavour has, named after its kind, and Azure "not read" rather than absent', () => {
+    const html = renderToStaticMarkup(<DriftMatrix rows={d.instances} drift={d.drift} {...props} />);
+    expect(text(html)).toContain(
+      'Instance Azure instances AzureManagedMachinePool spec.providerIDList MachinePool spec.providerIDList Nodes Drift',
+    );
+    expect(row(html, '2')).toBe('2 not read ✗ absent ✗ absent ✓ missing from MP missing from AMMP');
+  });
+
+  it('leave out the AMPM and Machine columns of the instance table', () => {
+    const html = renderToStaticMarkup(<InstanceTable rows={d.instances} {...props} />);
+    expect(text(html)).toContain('Azure VM Provisioning Power Latest model Error Node Autoscaler sees it');
+    expect(text(html)).toContain('Azure not read');
+    expect(text(html)).not.toContain('not in Azure');
   });
 });

@@ -1,4 +1,11 @@
-import { DRIFT_KIND_LABELS, ID_SOURCES, ID_SOURCE_LABELS, type DriftItem, type InstanceRow } from '@/lib/api-types';
+import {
+  driftKindLabel,
+  idSourceLabel,
+  idSourcesOf,
+  type DriftItem,
+  type InstanceRow,
+  type PoolFlavour,
+} from '@/lib/api-types';
 import { Badge, driftTone } from '@/components/ui/badge';
 import { LocalTime } from '@/components/ui/local-time';
 import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column';
@@ -25,19 +32,25 @@ export function awaitingSentence(rows: readonly InstanceRow[]): string | null {
 }
 
 /**
- * Presence matrix: one row per instance (providerID), one column per source. A cell shows whether the source
- * holds the ID; a source that spells it differently (case) is marked, with its exact string on hover.
+ * Presence matrix: one row per instance (providerID), one column per source the pool's flavour has. A cell shows
+ * whether the source holds the ID; a source that spells it differently (case) is marked, with its exact string on
+ * hover. Azure's column says "not read" while Azure is not (an AKS pool's VMs, say), rather than "absent".
  */
 export function DriftMatrix({
   rows,
   drift,
   heldBack = 0,
+  flavour = 'self-managed',
+  azureRead = true,
 }: {
   rows: readonly InstanceRow[];
   drift: DriftItem[];
   heldBack?: number;
+  flavour?: PoolFlavour;
+  azureRead?: boolean;
 }) {
   const { shown, note } = useFirstRows(rows, heldBack);
+  const sources = idSourcesOf(flavour);
   const since = new Map(drift.filter((d) => d.providerID).map((d) => [d.providerID?.toLowerCase(), d]));
   const awaitingText = awaitingSentence(rows);
   return (
@@ -56,7 +69,7 @@ export function DriftMatrix({
           {drift.map((d) => (
             <li key={d.key} data-drift={d.kind} className="flex flex-wrap items-center gap-2">
               <Badge tone={driftTone(d.kind)} title={d.kind}>
-                {DRIFT_KIND_LABELS[d.kind] ?? d.kind}
+                {driftKindLabel(d.kind, flavour)}
               </Badge>
               {d.providerID ? (
                 <code className="text-xs" title={d.providerID}>
@@ -87,9 +100,9 @@ export function DriftMatrix({
               <th scope="col" className={`${STICKY_HEAD_CELL} px-2 py-2 text-left font-medium`}>
                 Instance
               </th>
-              {ID_SOURCES.map((s) => (
+              {sources.map((s) => (
                 <th key={s} scope="col" className="px-2 py-2 text-left font-medium">
-                  {ID_SOURCE_LABELS[s]}
+                  {idSourceLabel(s, flavour)}
                 </th>
               ))}
               <th scope="col" className="px-2 py-2 text-left font-medium">
@@ -113,8 +126,9 @@ export function DriftMatrix({
                   >
                     {short(r.providerID)}
                   </th>
-                  {ID_SOURCES.map((s) => {
+                  {sources.map((s) => {
                     const v = r.sources[s];
+                    const unread = s === 'azure' && !azureRead;
                     const caseDiff = v !== null && v !== ref && v.toLowerCase() === ref.toLowerCase();
                     const awaiting = s === 'azure' && r.awaitingAzureRead === true;
                     return (
@@ -126,10 +140,14 @@ export function DriftMatrix({
                             ? v === null
                               ? AWAITING_TITLE
                               : LEAVING_TITLE
-                            : (v ?? `not in ${ID_SOURCE_LABELS[s]}`)
+                            : unread
+                              ? 'Azure is not read for this pool'
+                              : (v ?? `not in ${idSourceLabel(s, flavour)}`)
                         }
                       >
-                        {awaiting ? (
+                        {unread ? (
+                          <span className="text-slate-600 dark:text-slate-300">not read</span>
+                        ) : awaiting ? (
                           <span className="text-slate-600 dark:text-slate-300">
                             {v === null ? '… not read yet' : '✓ at last read'}
                           </span>
@@ -151,7 +169,7 @@ export function DriftMatrix({
                           tone={driftTone(k)}
                           title={`${k}: ${since.get(r.providerID.toLowerCase())?.summary ?? ''}`}
                         >
-                          {DRIFT_KIND_LABELS[k] ?? k}
+                          {driftKindLabel(k, flavour)}
                         </Badge>
                       ))}
                     </span>

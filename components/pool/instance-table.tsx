@@ -1,6 +1,6 @@
 'use client';
 
-import type { InstanceRow } from '@/lib/api-types';
+import type { InstanceRow, PoolFlavour } from '@/lib/api-types';
 import { Badge, StateBadge } from '@/components/ui/badge';
 import { STICKY_HEAD_CELL, STICKY_ROW_CELL } from '@/components/ui/sticky-column';
 import { useFirstRows } from './first-rows-note';
@@ -16,8 +16,21 @@ export const LEAVING_TITLE =
   "CAPZ deleted this instance's AzureMachinePoolMachine after Azure's last read, which still lists the VM: it most likely went since. It is not counted as drift; the next read tells.";
 
 /** One row per instance, joining Azure, the AzureMachinePoolMachine, the Machine, the Node and the autoscaler's view. */
-export function InstanceTable({ rows, heldBack = 0 }: { rows: readonly InstanceRow[]; heldBack?: number }) {
+export function InstanceTable({
+  rows,
+  heldBack = 0,
+  flavour = 'self-managed',
+  azureRead = true,
+}: {
+  rows: readonly InstanceRow[];
+  heldBack?: number;
+  /** An AKS pool has no AMPMs and no Machines: their columns are left out. */
+  flavour?: PoolFlavour;
+  /** Whether Azure was read: an instance it does not list is "not in Azure" only then. */
+  azureRead?: boolean;
+}) {
   const { shown, total, note } = useFirstRows(rows, heldBack);
+  const perInstance = flavour === 'self-managed';
   return (
     <section aria-labelledby="instances-h" className="space-y-2">
       <h2 id="instances-h" className="text-lg font-semibold">
@@ -34,8 +47,7 @@ export function InstanceTable({ rows, heldBack = 0 }: { rows: readonly InstanceR
                 'Power',
                 'Latest model',
                 'Error',
-                'AMPM',
-                'Machine',
+                ...(perInstance ? ['AMPM', 'Machine'] : []),
                 'Node',
                 'Autoscaler sees it',
               ].map((h, i) => (
@@ -71,8 +83,10 @@ export function InstanceTable({ rows, heldBack = 0 }: { rows: readonly InstanceR
                     <span className="text-slate-600 dark:text-slate-300" title={AWAITING_TITLE}>
                       not read yet
                     </span>
-                  ) : (
+                  ) : azureRead ? (
                     <span className="text-red-700 dark:text-red-300">not in Azure</span>
+                  ) : (
+                    <span className="text-slate-600 dark:text-slate-300">Azure not read</span>
                   )}
                 </th>
                 <td className="px-2 py-1.5">{r.azure ? <StateBadge value={r.azure.provisioningState} /> : '—'}</td>
@@ -83,16 +97,20 @@ export function InstanceTable({ rows, heldBack = 0 }: { rows: readonly InstanceR
                 <td className="px-2 py-1.5" title={r.azure?.errorMessage ?? undefined}>
                   {dash(r.azure?.errorCode)}
                 </td>
-                <td className="px-2 py-1.5">
-                  {r.ampm ? (
-                    <span>
-                      {r.ampm.name} <StateBadge value={r.ampm.ready} label={r.ampm.ready ? 'ready' : 'not ready'} />
-                    </span>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-                <td className="px-2 py-1.5">{r.machine ? `${r.machine.name} (${dash(r.machine.phase)})` : '—'}</td>
+                {perInstance ? (
+                  <>
+                    <td className="px-2 py-1.5">
+                      {r.ampm ? (
+                        <span>
+                          {r.ampm.name} <StateBadge value={r.ampm.ready} label={r.ampm.ready ? 'ready' : 'not ready'} />
+                        </span>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td className="px-2 py-1.5">{r.machine ? `${r.machine.name} (${dash(r.machine.phase)})` : '—'}</td>
+                  </>
+                ) : null}
                 <td className="px-2 py-1.5">
                   {r.node ? (
                     <span>

@@ -142,10 +142,22 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
           />
         )}
       </section>
-      <DriftMatrix rows={d.instances} drift={d.drift} heldBack={pool.data.heldBack} />
-      <InstanceTable rows={d.instances} heldBack={pool.data.heldBack} />
+      <DriftMatrix
+        rows={d.instances}
+        drift={d.drift}
+        heldBack={pool.data.heldBack}
+        flavour={flavourOf(s)}
+        azureRead={d.sources.azure.state === 'ok'}
+      />
+      <InstanceTable
+        rows={d.instances}
+        heldBack={pool.data.heldBack}
+        flavour={flavourOf(s)}
+        azureRead={d.sources.azure.state === 'ok'}
+      />
       {timeline.data ? (
         <ChangesList
+          flavour={flavourOf(s)}
           entries={timeline.data.entries}
           total={timeline.data.entriesTotal}
           source={{ apiPath: poolApiPath(poolRef), from: timeline.data.from, to: timeline.data.to }}

@@ -38,7 +38,11 @@ const NARROW_LABELS_PX = 150;
 
 /** A lane's label as the narrow chart shows it (the tooltip names it in full). */
 export function shortLabel(label: string): string {
-  return label.replace(/^AzureMachinePool\b/, 'AMP').replace(/^MachinePool\b/, 'MP');
+  return label
+    .replace(/^AzureMachinePool\b/, 'AMP')
+    .replace(/^AzureManagedMachinePool\b/, 'AMMP')
+    .replace(/^AzureASOManagedMachinePool\b/, 'ASO-MP')
+    .replace(/^MachinePool\b/, 'MP');
 }
 const esc = (s: string) =>
   s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);

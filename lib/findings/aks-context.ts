@@ -3,9 +3,10 @@
 // runs or failed, the pool's Nodes, and its counts.
 
 import { operationInProgress, type AgentPoolModel, type AksInfraModel, type AsoAgentPoolModel } from '../aks-model';
+import { INFRA_KINDS } from '../api-types';
 import type { NodeModel } from '../capi-model';
 import { plural } from '../format';
-import { INFRA_KIND, type PoolModel } from '../pool-model';
+import type { PoolModel } from '../pool-model';
 
 /** ASO's Ready condition on its agent pool, as the AKS rules tell it apart (docs/domain.md, "The ASO agent pool's Ready condition"). */
 type AsoReady = 'ready' | 'reconciling' | 'blocked' | 'error' | 'no-condition';
@@ -80,7 +81,7 @@ export function aksFactsOf(model: PoolModel): AksFacts | null {
   const managedBy = model.mp.replicasManagedBy;
   return {
     infra: aks.infra,
-    infraKind: INFRA_KIND[model.flavour],
+    infraKind: INFRA_KINDS[model.flavour].kind,
     poolName,
     aso,
     asoReady,
@@ -107,7 +108,8 @@ export function aksFactsOf(model: PoolModel): AksFacts | null {
 export function aksNotReadyCause(a: AksFacts, model: PoolModel): string {
   const parts: string[] = [];
   if (a.failure) parts.push(`the agent pool failed${a.failure.code ? ` (${a.failure.code})` : ''}`);
-  else if (a.operation) parts.push(`AKS provisioningState ${a.operation.state}`);
+  else if (a.operation)
+    parts.push(`${a.operation.from === 'AKS' ? 'AKS' : "ASO's copy of the agent pool"}: ${a.operation.state}`);
   if (a.asoReady === 'reconciling') parts.push('ASO is applying the agent pool (Reconciling)');
   if (a.asoReady === 'blocked') parts.push('ASO is blocked (ReconciliationBlocked)');
   if (a.asoReady === 'no-condition') parts.push('ASO has not reported on the agent pool yet');

@@ -106,7 +106,7 @@ function operationKind(a: AksFacts): { summary: string; detail: string } {
     };
   if (a.asoReady === 'reconciling' || a.asoBehind)
     return {
-      summary: `ASO is applying a change to agent pool ${a.poolName}${a.operation ? ` (AKS: ${a.operation.state})` : ''}`,
+      summary: `ASO is applying a change to agent pool ${a.poolName}${a.operation ? ` (${a.operation.from === 'AKS' ? 'AKS' : "ASO's copy"}: ${a.operation.state})` : ''}`,
       detail: a.asoBehind
         ? `The agent pool object has a generation ASO has not applied yet: a change CAPZ asked for (a count, a version, labels or taints) is being made.`
         : `ASO is writing the agent pool to AKS: a change, or ASO's periodic resync (it writes every AZURE_SYNC_PERIOD, 60 minutes by default).`,
@@ -163,7 +163,7 @@ export function aksReplicasCached(c: Context): Draft | null {
     code: 'aks-replicas-cached',
     severity: behind ? 'warning' : 'info',
     summary: behind
-      ? `MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (${a.cachedCount}), AKS has ${actual}.`
+      ? `MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (${a.cachedCount}), ${a.liveCount !== null ? `AKS counts ${a.liveCount}` : `the pool has ${plural(actual ?? 0, 'Ready Node')}`}.`
       : "AKS's autoscaler sizes this pool; the MachinePool's replicas follow ASO's cached count.",
     detail: `${numbers.length ? `${numbers.join('; ')}. ` : ''}ASO refreshes its copy of the agent pool only when it reconciles it: at a spec change, or every AZURE_SYNC_PERIOD (60 minutes by default). ${flavourText}`,
     suggestedAction:

@@ -1,11 +1,11 @@
 // Rules of what the management and workload clusters say: reachability, pausing, the MachinePool's spec, and
 // IDs of another scale set in the lists.
 
-import type { DriftItem, SourceState } from '../api-types';
+import { INFRA_KINDS, type DriftItem, type SourceState } from '../api-types';
 import { otherScaleSetOf } from '../drift';
 import { listSome, plural } from '../format';
 import { listsDiffer } from '../pool-lists';
-import { INFRA_KIND, isPaused, type PoolModel } from '../pool-model';
+import { isPaused, type PoolModel } from '../pool-model';
 import { asSentence, type Context, type Draft } from './context';
 
 /**
@@ -81,7 +81,7 @@ function unreachableFinding(model: PoolModel, kube: SourceState | undefined): Dr
   const probe = model.cluster?.remoteConnection ?? null;
   const secret = `the ${cluster}-kubeconfig Secret (key "value") in namespace ${mp.namespace}${model.flavour === 'self-managed' ? '' : ' (for an AKS cluster without local accounts, CAPZ writes an Entra token into it: an expired token or a lost role looks the same)'}`;
   const frozen = listsDiffer(model)
-    ? ` The MachinePool list differs from the ${INFRA_KIND[model.flavour]} list and stays frozen until then.`
+    ? ` The MachinePool list differs from the ${INFRA_KINDS[model.flavour].kind} list and stays frozen until then.`
     : '';
   const capiStops = `${CAPI_STOPS[model.flavour]}${frozen}`;
   const read = `poolscope could not read its Nodes: ${asSentence(model.workload.error)}`;

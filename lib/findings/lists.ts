@@ -4,12 +4,11 @@
 
 import { capzSortsList } from '../capz-version';
 import type { DriftKind, FindingCode, IdSource } from '../api-types';
-import { SEVERITY_RANK } from '../api-types';
+import { INFRA_KINDS, SEVERITY_RANK } from '../api-types';
 import { awaitsAzureRead } from '../drift';
 import { plural } from '../format';
 import { spellings, type JoinedId } from '../join';
 import { gateClosed, infraList, infraReady, listDiff, listsDiffer } from '../pool-lists';
-import { INFRA_KIND } from '../pool-model';
 import {
   FROZEN_CRITICAL_AFTER_MS,
   notReadyCause,
@@ -101,7 +100,7 @@ export function caseMismatch(c: Context): Draft | null {
   const caseDrift = joined.filter((j) => j.caseVariants);
   const first = caseDrift[0];
   if (!first) return null;
-  const infraKind = INFRA_KIND[c.model.flavour];
+  const infraKind = INFRA_KINDS[c.model.flavour].kind;
   const { text, differ } = caseSpellings(first, infraKind);
   const spelt = caseDrift.map((j) => caseSpellings(j, infraKind));
   const anyDiffer = (a: IdSource, b: IdSource) => spelt.some((c) => c.differ(a, b));
@@ -144,10 +143,10 @@ export function orderOnly(c: Context): Draft | null {
   return {
     code: 'order-only',
     severity: 'info',
-    summary: `The ${INFRA_KIND[model.flavour]} list holds the MachinePool list's IDs in another order: CAPI rewrites its list and resets its counts on every reorder.`,
+    summary: `The ${INFRA_KINDS[model.flavour].kind} list holds the MachinePool list's IDs in another order: CAPI rewrites its list and resets its counts on every reorder.`,
     detail: `CAPI compares the two lists in order, so it copies a reordered list as a change and sets the MachinePool's v1beta1 ready and available replicas to 0 until its next reconcile: the phase and the replica metrics flap. No instance is missing. CAPZ sorts the list since v1.23.0 (#6011); before, its order followed the controller's cache.${sorts ? ` This pool's CAPZ (${model.capzVersion}) sorts it already, so something else reorders the list.` : ''}`,
     suggestedAction: sorts
-      ? `Find what rewrites the ${INFRA_KIND[model.flavour]} spec.providerIDList (kubectl get ${INFRA_KIND[model.flavour].toLowerCase()} --show-managed-fields). No resync is needed.`
+      ? `Find what rewrites the ${INFRA_KINDS[model.flavour].kind} spec.providerIDList (kubectl get ${INFRA_KINDS[model.flavour].kind.toLowerCase()} --show-managed-fields). No resync is needed.`
       : 'Upgrade CAPZ to v1.23 or later. No resync is needed.',
   };
 }
@@ -196,7 +195,7 @@ const EXPLAINS_DRIFT: ReadonlySet<FindingCode> = new Set<FindingCode>([
 export function sourcesDisagree(c: Context, found: ReadonlySet<FindingCode>): Draft | null {
   const { drift, model } = c;
   if ([...found].some((code) => EXPLAINS_DRIFT.has(code))) return null;
-  const infra = INFRA_KIND[model.flavour];
+  const infra = INFRA_KINDS[model.flavour].kind;
   const ready = infraReady(model);
   const hasInfra = infraList(model) !== null;
   const unexplained = drift.filter((d) => counted(d.kind));
@@ -205,7 +204,7 @@ export function sourcesDisagree(c: Context, found: ReadonlySet<FindingCode>): Dr
   // In DRIFT_WORDS' order: what the autoscaler sees first.
   const parts = (Object.keys(DRIFT_WORDS) as CountedKind[]).flatMap((kind) => {
     const n = unexplained.filter((d) => d.kind === kind).length;
-    return n ? [DRIFT_WORDS[kind](n, INFRA_KIND[c.model.flavour])] : [];
+    return n ? [DRIFT_WORDS[kind](n, INFRA_KINDS[c.model.flavour].kind)] : [];
   });
   const worst = unexplained.reduce(
     (w, d) => (SEVERITY_RANK[d.severity] > SEVERITY_RANK[w] ? d.severity : w),

@@ -56,11 +56,15 @@ describe('an AKS pool', () => {
     expect(d.verdict.syncProviderIds.reason).toMatch(/freezes with the MachinePool's/);
   });
 
-  it('without an AKS read says what is shown is ASO’s cache, not that it is healthy', () => {
+  it('without an AKS read is healthy when the lists agree with the Nodes, saying AKS is known from ASO', () => {
     const d = analyse({ flavour: 'aks-aso', mpList: [0, 1], aso: { state: { count: 2 } } });
-    expect(codes(d)).toEqual(['azure-unread']);
-    expect(finding(d, 'azure-unread')).toMatchObject({ severity: 'info' });
-    expect(finding(d, 'azure-unread').summary).toMatch(/ASO's cached copy/);
+    expect(codes(d)).toEqual(['healthy']);
+    expect(finding(d, 'healthy').detail).toMatch(/as far as ASO's copy of the agent pool says/);
+  });
+
+  it('without an AKS read still reports drift against the Nodes', () => {
+    const d = analyse({ flavour: 'aks-aso', mpList: [0, 1], nodes: [0, 1, 2], aso: { state: { count: 3 } } });
+    expect(codes(d)).toContain('sources-disagree');
   });
 
   it('with AKS throttling reports staleness, and no drift on AKS’s account', () => {
@@ -152,14 +156,14 @@ describe('K2 and K3: AKS’s autoscaler moves the pool; ASO’s count lags (#598
     expect(finding(d, 'aks-replicas-cached').detail).toMatch(/follow the scale set's VMs/);
   });
 
-  it('without an AKS read, counts the Ready Nodes of the pool instead', () => {
+  it('without an AKS read, counts the Nodes of the pool instead', () => {
     const d = analyse({
       flavour: 'aks-aso',
       replicas: 3,
       mpList: [0, 1, 2, 3],
       aso: { ready: READY, state: { count: 3, enableAutoScaling: true } },
     });
-    expect(finding(d, 'aks-replicas-cached').summary).toMatch(/\(3\), the pool has 4 Ready Nodes\.$/);
+    expect(finding(d, 'aks-replicas-cached').summary).toMatch(/\(3\), the pool has 4 Nodes\.$/);
   });
 
   it('is only informative while ASO’s count is current', () => {
@@ -379,7 +383,7 @@ describe('an AKS pool’s resync', () => {
     // poolscope does not write to AKS pools yet: the option is not offered, its reason says how.
     expect(d.verdict).toMatchObject({ recommended: null, reconcile: { allowed: false, canHelp: true } });
     expect(d.verdict.reconcile.reason).toMatch(
-      /kubectl annotate azuremanagedmachinepool pool1 -n default poolscope\.dev\/resync-requested-at=/,
+      /kubectl --context mgmt-aks -n default annotate azuremanagedmachinepool pool1 poolscope\.dev\/resync-requested-at=/,
     );
   });
 
@@ -406,6 +410,71 @@ describe('an AKS pool’s resync', () => {
     });
     const d = analyzePool({ ...input, machinePool: mp }, { now: AT });
     expect(finding(d, 'case-mismatch').summary).toMatch(/the AzureManagedMachinePool list/);
+  });
+});
+
+describe('what the review found', () => {
+  it('an infrastructureRef kind that is an object prototype key is read as an unknown kind, not thrown on', () => {
+    for (const kind of ['toString', '__proto__', 'constructor']) {
+      const input = buildAksPool({ flavour: 'aks-managed', mpList: [0] });
+      const mp = structuredClone(input.machinePool) as {
+        spec: { template: { spec: { infrastructureRef: { kind: string } } } };
+      };
+      mp.spec.template.spec.infrastructureRef.kind = kind;
+      expect(analyzePool({ ...input, machinePool: mp as never }, { now: AT }).summary.flavour).toBe('self-managed');
+    }
+  });
+
+  it('offers no reconcile while ASO is not done, even with the gate open: CAPZ would close it', () => {
+    const d = analyse({
+      flavour: 'aks-managed',
+      mpList: [0],
+      infraList: [0, 1],
+      nodes: [0, 1],
+      aso: { ready: RECONCILING, state: { count: 2 } },
+    });
+    expect(d.verdict.reconcile).toMatchObject({ canHelp: false, reason: expect.stringMatching(/ASO is not done/) });
+  });
+
+  it('offers no reconcile for an empty infra list while replicas are above 0: CAPI does not copy it', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0, 1],
+      infraList: [],
+      nodes: [],
+      aso: { ready: READY, state: { count: 2 } },
+    });
+    expect(d.verdict.reconcile).toMatchObject({ canHelp: false, reason: expect.stringMatching(/empty list/) });
+  });
+
+  it('quotes the names in the command it gives', () => {
+    const d = analyse({ flavour: 'aks-managed', name: "a'b;rm", mpList: [0], infraList: [0, 1], nodes: [0, 1] });
+    expect(d.verdict.reconcile.reason).toContain(`annotate azuremanagedmachinepool 'a'\\''b;rm' `);
+  });
+
+  it('a Node relabelled away from an ASO-MP is neither gone nor one CAPZ will list', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0, 1],
+      nodeLabelPool: 'other',
+      aso: { ready: READY, state: { count: 2 } },
+    });
+    expect(d.drift).toEqual([]);
+    expect(codes(d)).toContain('aks-nodes-unmapped');
+  });
+
+  it('a paused Cluster is the cause of an ASO-MP freeze; a newer ASO generation is an operation', () => {
+    const paused = analyse({ flavour: 'aks-aso', mpList: [0], nodes: [0, 1], infraReady: false, clusterPaused: true });
+    expect(finding(paused, 'readiness-gate-frozen').cause).toBe('paused');
+    const behind = analyse({
+      flavour: 'aks-aso',
+      mpList: [0],
+      nodes: [0, 1],
+      infraReady: false,
+      aso: { ready: READY, state: { count: 2 }, generationBehind: true },
+    });
+    expect(finding(behind, 'readiness-gate-frozen').cause).toBe('aks-operation');
+    expect(finding(behind, 'aks-operation').summary).toMatch(/ASO is applying a change/);
   });
 });
 

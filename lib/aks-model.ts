@@ -14,7 +14,8 @@ const FLAVOURS: Record<string, PoolFlavour> = {
 
 /** The flavour of the infra kind a MachinePool's infrastructureRef names; null for a kind poolscope does not read. */
 export function flavourOf(infraKind: string | null): PoolFlavour | null {
-  return infraKind === null ? null : (FLAVOURS[infraKind] ?? null);
+  // Own keys only: a kind read from a cluster may be "toString" or "__proto__".
+  return infraKind !== null && Object.hasOwn(FLAVOURS, infraKind) ? (FLAVOURS[infraKind] as PoolFlavour) : null;
 }
 
 /** An AKS infra pool as CAPZ writes it: the fields both flavours have, and each one's own. */

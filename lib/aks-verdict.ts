@@ -7,6 +7,7 @@ import { INFRA_KINDS, type DriftItem, type ResyncOption, type ResyncVerdict, typ
 import { aksFactsOf, type AksFacts } from './findings/aks-context';
 import { gateClosed, listDiff } from './pool-lists';
 import { isPaused, type PoolModel } from './pool-model';
+import { shellQuote } from './next-steps';
 import { RESYNC_ANNOTATION } from './resync-actions';
 
 const NO_COPY =
@@ -31,8 +32,8 @@ function refusal(model: PoolModel, kube: SourceState | undefined): string | null
 /** Why a reconcile cannot help while CAPZ keeps the infra object not ready. */
 function closedReason(a: AksFacts): string {
   if (a.failure)
-    return `The agent pool failed in AKS${a.failure.code ? ` (${a.failure.code})` : ''}: a reconcile cannot repair it, and CAPZ keeps the ${a.infraKind} not ready until AKS succeeds.`;
-  if (a.operation || a.asoReady === 'reconciling' || a.asoReady === 'blocked')
+    return `The agent pool failed in AKS${a.failure.code ? ` (${a.failure.code.slice(0, 64)})` : ''}: a reconcile cannot repair it, and CAPZ keeps the ${a.infraKind} not ready until AKS succeeds.`;
+  if (a.operation || a.asoReady === 'reconciling' || a.asoReady === 'blocked' || a.asoBehind)
     return `An AKS operation runs: CAPZ keeps the ${a.infraKind} not ready until ASO reports the agent pool Ready, and a reconcile cannot get past CAPI's readiness gate or shorten the operation.`;
   return `The ${a.infraKind} is not ready: a reconcile re-runs CAPZ and CAPI, but cannot get past CAPI's readiness gate.`;
 }
@@ -48,6 +49,19 @@ function reconcileOption(model: PoolModel, drift: readonly DriftItem[], a: AksFa
         'poolscope cannot read the workload cluster; if CAPI cannot either, it stops before its readiness gate and a reconcile changes nothing until the connection is back.',
     };
   if (gateClosed(model)) return { allowed: true, canHelp: false, reason: closedReason(a) };
+  if (a.aso && (a.asoReady !== 'ready' || a.asoBehind))
+    return {
+      allowed: true,
+      canHelp: false,
+      reason: `ASO is not done with the agent pool: a reconcile now would make CAPZ mark the ${a.infraKind} not ready, which closes CAPI's gate until ASO is.`,
+    };
+  const infra = model.aks?.infra?.providerIDList ?? [];
+  if (infra.length === 0 && (model.mp.replicas ?? 0) > 0)
+    return {
+      allowed: true,
+      canHelp: false,
+      reason: `The ${a.infraKind} list is empty while replicas are above 0: CAPI does not copy an empty list, and a reconcile does not change that until CAPZ finds the pool's members again.`,
+    };
   if (add.length || remove.length)
     return {
       allowed: true,
@@ -73,9 +87,10 @@ function reconcileOption(model: PoolModel, drift: readonly DriftItem[], a: AksFa
  */
 function byHand(model: PoolModel, option: ResyncOption): ResyncOption {
   const kind = INFRA_KINDS[model.flavour].kind.toLowerCase();
-  const name = model.aks?.infra?.name ?? model.mp.infrastructureRef.name ?? model.mp.name;
+  const name = shellQuote(model.aks?.infra?.name ?? model.mp.infrastructureRef.name ?? model.mp.name);
+  const where = `--context ${shellQuote(model.ref.context)} -n ${shellQuote(model.mp.namespace)}`;
   const how = option.canHelp
-    ? ` poolscope does not write to AKS pools yet; to trigger it: kubectl annotate ${kind} ${name} -n ${model.mp.namespace} ${RESYNC_ANNOTATION}="$(date -u +%FT%TZ)" --overwrite.`
+    ? ` poolscope does not write to AKS pools yet; to trigger it: kubectl ${where} annotate ${kind} ${name} ${RESYNC_ANNOTATION}="$(date -u +%FT%TZ)" --overwrite.`
     : ' poolscope does not write to AKS pools yet.';
   return { allowed: false, canHelp: option.canHelp, reason: `${option.reason}${how}` };
 }

@@ -153,10 +153,14 @@ function aksDriftKinds(j: JoinedId, model: PoolModel): DriftKind[] {
   const azureKnown = model.azure.state === 'ok' || model.azure.state === 'not-found';
   const inAzure = j.raw.azure !== null;
   const activeInAzure = inAzure && !isLeaving(j);
-  const registered = j.node !== null;
   const aso = model.flavour === 'aks-aso';
+  const registered = j.node !== null;
+  // What CAPZ lists: an ASO-MP the Nodes that carry its agent pool's label; an AMMP its scale set's VMs, joined or
+  // not. A Node relabelled away is no longer listable, but it is not gone either.
+  const listable = aso
+    ? registered && j.node?.agentPool === model.aks?.infra?.agentPoolName
+    : registered || activeInAzure;
   const gone = azureKnown ? !inAzure : aso && model.workload.state === 'ok' && !registered;
-  const listable = registered || (activeInAzure && !aso);
   const inInfra = j.raw.amp !== null;
   const inMp = j.raw.mp !== null;
   const kinds: DriftKind[] = [];

@@ -76,7 +76,8 @@ export function aksFactsOf(model: PoolModel): AksFacts | null {
   const aso = aks.aso.state === 'ok' ? aks.aso.pool : null;
   const live = aks.agentPool.state === 'ok' ? aks.agentPool.pool : null;
   const asoReady = asoReadyOf(aso);
-  const poolName = aks.infra?.agentPoolName ?? live?.name ?? model.mp.name;
+  // A name from the cluster, said in sentences: bounded (an agent pool's name has at most 12 characters in AKS).
+  const poolName = (aks.infra?.agentPoolName ?? live?.name ?? model.mp.name).slice(0, 64);
   const nodes = model.workload.state === 'ok' ? model.workload.nodes.filter((n) => n.agentPool === poolName) : [];
   const managedBy = model.mp.replicasManagedBy;
   return {
@@ -107,19 +108,23 @@ export function aksFactsOf(model: PoolModel): AksFacts | null {
 /** Why the infra object is not ready, in a few words from what the AKS sources say. */
 export function aksNotReadyCause(a: AksFacts, model: PoolModel): string {
   const parts: string[] = [];
-  if (a.failure) parts.push(`the agent pool failed${a.failure.code ? ` (${a.failure.code})` : ''}`);
+  if (a.failure) parts.push(`the agent pool failed${a.failure.code ? ` (${a.failure.code.slice(0, 64)})` : ''}`);
   else if (a.operation)
-    parts.push(`${a.operation.from === 'AKS' ? 'AKS' : "ASO's copy of the agent pool"}: ${a.operation.state}`);
+    parts.push(
+      `${a.operation.from === 'AKS' ? 'AKS' : "ASO's copy of the agent pool"}: ${a.operation.state.slice(0, 64)}`,
+    );
   if (a.asoReady === 'reconciling') parts.push('ASO is applying the agent pool (Reconciling)');
   if (a.asoReady === 'blocked') parts.push('ASO is blocked (ReconciliationBlocked)');
   if (a.asoReady === 'no-condition') parts.push('ASO has not reported on the agent pool yet');
+  if (a.asoBehind && a.asoReady === 'ready') parts.push('ASO has a newer generation of the agent pool to apply');
   const notReady = a.infra?.resources.filter((r) => r.ready === false) ?? [];
   if (notReady.length && !a.asoReady) parts.push(`${notReady.map((r) => `${r.kind} ${r.name}`).join(', ')} not ready`);
   for (const c of a.infra?.conditions ?? []) {
     if (c.type === 'AgentPoolsReady' && c.status === 'False')
       parts.push(`AgentPoolsReady=False${c.reason ? `/${c.reason}` : ''}${c.severity ? ` (${c.severity})` : ''}`);
   }
-  if (a.nodesWithoutId.length) parts.push(`${plural(a.nodesWithoutId.length, 'Node')} without a providerID`);
+  if (model.flavour === 'aks-aso' && a.nodesWithoutId.length)
+    parts.push(`${plural(a.nodesWithoutId.length, 'Node')} without a providerID`);
   if (model.flavour === 'aks-aso' && a.infra?.pausedAnnotation) parts.push('it is paused');
   if (model.flavour === 'aks-aso' && model.workload.state === 'unreachable')
     parts.push('the workload cluster is unreachable');

@@ -5,6 +5,7 @@
 import type { FindingCode } from '../api-types';
 import { listSome, plural } from '../format';
 import { gateClosed, infraReady } from '../pool-lists';
+import { isPaused } from '../pool-model';
 import { asSentence, FROZEN_CRITICAL_AFTER_MS, type Context, type Draft } from './context';
 import { aksNotReadyCause, type AksFacts } from './aks-context';
 
@@ -30,12 +31,19 @@ function liveWords(c: Context): string {
 
 /** The finding that closed the gate, when one did. */
 function freezeCause(c: Context, a: AksFacts): FindingCode | undefined {
+  const aso = c.model.flavour === 'aks-aso';
   if (a.failure) return 'aks-pool-failed';
-  if (c.model.workload.state === 'unreachable') return 'workload-cluster-unreachable';
-  if (c.model.flavour === 'aks-aso' && a.infra?.pausedAnnotation) return 'paused';
-  if (a.nodesWithoutId.length && c.model.flavour === 'aks-aso') return 'aks-nodes-unmapped';
-  if (a.operation || a.asoReady === 'reconciling' || a.asoReady === 'blocked') return 'aks-operation';
+  // An AzureManagedMachinePool reads only Azure: an unreachable workload cluster does not make it not ready (K8).
+  if (aso && c.model.workload.state === 'unreachable') return 'workload-cluster-unreachable';
+  if (isPaused(c.model) || a.infra?.pausedAnnotation) return 'paused';
+  if (aso && a.nodesWithoutId.length) return 'aks-nodes-unmapped';
+  if (operationRuns(a)) return 'aks-operation';
   return undefined;
+}
+
+/** Whether an AKS operation runs, as AKS or ASO tell it: a busy state, ASO applying or blocked, or a new generation. */
+function operationRuns(a: AksFacts): boolean {
+  return a.operation !== null || a.asoReady === 'reconciling' || a.asoReady === 'blocked' || a.asoBehind;
 }
 
 const FREEZE_ACTION: Partial<Record<FindingCode, string>> = {
@@ -80,12 +88,12 @@ export function aksPoolFailed(c: Context): Draft | null {
   const terminal = model.flavour === 'aks-managed' && f.from === 'ASO' && f.severity === 'Error';
   const said =
     f.from === 'AKS'
-      ? `AKS reports provisioningState Failed${f.code ? `, error ${f.code}` : ''}${f.message ? `: ${asSentence(short(f.message, 600))}` : '.'}`
-      : `ASO's agent pool is Ready=False with reason ${f.code}${f.severity ? ` (severity ${f.severity})` : ''}${f.message ? `: ${asSentence(short(f.message, 600))}` : '.'}`;
+      ? `AKS reports provisioningState Failed${f.code ? `, error ${short(f.code, 64)}` : ''}${f.message ? `: ${asSentence(short(f.message, 600))}` : '.'}`
+      : `ASO's agent pool is Ready=False with reason ${short(f.code, 64)}${f.severity ? ` (severity ${short(f.severity, 16)})` : ''}${f.message ? `: ${asSentence(short(f.message, 600))}` : '.'}`;
   return {
     code: 'aks-pool-failed',
     severity: closed ? 'critical' : 'warning',
-    summary: `AKS agent pool ${a.poolName} failed${f.code ? ` (${f.code})` : ''}${f.message ? `: ${short(f.message)}` : ''}.`,
+    summary: `AKS agent pool ${a.poolName} failed${f.code ? ` (${short(f.code, 64)})` : ''}${f.message ? `: ${short(f.message)}` : ''}.`,
     detail: `${said} ${closed ? `CAPZ keeps the ${a.infraKind} not ready meanwhile, so CAPI's view of the pool stays frozen until AKS succeeds: the readiness-gate freeze of CAPZ #4982, which CAPZ has not mitigated for AKS pools.` : `The ${a.infraKind} is still ready; CAPZ closes the gate at its next reconcile.`}${terminal ? ' CAPZ takes an Error-severity ASO failure as terminal: it does not reconcile the AzureManagedMachinePool again until another event or its 10-minute sync.' : ''}`,
     suggestedAction:
       'Fix the cause in Azure or in the pool spec (quota, VM size or zone capacity, a full subnet). ASO retries a Failed pool by itself. A resync cannot help.',
@@ -101,32 +109,36 @@ function operationKind(a: AksFacts): { summary: string; detail: string } {
   const version = /has not reached Kubernetes version "?([^"\s]+)"?/.exec(message);
   if (a.asoReady === 'blocked' && version)
     return {
-      summary: `ASO waits for the control plane to reach Kubernetes ${version[1]} before it upgrades agent pool ${a.poolName}`,
+      summary: `ASO waits for the control plane to reach Kubernetes ${short(version[1] as string, 32)} before it upgrades agent pool ${a.poolName}`,
       detail: `ASO upgrades an agent pool only after its cluster's control plane: ${asSentence(short(message, 400))}`,
     };
   if (a.asoReady === 'reconciling' || a.asoBehind)
     return {
-      summary: `ASO is applying a change to agent pool ${a.poolName}${a.operation ? ` (${a.operation.from === 'AKS' ? 'AKS' : "ASO's copy"}: ${a.operation.state})` : ''}`,
+      summary: `ASO is applying a change to agent pool ${a.poolName}${a.operation ? ` (${a.operation.from === 'AKS' ? 'AKS' : "ASO's copy"}: ${short(a.operation.state, 64)})` : ''}`,
       detail: a.asoBehind
         ? `The agent pool object has a generation ASO has not applied yet: a change CAPZ asked for (a count, a version, labels or taints) is being made.`
         : `ASO is writing the agent pool to AKS: a change, or ASO's periodic resync (it writes every AZURE_SYNC_PERIOD, 60 minutes by default).`,
     };
   if (a.asoReady === 'blocked')
     return {
-      summary: `AKS runs an operation of its own on agent pool ${a.poolName}${a.operation ? ` (${a.operation.state})` : ''}; ASO waits for it`,
+      summary: `AKS runs an operation of its own on agent pool ${a.poolName}${a.operation ? ` (${short(a.operation.state, 64)})` : ''}; ASO waits for it`,
       detail: `ASO found the agent pool busy and does not write to it until it is done (ReconciliationBlocked)${message ? `: ${asSentence(short(message, 300))}` : '.'} Nothing in CAPZ or ASO asked for it: a node image upgrade, maintenance or the autoscaler.${a.infra?.conditions.some((c) => c.type === 'AgentPoolsReady' && c.severity === 'Error') ? ' The AzureManagedMachinePool shows AgentPoolsReady with severity Error for this: not a real failure.' : ''}`,
     };
+  if (a.operation?.from === 'AKS')
+    return {
+      summary: `AKS reports agent pool ${a.poolName} ${short(a.operation.state, 64)}`,
+      detail: `AKS runs an operation (provisioningState ${short(a.operation.state, 64)}). ASO has not seen it yet: it reads AKS when it reconciles the agent pool, so CAPZ keeps the pool as it was until then.`,
+    };
   return {
-    summary: `AKS reports agent pool ${a.poolName} ${a.operation?.state ?? 'busy'}`,
-    detail: `AKS runs an operation (provisioningState ${a.operation?.state}, from ${a.operation?.from}). ASO has not seen it yet: it reads AKS when it reconciles the agent pool, so CAPZ keeps the pool as it was until then.`,
+    summary: `ASO's copy of agent pool ${a.poolName} says ${short(a.operation?.state ?? 'busy', 64)}`,
+    detail: `ASO's last read of the agent pool found it in provisioningState ${short(a.operation?.state ?? '?', 64)}; ASO reads AKS again at its next reconcile (every AZURE_SYNC_PERIOD, 60 minutes by default), so this may be over by now.`,
   };
 }
 
 /** An AKS operation in progress, started by CAPZ through ASO or by AKS itself (K1, K4, K6). */
 export function aksOperation(c: Context): Draft | null {
   const { model, aks: a } = c;
-  if (!a || a.failure) return null;
-  if (!a.operation && a.asoReady !== 'reconciling' && a.asoReady !== 'blocked') return null;
+  if (!a || a.failure || !operationRuns(a)) return null;
   const closed = gateClosed(model);
   const { summary, detail } = operationKind(a);
   return {
@@ -147,7 +159,9 @@ export function aksReplicasCached(c: Context): Draft | null {
   const { model, aks: a } = c;
   if (!a?.autoscaling) return null;
   const ready = model.workload.state === 'ok' ? a.nodes.filter((n) => n.ready === true).length : null;
-  const actual = a.liveCount ?? ready;
+  // Without AKS's count, the registered Nodes of the pool (Ready or not: the autoscaler counts VMs, not Ready ones).
+  const registered = model.workload.state === 'ok' ? a.nodes.length : null;
+  const actual = a.liveCount ?? registered;
   const behind = a.cachedCount !== null && actual !== null && actual !== a.cachedCount;
   const numbers = [
     a.liveCount !== null ? `AKS counts ${a.liveCount}` : '',
@@ -163,7 +177,7 @@ export function aksReplicasCached(c: Context): Draft | null {
     code: 'aks-replicas-cached',
     severity: behind ? 'warning' : 'info',
     summary: behind
-      ? `MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (${a.cachedCount}), ${a.liveCount !== null ? `AKS counts ${a.liveCount}` : `the pool has ${plural(actual ?? 0, 'Ready Node')}`}.`
+      ? `MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (${a.cachedCount}), ${a.liveCount !== null ? `AKS counts ${a.liveCount}` : `the pool has ${plural(actual ?? 0, 'Node')}`}.`
       : "AKS's autoscaler sizes this pool; the MachinePool's replicas follow ASO's cached count.",
     detail: `${numbers.length ? `${numbers.join('; ')}. ` : ''}ASO refreshes its copy of the agent pool only when it reconciles it: at a spec change, or every AZURE_SYNC_PERIOD (60 minutes by default). ${flavourText}`,
     suggestedAction:
@@ -193,25 +207,21 @@ export function aksNodesUnmapped(c: Context): Draft | null {
   };
 }
 
-/** The agent pool could not be read from AKS: the state shown is ASO's cached copy, or nothing. */
+/** AKS refused or failed the agent pool's read: the state shown is ASO's cached copy, or nothing. */
 export function aksUnread(c: Context): Draft | null {
   const { model, aks: a } = c;
-  if (!a || !model.aks || model.aks.agentPool.state === 'ok') return null;
-  const s = model.aks.agentPool;
-  const failed = s.state === 'throttled' || s.state === 'unreachable' || s.state === 'not-found';
+  const s = model.aks?.agentPool;
+  if (!a || !s || (s.state !== 'throttled' && s.state !== 'unreachable' && s.state !== 'not-found')) return null;
   const cached = a.aso
     ? "what is shown of AKS is ASO's cached copy, up to AZURE_SYNC_PERIOD old"
     : 'nothing is known of AKS';
   return {
     code: 'azure-unread',
-    severity: failed ? 'warning' : 'info',
-    summary: failed
-      ? `AKS agent pool ${a.poolName} could not be read${s.state === 'throttled' ? ' (AKS is throttling)' : ''}: ${cached}.`
-      : `poolscope has not read AKS agent pool ${a.poolName}: ${cached}.`,
-    detail: `${failed ? `AKS answered: ${asSentence(s.error)}` : `${asSentence(s.reason)}`} Without AKS's own answer poolscope cannot see a running or failed operation before ASO does, nor the live count; the drift shown compares the lists with the Nodes.`,
-    suggestedAction: failed
-      ? "Check poolscope's Azure credentials and its reader role on the managed cluster; if AKS throttles, poolscope waits out Retry-After."
-      : 'None needed; the next read fills it in.',
+    severity: 'warning',
+    summary: `AKS agent pool ${a.poolName} could not be read${s.state === 'throttled' ? ' (AKS is throttling)' : ''}: ${cached}.`,
+    detail: `AKS answered: ${asSentence(short(s.error, 400))} Without AKS's own answer poolscope cannot see a running or failed operation before ASO does, nor the live count; the drift shown compares the lists with the Nodes, which it does not need AKS for.`,
+    suggestedAction:
+      "Check poolscope's Azure credentials and its reader role on the managed cluster; if AKS throttles, poolscope waits out Retry-After.",
   };
 }
 
@@ -240,16 +250,16 @@ export function aksGateClosed(c: Context, found: ReadonlySet<FindingCode>): Draf
   };
 }
 
-/** Every AKS source read, and nothing found. */
+/** The lists agree with the Nodes, and no source says anything is off. */
 export function aksHealthy(c: Context, found: ReadonlySet<FindingCode>): Draft | null {
   const { model, drift, aks: a } = c;
   if (!a || found.size > 0 || drift.length > 0 || model.workload.state !== 'ok') return null;
-  if (model.aks?.agentPool.state !== 'ok') return null;
+  const live = model.aks?.agentPool.state === 'ok';
   return {
     code: 'healthy',
     severity: 'info',
     summary: 'Healthy: every source agrees.',
-    detail: `AKS, ${a.aso ? "ASO's agent pool, " : ''}the ${a.infraKind}, the MachinePool and the Nodes agree, and no operation runs.`,
+    detail: `The ${a.infraKind} and MachinePool lists agree with the Nodes of agent pool ${a.poolName}, and no operation runs${live ? ', as AKS itself says' : a.aso ? " as far as ASO's copy of the agent pool says (poolscope does not read AKS's agent pool itself)" : ''}.`,
     suggestedAction: 'None.',
   };
 }

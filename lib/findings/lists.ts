@@ -194,7 +194,8 @@ const EXPLAINS_DRIFT: ReadonlySet<FindingCode> = new Set<FindingCode>([
 /** Drift that no other finding explains still gets a sentence: an empty diagnosis would rank the pool below healthy ones. */
 export function sourcesDisagree(c: Context, found: ReadonlySet<FindingCode>): Draft | null {
   const { drift, model } = c;
-  if ([...found].some((code) => EXPLAINS_DRIFT.has(code))) return null;
+  // An AKS pool's drift is against its Nodes: Azure unread explains none of it.
+  if ([...found].some((code) => EXPLAINS_DRIFT.has(code) && !(c.aks && code === 'azure-unread'))) return null;
   const infra = INFRA_KINDS[model.flavour].kind;
   const ready = infraReady(model);
   const hasInfra = infraList(model) !== null;

@@ -30,6 +30,7 @@ describe('ContextSource with AKS pools', () => {
   let sim: KubeSimulator;
   let source: ContextSource;
   const changed: string[][] = [];
+  const events: { pools: string[]; reason: string }[] = [];
   // Pool aks1 (AMMP) lists instances 0 and 1; its agent pool has a third Node the lists do not name yet.
   const ammp = objectsOf(
     buildAksPool({ flavour: 'aks-managed', name: 'aks1', clusterName: 'prod-weu', mpList: [0, 1], nodes: [0, 1, 2] }),
@@ -58,7 +59,7 @@ describe('ContextSource with AKS pools', () => {
       'mgmt-weu',
       kc,
       (pools) => changed.push(pools),
-      () => {},
+      (pools, e) => events.push({ pools, reason: e.reason }),
       100,
     );
     await source.start();
@@ -116,6 +117,30 @@ describe('ContextSource with AKS pools', () => {
       changed.some((p) => p.includes('default/aks2')) ? true : undefined,
     );
     expect(changed.flat()).not.toContain('default/aks1');
+  });
+
+  it("takes an Event about an AzureManagedMachinePool as its pool's", async () => {
+    const EVENT = findByKind('v1', 'Event') as ResourceDef;
+    const now = new Date().toISOString();
+    sim.cluster('mgmt-weu').store.create(EVENT, 'default', {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'aks1.1', namespace: 'default' },
+      involvedObject: {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+        kind: 'AzureManagedMachinePool',
+        name: 'aks1',
+        namespace: 'default',
+      },
+      reason: 'ReconcileError',
+      message: 'agentpools failed to create or update',
+      type: 'Warning',
+      count: 1,
+      firstTimestamp: now,
+      lastTimestamp: now,
+    });
+    await until('the Event delivered', () => (events.some((e) => e.reason === 'ReconcileError') ? true : undefined));
+    expect(events.find((e) => e.reason === 'ReconcileError')?.pools).toEqual(['default/aks1']);
   });
 });
 

@@ -10,6 +10,7 @@ import { MACHINE_POOL_LABEL as POOL_LABEL, namespaceOf } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
+import { log } from '../log';
 import { NO_AKS_KINDS, servedAksKinds, type AksKinds } from './aks-kinds';
 import { PooledKubeConfig, callOptions, servedMachinePoolVersion } from './calls';
 import { Informer } from './informer';
@@ -132,7 +133,7 @@ export class ContextSource {
     for (let attempt = 0; !this.stopped; attempt++) {
       try {
         this.mpVersion = await servedMachinePoolVersion(this.kc, callOptions(CALL_TIMEOUT_MS));
-        this.aksKinds = await servedAksKinds(this.kc, callOptions(CALL_TIMEOUT_MS));
+        this.aksKinds = await this.discoverAksKinds();
         this.kindHealth.delete('discovery');
         break;
       } catch (e) {
@@ -207,6 +208,22 @@ export class ContextSource {
       if (k.name === 'mp') this.mpInformer = informer;
     }
     this.informers.push(this.events.start());
+  }
+
+  /**
+   * The AKS kinds the cluster serves. A failure here does not hold up the cluster's other kinds: poolscope then
+   * watches none of them, says so in its log, and its AKS pools' analyses say their infra object was not found.
+   */
+  private async discoverAksKinds(): Promise<AksKinds> {
+    try {
+      return await servedAksKinds(this.kc, callOptions(CALL_TIMEOUT_MS));
+    } catch (e) {
+      log().warn(
+        { context: this.context, error: publicError(e, 'AKS kinds discovery') },
+        'AKS pool kinds not discovered',
+      );
+      return NO_AKS_KINDS;
+    }
   }
 
   /** Reads the CAPZ version (see readCapzVersion); every pool's input changes with it. */

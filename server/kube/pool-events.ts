@@ -27,6 +27,8 @@ const EVENT_KIND_OF: Partial<Record<KindName, string>> = {
   amp: 'AzureMachinePool',
   ampm: 'AzureMachinePoolMachine',
   machine: 'Machine',
+  ammp: 'AzureManagedMachinePool',
+  asomp: 'AzureASOManagedMachinePool',
 };
 
 /** The kinds whose Events are recorded. */
@@ -47,7 +49,7 @@ export class PoolEvents {
   constructor(
     private readonly kc: KubeConfig,
     private readonly index: PoolIndex,
-    /** Called with Events about a pool's objects (MachinePool, AzureMachinePool, AMPMs, Machines). */
+    /** Called with Events about a pool's objects (MachinePool, its infra object, AMPMs, Machines). */
     private readonly onEvent: (pools: string[], event: PoolEvent) => void,
     private readonly onRestart: () => void,
   ) {}
@@ -55,7 +57,9 @@ export class PoolEvents {
   /** Which pools an Event's object belongs to. */
   private poolsOfEvent(ns: string, kind: string, name: string): string[] {
     if (kind === 'MachinePool') return [`${ns}/${name}`];
-    if (kind === 'AzureMachinePool') return this.index.poolsOfAmp(ns, name);
+    // An infra object's pools, whatever its kind: the MachinePools whose infrastructureRef names it.
+    if (kind === 'AzureMachinePool' || kind === 'AzureManagedMachinePool' || kind === 'AzureASOManagedMachinePool')
+      return this.index.poolsOfAmp(ns, name);
     if (kind === 'AzureMachinePoolMachine') {
       const a = this.index.caches.ampm.get(`${ns}/${name}`);
       return a ? this.index.poolsOfAmp(ns, String(a.metadata?.labels?.[AMPM_POOL_LABEL])) : [];
@@ -134,7 +138,7 @@ export class PoolEvents {
       const eventKind = EVENT_KIND_OF[kind];
       if (eventKind) this.unpark(ns, eventKind, String(nameOf(o)));
       // A new AzureMachinePool or MachinePool can name the pool of objects already cached.
-      if (!old && (kind === 'amp' || kind === 'mp'))
+      if (!old && (kind === 'amp' || kind === 'ammp' || kind === 'asomp' || kind === 'mp'))
         for (const [pk] of [...this.parked]) this.unpark(...(pk.split('/') as [string, string, string]));
     }
   }

@@ -305,7 +305,9 @@ export class PoolIndex {
     const ns = String(mp.metadata?.namespace);
     const ref = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string; kind?: string } } } | undefined)
       ?.spec?.infrastructureRef;
-    const kind = INFRA_CACHE[ref?.kind ?? 'AzureMachinePool'] ?? 'amp';
+    const named = ref?.kind ?? 'AzureMachinePool';
+    // Own keys only: the kind is read from the cluster and may be "toString" or "__proto__".
+    const kind = Object.hasOwn(INFRA_CACHE, named) ? (INFRA_CACHE[named] as 'amp' | 'ammp' | 'asomp') : 'amp';
     return { kind, obj: this.caches[kind].get(`${ns}/${ref?.name ?? String(mp.metadata?.name)}`) };
   }
 

@@ -3,7 +3,7 @@
 
 import { agentPoolNameOf } from '@/lib/aks-model';
 import type { PoolInput } from '@/lib/pool-model';
-import { namedScaleSetKey } from '@/lib/provider-id';
+import { namedScaleSetKey, scaleSetKeyOf } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
 import { foreignKeysOf, poolIds } from './pool-ids';
 import { NO_AKS_KINDS, type AksKinds } from './aks-kinds';
@@ -66,6 +66,15 @@ function aksInputOf(
   return { infra: obj, asoAgentPool: name === null ? null : (index.caches.asoap.get(`${ns}/${name}`) ?? null) };
 }
 
+/** The scale-set key of the first ID the lists hold (see scaleSetKeyOf), or null when they hold none. */
+function firstScaleSetKey(...lists: unknown[]): string | null {
+  for (const list of lists) {
+    const id = Array.isArray(list) ? list.find((x): x is string => typeof x === 'string') : undefined;
+    if (id) return scaleSetKeyOf(id);
+  }
+  return null;
+}
+
 /** The objects that make up one pool, as the pool model takes them; null when the MachinePool is gone. */
 export function buildPoolInput(
   poolKey: string,
@@ -92,6 +101,13 @@ export function buildPoolInput(
   const departedAmpms = index.departedOf(`${ns}/${ampName}`);
   const otherScaleSetPools = otherScaleSetPoolsOf(index, mp, amp);
   const agentPool = infra?.obj && infra.kind !== 'amp' ? agentPoolNameOf(infra.obj) : null;
+  // An AKS pool's IDs are its node resource group's scale set's: named by the first listed, its Nodes are taken at
+  // once rather than looked up one ID at a time.
+  const scaleSetKey = amp
+    ? index.ampScaleSetKey(amp)
+    : aks
+      ? firstScaleSetKey(aks.infra?.spec?.providerIDList, mp.spec?.providerIDList)
+      : null;
   return {
     ...(departedAmpms ? { departedAmpms } : {}),
     ...(otherScaleSetPools ? { otherScaleSetPools } : {}),
@@ -104,11 +120,7 @@ export function buildPoolInput(
     machines,
     cluster,
     workload: w
-      ? w.data(
-          amp ? index.ampScaleSetKey(amp) : null,
-          poolIds(mp, amp ?? aks?.infra ?? null, ampms, machines),
-          agentPool,
-        )
+      ? w.data(scaleSetKey, poolIds(mp, amp ?? aks?.infra ?? null, ampms, machines), agentPool)
       : {
           state: 'unknown',
           reason: cluster ? 'the workload cluster is not read yet' : `Cluster ${clusterName} not found`,

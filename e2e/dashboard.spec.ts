@@ -84,7 +84,8 @@ test('filters and sort live in the URL and survive a reload', async ({ page }) =
   await expect(page.locator('tbody tr')).toHaveCount(1);
   await page.goto('/?sort=-pool&context=mgmt-weu');
   await expect(page.locator('tbody tr').first()).toHaveAttribute('data-pool', 'mgmt-weu/default/workers');
-  await expect(page.locator('tbody tr')).toHaveCount(3);
+  // mgmt-weu's three self-managed pools and its two AKS pools.
+  await expect(page.locator('tbody tr')).toHaveCount(5);
   await expect(page.getByLabel('Context')).toHaveValue('mgmt-weu');
 });
 
@@ -418,7 +419,7 @@ test("the fleet table fits a laptop's width; on a phone each pool is a block, so
   );
   await page.getByLabel('Sort by').selectOption('pool');
   await expect(page).toHaveURL(/[?&]sort=pool/);
-  await expect(page.locator('tbody tr').first()).toHaveAttribute('data-pool', 'mgmt-neu/default/batch');
+  await expect(page.locator('tbody tr').first()).toHaveAttribute('data-pool', 'mgmt-weu/default/aks-jobs');
   await page.getByLabel('Reversed').check();
   await expect(page).toHaveURL(/[?&]sort=-pool/);
   await expect(page.locator('tbody tr').first()).toHaveAttribute('data-pool', 'mgmt-weu/default/workers');

@@ -11,13 +11,15 @@ import { readEnvFile } from '../sim/env-file.mjs';
 
 const STATE_DIR = path.resolve(import.meta.dirname, '..', 'test-results', 'demo-state');
 
-/** The five pools of sim/scenarios/demo.yaml. */
+/** The pools of sim/scenarios/demo.yaml: five self-managed, two AKS. */
 export const DEMO_POOLS = [
   'mgmt-weu/default/system',
   'mgmt-weu/default/workers',
   'mgmt-weu/default/spot',
   'mgmt-neu/default/general',
   'mgmt-neu/default/batch',
+  'mgmt-weu/default/aks-user',
+  'mgmt-weu/default/aks-jobs',
 ];
 
 /** The settings the simulator wrote for poolscope (its env file). */

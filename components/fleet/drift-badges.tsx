@@ -1,7 +1,14 @@
-import { DRIFT_KIND_LABELS, type DriftKind } from '@/lib/api-types';
+import { driftKindLabel, type DriftKind, type PoolFlavour } from '@/lib/api-types';
 import { Badge, driftTone } from '@/components/ui/badge';
 
-export function DriftBadges({ counts }: { counts: Partial<Record<DriftKind, number>> }) {
+export function DriftBadges({
+  counts,
+  flavour = 'self-managed',
+}: {
+  counts: Partial<Record<DriftKind, number>>;
+  /** The pool's flavour: the infra list is named after its kind (AMP, AMMP, ASO-MP). */
+  flavour?: PoolFlavour;
+}) {
   const entries = Object.entries(counts).filter(([, n]) => (n ?? 0) > 0) as [DriftKind, number][];
   if (entries.length === 0) return <span className="text-slate-500 dark:text-slate-400">none</span>;
   return (
@@ -9,7 +16,7 @@ export function DriftBadges({ counts }: { counts: Partial<Record<DriftKind, numb
       {entries.map(([kind, n]) => (
         <Badge key={kind} tone={driftTone(kind)} title={kind}>
           <span data-drift-kind={kind}>
-            {DRIFT_KIND_LABELS[kind] ?? kind}: {n}
+            {driftKindLabel(kind, flavour)}: {n}
           </span>
         </Badge>
       ))}

@@ -224,40 +224,29 @@ function PoolRow({ p, at, now }: { p: PoolSummary; at: string; now: number }) {
         {p.clusterName ?? '—'}
       </td>
       <td className="px-1.5 py-2 font-medium max-sm:order-first max-sm:px-0 max-sm:pt-0 max-sm:pb-1 max-sm:text-base">
-        {/* A block of its own: the line below is text beside the link, which then must be told apart by more than its colour. */}
-        <div>
+        {/*
+          The link and its badges as flex items, each a block of its own: text beside the link in one block (the line
+          below, a badge) would need it told apart by more than its colour.
+        */}
+        <div className="flex flex-wrap items-center gap-x-1 gap-y-0.5">
           <Link href={poolPath(p.ref)} className="text-sky-700 underline-offset-2 hover:underline dark:text-sky-300">
             {p.ref.name}
           </Link>
           {flavourOf(p) !== 'self-managed' ? (
-            <>
-              {' '}
-              <Badge tone="neutral" title={`An AKS pool: its infra object is an ${FLAVOUR_LABELS[flavourOf(p)].kind}`}>
-                {FLAVOUR_LABELS[flavourOf(p)].short}
-              </Badge>
-            </>
+            <Badge tone="neutral" title={`An AKS pool: its infra object is an ${FLAVOUR_LABELS[flavourOf(p)].kind}`}>
+              {FLAVOUR_LABELS[flavourOf(p)].short}
+            </Badge>
           ) : null}
-          {p.paused ? (
-            <>
-              {' '}
-              <Badge tone="warn">paused</Badge>
-            </>
-          ) : null}
+          {p.paused ? <Badge tone="warn">paused</Badge> : null}
           {p.deletedAt ? (
-            <>
-              {' '}
-              <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>
-                deleted
-              </Badge>
-            </>
+            <Badge tone="bad" title={`MachinePool deleted at ${p.deletedAt}`}>
+              deleted
+            </Badge>
           ) : null}
           {p.unwatchedSince ? (
-            <>
-              {' '}
-              <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>
-                not watched
-              </Badge>
-            </>
+            <Badge tone="bad" title={`Context not watched since ${p.unwatchedSince}`}>
+              not watched
+            </Badge>
           ) : null}
         </div>
         <div className="text-xs font-normal text-slate-600 sm:hidden dark:text-slate-300">
@@ -280,7 +269,7 @@ function PoolRow({ p, at, now }: { p: PoolSummary; at: string; now: number }) {
         {p.phase ?? '—'}
       </td>
       <td data-label="Drift" className={CELL}>
-        <DriftBadges counts={p.driftCounts} />
+        <DriftBadges counts={p.driftCounts} flavour={flavourOf(p)} />
       </td>
       <td data-label="Finding" className={`${CELL} max-w-md min-w-[16rem] max-sm:max-w-none max-sm:min-w-0`}>
         {p.worstFinding ? (

@@ -47,6 +47,22 @@ describe('ChangesList', () => {
     ]);
   });
 
+  it("names an AKS pool's infra object, its ASO agent pool and its drift badges after their kinds", () => {
+    const id =
+      'azure:///subscriptions/s/resourceGroups/mc_rg/providers/Microsoft.Compute/virtualMachineScaleSets/aks-jobs-vmss/virtualMachines/3';
+    const entries = [
+      entry('condition.aso.Ready', 'True', 'False/Reconciling'),
+      entry('amp.ready', 'true', 'false'),
+      entry('drift', null, `missing-from-azuremachinepool:${id}`),
+    ];
+    const r = rows(renderToStaticMarkup(<ChangesList entries={entries} total={entries.length} flavour="aks-aso" />));
+    expect(r.map((c) => c.slice(1, 4))).toEqual([
+      ['Drift', '—', 'missing from ASO-MP: virtualMachines/3'],
+      ['AzureASOManagedMachinePool ready', 'true', 'false'],
+      ['ASO agent pool condition Ready', 'True', 'False/Reconciling'],
+    ]);
+  });
+
   it("says a list's change as its count of IDs, and offers a toggle for each kind present, with its count", () => {
     const entries = [
       entry('list.amp', '3:16329caf', '4:b6f3b055'),

@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import { DRIFT_KIND_LABELS, type PoolFlavour, type TimelineEntry } from '@/lib/api-types';
+import { DRIFT_KINDS, driftKindLabel, type PoolFlavour, type TimelineEntry } from '@/lib/api-types';
 import type { ChangesPage } from '@/lib/timeline';
 import { fetchJson } from '@/components/data/fetch-json';
 import { CHANGE_KINDS, changeKind, changeValue, changeWhat, type ChangeKind } from '@/lib/change-words';
@@ -81,6 +81,7 @@ export function ChangesList({
   flavour?: PoolFlavour;
 }) {
   const [limit, setLimit] = useState(50);
+  const driftLabels = Object.fromEntries(DRIFT_KINDS.map((k) => [k, driftKindLabel(k, flavour)]));
   const [hidden, setHidden] = useState<ReadonlySet<ChangeKind>>(new Set());
   const more = useOlder(source, entries);
   const all = [...entries].reverse().concat(more.older?.entries ?? []);
@@ -129,8 +130,14 @@ export function ChangesList({
                     <td data-label="What" className={`${CELL} max-sm:wrap-anywhere`} title={e.field}>
                       {changeWhat(e.field, flavour)}
                     </td>
-                    <Value entry={e} value={e.from} label="From" />
-                    <Value entry={e} value={e.to} label="To" same={e.from !== null && e.from === e.to} />
+                    <Value entry={e} value={e.from} label="From" driftLabels={driftLabels} />
+                    <Value
+                      entry={e}
+                      value={e.to}
+                      label="To"
+                      same={e.from !== null && e.from === e.to}
+                      driftLabels={driftLabels}
+                    />
                     <td
                       data-label="Detail"
                       className={`${CELL} max-w-md wrap-break-word text-slate-700 dark:text-slate-300 ${e.detail ? '' : 'max-sm:hidden'}`}
@@ -184,11 +191,14 @@ function Value({
   value,
   label,
   same = false,
+  driftLabels,
 }: {
   entry: TimelineEntry;
   value: string | null;
   label: string;
   same?: boolean;
+  /** Each drift kind's badge for the pool's flavour. */
+  driftLabels: Readonly<Record<string, string>>;
 }) {
   if (value === null)
     return (
@@ -199,7 +209,7 @@ function Value({
   if (entry.field === 'drift')
     return (
       <td data-label={label} className={`${CELL} max-w-xs wrap-break-word`} title={value} data-drift-key={value}>
-        <Breakable text={driftKeyText(value, DRIFT_KIND_LABELS)} />
+        <Breakable text={driftKeyText(value, driftLabels)} />
       </td>
     );
   return (

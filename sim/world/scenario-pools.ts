@@ -47,12 +47,15 @@ function poolSpec(rd: Reader, p: unknown, i: number): PoolSpec {
 }
 
 /** The pool's management objects (its Cluster once per cluster). */
-function addObjects(rd: Reader, management: string, input: PoolInput): void {
+export function addObjects(rd: Reader, management: string, input: PoolInput): void {
   const mgmt = rd.scenario.management.get(management) ?? [];
+  const aso = input.aks?.asoAgentPool;
   const objects = [
     input.cluster,
     input.machinePool,
     input.azureMachinePool,
+    input.aks?.infra,
+    aso && 'kind' in aso ? aso : null,
     ...(input.azureMachinePoolMachines ?? []),
     ...(input.machines ?? []),
   ].filter((o): o is KubeObject => !!o);
@@ -68,7 +71,7 @@ function addObjects(rd: Reader, management: string, input: PoolInput): void {
 }
 
 /** The pool's Nodes in its workload cluster, or that cluster unreachable. */
-function addWorkload(rd: Reader, cluster: string, input: PoolInput): void {
+export function addWorkload(rd: Reader, cluster: string, input: PoolInput): void {
   const nodes = rd.scenario.workload.get(cluster) ?? [];
   if (input.workload?.state === 'ok') nodes.push(...input.workload.nodes);
   else if (input.workload?.state === 'unreachable') rd.scenario.unreachable.push(cluster);

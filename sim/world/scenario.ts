@@ -7,6 +7,7 @@ import { LineCounter, parseDocument, type Document } from 'yaml';
 import type { KubeObject } from '../../lib/unstructured';
 import { findByKind } from '../kube/resources';
 import { CAPZ_BEHAVIOURS, type CapzBehaviour } from './capz-behaviour';
+import { readAksPools } from './scenario-aks-pools';
 import { readPools } from './scenario-pools';
 import { checkStepPools, readSteps } from './scenario-steps';
 import { isObj, parseDuration, ScenarioError, type Reader, type Scenario } from './scenario-types';
@@ -38,6 +39,7 @@ const FIELDS = [
   'workload',
   'azure',
   'pools',
+  'aksPools',
   'steps',
 ];
 const DELAYS = ['provision', 'delete', 'join', 'ready', 'capzRequeue', 'nodeGone'];
@@ -49,6 +51,7 @@ export function parseScenario(text: string, file: string, now = Date.now()): Sce
   readObjects(rd, 'workload');
   readAzure(rd);
   readPools(rd);
+  readAksPools(rd);
   readSteps(rd);
   if (rd.scenario.management.size === 0)
     fail([], 'a scenario needs at least one management cluster (management: or pools:)');

@@ -127,6 +127,16 @@ describe('scenario errors name the file, the line and what is wrong', () => {
     ],
     ['an unknown fixture', 'pools: [{ management: m, fixture: s99 }]\n', /^f\.yaml:1: unknown fixture "s99"/],
     ['no management cluster', 'name: empty\n', /^f\.yaml:1: a scenario needs at least one management cluster/],
+    [
+      'an AKS pool of an unknown flavour',
+      'aksPools:\n  - management: m\n    spec: { flavour: aks, mpList: [0] }\n',
+      /^f\.yaml:3: flavour must be one of aks-managed, aks-aso/,
+    ],
+    [
+      'an AKS pool without its list',
+      'aksPools:\n  - management: m\n    spec: { flavour: aks-aso }\n',
+      /^f\.yaml:3: mpList must be a list of instance numbers/,
+    ],
   ])('%s', (_name, text, message) => {
     expect(() => parseScenario(text, 'f.yaml')).toThrow(ScenarioError);
     expect(() => parseScenario(text, 'f.yaml')).toThrow(message);

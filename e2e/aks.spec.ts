@@ -1,0 +1,52 @@
+// AKS pools in the demo (sim/scenarios/demo.yaml, aksPools): an AzureManagedMachinePool whose scale failed for
+// quota (K5) and an AzureASOManagedMachinePool whose replicas lag AKS's autoscaler (K2), read by the collector from
+// the simulated management and workload clusters and shown as an operator sees them.
+
+import { expect, test } from '@playwright/test';
+import type { FleetResponse } from '../lib/api-types';
+import { pool } from './fleet';
+
+const USER = 'mgmt-weu/default/aks-user';
+const JOBS = 'mgmt-weu/default/aks-jobs';
+
+test('the fleet marks AKS pools by kind, and the kind filter is a link', async ({ page, request }) => {
+  await page.goto('/');
+  await expect(page.locator(`tr[data-pool="${USER}"]`).getByText('AKS', { exact: true })).toBeVisible();
+  await expect(page.locator(`tr[data-pool="${JOBS}"]`).getByText('AKS (ASO)', { exact: true })).toBeVisible();
+  await page.getByLabel('Kind').selectOption('aks-aso');
+  await expect(page).toHaveURL(/[?&]kind=aks-aso/);
+  await expect(page.locator('tbody tr')).toHaveCount(1);
+  await expect(page.locator(`tr[data-pool="${JOBS}"]`)).toBeVisible();
+  const api = (await (await request.get('/api/pools?kind=aks-managed')).json()) as FleetResponse;
+  expect(api.pools.map((p) => p.key)).toEqual([USER]);
+  expect((await request.get('/api/pools?kind=vmss')).status()).toBe(400);
+});
+
+test("a failed AKS scale: the freeze chained to AKS's error, no list copy offered, its own columns", async ({
+  page,
+  request,
+}) => {
+  await expect
+    .poll(async () => (await pool(request, USER)).pool.findings.map((f) => f.code), { timeout: 30_000 })
+    .toEqual(expect.arrayContaining(['readiness-gate-frozen', 'aks-pool-failed']));
+  const p = await pool(request, USER);
+  expect(p.pool.summary.flavour).toBe('aks-managed');
+  expect(p.pool.verdict.syncProviderIds.allowed).toBe(false);
+  await page.goto(`/pools/${USER}`);
+  await expect(page.getByText('· AzureManagedMachinePool', { exact: true })).toBeVisible();
+  await expect(page.locator('[data-finding="readiness-gate-frozen"]')).toContainText('its own list is frozen too');
+  await expect(page.getByText(/AKS agent pool user failed \(QuotaExceeded\)/).first()).toBeVisible();
+  const drift = page.locator('section[aria-labelledby="drift-h"]');
+  await expect(drift.getByRole('columnheader', { name: 'AzureManagedMachinePool spec.providerIDList' })).toBeVisible();
+  await expect(drift.getByRole('columnheader', { name: 'AzureMachinePoolMachines' })).toHaveCount(0);
+});
+
+test("autoscaled ASO pool: the replicas are ASO's cached count, said as such", async ({ request }) => {
+  await expect
+    .poll(async () => (await pool(request, JOBS)).pool.findings.map((f) => f.code), { timeout: 30_000 })
+    .toContain('aks-replicas-cached');
+  const f = (await pool(request, JOBS)).pool.findings.find((x) => x.code === 'aks-replicas-cached');
+  expect(f?.summary).toBe(
+    "MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (3), the pool has 5 Nodes.",
+  );
+});

@@ -133,6 +133,9 @@ export interface CollectorOptions {
 
 export type { AzureHealth } from '@/lib/api-types';
 
+/** What an AKS pool's model gets for Azure: its node resource group's VMs are not read yet. */
+const AKS_NOT_READ = { state: 'unknown', reason: "poolscope does not read an AKS pool's VMs from Azure yet" } as const;
+
 export class Collector {
   readonly bus = new EventEmitter();
   private seq = 0;
@@ -491,7 +494,8 @@ export class Collector {
       const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
       if (this.starting && this.unreadSource(ctx, src, input, id)) return 'held';
       // Azure throttled: analyse with the last good data, but report the source as throttled.
-      const azure = this.azure.inputFor(id);
+      // An AKS pool's VMs are in its node resource group, which poolscope does not read yet (no scale set id here).
+      const azure = input.aks ? AKS_NOT_READ : this.azure.inputFor(id);
       const throttledError = this.azure.throttledError(id);
       const kube: SourceState = src.kubeState();
       detail = analyzePool(

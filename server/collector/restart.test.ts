@@ -31,13 +31,19 @@ async function entriesSince(h: Harness, from: string): Promise<Record<string, st
   return out;
 }
 
-/** The five demo pools stored with every source read (Azure, the workload clusters' Nodes, the management clusters). */
+/** An AKS pool of the demo: poolscope does not read its VMs from Azure (yet), so its Azure source stays unknown. */
+const aks = (key: string) => key.includes('/aks-');
+
+/**
+ * The demo's seven pools stored with every source read: Azure (but for the two AKS pools), the workload clusters'
+ * Nodes, the management clusters.
+ */
 const settled = (h: Harness) =>
   until('every pool stored with all its sources', async () => {
     const all = await h.store.currentPools();
-    return all.length === 5 && all.every((p) => Object.values(p.sources).every((s) => s.state === 'ok'))
-      ? all
-      : undefined;
+    const read = (p: (typeof all)[number]) =>
+      Object.entries(p.sources).every(([k, s]) => s.state === 'ok' || (k === 'azure' && aks(p.summary.key)));
+    return all.length === 7 && all.every(read) ? all : undefined;
   });
 
 /** Resolves after `n` more cycles of `c`. */
@@ -112,7 +118,7 @@ describe('a restart', () => {
       expect(sources.map(show), p.summary.key).toEqual([
         'source.kube: null → ok',
         'source.workload: null → ok',
-        'source.azure: null → ok',
+        `source.azure: null → ${aks(p.summary.key) ? 'unknown' : 'ok'}`,
       ]);
     }
   }, 60_000);
@@ -167,7 +173,13 @@ describe('a source that says nothing at start', () => {
     const h2 = await harness('', 0.25, h.dbFile, h.sim);
     await h2.start({ contexts: BOTH, startGraceMs: GRACE_MS });
     const started = Date.now();
-    const weuPools = ['mgmt-weu/default/spot', 'mgmt-weu/default/system', 'mgmt-weu/default/workers'];
+    const weuPools = [
+      'mgmt-weu/default/aks-jobs',
+      'mgmt-weu/default/aks-user',
+      'mgmt-weu/default/spot',
+      'mgmt-weu/default/system',
+      'mgmt-weu/default/workers',
+    ];
     await until(
       "mgmt-weu's pools recorded with it down",
       async () => {
@@ -185,7 +197,7 @@ describe('a source that says nothing at start', () => {
       // Its last state is kept otherwise: instances and figures as last read.
       const p = await h2.store.currentPool(k);
       expect(p?.instances.length, k).toBeGreaterThan(0);
-      expect(p?.summary.replicas.azureInstances, k).not.toBeNull();
+      if (!aks(k)) expect(p?.summary.replicas.azureInstances, k).not.toBeNull();
     }
   }, 60_000);
 });

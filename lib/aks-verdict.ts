@@ -3,31 +3,15 @@
 // infra list freezes with the MachinePool's. poolscope's resync does not write to AKS pools yet, so the verdict says
 // whether a reconcile would help and how to trigger one by hand.
 
-import { INFRA_KINDS, type DriftItem, type ResyncOption, type ResyncVerdict, type SourceState } from './api-types';
+import { INFRA_KINDS, type DriftItem, type ResyncOption, type ResyncVerdict } from './api-types';
 import { aksFactsOf, type AksFacts } from './findings/aks-context';
 import { gateClosed, listDiff } from './pool-lists';
-import { isPaused, type PoolModel } from './pool-model';
+import type { PoolModel } from './pool-model';
 import { shellQuote } from './next-steps';
 import { RESYNC_ANNOTATION } from './resync-actions';
 
 const NO_COPY =
   "For an AKS pool CAPZ computes the infra list only when a whole reconcile succeeds, so it freezes with the MachinePool's: copying it adds nothing during a freeze, and poolscope does not write an AKS pool's lists.";
-
-function refusal(model: PoolModel, kube: SourceState | undefined): string | null {
-  const infra = model.aks?.infra ?? null;
-  const kind = INFRA_KINDS[model.flavour].kind;
-  if (kube?.state === 'unreachable') {
-    return `poolscope cannot reach management cluster ${model.ref.context}: it can neither check the pool afresh nor write to it until it can.`;
-  }
-  if (isPaused(model) || infra?.pausedAnnotation) {
-    return 'The pool is paused; controllers ignore it, and poolscope never unpauses as a side effect.';
-  }
-  if (model.mp.deleting) return 'The MachinePool is being deleted.';
-  if (model.cluster?.deleting) return 'The Cluster is being deleted.';
-  if (infra?.deleting) return `The ${kind} is being deleted.`;
-  if (!infra) return `No ${kind} was found for this MachinePool.`;
-  return null;
-}
 
 /** Why a reconcile cannot help while CAPZ keeps the infra object not ready. */
 function closedReason(a: AksFacts): string {
@@ -95,10 +79,12 @@ function byHand(model: PoolModel, option: ResyncOption): ResyncOption {
   return { allowed: false, canHelp: option.canHelp, reason: `${option.reason}${how}` };
 }
 
-/** The verdict on an AKS pool: a reconcile trigger on its infra object and MachinePool, never a list copy. */
-export function aksResyncVerdict(model: PoolModel, drift: readonly DriftItem[], kube?: SourceState): ResyncVerdict {
+/**
+ * The verdict on an AKS pool: a reconcile trigger on its infra object and MachinePool, never a list copy. `blocked`:
+ * why poolscope will not resync the pool at all (lib/verdict's refusal, shared by every kind), or null.
+ */
+export function aksResyncVerdict(model: PoolModel, drift: readonly DriftItem[], blocked: string | null): ResyncVerdict {
   const a = aksFactsOf(model) as AksFacts;
-  const blocked = refusal(model, kube);
   const { add, remove } = listDiff(model);
   const reconcile = blocked
     ? { allowed: false, canHelp: false, reason: blocked }

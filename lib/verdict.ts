@@ -2,7 +2,7 @@
 // not when it cannot (docs/domain.md, "Triggering a reconcile from outside" and "What a resync can and cannot do").
 
 import { aksResyncVerdict } from './aks-verdict';
-import type { DriftItem, ResyncVerdict, SourceState } from './api-types';
+import { INFRA_KINDS, type DriftItem, type ResyncVerdict, type SourceState } from './api-types';
 import { gateClosed, listDiff } from './pool-lists';
 import { plural } from './format';
 import type { JoinedId } from './join';
@@ -31,17 +31,20 @@ function withoutNodeSentence(ids: readonly string[]): string {
   return ` It adds ${plural(ids.length, 'instance')} without a Node (failed or not joined yet): cluster-autoscaler counts ${one ? 'it' : 'them'} as ${one ? 'a node' : 'nodes'} still registering and removes ${one ? 'it' : 'them'} after its max-node-provision-time (15 min by default), through Machine deletion.`;
 }
 
+/** Why poolscope will not resync this pool at all, whatever its infra kind; null when it may. */
 function refusal(model: PoolModel, kube: SourceState | undefined): string | null {
+  const infra = model.amp ?? model.aks?.infra ?? null;
+  const kind = INFRA_KINDS[model.flavour].kind;
   if (kube?.state === 'unreachable') {
     return `poolscope cannot reach management cluster ${model.ref.context}: it can neither check the pool afresh nor write to it until it can.`;
   }
-  if (isPaused(model) || model.amp?.pausedAnnotation) {
+  if (isPaused(model) || infra?.pausedAnnotation) {
     return 'The pool is paused; controllers ignore it, and poolscope never unpauses as a side effect.';
   }
   if (model.mp.deleting) return 'The MachinePool is being deleted.';
   if (model.cluster?.deleting) return 'The Cluster is being deleted.';
-  if (model.amp?.deleting) return 'The AzureMachinePool is being deleted.';
-  if (!model.amp) return 'No AzureMachinePool was found for this MachinePool.';
+  if (infra?.deleting) return `The ${kind} is being deleted.`;
+  if (!infra) return `No ${kind} was found for this MachinePool.`;
   return null;
 }
 
@@ -51,9 +54,9 @@ export function resyncVerdict(
   drift: readonly DriftItem[],
   kube?: SourceState,
 ): ResyncVerdict {
-  if (model.flavour !== 'self-managed') return aksResyncVerdict(model, drift, kube);
-  const { add, remove } = listDiff(model);
   const blocked = refusal(model, kube);
+  if (model.flavour !== 'self-managed') return aksResyncVerdict(model, drift, blocked);
+  const { add, remove } = listDiff(model);
   const closed = gateClosed(model);
   const unreachable = model.workload.state === 'unreachable';
   const differ = add.length > 0 || remove.length > 0;

@@ -16,6 +16,12 @@ function short(text: string | null, max = 240): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
+/** Since when ASO's agent pool has been not Ready, as a draft's derivedSince (nothing while it is Ready). */
+function asoFalseSince(a: AksFacts): { derivedSince?: string } {
+  const r = a.aso?.ready;
+  return r?.status === 'False' && r.lastTransitionTime ? { derivedSince: r.lastTransitionTime } : {};
+}
+
 const GATE =
   "CAPI copies the infra object's spec.providerIDList into the MachinePool only while its status.ready is true.";
 const FROZEN_TOO =
@@ -73,9 +79,7 @@ export function aksListFrozen(c: Context): Draft | null {
     suggestedAction: `${action} Neither a reconcile trigger nor a list copy gets past the gate: the infra list is as stale as the MachinePool's.`,
     ...(cause ? { cause } : {}),
     ...(cause === 'aks-operation' ? { warnFor: c.opts.frozenCriticalAfterMs ?? FROZEN_CRITICAL_AFTER_MS } : {}),
-    ...(a.aso?.ready?.status === 'False' && a.aso.ready.lastTransitionTime
-      ? { derivedSince: a.aso.ready.lastTransitionTime }
-      : {}),
+    ...asoFalseSince(a),
   };
 }
 
@@ -97,9 +101,7 @@ export function aksPoolFailed(c: Context): Draft | null {
     detail: `${said} ${closed ? `CAPZ keeps the ${a.infraKind} not ready meanwhile, so CAPI's view of the pool stays frozen until AKS succeeds: the readiness-gate freeze of CAPZ #4982, which CAPZ has not mitigated for AKS pools.` : `The ${a.infraKind} is still ready; CAPZ closes the gate at its next reconcile.`}${terminal ? ' CAPZ takes an Error-severity ASO failure as terminal: it does not reconcile the AzureManagedMachinePool again until another event or its 10-minute sync.' : ''}`,
     suggestedAction:
       'Fix the cause in Azure or in the pool spec (quota, VM size or zone capacity, a full subnet). ASO retries a Failed pool by itself. A resync cannot help.',
-    ...(a.aso?.ready?.status === 'False' && a.aso.ready.lastTransitionTime
-      ? { derivedSince: a.aso.ready.lastTransitionTime }
-      : {}),
+    ...asoFalseSince(a),
   };
 }
 
@@ -148,9 +150,7 @@ export function aksOperation(c: Context): Draft | null {
     detail: `${detail} ${closed ? `CAPZ marks the ${a.infraKind} not ready for the whole operation, so the MachinePool keeps its list and replicas (no AKS analogue of CAPZ #5537 exists).` : `The ${a.infraKind} is still ready.`}`,
     suggestedAction:
       "None: it ends when ASO reports the agent pool Ready (an AzureManagedMachinePool re-checks every 20 s). A resync cannot shorten it. Do not change ASO's agent pool object: that can make ASO write to AKS.",
-    ...(a.aso?.ready?.status === 'False' && a.aso.ready.lastTransitionTime
-      ? { derivedSince: a.aso.ready.lastTransitionTime }
-      : {}),
+    ...asoFalseSince(a),
   };
 }
 

@@ -277,6 +277,33 @@ describe('Informer against the simulator', () => {
     informer.stop();
   });
 
+  it('is live again when a watch resumes after an outage, though nothing changed meanwhile', async () => {
+    // A server with a real API server's bookmark interval (a minute): no bookmark comes within the test.
+    const quiet = await startSeedSimulator({});
+    const server = quiet.cluster('mgmt-weu');
+    const states: string[] = [];
+    const kc = new KubeConfig();
+    kc.loadFromFile(quiet.kubeconfigPath);
+    kc.setCurrentContext('mgmt-weu');
+    const informer = make({ kc, path: MP_PATH, backoffMs: [200], onState: (st) => states.push(st) });
+    informer.start();
+    await until('listed', () => (informer.lists ? true : undefined));
+    server.setAvailable(false);
+    try {
+      await until('stale', () => (states.at(-1) === 'stale' ? true : undefined));
+    } finally {
+      server.setAvailable(true);
+    }
+    // No list (its cache is current) and no event: the watch taken from its resourceVersion says it is back.
+    try {
+      await until('live again', () => (states.at(-1) === 'live' ? true : undefined), 5000);
+      expect(informer.lists).toBe(1);
+    } finally {
+      informer.stop();
+      await quiet.stop();
+    }
+  });
+
   it('reports an unreachable server as stale, backs off, and is live again when it returns', async () => {
     const server = sim.cluster('mgmt-weu');
     const states: string[] = [];

@@ -417,6 +417,9 @@ export class Informer {
           res.statusCode,
           await readCappedText(res.body, ERROR_BODY_MAX_BYTES).catch(() => ''),
         );
+      // The server took the watch from the cache's resourceVersion: the cache is current, whatever comes next. A
+      // quiet cluster back after an outage sends no event, and would otherwise stay stale until something changed.
+      this.opts.onState?.('live');
       const lines = new LineSplitter(this.opts.maxLineBytes ?? WATCH_LINE_MAX_BYTES, `watch ${this.opts.path}`);
       await readLines(res.body, lines, (line) => this.watchEvent(line, seen), controller, silence.touch);
     } catch (e) {

@@ -4,7 +4,7 @@
 
 import { expect, test } from '@playwright/test';
 import type { FleetResponse } from '../lib/api-types';
-import { pool } from './fleet';
+import { pool, readMachinePool } from './fleet';
 
 const USER = 'mgmt-weu/default/aks-user';
 const JOBS = 'mgmt-weu/default/aks-jobs';
@@ -49,5 +49,26 @@ test("autoscaled ASO pool: the replicas are ASO's cached count, said as such", a
         (await pool(request, JOBS)).pool.findings.find((x) => x.code === 'aks-replicas-cached')?.summary ?? null,
       { timeout: 30_000 },
     )
-    .toBe("MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (3), the pool has 5 Nodes.");
+    .toBe("MachinePool replicas lag AKS's autoscaler: they follow ASO's cached count (3), AKS counts 5.");
+});
+
+test('Resync on an AKS pool: a reconcile of its own kind, never a list copy', async ({ page }) => {
+  await page.goto(`/pools/${JOBS}`);
+  await expect(page.locator('#resync-why')).toHaveText(/Signed in as operator/);
+  await page.getByTestId('resync-button').click();
+  const dialog = page.getByTestId('resync-dialog');
+  await expect(dialog.getByRole('radio', { name: /Copy providerIDs/ })).toBeDisabled();
+  await expect(dialog).toContainText("freezes with the MachinePool's");
+  await expect(dialog.getByRole('radio', { name: /Reconcile/ })).toBeChecked();
+  await expect(dialog).toContainText('Annotates the AzureASOManagedMachinePool, then the MachinePool');
+  await expect(dialog.getByTestId('resync-preview')).toContainText(
+    'the API server accepted the annotation on the AzureASOManagedMachinePool and the MachinePool',
+  );
+  await dialog.getByTestId('resync-confirm').click();
+  await expect(dialog.getByTestId('resync-result')).toContainText(
+    'Reconcile triggered on the AzureASOManagedMachinePool and the MachinePool',
+    { timeout: 30_000 },
+  );
+  const mp = (await readMachinePool('mgmt-weu', 'aks-jobs')) as { metadata?: { annotations?: Record<string, string> } };
+  expect(mp.metadata?.annotations?.['poolscope.dev/resync-requested-at']).toBeTruthy();
 });

@@ -84,6 +84,15 @@ describe('an AKS pool', () => {
     expect(codes(d)).toContain('sources-disagree');
     expect(finding(d, 'sources-disagree').summary).toMatch(/not in the AzureASOManagedMachinePool list/);
   });
+  it('with ASO’s agent pool missing and so AKS not asked, says nothing is known of AKS, and keeps the drift', () => {
+    const d = analyse({ flavour: 'aks-aso', mpList: [0, 1], nodes: [0, 1, 2], aso: 'missing' });
+    expect(finding(d, 'azure-unread').summary).toMatch(
+      /ManagedClustersAgentPool .* is missing: nothing is known of AKS/,
+    );
+    expect(kinds(d)).toEqual(['missing-from-azuremachinepool', 'missing-from-machinepool']);
+    // With ASO's object there, an unread AKS is only not read yet: nothing to say.
+    expect(codes(analyse({ flavour: 'aks-aso', mpList: [0, 1], nodes: [0, 1] }))).not.toContain('azure-unread');
+  });
 });
 
 describe('K1: a scale CAPZ asked for, through ASO', () => {
@@ -378,13 +387,14 @@ describe('K10: pause', () => {
 });
 
 describe('an AKS pool’s resync', () => {
-  it('says a reconcile helps when the gate is open and the lists differ, and how to trigger it by hand', () => {
+  it('recommends a reconcile when the gate is open and the lists differ, and never a list copy', () => {
     const d = analyse({ flavour: 'aks-managed', mpList: [0], infraList: [0, 1], nodes: [0, 1], live: { count: 2 } });
-    // poolscope does not write to AKS pools yet: the option is not offered, its reason says how.
-    expect(d.verdict).toMatchObject({ recommended: null, reconcile: { allowed: false, canHelp: true } });
-    expect(d.verdict.reconcile.reason).toMatch(
-      /kubectl --context mgmt-aks -n default annotate azuremanagedmachinepool pool1 poolscope\.dev\/resync-requested-at=/,
-    );
+    expect(d.verdict).toMatchObject({
+      recommended: 'reconcile',
+      reconcile: { allowed: true, canHelp: true },
+      syncProviderIds: { allowed: false },
+    });
+    expect(d.verdict.reconcile.reason).toMatch(/The gate is open: CAPI copies the list on its next reconcile/);
   });
 
   it('says a reconcile helps when the infra list lags the Nodes while ready', () => {
@@ -445,11 +455,6 @@ describe('what the review found', () => {
       aso: { ready: READY, state: { count: 2 } },
     });
     expect(d.verdict.reconcile).toMatchObject({ canHelp: false, reason: expect.stringMatching(/empty list/) });
-  });
-
-  it('quotes the names in the command it gives', () => {
-    const d = analyse({ flavour: 'aks-managed', name: "a'b;rm", mpList: [0], infraList: [0, 1], nodes: [0, 1] });
-    expect(d.verdict.reconcile.reason).toContain(`annotate azuremanagedmachinepool 'a'\\''b;rm' `);
   });
 
   it('a Node relabelled away from an ASO-MP is neither gone nor one CAPZ will list', () => {

@@ -87,9 +87,9 @@ describe('AKS pools in the model', () => {
       }),
     );
     expect(aso).toMatchObject({
-      generation: 2,
+      generation: 1,
       reconcilePolicy: 'skip',
-      ready: { status: 'False', reason: 'ReconciliationBlocked', severity: 'Warning', observedGeneration: 2 },
+      ready: { status: 'False', reason: 'ReconciliationBlocked', severity: 'Warning', observedGeneration: 1 },
       cached: { count: 3, enableAutoScaling: true, minCount: 1, maxCount: 6, provisioningState: 'Upgrading' },
     });
   });

@@ -48,6 +48,16 @@ export function agentPoolNameOf(obj: KubeObject): string | null {
   return str(pool, 'spec', 'azureName') ?? str(pool, 'metadata', 'name');
 }
 
+/**
+ * The name of ASO's ManagedClustersAgentPool object of an AKS infra object, in its namespace: CAPZ names an
+ * AzureManagedMachinePool's after it; an AzureASOManagedMachinePool embeds its own. Null when it names none.
+ */
+export function asoAgentPoolObjectName(obj: KubeObject, kind: 'ammp' | 'asomp'): string | null {
+  if (kind === 'ammp') return obj.metadata?.name ?? null;
+  const pool = arr(obj, 'spec', 'resources').find((r) => str(r, 'kind') === 'ManagedClustersAgentPool');
+  return str(pool, 'metadata', 'name');
+}
+
 /** Normalises an AzureManagedMachinePool (infrastructure.cluster.x-k8s.io/v1beta1). */
 export function normaliseAmmp(obj: KubeObject): AksInfraModel {
   const scaling = obj.spec?.scaling;

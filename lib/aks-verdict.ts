@@ -1,14 +1,11 @@
 // The resync verdict for an AKS pool (docs/domain.md, "What a resync can and cannot do for AKS pools"): a
 // reconcile trigger on the infra object helps only while the gate is open, and a list copy never does, since the
-// infra list freezes with the MachinePool's. poolscope's resync does not write to AKS pools yet, so the verdict says
-// whether a reconcile would help and how to trigger one by hand.
+// infra list freezes with the MachinePool's.
 
-import { INFRA_KINDS, type DriftItem, type ResyncOption, type ResyncVerdict } from './api-types';
+import type { DriftItem, ResyncVerdict } from './api-types';
 import { aksFactsOf, type AksFacts } from './findings/aks-context';
 import { gateClosed, listDiff } from './pool-lists';
 import type { PoolModel } from './pool-model';
-import { shellQuote } from './next-steps';
-import { RESYNC_ANNOTATION } from './resync-actions';
 
 const NO_COPY =
   "For an AKS pool CAPZ computes the infra list only when a whole reconcile succeeds, so it freezes with the MachinePool's: copying it adds nothing during a freeze, and poolscope does not write an AKS pool's lists.";
@@ -66,31 +63,15 @@ function reconcileOption(model: PoolModel, drift: readonly DriftItem[], a: AksFa
 }
 
 /**
- * poolscope's resync does not write to AKS pools' objects yet: it says what a reconcile would do, and how to
- * trigger one by hand (CAPZ reconciles the infra object on any change to it).
- */
-function byHand(model: PoolModel, option: ResyncOption): ResyncOption {
-  const kind = INFRA_KINDS[model.flavour].kind.toLowerCase();
-  const name = shellQuote(model.aks?.infra?.name ?? model.mp.infrastructureRef.name ?? model.mp.name);
-  const where = `--context ${shellQuote(model.ref.context)} -n ${shellQuote(model.mp.namespace)}`;
-  const how = option.canHelp
-    ? ` poolscope does not write to AKS pools yet; to trigger it: kubectl ${where} annotate ${kind} ${name} ${RESYNC_ANNOTATION}="$(date -u +%FT%TZ)" --overwrite.`
-    : ' poolscope does not write to AKS pools yet.';
-  return { allowed: false, canHelp: option.canHelp, reason: `${option.reason}${how}` };
-}
-
-/**
  * The verdict on an AKS pool: a reconcile trigger on its infra object and MachinePool, never a list copy. `blocked`:
  * why poolscope will not resync the pool at all (lib/verdict's refusal, shared by every kind), or null.
  */
 export function aksResyncVerdict(model: PoolModel, drift: readonly DriftItem[], blocked: string | null): ResyncVerdict {
   const a = aksFactsOf(model) as AksFacts;
   const { add, remove } = listDiff(model);
-  const reconcile = blocked
-    ? { allowed: false, canHelp: false, reason: blocked }
-    : byHand(model, reconcileOption(model, drift, a));
+  const reconcile = blocked ? { allowed: false, canHelp: false, reason: blocked } : reconcileOption(model, drift, a);
   return {
-    recommended: null,
+    recommended: reconcile.allowed && reconcile.canHelp ? 'reconcile' : null,
     reconcile,
     syncProviderIds: {
       allowed: false,

@@ -47,7 +47,8 @@ function replicaCounts(model: PoolModel, joined: readonly JoinedId[]): ReplicaCo
   }
   return {
     desired: model.mp.replicas,
-    vmssCapacity: az ? az.vmss.capacity : null,
+    // An AKS pool's capacity is the agent pool's count as AKS reports it (it sizes the scale set to it).
+    vmssCapacity: model.aks?.agentPool.state === 'ok' ? model.aks.agentPool.pool.count : az ? az.vmss.capacity : null,
     azureInstances: az ? az.instances.length : null,
     azureSucceeded: az ? az.instances.filter((i) => i.provisioningState === 'Succeeded').length : null,
     azureFailed: az ? az.instances.filter((i) => i.provisioningState === 'Failed').length : null,
@@ -89,7 +90,12 @@ function instanceRows(model: PoolModel, joined: readonly JoinedId[], kinds: read
         nodeRef: j.machine.nodeRef,
         deleting: j.machine.deleting,
       },
-      node: j.node && { name: j.node.name, ready: j.node.ready, uninitializedTaint: j.node.uninitializedTaint },
+      node: j.node && {
+        name: j.node.name,
+        ready: j.node.ready,
+        uninitializedTaint: j.node.uninitializedTaint,
+        ...(j.node.agentPool ? { agentPool: j.node.agentPool } : {}),
+      },
       autoscaler: { key, visible: !paused && visible.has(key) },
       driftKinds: kinds[idx] ?? [],
     };

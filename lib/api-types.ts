@@ -32,8 +32,11 @@ export const ID_SOURCE_LABELS: Record<IdSource, string> = {
   node: 'Nodes',
 };
 
+/** The infra kinds a MachinePool can name that poolscope reads. */
+export type InfraKind = 'AzureMachinePool' | 'AzureManagedMachinePool' | 'AzureASOManagedMachinePool';
+
 /** The infra kind behind each flavour, as CAPZ names it, and its short name. */
-export const INFRA_KINDS: Record<PoolFlavour, { kind: string; short: string }> = {
+export const INFRA_KINDS: Record<PoolFlavour, { kind: InfraKind; short: string }> = {
   'self-managed': { kind: 'AzureMachinePool', short: 'AMP' },
   'aks-managed': { kind: 'AzureManagedMachinePool', short: 'AMMP' },
   'aks-aso': { kind: 'AzureASOManagedMachinePool', short: 'ASO-MP' },
@@ -251,7 +254,7 @@ export interface ResyncRequest {
 
 /** What happened to one object. */
 export interface ResyncObjectResult {
-  kind: 'MachinePool' | 'AzureMachinePool';
+  kind: 'MachinePool' | InfraKind;
   namespace: string;
   name: string;
   action: 'patched' | 'dry-run' | 'not-patched' | 'failed';
@@ -341,7 +344,8 @@ export interface InstanceRow {
   } | null;
   ampm: { name: string; ready: boolean | null; provisioningState: string | null; nodeRef: string | null } | null;
   machine: { name: string; phase: string | null; nodeRef: string | null; deleting: boolean } | null;
-  node: { name: string; ready: boolean | null; uninitializedTaint: boolean } | null;
+  /** The Node with this providerID; `agentPool`: an AKS Node's agent pool label, when it has one. */
+  node: { name: string; ready: boolean | null; uninitializedTaint: boolean; agentPool?: string } | null;
   /** The string cluster-autoscaler keys this instance by, and whether the MachinePool list lets it see it. */
   autoscaler: { key: string; visible: boolean };
   driftKinds: DriftKind[];
@@ -543,7 +547,12 @@ export interface PoolResponse {
    * read budget, spent evenly), `throttled` (Azure's Retry-After). Null for `?at=`, and where this server process does
    * not collect (a follower replica, POOLSCOPE_COLLECTOR=false).
    */
-  azureNextRead: { at: string; waitingFor: 'interval' | 'budget' | 'throttled' } | null;
+  azureNextRead: {
+    at: string;
+    waitingFor: 'interval' | 'budget' | 'throttled';
+    /** What is read: the pool's scale set (Compute's budget per subscription and region), or an AKS pool's agent pool (AKS's per subscription). */
+    of?: 'scale-set' | 'agent-pool';
+  } | null;
 }
 
 /** `GET /api/error` shape of every 4xx/5xx answer. */

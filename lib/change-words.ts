@@ -2,7 +2,7 @@
 // vmss-failed"), its values ("4 IDs" rather than a count and a hash), and its kind, by which the list filters.
 
 import { INFRA_KINDS, type PoolFlavour } from './api-types';
-import { conditionSourceWords, REPLICA_SERIES } from './timeline';
+import { conditionSourceWords, replicaLabel } from './timeline';
 
 export type ChangeKind = 'finding' | 'drift' | 'condition' | 'state' | 'replicas' | 'event' | 'resync';
 
@@ -51,7 +51,7 @@ export function changeWhat(field: string, flavour: PoolFlavour = 'self-managed')
   const tail = rest.join('.');
   if (head === 'finding') return `Finding: ${tail}`;
   if (head === 'event') return `Event: ${tail}`;
-  if (head === 'replicas') return `Replicas: ${REPLICA_SERIES.find((s) => s.key === tail)?.label ?? tail}`;
+  if (head === 'replicas') return `Replicas: ${replicaLabel(tail, flavour)}`;
   if (head === 'condition') {
     const [source, ...type] = rest;
     return `${conditionSourceWords(source, flavour)} condition ${type.join('.')}`;

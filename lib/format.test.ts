@@ -70,4 +70,13 @@ describe('nextReadText', () => {
       'next read in 40 s: Azure throttles this subscription and region',
     );
   });
+
+  it("names AKS's own budget for an AKS pool's agent pool", () => {
+    expect(nextReadText({ at: at(95), waitingFor: 'budget', of: 'agent-pool' }, now)).toBe(
+      "next read in ~1 min, waiting its turn at the subscription's AKS read budget",
+    );
+    expect(nextReadText({ at: at(40), waitingFor: 'throttled', of: 'agent-pool' }, now)).toBe(
+      'next read in 40 s: AKS throttles this subscription',
+    );
+  });
 });

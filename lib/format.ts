@@ -21,15 +21,17 @@ export function formatDuration(ms: number): string {
  * lane's period (the scheduler's plan: PoolResponse.azureNextRead).
  */
 export function nextReadText(
-  plan: { at: string; waitingFor: 'interval' | 'budget' | 'throttled' },
+  plan: { at: string; waitingFor: 'interval' | 'budget' | 'throttled'; of?: 'scale-set' | 'agent-pool' },
   nowMs: number,
 ): string {
+  const aks = plan.of === 'agent-pool';
   const left = Date.parse(plan.at) - nowMs;
   if (plan.waitingFor === 'throttled')
-    return `next read in ${formatDuration(Math.max(left, 0))}: Azure throttles this subscription and region`;
+    return `next read in ${formatDuration(Math.max(left, 0))}: ${aks ? 'AKS throttles this subscription' : 'Azure throttles this subscription and region'}`;
   if (left < 1000) return 'next read due now';
   const when = `next read in ~${formatDuration(left)}`;
-  return plan.waitingFor === 'budget' ? `${when}, waiting its turn at the region's Compute read budget` : when;
+  if (plan.waitingFor !== 'budget') return when;
+  return `${when}, waiting its turn at ${aks ? "the subscription's AKS read budget" : "the region's Compute read budget"}`;
 }
 
 /** Lists up to `max` items and says how many more there are. */

@@ -288,3 +288,13 @@ export function scaleSetKeyOf(providerID: unknown): string {
 
 /** A flexible-orchestration VM's stand-in for its scale set's name (`~` is not allowed in an Azure resource name). */
 const FLEX = '~flex';
+
+/** The scale set (as a lower-cased VMSS providerID) of the first scale-set instance a list names; null when none. */
+export function scaleSetOfList(list: unknown): string | null {
+  for (const id of Array.isArray(list) ? list : []) {
+    const p = parseProviderId(id);
+    if (p.ok && p.kind === 'vmss-instance' && p.scaleSet)
+      return `azure:///subscriptions/${p.subscriptionId}/resourceGroups/${p.resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${p.scaleSet}`.toLowerCase();
+  }
+  return null;
+}

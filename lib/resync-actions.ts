@@ -1,7 +1,7 @@
 // The one user-facing name of each resync mode, used by the dialog, the API's messages and the audit trail
 // (docs/user-guide.md, "Resync"). The API keeps its mode identifiers; people read these names.
 
-import type { ResyncMode } from './api-types';
+import type { InfraKind, ResyncMode } from './api-types';
 
 export const RESYNC_ACTIONS: Record<ResyncMode, { name: string; does: string }> = {
   reconcile: {
@@ -14,7 +14,12 @@ export const RESYNC_ACTIONS: Record<ResyncMode, { name: string; does: string }> 
   },
 };
 
-/** The annotation a Reconcile sets on the AzureMachinePool and the MachinePool: a new value makes CAPZ and CAPI reconcile. */
+/** What a mode does to a pool whose infra object is of `kind` (an AKS pool's list is never copied). */
+export function actionDoes(mode: ResyncMode, kind: InfraKind = 'AzureMachinePool'): string {
+  return RESYNC_ACTIONS[mode].does.replace('AzureMachinePool', kind);
+}
+
+/** The annotation a Reconcile sets on the infra object and the MachinePool: a new value makes CAPZ and CAPI reconcile. */
 export const RESYNC_ANNOTATION = 'poolscope.dev/resync-requested-at';
 
 /** "Copy providerIDs (sync-provider-ids)": the name, with the API's identifier for whoever searches logs. */

@@ -40,6 +40,8 @@ export interface TimelineView {
   markers: TimelineMarker[];
   /** Whether the state at `from` was known (false: the pool was first seen inside the range). */
   knownAtStart: boolean;
+  /** The pool's flavour, which names some lanes and series (an AKS pool's capacity is AKS's count). */
+  flavour?: PoolFlavour;
 }
 
 const STATE_LANES: { field: string; label: string; read: (d: PoolDetail) => unknown }[] = [
@@ -68,6 +70,15 @@ export const REPLICA_SERIES: { key: keyof ReplicaCounts; label: string }[] = [
   { key: 'capi', label: 'CAPI replicas' },
   { key: 'readyNodes', label: 'Ready Nodes' },
 ];
+
+/**
+ * A replica series' label for the pool's flavour: an AKS pool's capacity is the agent pool's count as AKS reports it
+ * (AKS sizes the node resource group's scale set to it).
+ */
+export function replicaLabel(key: string, flavour: PoolFlavour = 'self-managed'): string {
+  if (key === 'vmssCapacity' && flavour !== 'self-managed') return 'AKS count';
+  return REPLICA_SERIES.find((s) => s.key === key)?.label ?? key;
+}
 
 /** Who a condition's source is, in words: the infra object by its kind, ASO's agent pool, the MachinePool. */
 export function conditionSourceWords(source: string | undefined, flavour: PoolFlavour = 'self-managed'): string {
@@ -374,5 +385,6 @@ export function buildTimeline(
     series,
     markers,
     knownAtStart: initial !== null,
+    flavour: opts.flavour ?? initial?.summary.flavour ?? 'self-managed',
   };
 }

@@ -63,7 +63,7 @@ export const FLAVOUR_LABELS: Record<PoolFlavour, { short: string; kind: string }
   'aks-aso': { short: 'AKS (ASO)', kind: INFRA_KINDS['aks-aso'].kind },
 };
 
-/** A summary's flavour: one stored before flavours were was self-managed. */
+/** A summary's flavour: one stored before flavours were is self-managed. */
 export const flavourOf = (p: Pick<PoolSummary, 'flavour'>): PoolFlavour => p.flavour ?? 'self-managed';
 
 export function parseFleetParams(p: Params): FleetFilters {

@@ -73,7 +73,7 @@ const SIM_POLICY: PolicyRule[] = [
     groups: ['pool-operators'],
     verbs: ['patch'],
     apiGroups: ['infrastructure.cluster.x-k8s.io'],
-    resources: ['azuremachinepools'],
+    resources: ['azuremachinepools', 'azuremanagedmachinepools', 'azureasomanagedmachinepools'],
     namespaces: ['*'],
   },
 ];
@@ -101,12 +101,18 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
   const azure = new SimAzureServer({ tls, pageSize: opts.armPageSize });
   await azure.start();
   for (const s of scenario.azure) azure.state.putScaleSet(s.vmss, s.vms);
+  for (const p of scenario.aksAgentPools) azure.state.putAgentPool(p);
   for (const t of scenario.throttled) azure.throttler.throttleSubscription(t.subscription, t.seconds);
   for (const w of scenario.unreachable) kube.clusters.get(w)?.setAvailable(false);
 
   const speed = opts.speed ?? scenario.speed;
   const world = scenario.controllers
-    ? new World(kube, azure, { capz: scenario.capz, speed, delays: scenario.delays })
+    ? new World(kube, azure, {
+        capz: scenario.capz,
+        speed,
+        delays: scenario.delays,
+        aksControllers: scenario.aksControllers,
+      })
     : null;
   // Each management cluster runs the CAPZ build the scenario names (the one whose behaviour the world plays).
   for (const name of scenario.management.keys()) {
@@ -183,8 +189,23 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
       if (!m || !azure.state.deleteScaleSet(m[1] as string, m[2] as string, m[3] as string))
         throw new Error(`no scale set ${step.deleteAzure.scaleSet}`);
     } else if ('scale' in step) {
-      const { store, ns } = poolAmp(step.scale);
-      store.patch(MP, ns, step.scale.name, 'merge', { spec: { replicas: step.scale.replicas } });
+      const s = step.scale;
+      kube.cluster(s.cluster).store.patch(MP, s.namespace ?? 'default', s.name, 'merge', {
+        spec: { replicas: s.replicas },
+      });
+    } else if ('aksAutoscale' in step) {
+      const s = step.aksAutoscale;
+      if (!world) throw new Error('aksAutoscale needs controllers: on');
+      world.aksAutoscale(s.cluster, s.namespace ?? 'default', s.name, s.count);
+    } else if ('aksBusy' in step) {
+      const s = step.aksBusy;
+      if (!world) throw new Error('aksBusy needs controllers: on');
+      world.aksBusy(s.cluster, s.namespace ?? 'default', s.name, s.state, s.seconds);
+    } else if ('aksFailWrites' in step) {
+      const s = step.aksFailWrites;
+      if (!world) throw new Error('aksFailWrites needs controllers: on');
+      const failure = s.code === null ? null : { code: s.code, message: s.message ?? `Injected ${s.code}.` };
+      world.aksFailWrites(s.cluster, s.namespace ?? 'default', s.name, failure);
     } else if ('failInstances' in step) {
       const rec = scaleSetOf(step.failInstances);
       if (!world) throw new Error('failInstances needs controllers: on');

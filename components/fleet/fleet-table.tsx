@@ -7,10 +7,11 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
-import type { PoolSummary } from '@/lib/api-types';
+import type { PoolFlavour, PoolSummary } from '@/lib/api-types';
 import { worstHeadline } from '@/lib/diagnosis';
 import { formatDuration, plural } from '@/lib/format';
 import { groupPools, type PoolGroup } from '@/lib/fleet-groups';
+import { replicaLabel } from '@/lib/timeline';
 import { toMs } from '@/lib/unstructured';
 import {
   FLAVOUR_LABELS,
@@ -64,8 +65,8 @@ const REPLICA_CELLS: [keyof PoolSummary['replicas'], string, string][] = [
   ['readyNodes', 'Ready', 'Ready Nodes'],
 ];
 
-function Replicas({ r }: { r: PoolSummary['replicas'] }) {
-  const title = `desired ${n(r.desired)} · VMSS capacity ${n(r.vmssCapacity)} · Azure instances ${n(r.azureInstances)} · CAPZ ${n(r.capz)} · CAPI ${n(r.capi)} · Ready Nodes ${n(r.readyNodes)}`;
+function Replicas({ r, flavour }: { r: PoolSummary['replicas']; flavour: PoolFlavour }) {
+  const title = `desired ${n(r.desired)} · ${replicaLabel('vmssCapacity', flavour)} ${n(r.vmssCapacity)} · Azure instances ${n(r.azureInstances)} · CAPZ ${n(r.capz)} · CAPI ${n(r.capi)} · Ready Nodes ${n(r.readyNodes)}`;
   // On a phone (no hover for the title) each count is named in a line.
   return (
     <span title={title}>
@@ -257,7 +258,7 @@ function PoolRow({ p, at, now }: { p: PoolSummary; at: string; now: number }) {
         {p.orchestrationMode ?? '—'}
       </td>
       <td data-label="Replicas" className={`${CELL} whitespace-nowrap max-sm:whitespace-normal`}>
-        <Replicas r={p.replicas} />
+        <Replicas r={p.replicas} flavour={flavourOf(p)} />
       </td>
       <td data-label="Provisioning" className={CELL}>
         <StateBadge value={p.provisioningState} />

@@ -14,6 +14,14 @@ const WHY: Record<NonNullable<PoolResponse['azureNextRead']>['waitingFor'], stri
   throttled: 'Azure answered 429: nothing is read in this subscription and region until its Retry-After has passed.',
 };
 
+/** The same, for an AKS pool's agent pool: AKS's own budget, per subscription. */
+const WHY_AKS: typeof WHY = {
+  interval: WHY.interval,
+  budget:
+    "Its subscription's AKS reads share a budget of their own: poolscope uses a share of it (POOLSCOPE_AZURE_BUDGET_SHARE), spread evenly, the longest due first.",
+  throttled: 'AKS answered 429: no agent pool of this subscription is read until its Retry-After has passed.',
+};
+
 export function AzureNextRead({
   plan,
   shownAt,
@@ -26,7 +34,7 @@ export function AzureNextRead({
     <span
       data-testid="azure-next-read"
       data-waiting-for={plan.waitingFor}
-      title={`Planned for ${formatInstant(plan.at, 'UTC')}. ${WHY[plan.waitingFor]}`}
+      title={`Planned for ${formatInstant(plan.at, 'UTC')}. ${(plan.of === 'agent-pool' ? WHY_AKS : WHY)[plan.waitingFor]}`}
     >
       · {nextReadText(plan, Date.parse(now))}
     </span>

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import type { PoolRef } from '@/lib/api-types';
+import { INFRA_KINDS, type PoolRef } from '@/lib/api-types';
 import { DEFAULT_RANGE, FLAVOUR_LABELS, flavourOf, windowQuery, zoomQuery, type TimeWindow } from '@/lib/url-state';
 import {
   POOL_REFRESH_MS,
@@ -110,6 +110,7 @@ export function PoolView({ poolRef, window: w, path }: { poolRef: PoolRef; windo
               poolRef={s.ref}
               past={w.at !== null}
               gone={s.deletedAt ? 'deleted' : s.unwatchedSince ? 'unwatched' : null}
+              infraKind={INFRA_KINDS[flavourOf(s)].kind}
             />
           }
         />

@@ -3,7 +3,7 @@
 // time axis. Plain data and functions: components/pool/timeline-chart.tsx draws it and wires the zoom.
 
 import * as echarts from 'echarts/core';
-import { REPLICA_SERIES, laneToneValue, valueAt, type TimelineView } from '@/lib/timeline';
+import { REPLICA_SERIES, laneToneValue, replicaLabel, valueAt, type TimelineView } from '@/lib/timeline';
 import { toneOf, type Tone } from '@/components/ui/badge';
 import { formatInstant } from '@/components/ui/local-time';
 import { formatDuration } from '@/lib/format';
@@ -150,7 +150,7 @@ function layout(view: TimelineView, labels: string[], theme: Theme, narrow: bool
       right: 24,
       textStyle: { color: text },
       type: 'scroll',
-      data: REPLICA_SERIES.map((s) => s.label),
+      data: REPLICA_SERIES.map((s) => replicaLabel(s.key, view.flavour)),
     },
     grid: [
       { left: labelsPx, right: narrow ? 12 : 24, top: TOP_PX, height: lanesHeight },
@@ -282,7 +282,7 @@ function markersSeries(view: TimelineView, { dark, text }: Theme) {
 function replicaSeries(view: TimelineView, at: string | null, { text }: Theme) {
   return REPLICA_SERIES.map((s, i) => ({
     type: 'line',
-    name: s.label,
+    name: replicaLabel(s.key, view.flavour),
     xAxisIndex: 1,
     yAxisIndex: 1,
     step: 'end',

@@ -97,7 +97,7 @@ export function aksPoolFailed(c: Context): Draft | null {
   return {
     code: 'aks-pool-failed',
     severity: closed ? 'critical' : 'warning',
-    summary: `AKS agent pool ${a.poolName} failed${f.code ? ` (${short(f.code, 64)})` : ''}${f.message ? `: ${short(f.message)}` : ''}.`,
+    summary: `AKS agent pool ${a.poolName} failed${f.code ? ` (${short(f.code, 64)})` : ''}${f.message ? `: ${asSentence(short(f.message))}` : '.'}`,
     detail: `${said} ${closed ? `CAPZ keeps the ${a.infraKind} not ready meanwhile, so CAPI's view of the pool stays frozen until AKS succeeds: the readiness-gate freeze of CAPZ #4982, which CAPZ has not mitigated for AKS pools.` : `The ${a.infraKind} is still ready; CAPZ closes the gate at its next reconcile.`}${terminal ? ' CAPZ takes an Error-severity ASO failure as terminal: it does not reconcile the AzureManagedMachinePool again until another event or its 10-minute sync.' : ''}`,
     suggestedAction:
       'Fix the cause in Azure or in the pool spec (quota, VM size or zone capacity, a full subnet). ASO retries a Failed pool by itself. A resync cannot help.',
@@ -207,21 +207,36 @@ export function aksNodesUnmapped(c: Context): Draft | null {
   };
 }
 
-/** AKS refused or failed the agent pool's read: the state shown is ASO's cached copy, or nothing. */
+/**
+ * AKS refused or failed the agent pool's read, or it could not be asked (ASO's agent pool object, whose status.id
+ * names the agent pool, is missing): the state shown is ASO's cached copy, or nothing.
+ */
 export function aksUnread(c: Context): Draft | null {
   const { model, aks: a } = c;
   const s = model.aks?.agentPool;
-  if (!a || !s || (s.state !== 'throttled' && s.state !== 'unreachable' && s.state !== 'not-found')) return null;
-  const cached = a.aso
-    ? "what is shown of AKS is ASO's cached copy, up to AZURE_SYNC_PERIOD old"
-    : 'nothing is known of AKS';
+  const asoMissing = model.aks?.aso.state === 'not-found';
+  if (!a || !s) return null;
+  if (s.state === 'throttled' || s.state === 'unreachable' || s.state === 'not-found') {
+    const cached = a.aso
+      ? "what is shown of AKS is ASO's cached copy, up to AZURE_SYNC_PERIOD old"
+      : 'nothing is known of AKS';
+    return {
+      code: 'azure-unread',
+      severity: 'warning',
+      summary: `AKS agent pool ${a.poolName} could not be read${s.state === 'throttled' ? ' (AKS is throttling)' : ''}: ${cached}.`,
+      detail: `AKS answered: ${asSentence(short(s.error, 400))} Without AKS's own answer poolscope cannot see a running or failed operation before ASO does, nor the live count; the drift shown compares the lists with the Nodes, which it does not need AKS for.`,
+      suggestedAction:
+        "Check poolscope's Azure credentials and its reader role on the managed cluster; if AKS throttles, poolscope waits out Retry-After.",
+    };
+  }
+  if (s.state !== 'unknown' || !asoMissing) return null;
   return {
     code: 'azure-unread',
     severity: 'warning',
-    summary: `AKS agent pool ${a.poolName} could not be read${s.state === 'throttled' ? ' (AKS is throttling)' : ''}: ${cached}.`,
-    detail: `AKS answered: ${asSentence(short(s.error, 400))} Without AKS's own answer poolscope cannot see a running or failed operation before ASO does, nor the live count; the drift shown compares the lists with the Nodes, which it does not need AKS for.`,
+    summary: `ASO's ManagedClustersAgentPool for agent pool ${a.poolName} is missing: nothing is known of AKS.`,
+    detail: `poolscope finds the AKS agent pool by the id ASO records on that object, and CAPZ reconciles the pool through it, so without it neither AKS's state nor ASO's copy of it is known. The drift shown compares the lists with the Nodes.`,
     suggestedAction:
-      "Check poolscope's Azure credentials and its reader role on the managed cluster; if AKS throttles, poolscope waits out Retry-After.",
+      'Check that ASO runs and that CAPZ has created the ManagedClustersAgentPool (kubectl get managedclustersagentpools -A); CAPZ recreates it at its next reconcile.',
   };
 }
 
@@ -259,7 +274,7 @@ export function aksHealthy(c: Context, found: ReadonlySet<FindingCode>): Draft |
     code: 'healthy',
     severity: 'info',
     summary: 'Healthy: every source agrees.',
-    detail: `The ${a.infraKind} and MachinePool lists agree with the Nodes of agent pool ${a.poolName}, and no operation runs${live ? ', as AKS itself says' : a.aso ? " as far as ASO's copy of the agent pool says (poolscope does not read AKS's agent pool itself)" : ''}.`,
+    detail: `The ${a.infraKind} and MachinePool lists agree with the Nodes of agent pool ${a.poolName}, and no operation runs${live ? ', as AKS itself says' : a.aso ? " as far as ASO's copy of the agent pool says (AKS itself was not read)" : ''}.`,
     suggestedAction: 'None.',
   };
 }

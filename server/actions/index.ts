@@ -2,6 +2,7 @@ import 'server-only';
 // The process's resync service, built on first use from the validated settings and the runtime's store.
 
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { AgentPoolRead, AgentPoolRef } from '../azure/aks-reader';
 import { AzureReader, type AzureRead, type ScaleSetRef } from '../azure/reader';
 import { runtime, resolveContexts, type Runtime } from '../runtime';
 import type { Env } from '../env';
@@ -20,6 +21,7 @@ export interface ResyncWiring {
   kubeconfig?: KubeConfig;
   contexts?: string[];
   readAzure?: (ref: ScaleSetRef) => Promise<AzureRead>;
+  readAgentPool?: (ref: AgentPoolRef) => Promise<AgentPoolRead>;
   log?: ResyncDeps['log'];
 }
 
@@ -40,13 +42,14 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
     e.POOLSCOPE_TRUSTED_PROXY && e.POOLSCOPE_TRUSTED_PROXY_SECRET
       ? { name: e.POOLSCOPE_TRUSTED_PROXY, secret: e.POOLSCOPE_TRUSTED_PROXY_SECRET }
       : undefined;
-  let readAzure = w.readAzure;
+  let { readAzure, readAgentPool } = w;
   if (!readAzure) {
     const azure = new AzureReader({
       endpoint: e.POOLSCOPE_ARM_ENDPOINT,
       disableInstanceDiscovery: e.POOLSCOPE_AZURE_DISABLE_INSTANCE_DISCOVERY,
     });
     readAzure = (ref) => azure.read(ref);
+    readAgentPool ??= (ref) => azure.readAgentPool(ref);
   }
   return new ResyncService({
     contexts,
@@ -54,6 +57,7 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
     access: new Access({ kubeconfigFor, trustedProxy, timeoutMs }),
     store: w.store,
     readAzure,
+    ...(readAgentPool ? { readAgentPool } : {}),
     publish: w.publish,
     readOnly: e.POOLSCOPE_READ_ONLY,
     timeoutMs,

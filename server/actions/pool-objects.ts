@@ -2,14 +2,29 @@ import 'server-only';
 // Fresh reads and careful writes of one pool's objects on its management cluster, each call with a deadline:
 // what a resync decides on must be what the API server holds now, not what a cache held a moment ago.
 
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
-import type { PoolRef } from '@/lib/api-types';
+import { ApisApi, CoreV1Api, CustomObjectsApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
+import { asoAgentPoolObjectName } from '@/lib/aks-model';
+import type { InfraKind, PoolRef } from '@/lib/api-types';
 import { AMPM_POOL_LABEL, MACHINE_POOL_LABEL } from '@/lib/slim';
 import type { KubeObject } from '@/lib/unstructured';
+import { servedAksKinds } from '../kube/aks-kinds';
 import { callOptions, kubeFailure, servedMachinePoolVersion, type KubeFailure } from '../kube/calls';
 
 const CAPI = 'cluster.x-k8s.io';
 const INFRA = 'infrastructure.cluster.x-k8s.io';
+const ASO = 'containerservice.azure.com';
+
+/**
+ * Each infra kind's resource, read and patched at v1beta1, CAPZ's storage version, but an AzureASOManagedMachinePool
+ * at the version the cluster serves (v1alpha1 on CAPZ before v1.20).
+ */
+const INFRA_PLURALS: Record<InfraKind, string> = {
+  AzureMachinePool: 'azuremachinepools',
+  AzureManagedMachinePool: 'azuremanagedmachinepools',
+  AzureASOManagedMachinePool: 'azureasomanagedmachinepools',
+};
+
+export const infraPlural = (kind: InfraKind): string => INFRA_PLURALS[kind];
 
 export class KubeCallError extends Error {
   constructor(
@@ -22,7 +37,13 @@ export class KubeCallError extends Error {
 
 export interface FreshPool {
   mp: KubeObject;
+  /** The infra object the MachinePool names, of its kind (null when it does not exist). */
+  infraKind: InfraKind;
+  infra: KubeObject | null;
+  /** The same object when it is an AzureMachinePool (null for an AKS pool). */
   amp: KubeObject | null;
+  /** An AKS pool's ASO ManagedClustersAgentPool (null: none; undefined: a self-managed pool, or ASO not served). */
+  asoAgentPool?: KubeObject | null;
   cluster: KubeObject | null;
   ampms: KubeObject[];
   machines: KubeObject[];
@@ -31,6 +52,10 @@ export interface FreshPool {
 
 /** The MachinePool version a cluster serves (v1beta2 preferred), remembered per context. */
 const versions = new Map<string, Promise<string>>();
+/** The ASO containerservice version a cluster prefers (null: not served), remembered per context. */
+const asoVersions = new Map<string, Promise<string | null>>();
+/** The AzureASOManagedMachinePool version a cluster serves, remembered per context. */
+const asompVersions = new Map<string, Promise<string>>();
 
 export const listOf = (o: KubeObject | null | undefined): string[] | undefined => {
   const l = (o?.spec as { providerIDList?: unknown } | undefined)?.providerIDList;
@@ -88,23 +113,102 @@ export class PoolObjects {
     return this.get(CAPI, await this.mpVersion(), 'machinepools', this.ref.name);
   }
 
-  static ampName(mp: KubeObject): string {
-    return (
-      (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string } } } | undefined)?.spec?.infrastructureRef
-        ?.name ?? String(mp.metadata?.name)
-    );
+  /**
+   * The infra object a MachinePool names: its kind (AzureMachinePool unless it names an AKS kind, as the collector
+   * reads it) and its name (the MachinePool's own when it names none).
+   */
+  static infraOf(mp: KubeObject): { kind: InfraKind; name: string } {
+    const ref = (mp.spec?.template as { spec?: { infrastructureRef?: { name?: string; kind?: string } } } | undefined)
+      ?.spec?.infrastructureRef;
+    const named = ref?.kind;
+    const kind =
+      named !== undefined && named !== 'AzureMachinePool' && Object.hasOwn(INFRA_PLURALS, named)
+        ? (named as InfraKind)
+        : 'AzureMachinePool';
+    return { kind, name: ref?.name ?? String(mp.metadata?.name) };
   }
 
-  async azureMachinePool(name: string): Promise<KubeObject | null> {
-    return this.get(INFRA, 'v1beta1', 'azuremachinepools', name);
+  async infraObject(kind: InfraKind, name: string): Promise<KubeObject | null> {
+    return this.get(INFRA, await this.infraVersion(kind), INFRA_PLURALS[kind], name);
+  }
+
+  private async infraVersion(kind: InfraKind): Promise<string> {
+    if (kind !== 'AzureASOManagedMachinePool') return 'v1beta1';
+    let v = asompVersions.get(this.ref.context);
+    if (!v) {
+      v = this.call('discovering the AzureASOManagedMachinePool version', async () => {
+        return (await servedAksKinds(this.kc, callOptions(this.timeoutMs))).asomp ?? 'v1beta1';
+      });
+      asompVersions.set(this.ref.context, v);
+      v.catch(() => asompVersions.delete(this.ref.context));
+    }
+    return v;
+  }
+
+  private async asoVersion(): Promise<string | null> {
+    let v = asoVersions.get(this.ref.context);
+    if (!v) {
+      v = this.call('discovering the ASO containerservice version', async () => {
+        const groups = (await this.kc.makeApiClient(ApisApi).getAPIVersions(callOptions(this.timeoutMs))).groups;
+        const g = groups.find((x) => x.name === ASO);
+        return g?.preferredVersion?.version ?? g?.versions[0]?.version ?? null;
+      });
+      asoVersions.set(this.ref.context, v);
+      // Not served (null) is not remembered: ASO installed later is found at the next resync.
+      v.then((x) => x === null && asoVersions.delete(this.ref.context)).catch(() =>
+        asoVersions.delete(this.ref.context),
+      );
+    }
+    return v;
+  }
+
+  /** An AKS infra object's ASO agent pool object: null when there is none, undefined when ASO is not served. */
+  private async asoAgentPool(infra: KubeObject, kind: InfraKind): Promise<KubeObject | null | undefined> {
+    const version = await this.asoVersion();
+    const name = asoAgentPoolObjectName(infra, kind === 'AzureManagedMachinePool' ? 'ammp' : 'asomp');
+    if (version === null || name === null) return version === null ? undefined : null;
+    // A list by name: the collector's read role lists these objects, and the resync needs no more rights. Without it
+    // the verdict reads ASO's state as unknown: a resync is not refused for what would only explain it.
+    try {
+      const { items } = (await this.custom.listNamespacedCustomObject(
+        {
+          group: ASO,
+          version,
+          plural: 'managedclustersagentpools',
+          namespace: this.ref.namespace,
+          fieldSelector: `metadata.name=${name}`,
+        },
+        callOptions(this.timeoutMs),
+      )) as { items: KubeObject[] };
+      return items[0] ?? null;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Everything the pool model needs from the management cluster, read now. */
   async read(mp: KubeObject): Promise<FreshPool> {
     const version = await this.mpVersion();
     const ns = this.ref.namespace;
-    const ampName = PoolObjects.ampName(mp);
+    const { kind, name: ampName } = PoolObjects.infraOf(mp);
     const clusterName = String(mp.spec?.clusterName ?? '');
+    const cluster = () => (clusterName ? this.get(CAPI, version, 'clusters', clusterName) : Promise.resolve(null));
+    if (kind !== 'AzureMachinePool') {
+      // An AKS pool has no AzureMachinePoolMachines and no Machines.
+      const [infra, c] = await Promise.all([this.infraObject(kind, ampName), cluster()]);
+      const asoAgentPool = infra ? await this.asoAgentPool(infra, kind) : null;
+      return {
+        mp,
+        infraKind: kind,
+        infra,
+        amp: null,
+        asoAgentPool,
+        cluster: c,
+        ampms: [],
+        machines: [],
+        mpVersion: version,
+      };
+    }
     const list = (group: string, v: string, plural: string, labelSelector: string) =>
       this.call(
         `listing ${plural}`,
@@ -116,25 +220,27 @@ export class PoolObjects {
             )) as { items: KubeObject[] }
           ).items,
       );
-    const [amp, cluster, ampms, machines] = await Promise.all([
-      this.azureMachinePool(ampName),
-      clusterName ? this.get(CAPI, version, 'clusters', clusterName) : Promise.resolve(null),
+    const [amp, c, ampms, machines] = await Promise.all([
+      this.infraObject('AzureMachinePool', ampName),
+      cluster(),
       list(INFRA, 'v1beta1', 'azuremachinepoolmachines', `${AMPM_POOL_LABEL}=${ampName}`),
       list(CAPI, version, 'machines', `${MACHINE_POOL_LABEL}=${this.ref.name}`),
     ]);
-    return { mp, amp, cluster, ampms, machines, mpVersion: version };
+    return { mp, infraKind: kind, infra: amp, amp, cluster: c, ampms, machines, mpVersion: version };
   }
 
   /** Merge-patches an annotation; returns the object as the API server stored (or, dry run, would store) it. */
   async annotate(
-    kind: 'MachinePool' | 'AzureMachinePool',
+    kind: 'MachinePool' | InfraKind,
     name: string,
     key: string,
     value: string,
     dryRun: boolean,
   ): Promise<KubeObject> {
     const [group, version, plural] =
-      kind === 'MachinePool' ? [CAPI, await this.mpVersion(), 'machinepools'] : [INFRA, 'v1beta1', 'azuremachinepools'];
+      kind === 'MachinePool'
+        ? [CAPI, await this.mpVersion(), 'machinepools']
+        : [INFRA, await this.infraVersion(kind), INFRA_PLURALS[kind]];
     return this.call(
       `annotating ${kind} ${this.ref.namespace}/${name}`,
       async () =>

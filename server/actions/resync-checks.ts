@@ -4,6 +4,7 @@ import 'server-only';
 
 import {
   poolKey,
+  type InfraKind,
   type PoolRef,
   type ResyncIdentity,
   type ResyncMode,
@@ -16,7 +17,7 @@ import type { KubeObject } from '@/lib/unstructured';
 import { HttpError } from '../http/route';
 import type { RateLimiter } from './guards';
 import type { Access, AccessCheck } from './identity';
-import { KubeCallError, PoolObjects } from './pool-objects';
+import { KubeCallError, PoolObjects, infraPlural } from './pool-objects';
 import { clusterError } from './resync-writes';
 
 /** The caller, known to the cluster (401 `not-signed-in` otherwise); a failure to ask is a 502 `cluster-error`. */
@@ -74,7 +75,7 @@ export async function existingMachinePool(objects: PoolObjects, ref: PoolRef): P
 }
 
 /** What a mode patches, as the cluster's RBAC is asked about it. */
-function accessChecks(ref: PoolRef, mode: ResyncMode, ampName: string): AccessCheck[] {
+function accessChecks(ref: PoolRef, mode: ResyncMode, infra: { kind: InfraKind; name: string }): AccessCheck[] {
   const mp: AccessCheck = {
     verb: 'patch',
     group: 'cluster.x-k8s.io',
@@ -87,9 +88,9 @@ function accessChecks(ref: PoolRef, mode: ResyncMode, ampName: string): AccessCh
         {
           verb: 'patch',
           group: 'infrastructure.cluster.x-k8s.io',
-          resource: 'azuremachinepools',
+          resource: infraPlural(infra.kind),
           namespace: ref.namespace,
-          name: ampName,
+          name: infra.name,
         },
         mp,
       ]
@@ -101,9 +102,9 @@ async function permitted(
   identity: ResyncIdentity,
   ref: PoolRef,
   mode: ResyncMode,
-  ampName: string,
+  infra: { kind: InfraKind; name: string },
 ): Promise<{ permitted: boolean; reason: string | null }> {
-  for (const c of accessChecks(ref, mode, ampName)) {
+  for (const c of accessChecks(ref, mode, infra)) {
     const d = await access.may(identity, ref.context, c);
     if (!d.allowed) return { permitted: false, reason: d.reason };
   }
@@ -116,9 +117,9 @@ export async function mustBePermitted(
   identity: ResyncIdentity,
   ref: PoolRef,
   mode: ResyncMode,
-  ampName: string,
+  infra: { kind: InfraKind; name: string },
 ): Promise<void> {
-  const may = await permitted(access, identity, ref, mode, ampName).catch((e: Error) => {
+  const may = await permitted(access, identity, ref, mode, infra).catch((e: Error) => {
     throw new HttpError(502, 'cluster-error', e.message);
   });
   if (!may.permitted) throw new HttpError(403, 'forbidden', `${may.reason} The cluster's RBAC decides who may resync.`);
@@ -133,12 +134,12 @@ export async function permittedModes(
 ): Promise<{ modes: ResyncStatus['modes']; mp: KubeObject | null }> {
   try {
     const mp = await objects.machinePool();
-    const ampName = mp ? PoolObjects.ampName(mp) : ref.name;
+    const infra = mp ? PoolObjects.infraOf(mp) : { kind: 'AzureMachinePool' as const, name: ref.name };
     return {
       mp,
       modes: {
-        reconcile: await permitted(access, identity, ref, 'reconcile', ampName),
-        'sync-provider-ids': await permitted(access, identity, ref, 'sync-provider-ids', ampName),
+        reconcile: await permitted(access, identity, ref, 'reconcile', infra),
+        'sync-provider-ids': await permitted(access, identity, ref, 'sync-provider-ids', infra),
       },
     };
   } catch (e) {

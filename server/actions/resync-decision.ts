@@ -15,8 +15,11 @@ import {
 } from '@/lib/api-types';
 import { RESYNC_ACTIONS } from '@/lib/resync-actions';
 import { UNINITIALIZED_TAINT } from '@/lib/capi-model';
+import { scaleSetOfList } from '@/lib/provider-id';
+import { AKS_AGENT_POOL_LABEL } from '@/lib/slim';
 import type { PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
+import { agentPoolRefOf } from '../azure/aks-reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import { HttpError } from '../http/route';
 import type { FreshPool, PoolObjects } from './pool-objects';
@@ -37,7 +40,10 @@ function workloadFromDetail(d: PoolDetail | null): NonNullable<PoolInput['worklo
             {
               apiVersion: 'v1',
               kind: 'Node',
-              metadata: { name: r.node.name },
+              metadata: {
+                name: r.node.name,
+                ...(r.node.agentPool ? { labels: { [AKS_AGENT_POOL_LABEL]: r.node.agentPool } } : {}),
+              },
               spec: {
                 providerID: r.sources.node,
                 ...(r.node.uninitializedTaint ? { taints: [{ key: UNINITIALIZED_TAINT, effect: 'NoSchedule' }] } : {}),
@@ -57,17 +63,30 @@ function workloadFromDetail(d: PoolDetail | null): NonNullable<PoolInput['worklo
  * preview of either mode and for its confirm, so their digests compare.
  */
 export async function freshVerdict(
-  deps: Pick<ResyncDeps, 'readAzure'>,
+  deps: Pick<ResyncDeps, 'readAzure' | 'readAgentPool'>,
   ref: PoolRef,
   fresh: FreshPool,
   detail: PoolDetail | null,
 ): Promise<ResyncVerdict> {
-  const id = (fresh.amp?.spec as { providerID?: string } | undefined)?.providerID;
-  const ss = scaleSetRefOf(id);
+  const aks = fresh.infraKind === 'AzureMachinePool' ? null : await freshAks(deps, fresh);
+  // An AzureManagedMachinePool's VMs are its node resource group's scale set's, which its list names; an
+  // AzureASOManagedMachinePool lists Nodes, and its VMs are not read (as the collector does).
+  const id =
+    fresh.infraKind === 'AzureManagedMachinePool'
+      ? scaleSetOfList((fresh.infra?.spec as { providerIDList?: unknown } | undefined)?.providerIDList)
+      : (fresh.amp?.spec as { providerID?: string } | undefined)?.providerID;
+  const ss = fresh.infraKind === 'AzureASOManagedMachinePool' ? null : scaleSetRefOf(id);
   const azure: NonNullable<PoolInput['azure']> = ss
     ? azureInput(await deps.readAzure(ss))
-    : { state: 'unknown', reason: 'the AzureMachinePool names no scale set (spec.providerID)' };
+    : {
+        state: 'unknown',
+        reason:
+          fresh.infraKind === 'AzureMachinePool'
+            ? 'the AzureMachinePool names no scale set (spec.providerID)'
+            : `the ${fresh.infraKind} names no scale set poolscope reads`,
+      };
   const input: PoolInput = {
+    ...(aks ? { aks } : {}),
     context: ref.context,
     machinePool: fresh.mp,
     azureMachinePool: fresh.amp,
@@ -82,11 +101,34 @@ export async function freshVerdict(
 }
 
 /**
+ * An AKS pool's own sources for the verdict: its infra object and ASO's agent pool object as read now, and AKS's
+ * agent pool (by the id ASO records), read now too when the deps can.
+ */
+async function freshAks(
+  deps: Pick<ResyncDeps, 'readAgentPool'>,
+  fresh: FreshPool,
+): Promise<NonNullable<PoolInput['aks']>> {
+  const aso = fresh.asoAgentPool;
+  const ap = agentPoolRefOf((aso?.status as { id?: unknown } | undefined)?.id as string | undefined);
+  let agentPool: NonNullable<PoolInput['aks']>['agentPool'] = { state: 'unknown', reason: 'AKS agent pool not read' };
+  if (ap && deps.readAgentPool) {
+    const r = await deps.readAgentPool(ap);
+    agentPool =
+      r.state === 'ok'
+        ? { state: 'ok', agentPool: r.agentPool, readAt: Date.parse(r.readAt) }
+        : r.state === 'throttled'
+          ? { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds }
+          : { state: r.state, error: r.error };
+  }
+  return { infra: fresh.infra, ...(aso !== undefined ? { asoAgentPool: aso } : {}), agentPool };
+}
+
+/**
  * Reads the pool afresh and decides on it: refused (409 `resync-refused`), changed since the preview the request
  * confirms (409 `verdict-changed`, with the new preview; nothing is written), or go.
  */
 export async function decide(
-  deps: Pick<ResyncDeps, 'readAzure' | 'store'>,
+  deps: Pick<ResyncDeps, 'readAzure' | 'readAgentPool' | 'store'>,
   a: {
     objects: PoolObjects;
     ref: PoolRef;

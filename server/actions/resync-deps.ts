@@ -3,6 +3,7 @@ import 'server-only';
 // split into can each take the few of these they use.
 
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { AgentPoolRead, AgentPoolRef } from '../azure/aks-reader';
 import type { AzureRead, ScaleSetRef } from '../azure/reader';
 import type { TimelineStore } from '../store/store';
 import type { Access } from './identity';
@@ -13,6 +14,8 @@ export interface ResyncDeps {
   access: Access;
   store: TimelineStore;
   readAzure(ref: ScaleSetRef): Promise<AzureRead>;
+  /** An AKS pool's agent pool, for the verdict on fresh reads (without it, AKS counts as not read). */
+  readAgentPool?(ref: AgentPoolRef): Promise<AgentPoolRead>;
   /** Tells this process's live viewers that a pool's timeline changed. */
   publish(change: { poolKey: string; at: string; fields: string[] }): void;
   readOnly: boolean;

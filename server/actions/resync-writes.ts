@@ -1,9 +1,11 @@
 import 'server-only';
-// The two writes a resync makes, once it is decided (server/actions/resync.ts): a reconcile trigger, watched until
-// CAPZ and CAPI answer, and a copy of the AzureMachinePool providerIDList. Each records its steps as they happen,
+// The two writes a resync makes, once it is decided (server/actions/resync.ts): a reconcile trigger on the
+// MachinePool and its infra object (an AzureMachinePool, or an AKS pool's), watched until CAPZ and CAPI answer, and
+// a copy of the AzureMachinePool providerIDList. Each records its steps as they happen,
 // so the pool's status shows a reconcile's progress while its POST waits.
 
 import type {
+  InfraKind,
   PoolRef,
   ResyncObjectResult,
   ResyncObservation,
@@ -78,13 +80,14 @@ function resultBase(run: Run) {
   };
 }
 
-/** Annotates the AzureMachinePool, then the MachinePool (a failed second write is a `partial` result). */
+/** Annotates the infra object, then the MachinePool (a failed second write is a `partial` result). */
 async function annotateBoth(
   run: Run,
   value: string,
 ): Promise<{ results: ResyncObjectResult[]; ampAfter: KubeObject; mpAfter: KubeObject | null }> {
   const { objects, ref, fresh, dryRun } = run;
-  const amp = fresh.amp as KubeObject;
+  const kind = fresh.infraKind;
+  const amp = fresh.infra as KubeObject;
   const ampName = String(amp.metadata?.name);
   const change = `annotation ${RESYNC_ANNOTATION}=${value}`;
   const row = (kind: ResyncObjectResult['kind'], name: string, before: KubeObject, after: KubeObject | null) => ({
@@ -98,15 +101,15 @@ async function annotateBoth(
   });
   let ampAfter: KubeObject;
   try {
-    ampAfter = await objects.annotate('AzureMachinePool', ampName, RESYNC_ANNOTATION, value, dryRun);
+    ampAfter = await objects.annotate(kind, ampName, RESYNC_ANNOTATION, value, dryRun);
   } catch (e) {
     clusterError(e, 'Nothing was changed:');
   }
-  const results: ResyncObjectResult[] = [row('AzureMachinePool', ampName, amp, ampAfter)];
+  const results: ResyncObjectResult[] = [row(kind, ampName, amp, ampAfter)];
   note(
     run.steps,
     'amp-annotated',
-    `Annotated AzureMachinePool ${ref.namespace}/${ampName} (resourceVersion ${rvOf(amp)} → ${rvOf(ampAfter)}): CAPZ reconciles it.`,
+    `Annotated ${kind} ${ref.namespace}/${ampName} (resourceVersion ${rvOf(amp)} → ${rvOf(ampAfter)}): CAPZ reconciles it.`,
   );
   try {
     const mpAfter = await objects.annotate('MachinePool', ref.name, RESYNC_ANNOTATION, value, dryRun);
@@ -131,6 +134,7 @@ async function annotateBoth(
  */
 export async function reconcile(run: Run, waitSeconds: number, cannotHelp: string | null): Promise<ResyncResult> {
   const { results, ampAfter, mpAfter } = await annotateBoth(run, nonce());
+  const kind = run.fresh.infraKind;
   const base = { ...resultBase(run), mode: 'reconcile' as const, objects: results, added: [], removed: [] };
   const finishedAt = () => new Date().toISOString();
   if (run.dryRun) {
@@ -139,7 +143,7 @@ export async function reconcile(run: Run, waitSeconds: number, cannotHelp: strin
       outcome: 'dry-run',
       observed: null,
       finishedAt: finishedAt(),
-      message: `Dry run: the API server accepted the annotation on the AzureMachinePool${mpAfter ? ' and the MachinePool' : `, but not on the MachinePool (${results[1]?.error})`}. Nothing was written.`,
+      message: `Dry run: the API server accepted the annotation on the ${kind}${mpAfter ? ' and the MachinePool' : `, but not on the MachinePool (${results[1]?.error})`}. Nothing was written.`,
     };
   }
   if (!mpAfter) {
@@ -148,7 +152,7 @@ export async function reconcile(run: Run, waitSeconds: number, cannotHelp: strin
       outcome: 'partial',
       observed: null,
       finishedAt: finishedAt(),
-      message: `Partly done: the AzureMachinePool was annotated (so CAPZ, and through it CAPI, will reconcile), but the MachinePool was not: ${results[1]?.error}.`,
+      message: `Partly done: the ${kind} was annotated (so CAPZ, and through it CAPI, will reconcile), but the MachinePool was not: ${results[1]?.error}.`,
     };
   }
   const observed = await observe(run, waitSeconds, ampAfter, mpAfter);
@@ -159,12 +163,13 @@ export async function reconcile(run: Run, waitSeconds: number, cannotHelp: strin
     outcome: 'done',
     observed,
     finishedAt: finishedAt(),
-    message: `Reconcile triggered on the AzureMachinePool and the MachinePool. ${observed.summary}${expected}`,
+    message: `Reconcile triggered on the ${kind} and the MachinePool. ${observed.summary}${expected}`,
   };
 }
 
-/** Notes each answer of the controllers once, as it is seen: CAPZ writing the AzureMachinePool, the gate, the list. */
+/** Notes each answer of the controllers once, as it is seen: CAPZ writing the infra object, the gate, the list. */
 function tracker(run: Run, ampPatched: KubeObject, mpPatched: KubeObject) {
+  const kind = run.fresh.infraKind;
   const seen = new Set<ResyncStepCode>();
   const once = (code: ResyncStepCode, text: string) => {
     if (seen.has(code)) return;
@@ -175,15 +180,15 @@ function tracker(run: Run, ampPatched: KubeObject, mpPatched: KubeObject) {
     if (rvOf(amp) !== rvOf(ampPatched))
       once(
         'capz-reconciled',
-        `CAPZ reconciled the AzureMachinePool (resourceVersion ${rvOf(ampPatched)} → ${rvOf(amp)}); it is ${ready(amp) === true ? 'ready' : 'not ready'}.`,
+        `CAPZ reconciled the ${kind} (resourceVersion ${rvOf(ampPatched)} → ${rvOf(amp)}); it is ${ready(amp) === true ? 'ready' : 'not ready'}.`,
       );
     if (ready(amp) === true && ready(ampPatched) !== true)
-      once('amp-ready', "The AzureMachinePool is ready: CAPI's readiness gate is open.");
+      once('amp-ready', `The ${kind} is ready: CAPI's readiness gate is open.`);
     const mpList = listOf(mp) ?? [];
     if (!sameIds(mpList, listOf(mpPatched) ?? []))
       once(
         'mp-list-changed',
-        `The MachinePool list changed: it holds ${plural(mpList.length, 'ID')}${sameIds(mpList, listOf(amp) ?? []) ? ', the same as the AzureMachinePool list' : ''}.`,
+        `The MachinePool list changed: it holds ${plural(mpList.length, 'ID')}${sameIds(mpList, listOf(amp) ?? []) ? `, the same as the ${kind} list` : ''}.`,
       );
   };
 }
@@ -212,7 +217,7 @@ async function observe(
     if ((listsAgree && ready(amp) === true) || (ampMoved && Date.now() - start > 1000) || Date.now() >= deadline) break;
     await sleep(500);
     try {
-      amp = (await run.objects.azureMachinePool(ampName)) ?? amp;
+      amp = (await run.objects.infraObject(run.fresh.infraKind, ampName)) ?? amp;
       mp = (await run.objects.machinePool()) ?? mp;
     } catch {
       // A failed re-read ends the watch early; the summary says what was seen until then.
@@ -220,7 +225,8 @@ async function observe(
     }
     track(amp, mp);
   }
-  const observed = observation(Math.round((Date.now() - start) / 100) / 10, ampPatched, mpPatched, amp, mp);
+  const waited = Math.round((Date.now() - start) / 100) / 10;
+  const observed = observation(waited, run.fresh.infraKind, { ampPatched, mpPatched, amp, mp });
   note(run.steps, 'finished', `Finished after ${observed.waitedSeconds} s. ${observed.summary}`);
   return observed;
 }
@@ -228,26 +234,30 @@ async function observe(
 /** What the controllers did, in numbers and in words. */
 function observation(
   waitedSeconds: number,
-  ampPatched: KubeObject,
-  mpPatched: KubeObject,
-  amp: KubeObject,
-  mp: KubeObject,
+  kind: InfraKind,
+  o: { ampPatched: KubeObject; mpPatched: KubeObject; amp: KubeObject; mp: KubeObject },
 ): ResyncObservation {
+  const { ampPatched, mpPatched, amp, mp } = o;
   const capzReconciled = rvOf(amp) !== rvOf(ampPatched);
   const ampReady = ready(amp);
   const ampList = listOf(amp) ?? [];
   const mpList = listOf(mp) ?? [];
   const mpListChanged = !sameIds(mpList, listOf(mpPatched) ?? []);
   const listsAgree = sameIds(ampList, mpList);
+  // An AKS pool's list freezes with the MachinePool's: no copy helps, only the end of what keeps it not ready.
+  const past =
+    kind === 'AzureMachinePool'
+      ? 'A reconcile cannot get past the gate; Copy providerIDs can.'
+      : 'A reconcile cannot get past the gate: it opens when CAPZ finds the agent pool done (ASO Ready).';
   let summary: string;
   if (listsAgree && ampReady === true) {
     summary = mpListChanged
-      ? `CAPI copied the list: the MachinePool now holds the same ${plural(mpList.length, 'ID')} as the AzureMachinePool.`
-      : `Both lists hold the same ${plural(mpList.length, 'ID')} and the AzureMachinePool is ready; nothing was out of date.`;
+      ? `CAPI copied the list: the MachinePool now holds the same ${plural(mpList.length, 'ID')} as the ${kind}.`
+      : `Both lists hold the same ${plural(mpList.length, 'ID')} and the ${kind} is ready; nothing was out of date.`;
   } else if (ampReady !== true) {
-    summary = `${capzReconciled ? `CAPZ reconciled (AzureMachinePool resourceVersion ${rvOf(ampPatched)} → ${rvOf(amp)})` : `No controller wrote the AzureMachinePool within ${waitedSeconds} s (CAPZ may still be in its 10 s debounce)`}, but the AzureMachinePool is still not ready: CAPI's readiness gate stays closed, so the MachinePool list (${plural(mpList.length, 'ID')}; the AzureMachinePool lists ${ampList.length}) ${mpListChanged ? 'changed only through other writes' : 'did not change'}. A reconcile cannot get past the gate; Copy providerIDs can.`;
+    summary = `${capzReconciled ? `CAPZ reconciled (${kind} resourceVersion ${rvOf(ampPatched)} → ${rvOf(amp)})` : `No controller wrote the ${kind} within ${waitedSeconds} s (CAPZ may still be in its 10 s debounce)`}, but the ${kind} is still not ready: CAPI's readiness gate stays closed, so the MachinePool list (${plural(mpList.length, 'ID')}; the ${kind} lists ${ampList.length}) ${mpListChanged ? 'changed only through other writes' : 'did not change'}. ${past}`;
   } else {
-    summary = `The AzureMachinePool is ready but CAPI had not copied its list within ${waitedSeconds} s (${plural(mpList.length, 'ID')} in the MachinePool, ${ampList.length} in the AzureMachinePool); it will on its next reconcile.`;
+    summary = `The ${kind} is ready but CAPI had not copied its list within ${waitedSeconds} s (${plural(mpList.length, 'ID')} in the MachinePool, ${ampList.length} in the ${kind}); it will on its next reconcile.`;
   }
   return {
     waitedSeconds,

@@ -165,7 +165,7 @@ export class ResyncService {
     const dryRun = body.dryRun === true;
     const startedAt = new Date().toISOString();
     const mp = await existingMachinePool(objects, ref);
-    await mustBePermitted(this.deps.access, identity, ref, body.mode, PoolObjects.ampName(mp));
+    await mustBePermitted(this.deps.access, identity, ref, body.mode, PoolObjects.infraOf(mp));
 
     // The running resync carries its steps: GET …/resync shows them while this request waits.
     const running: ResyncRunning = { mode: body.mode, user: identity.user, startedAt, steps: [] };

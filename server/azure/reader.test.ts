@@ -2,7 +2,8 @@
 // VM list was answered at (the read's time, compared with the AMPMs' creationTimestamps: lib/drift).
 
 import { describe, expect, it } from 'vitest';
-import { azureInput, httpDate, parseRateLimitHeaders } from './reader';
+import { httpDate, parseRateLimitHeaders } from './arm-answers';
+import { azureInput } from './reader';
 
 describe('ARM response headers', () => {
   it('reads the remaining Compute and subscription budgets, ignoring what it cannot parse', () => {

@@ -8,6 +8,8 @@ import type { TokenCredential } from '@azure/core-auth';
 import { DefaultAzureCredential } from '@azure/identity';
 import type { PoolInput } from '@/lib/pool-model';
 import { parseProviderId } from '@/lib/provider-id';
+import { AksReader, type AgentPoolRead, type AgentPoolRef } from './aks-reader';
+import { classifyArmError, httpDate, parseRateLimitHeaders } from './arm-answers';
 
 export interface ScaleSetRef {
   subscriptionId: string;
@@ -48,24 +50,6 @@ export function azureInput(r: AzureRead): NonNullable<PoolInput['azure']> {
   if (r.state === 'not-found') return { state: 'not-found', error: r.error };
   if (r.state === 'throttled') return { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds };
   return { state: 'unreachable', error: r.error };
-}
-
-/** `Microsoft.Compute/HighCostGetVMScaleSet3Min;159,…` → { HighCostGetVMScaleSet3Min: 159, … }, plus subscription reads. */
-export function parseRateLimitHeaders(get: (name: string) => string | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const part of (get('x-ms-ratelimit-remaining-resource') ?? '').split(',')) {
-    const m = /^\s*Microsoft\.Compute\/([^;]+);(\d+)\s*$/.exec(part);
-    if (m) out[m[1] as string] = Number(m[2]);
-  }
-  const reads = get('x-ms-ratelimit-remaining-subscription-reads');
-  if (reads && /^\d+$/.test(reads)) out.SubscriptionReads = Number(reads);
-  return out;
-}
-
-/** An HTTP Date header (`Fri, 04 Dec 2026 21:34:52 GMT`) as RFC 3339, or null. */
-export function httpDate(v: string | undefined): string | null {
-  const ms = v ? Date.parse(v) : NaN;
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
 const iso = (d: unknown) => (d instanceof Date ? d.toISOString() : d);
@@ -133,11 +117,18 @@ export interface AzureReaderOptions {
 export class AzureReader {
   private readonly credential: TokenCredential;
   private readonly clients = new Map<string, ComputeManagementClient>();
+  private readonly aks: AksReader;
 
   constructor(private readonly opts: AzureReaderOptions) {
     this.credential =
       opts.credential ??
       new DefaultAzureCredential({ disableInstanceDiscovery: opts.disableInstanceDiscovery } as never);
+    this.aks = new AksReader(this.credential, opts.endpoint);
+  }
+
+  /** One AKS agent pool, with the same credential and endpoint (./aks-reader). */
+  readAgentPool(ref: AgentPoolRef): Promise<AgentPoolRead> {
+    return this.aks.read(ref);
   }
 
   private client(sub: string): ComputeManagementClient {
@@ -195,27 +186,9 @@ export class AzureReader {
         ops,
       };
     } catch (e) {
-      const err = e as {
-        statusCode?: number;
-        code?: string;
-        message?: string;
-        response?: { headers: { get(n: string): string | undefined } };
-      };
-      const message = `${err.code ?? 'Error'}: ${(err.message ?? String(e)).split('\n')[0]}`;
-      if (err.statusCode === 404) return { state: 'not-found', error: message, calls: calls(), ops };
-      if (err.statusCode === 429) {
-        const ra = Number(err.response?.headers.get('retry-after'));
-        if (err.response) remaining = { ...remaining, ...parseRateLimitHeaders((n) => err.response?.headers.get(n)) };
-        return {
-          state: 'throttled',
-          error: message,
-          retryAfterSeconds: Number.isFinite(ra) ? ra : null,
-          remaining,
-          calls: calls(),
-          ops,
-        };
-      }
-      return { state: 'unreachable', error: message, calls: calls(), ops };
+      const failed = classifyArmError(e);
+      if (failed.state === 'throttled') remaining = { ...remaining, ...failed.remaining };
+      return { ...failed, ...(failed.state === 'throttled' ? { remaining } : {}), calls: calls(), ops };
     }
   }
 }

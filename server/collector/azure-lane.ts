@@ -1,14 +1,16 @@
 import 'server-only';
-// The collector's Azure lane: which pools each scale set backs, the scheduled reads of those scale sets (at most a
-// few at once, a round at a time, beside the collector's cycles: a slow ARM answer never holds up Kubernetes
-// changes), the last read of each kept for the pool model, throttling, and each subscription's health. What a
-// read brings, it hands to the collector (onRead), which analyses those pools at its next cycle.
+// The collector's Azure lane: which pools each scale set (and each AKS agent pool) backs, the scheduled reads of
+// them (at most a few at once, a round at a time, beside the collector's cycles: a slow ARM answer never holds up
+// Kubernetes changes), the last read of each kept for the pool model, throttling, and each subscription's health.
+// What a read brings, it hands to the collector (onRead), which analyses those pools at its next cycle. Scale sets
+// are budgeted per subscription+region (Compute's throttling), agent pools per subscription (AKS's own).
 
 import { isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail } from '@/lib/api-types';
 import { forgetGoneVms } from '@/lib/forget';
 import { normaliseAzure } from '@/lib/azure-model';
 import type { PoolInput } from '@/lib/pool-model';
+import { agentPoolRefOf, type AgentPoolRead } from '../azure/aks-reader';
 import type { AzureRead, AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { ReadPlan, Scheduler } from '../azure/scheduler';
@@ -34,6 +36,16 @@ interface LastRead {
   ok: boolean;
 }
 
+type AgentPoolInput = NonNullable<NonNullable<PoolInput['aks']>['agentPool']>;
+
+/** The budget key part that stands for a region in an agent pool's budget: AKS throttles per subscription. */
+const AKS_BUDGET = 'aks';
+
+/** A read target's subscription: a scale set's (from its providerID) or an agent pool's (from its ARM id). */
+function subscriptionOf(id: string): string | undefined {
+  return (scaleSetRefOf(id) ?? agentPoolRefOf(id))?.subscriptionId.toLowerCase();
+}
+
 export class AzureLane {
   /** Azure calls made, by outcome, for metrics and benchmarks. */
   readonly calls = {
@@ -45,17 +57,27 @@ export class AzureLane {
     vmssGet: 0,
     vmList: 0,
     instanceView: 0,
+    agentPoolGet: 0,
   };
   /** 429s per subscription (lower-case). */
   readonly throttledBySubscription = new Map<string, number>();
   /** Latest read per scale-set id (lower-case), kept across rounds: the raw VMs are dropped once normalised. */
   private readonly reads = new Map<string, LastRead>();
+  /** Latest read per agent pool id, kept across rounds. */
+  private readonly agentPoolReads = new Map<string, AgentPoolInput>();
+  /** Agent pools AKS has answered for (not only throttled) since start. */
+  private readonly agentPoolsAnswered = new Set<string>();
+  /** Health per subscription (lower-case), and per `subscription|aks` for its AKS reads. */
   private readonly health = new Map<string, AzureHealth>();
   /** Scale sets whose last read was throttled, with the error (their last good data is still shown). */
   private readonly throttled = new Map<string, string>();
-  /** Scale set → the pools it backs, and the reverse: rebuilt only when a pool came, went or moved (see poolMoved). */
+  /**
+   * Scale set or agent pool → the pools it backs, and the reverse: rebuilt only when a pool came, went or moved (see
+   * poolChanged).
+   */
   private poolsByScaleSet = new Map<string, Set<string>>();
   private scaleSetByPool = new Map<string, string>();
+  private agentPoolByPool = new Map<string, string>();
   private indexStale = true;
   /** The round of reads in progress, if any. */
   private reading: Promise<void> | null = null;
@@ -63,13 +85,15 @@ export class AzureLane {
   constructor(private readonly opts: AzureLaneOptions) {}
 
   /**
-   * A Kubernetes change to a pool, now backed by scale set `id` (or none yet): the index is rebuilt before the
-   * next round if the pool came, went or moved; someone acting on it (`urgent`) has its scale set read now, a
-   * controller's write moves it into the fast lane.
+   * A Kubernetes change to a pool, now backed by scale set `id` and agent pool `agentPool` (or none yet): the index
+   * is rebuilt before the next round if the pool came, went or moved; someone acting on it (`urgent`) has them read
+   * now, a controller's write moves them into the fast lane.
    */
-  poolChanged(key: string, id: string | null, urgent: boolean): void {
+  poolChanged(key: string, id: string | null, urgent: boolean, agentPool: string | null = null): void {
     if (this.scaleSetByPool.get(key) !== (id && scaleSetRefOf(id) ? id : undefined)) this.indexStale = true;
+    if (this.agentPoolByPool.get(key) !== (agentPool ?? undefined)) this.indexStale = true;
     if (id) this.opts.scheduler.expedite(id, this.opts.now(), urgent);
+    if (agentPool) this.opts.scheduler.expedite(agentPool, this.opts.now(), urgent);
   }
 
   /** Starts a round of the reads that are due, unless one is running; `onError` hears of a round that failed. */
@@ -93,22 +117,38 @@ export class AzureLane {
     return this.reads.get(id)?.input ?? { state: 'unknown', reason: 'not read yet' };
   }
 
+  /** What an AKS pool's model takes for agent pool `id` (its ARM id): its last read, or why there is none. */
+  agentPoolInputFor(id: string): AgentPoolInput {
+    return this.agentPoolReads.get(id) ?? { state: 'unknown', reason: 'not read yet' };
+  }
+
   /** The error of the scale set's last read if Azure throttled it (its last good data stands meanwhile). */
   throttledError(id: string | null): string | undefined {
     return id ? this.throttled.get(id) : undefined;
   }
 
-  /** Whether the scale set has not been read yet: no answer, or only a throttled one without data. */
+  /** Whether the scale set (or agent pool) has not been read yet: no answer, or only a throttled one without data. */
   unread(id: string): boolean {
+    if (!scaleSetRefOf(id) && agentPoolRefOf(id)) return !this.agentPoolsAnswered.has(id);
     const read = this.reads.get(id);
     return !read || (!read.ok && this.throttled.has(id));
   }
 
-  /** When the pool's scale set is to be read next, and what that waits for (null: no scale set, or not tracked yet). */
-  nextRead(poolKey: string): { at: string; waitingFor: ReadPlan['waitingFor'] } | null {
-    const id = this.scaleSetByPool.get(poolKey);
+  /**
+   * When the pool's scale set (else its AKS agent pool) is to be read next, and what that waits for (null: neither, or
+   * not tracked yet).
+   */
+  nextRead(poolKey: string): { at: string; waitingFor: ReadPlan['waitingFor']; of: 'scale-set' | 'agent-pool' } | null {
+    const scaleSet = this.scaleSetByPool.get(poolKey);
+    const id = scaleSet ?? this.agentPoolByPool.get(poolKey);
     const plan = id ? this.opts.scheduler.plan(id, this.opts.now()) : null;
-    return plan && { at: new Date(plan.at).toISOString(), waitingFor: plan.waitingFor };
+    return (
+      plan && {
+        at: new Date(plan.at).toISOString(),
+        waitingFor: plan.waitingFor,
+        of: scaleSet ? 'scale-set' : 'agent-pool',
+      }
+    );
   }
 
   /** The Azure read budget per subscription+region as the scheduler sees it. */
@@ -119,19 +159,32 @@ export class AzureLane {
   /** Each subscription's health, by ID, with the workload clusters whose scale sets it holds. */
   subscriptions(): AzureHealth[] {
     const usedBy = this.clustersBySubscription();
-    return [...this.health.values()]
+    const subs = new Set([...this.health.values()].map((h) => h.subscription));
+    // A subscription's Compute reads failing come first, then its AKS reads failing, then whichever answered.
+    const merged = [...subs].map((sub): AzureHealth => {
+      const compute = this.health.get(sub);
+      const aks = this.health.get(`${sub}|${AKS_BUDGET}`);
+      const aksSaid = aks && (aks.error ? { ...aks, error: `AKS: ${aks.error}` } : aks);
+      if (compute && compute.state !== 'live') return compute;
+      if (aksSaid && aksSaid.state !== 'live') return aksSaid;
+      return (compute ?? aksSaid) as AzureHealth;
+    });
+    return merged
       .sort((a, b) => (a.subscription < b.subscription ? -1 : a.subscription > b.subscription ? 1 : 0))
       .map((h) => ({ ...h, usedBy: [...(usedBy.get(h.subscription) ?? [])].sort() }));
   }
 
-  /** How many scale sets the lane reads. */
+  /** How many scale sets the lane reads (agent pools not counted). */
   scaleSetCount(): number {
-    return this.poolsByScaleSet.size;
+    let n = 0;
+    for (const id of this.poolsByScaleSet.keys()) if (scaleSetRefOf(id)) n++;
+    return n;
   }
 
   /** Drops every scale set's last read (the collector benchmark's heap breakdown, at the end of a run). */
   dropReads(): void {
     this.reads.clear();
+    this.agentPoolReads.clear();
   }
 
   private async round(): Promise<void> {
@@ -143,10 +196,29 @@ export class AzureLane {
       await Promise.all(
         due.slice(i, i + limit).map(async (id) => {
           const ref = scaleSetRefOf(id);
-          if (!ref) return;
-          const read = await this.opts.azure.read(ref);
-          this.record(id, ref.subscriptionId.toLowerCase(), read);
-          this.opts.onRead(this.poolsByScaleSet.get(id) ?? [], read.state === 'ok' ? read.readAt : null);
+          const pool = ref ? null : agentPoolRefOf(id);
+          let readAt: string | null = null;
+          if (ref) {
+            const read = await this.opts.azure.read(ref);
+            this.record(id, ref.subscriptionId.toLowerCase(), read);
+            if (read.state === 'ok') readAt = read.readAt;
+          } else if (pool) {
+            const read = await this.opts.azure.readAgentPool(pool);
+            this.recordAgentPool(id, pool.subscriptionId.toLowerCase(), read);
+            // Azure's answer time of a pool whose scale set is not read (its figures are AKS's); the others' is
+            // their scale set read's.
+            const pools = [...(this.poolsByScaleSet.get(id) ?? [])];
+            this.opts.onRead(
+              pools.filter((k) => this.scaleSetByPool.has(k)),
+              null,
+            );
+            this.opts.onRead(
+              pools.filter((k) => !this.scaleSetByPool.has(k)),
+              read.state === 'ok' ? read.readAt : null,
+            );
+            return;
+          } else return;
+          this.opts.onRead(this.poolsByScaleSet.get(id) ?? [], readAt);
         }),
       );
     }
@@ -157,24 +229,37 @@ export class AzureLane {
     this.indexStale = false;
     const index = new Map<string, Set<string>>();
     const byPool = new Map<string, string>();
+    const agentPoolByPool = new Map<string, string>();
     const regions = new Map<string, string | null>();
+    const add = (id: string, key: string) => index.set(id, (index.get(id) ?? new Set<string>()).add(key));
     for (const [ctx, src] of this.opts.sources) {
       for (const p of src.poolKeys()) {
+        const key = `${ctx}/${p}`;
+        const agentPool = src.agentPoolOf(p);
+        if (agentPool) {
+          add(agentPool, key);
+          agentPoolByPool.set(key, agentPool);
+          regions.set(agentPool, AKS_BUDGET);
+        }
         const id = src.scaleSetOf(p);
         if (!id || !scaleSetRefOf(id)) continue;
-        const set = index.get(id) ?? new Set<string>();
-        set.add(`${ctx}/${p}`);
-        index.set(id, set);
-        byPool.set(`${ctx}/${p}`, id);
+        add(id, key);
+        byPool.set(key, id);
         if (!regions.get(id)) regions.set(id, src.regionOf(p));
       }
     }
     this.poolsByScaleSet = index;
     this.scaleSetByPool = byPool;
+    this.agentPoolByPool = agentPoolByPool;
+    // Agent pools no pool names any more: their reads and their subscriptions' AKS health go.
+    for (const id of this.agentPoolReads.keys()) if (!index.has(id)) this.agentPoolReads.delete(id);
+    for (const id of this.agentPoolsAnswered) if (!index.has(id)) this.agentPoolsAnswered.delete(id);
+    const aksSubs = new Set([...index.keys()].flatMap((id) => (agentPoolRefOf(id) ? [subscriptionOf(id)] : [])));
+    for (const key of this.health.keys())
+      if (key.endsWith(`|${AKS_BUDGET}`) && !aksSubs.has(key.slice(0, -AKS_BUDGET.length - 1))) this.health.delete(key);
     const { scheduler } = this.opts;
     for (const id of scheduler.tracked()) if (!index.has(id)) scheduler.untrack(id);
-    for (const id of index.keys())
-      scheduler.track(id, (scaleSetRefOf(id) as { subscriptionId: string }).subscriptionId, now, regions.get(id));
+    for (const id of index.keys()) scheduler.track(id, subscriptionOf(id) as string, now, regions.get(id));
   }
 
   /** Counts a read, keeps what it brought, and tells the scheduler when to read the scale set again. */
@@ -213,10 +298,52 @@ export class AzureLane {
     });
   }
 
-  private setHealth(sub: string, state: AzureHealth['state'], error?: string): void {
-    const cur = this.health.get(sub);
+  /**
+   * Keeps an agent pool's read, counts it, and tells the scheduler when to read it again. A throttled read replaces
+   * the last good one: the pool then shows ASO's cached copy and says AKS could not be read, rather than an answer
+   * of unknown age.
+   */
+  private recordAgentPool(id: string, sub: string, read: AgentPoolRead): void {
+    const t = this.opts.now();
+    // A read that came back after its pool went: counted, not kept.
+    const kept = this.poolsByScaleSet.has(id);
+    this.calls.total += read.calls;
+    this.calls.agentPoolGet += read.calls;
+    const health = `${sub}|${AKS_BUDGET}`;
+    if (read.state === 'throttled') {
+      this.calls.throttled++;
+      this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
+      this.setHealth(sub, 'throttled', read.error, health);
+      const { retryAfterSeconds, remaining } = read;
+      this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds, remaining, fast: true });
+      if (kept) this.agentPoolReads.set(id, { state: 'throttled', error: read.error, retryAfterSeconds });
+      return;
+    }
+    if (read.state === 'ok') this.calls.ok++;
+    if (read.state === 'not-found') this.calls.notFound++;
+    if (read.state === 'unreachable') this.calls.unreachable++;
+    const unreachable = read.state === 'unreachable';
+    this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? read.error : undefined, health);
+    if (kept) this.agentPoolsAnswered.add(id);
+    if (kept)
+      this.agentPoolReads.set(
+        id,
+        read.state === 'ok'
+          ? { state: 'ok', agentPool: read.agentPool, readAt: Date.parse(read.readAt) }
+          : read.state === 'not-found'
+            ? { state: 'not-found', error: read.error }
+            : { state: 'unreachable', error: read.error },
+      );
+    this.opts.scheduler.record(id, t, {
+      remaining: read.state === 'ok' ? read.remaining : undefined,
+      fast: this.needsFastLane(id),
+    });
+  }
+
+  private setHealth(sub: string, state: AzureHealth['state'], error?: string, key = sub): void {
+    const cur = this.health.get(key);
     if (cur?.state === state && cur.error === error) return;
-    this.health.set(sub, {
+    this.health.set(key, {
       subscription: sub,
       state,
       since: new Date(this.opts.now()).toISOString(),
@@ -237,7 +364,7 @@ export class AzureLane {
   private clustersBySubscription(): Map<string, Set<string>> {
     const out = new Map<string, Set<string>>();
     for (const [id, pools] of this.poolsByScaleSet) {
-      const sub = scaleSetRefOf(id)?.subscriptionId;
+      const sub = subscriptionOf(id);
       if (!sub) continue;
       const names = out.get(sub) ?? new Set<string>();
       for (const key of pools) names.add(this.opts.previous.get(key)?.summary.clusterName ?? key.split('/')[0] ?? key);

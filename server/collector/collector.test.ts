@@ -96,12 +96,13 @@ describe('collector cycles', () => {
     const subs = c.health().azure.map((s) => s.subscription);
     expect(subs.length).toBeGreaterThanOrEqual(2);
     expect(subs).toEqual([...subs].sort());
-    // Each subscription it reads names the workload clusters whose scale sets it holds; one it only heard of, none.
+    // Each subscription it reads names the workload clusters whose scale sets (or AKS agent pools) it holds; one it
+    // only heard of, none.
     const read = c.health().azure.filter((s) => s.usedBy?.length);
     expect(read.length).toBeGreaterThan(0);
     for (const s of read)
       expect(
-        s.usedBy?.every((n) => /^prod-(weu|neu)$/.test(n)),
+        s.usedBy?.every((n) => /^(prod-(weu|neu)|aks-weu)$/.test(n)),
         s.subscription,
       ).toBe(true);
     expect(c.health().azure.find((s) => s.subscription.startsWith('ffffffff'))?.usedBy).toEqual([]);

@@ -133,8 +133,20 @@ export interface CollectorOptions {
 
 export type { AzureHealth } from '@/lib/api-types';
 
-/** What an AKS pool's model gets for Azure: its node resource group's VMs are not read yet. */
-const AKS_NOT_READ = { state: 'unknown', reason: "poolscope does not read an AKS pool's VMs from Azure yet" } as const;
+/** What an AzureASOManagedMachinePool's model gets for Azure's VMs: it lists Nodes, so its VMs are not read. */
+const ASO_VMS_NOT_READ = {
+  state: 'unknown',
+  reason: 'an AzureASOManagedMachinePool lists its Nodes, not VMs: its scale set is not read',
+} as const;
+
+/** Why an AKS pool's agent pool is not read: ASO has not recorded its id, or records one that is not an agent pool's. */
+function noAgentPool(input: PoolInput): NonNullable<NonNullable<PoolInput['aks']>['agentPool']> {
+  const aso = input.aks?.asoAgentPool;
+  const id = aso && 'status' in aso ? (aso.status as { id?: unknown } | undefined)?.id : undefined;
+  if (typeof id === 'string' && id !== '')
+    return { state: 'unknown', reason: "ASO's status.id is not an AKS agent pool id, so poolscope does not read it" };
+  return { state: 'unknown', reason: "ASO has not recorded the agent pool's id (status.id) yet" };
+}
 
 export class Collector {
   readonly bus = new EventEmitter();
@@ -258,23 +270,24 @@ export class Collector {
 
   /**
    * Which of a pool's sources has said nothing since start, if any: the management cluster (not every kind listed),
-   * the workload cluster (its Nodes not listed; a Cluster that is not there is an answer) or Azure (its scale set
-   * not read, or throttled with no data yet; a pool without a scale set has nothing to read). An error is an
-   * answer: the pool is stored with it, as it would be later.
+   * the workload cluster (its Nodes not listed; a Cluster that is not there is an answer) or Azure (its scale set,
+   * or an AKS pool's agent pool, not read, or throttled with no data yet; a pool without either has nothing to
+   * read). An error is an answer: the pool is stored with it, as it would be later.
    */
   private unreadSource(
     ctx: string,
     src: ContextSource,
     input: PoolInput,
-    scaleSetId: string | null,
+    ids: { scaleSet: string | null; agentPool: string | null },
   ): 'kube' | 'workload' | 'azure' | null {
     if (!this.listedContexts.has(ctx)) {
       if (src.kubeState().state !== 'ok') return 'kube';
       this.listedContexts.add(ctx);
     }
     if (input.workload?.state === 'unknown' && input.cluster) return 'workload';
-    if (!scaleSetId || !scaleSetRefOf(scaleSetId)) return null;
-    return this.azure.unread(scaleSetId) ? 'azure' : null;
+    if (ids.agentPool && this.azure.unread(ids.agentPool)) return 'azure';
+    if (!ids.scaleSet || !scaleSetRefOf(ids.scaleSet)) return null;
+    return this.azure.unread(ids.scaleSet) ? 'azure' : null;
   }
 
   /**
@@ -382,7 +395,7 @@ export class Collector {
       const key = `${ctx}/${p}`;
       this.markChanged(key);
       if (urgent) this.urgent.add(key);
-      this.azure.poolChanged(key, this.scaleSetIdOf(ctx, p), urgent);
+      this.azure.poolChanged(key, this.scaleSetIdOf(ctx, p), urgent, this.sources.get(ctx)?.agentPoolOf(p) ?? null);
     }
     // Waiting for the next tick: bring it forward (a running cycle schedules its successor when it ends).
     if (urgent && pools.length > 0 && this.timer && !this.running && this.failedWrites === 0)
@@ -391,6 +404,19 @@ export class Collector {
 
   private scaleSetIdOf(ctx: string, pool: string): string | null {
     return this.sources.get(ctx)?.scaleSetOf(pool) ?? null;
+  }
+
+  /**
+   * What a pool's model takes for Azure's VMs: its scale set's last read. An AzureManagedMachinePool's scale set is
+   * the one its list names, not known before it lists a VM; an AzureASOManagedMachinePool's is not read at all.
+   */
+  private azureInputOf(input: PoolInput, id: string | null): PoolInput['azure'] {
+    const ref = (input.machinePool.spec?.template as { spec?: { infrastructureRef?: { kind?: unknown } } } | undefined)
+      ?.spec?.infrastructureRef;
+    if (input.aks && ref?.kind === 'AzureASOManagedMachinePool') return ASO_VMS_NOT_READ;
+    if (input.aks && !id)
+      return { state: 'unknown', reason: 'the AzureManagedMachinePool lists no VM yet, so its scale set is not known' };
+    return this.azure.inputFor(id);
   }
 
   /**
@@ -492,14 +518,18 @@ export class Collector {
     let detail: PoolDetail;
     if (src && input) {
       const id = this.scaleSetIdOf(ctx, `${ns}/${name}`);
-      if (this.starting && this.unreadSource(ctx, src, input, id)) return 'held';
+      const agentPool = input.aks ? src.agentPoolOf(`${ns}/${name}`) : null;
+      if (this.starting && this.unreadSource(ctx, src, input, { scaleSet: id, agentPool })) return 'held';
       // Azure throttled: analyse with the last good data, but report the source as throttled.
-      // An AKS pool's VMs are in its node resource group, which poolscope does not read yet (no scale set id here).
-      const azure = input.aks ? AKS_NOT_READ : this.azure.inputFor(id);
+      const azure = this.azureInputOf(input, id);
       const throttledError = this.azure.throttledError(id);
       const kube: SourceState = src.kubeState();
+      const aks = input.aks && {
+        ...input.aks,
+        agentPool: agentPool ? this.azure.agentPoolInputFor(agentPool) : noAgentPool(input),
+      };
       detail = analyzePool(
-        { ...input, azure },
+        { ...input, azure, ...(aks ? { aks } : {}) },
         {
           now: at,
           previous: prev,

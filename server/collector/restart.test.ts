@@ -31,18 +31,18 @@ async function entriesSince(h: Harness, from: string): Promise<Record<string, st
   return out;
 }
 
-/** An AKS pool of the demo: poolscope does not read its VMs from Azure (yet), so its Azure source stays unknown. */
-const aks = (key: string) => key.includes('/aks-');
+/** The demo's AzureASOManagedMachinePool: it lists Nodes, so its VMs are not read from Azure. */
+const asoMp = (key: string) => key.endsWith('/aks-jobs');
 
 /**
- * The demo's seven pools stored with every source read: Azure (but for the two AKS pools), the workload clusters'
- * Nodes, the management clusters.
+ * The demo's seven pools stored with every source read: Azure (but for the AKS pool that lists Nodes), the workload
+ * clusters' Nodes, the management clusters.
  */
 const settled = (h: Harness) =>
   until('every pool stored with all its sources', async () => {
     const all = await h.store.currentPools();
     const read = (p: (typeof all)[number]) =>
-      Object.entries(p.sources).every(([k, s]) => s.state === 'ok' || (k === 'azure' && aks(p.summary.key)));
+      Object.entries(p.sources).every(([k, s]) => s.state === 'ok' || (k === 'azure' && asoMp(p.summary.key)));
     return all.length === 7 && all.every(read) ? all : undefined;
   });
 
@@ -111,6 +111,8 @@ describe('a restart', () => {
 
   it('on a new store, stores each pool first as its sources all say, not with those not read yet', async () => {
     const h = await harness('demo.yaml', 0.25);
+    // AKS answers the first agent pool reads late: the AKS pools wait for them.
+    h.sim.azure.addFault({ operation: 'agentPools.get', kind: 'slow', delayMs: 2500, count: 2 });
     await h.start({ contexts: BOTH });
     const pools = await settled(h);
     for (const p of pools) {
@@ -118,9 +120,15 @@ describe('a restart', () => {
       expect(sources.map(show), p.summary.key).toEqual([
         'source.kube: null → ok',
         'source.workload: null → ok',
-        `source.azure: null → ${aks(p.summary.key) ? 'unknown' : 'ok'}`,
+        `source.azure: null → ${asoMp(p.summary.key) ? 'unknown' : 'ok'}`,
       ]);
     }
+    // The ASO pool's first state already has AKS's count: its agent pool was read before it was stored.
+    const jobs = await h.store.timeline('mgmt-weu/default/aks-jobs', ago, far);
+    const first = jobs.find((e) => e.field === 'source.kube')?.at;
+    expect(jobs.filter((e) => e.field === 'replicas.vmssCapacity').map((e) => [e.at, show(e)])).toEqual([
+      [first, 'replicas.vmssCapacity: null → 5'],
+    ]);
   }, 60_000);
 });
 
@@ -197,7 +205,7 @@ describe('a source that says nothing at start', () => {
       // Its last state is kept otherwise: instances and figures as last read.
       const p = await h2.store.currentPool(k);
       expect(p?.instances.length, k).toBeGreaterThan(0);
-      if (!aks(k)) expect(p?.summary.replicas.azureInstances, k).not.toBeNull();
+      if (!asoMp(k)) expect(p?.summary.replicas.azureInstances, k).not.toBeNull();
     }
   }, 60_000);
 });

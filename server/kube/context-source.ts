@@ -10,6 +10,8 @@ import { MACHINE_POOL_LABEL as POOL_LABEL, namespaceOf } from '@/lib/slim';
 import type { SourceHealth, SourceState } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import type { KubeObject } from '@/lib/unstructured';
+import { scaleSetOfList } from '@/lib/provider-id';
+import { agentPoolRefOf } from '../azure/aks-reader';
 import { log } from '../log';
 import { NO_AKS_KINDS, servedAksKinds, type AksKinds } from './aks-kinds';
 import { PooledKubeConfig, callOptions, servedMachinePoolVersion } from './calls';
@@ -265,10 +267,25 @@ export class ContextSource {
     return { state: 'unreachable', error: h.error ?? 'the management cluster does not answer' };
   }
 
-  /** The pool's scale set (its AzureMachinePool's spec.providerID, lower-cased), without building its input. */
+  /**
+   * The pool's scale set, lower-cased, without building its input: an AzureMachinePool's spec.providerID; for an
+   * AzureManagedMachinePool, the node resource group's scale set its list names (CAPZ lists that scale set's VMs).
+   * Null for an AzureASOManagedMachinePool: it lists Nodes, and its VMs are not read.
+   */
   scaleSetOf(poolKey: string): string | null {
-    const pid = this.index.ampOf(poolKey)?.spec?.providerID;
+    const infra = this.index.infraOf(poolKey);
+    if (infra?.kind === 'ammp') return scaleSetOfList(infra.obj?.spec?.providerIDList);
+    const pid = infra?.kind === 'amp' ? infra.obj?.spec?.providerID : undefined;
     return typeof pid === 'string' ? pid.toLowerCase() : null;
+  }
+
+  /**
+   * An AKS pool's agent pool ARM id, as ASO records it on its ManagedClustersAgentPool (`status.id`): null for a
+   * self-managed pool, before ASO has made the agent pool, or when the id is not one (agentPoolRefOf).
+   */
+  agentPoolOf(poolKey: string): string | null {
+    const id = (this.index.asoAgentPoolOf(poolKey)?.status as { id?: unknown } | undefined)?.id;
+    return typeof id === 'string' && agentPoolRefOf(id) ? id : null;
   }
 
   /** The Azure region of a pool's scale set, from the AzureMachinePool's spec.location (null when absent). */

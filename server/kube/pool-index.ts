@@ -4,7 +4,7 @@
 
 import type { DepartedAmpm } from '@/lib/pool-model';
 import { OTHER_SCALE_SET, joinKey, scaleSetKeyOf } from '@/lib/provider-id';
-import { agentPoolNameOf } from '@/lib/aks-model';
+import { agentPoolNameOf, asoAgentPoolObjectName } from '@/lib/aks-model';
 import {
   AKS_AGENT_POOL_LABEL,
   AMPM_POOL_LABEL,
@@ -33,15 +33,6 @@ const INFRA_CACHE: Record<string, 'amp' | 'ammp' | 'asomp'> = {
 
 /** The infra kinds a MachinePool's infrastructureRef names by name (their pools are found by that name). */
 const INFRA_KINDS: ReadonlySet<KindName> = new Set<KindName>(['amp', 'ammp', 'asomp']);
-
-/** The ManagedClustersAgentPool an AzureASOManagedMachinePool embeds: its name in the namespace. */
-export function embeddedAgentPoolName(asomp: KubeObject): string | null {
-  const resources = (asomp.spec as { resources?: unknown } | undefined)?.resources;
-  if (!Array.isArray(resources)) return null;
-  const ap = resources.find((r) => (r as { kind?: unknown })?.kind === 'ManagedClustersAgentPool') as
-    { metadata?: { name?: unknown } } | undefined;
-  return typeof ap?.metadata?.name === 'string' ? ap.metadata.name : null;
-}
 
 /**
  * How long a deleted AMPM is remembered (PoolInput.departedAmpms): well beyond the longest wait for a pool's next
@@ -277,8 +268,8 @@ export class PoolIndex {
 
   /** Files an AzureASOManagedMachinePool under the agent pool object it embeds (in place of `old`'s). */
   private indexAsomp(o: KubeObject | undefined, old: KubeObject | undefined, ns: string): void {
-    const before = old ? embeddedAgentPoolName(old) : null;
-    const after = o ? embeddedAgentPoolName(o) : null;
+    const before = old ? asoAgentPoolObjectName(old, 'asomp') : null;
+    const after = o ? asoAgentPoolObjectName(o, 'asomp') : null;
     const name = String((o ?? old)?.metadata?.name);
     if (before !== null && before !== after) removeFrom(this.asompsByAgentPool, `${ns}/${before}`, name);
     if (after !== null) addTo(this.asompsByAgentPool, `${ns}/${after}`, name);
@@ -309,6 +300,17 @@ export class PoolIndex {
     // Own keys only: the kind is read from the cluster and may be "toString" or "__proto__".
     const kind = Object.hasOwn(INFRA_CACHE, named) ? (INFRA_CACHE[named] as 'amp' | 'ammp' | 'asomp') : 'amp';
     return { kind, obj: this.caches[kind].get(`${ns}/${ref?.name ?? String(mp.metadata?.name)}`) };
+  }
+
+  /**
+   * ASO's ManagedClustersAgentPool of an AKS pool: CAPZ names an AzureManagedMachinePool's after it, and an
+   * AzureASOManagedMachinePool embeds its own. Undefined for a self-managed pool, or when there is none.
+   */
+  asoAgentPoolOf(poolKey: string): KubeObject | undefined {
+    const infra = this.infraOf(poolKey);
+    if (!infra?.obj || infra.kind === 'amp') return undefined;
+    const name = asoAgentPoolObjectName(infra.obj, infra.kind);
+    return name === null ? undefined : this.caches.asoap.get(`${String(infra.obj.metadata?.namespace)}/${name}`);
   }
 
   /** The AzureMachinePool a pool's MachinePool names; undefined for an AKS pool. */

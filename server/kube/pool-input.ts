@@ -7,7 +7,7 @@ import { namedScaleSetKey, scaleSetKeyOf } from '@/lib/provider-id';
 import type { KubeObject } from '@/lib/unstructured';
 import { foreignKeysOf, poolIds } from './pool-ids';
 import { NO_AKS_KINDS, type AksKinds } from './aks-kinds';
-import { embeddedAgentPoolName, type PoolIndex } from './pool-index';
+import type { PoolIndex } from './pool-index';
 import type { Workloads } from './workloads';
 
 /** What a pool's input says of its management cluster beside its objects. */
@@ -52,7 +52,7 @@ function otherScaleSetPoolsOf(
  */
 function aksInputOf(
   index: PoolIndex,
-  ns: string,
+  poolKey: string,
   infra: { kind: 'ammp' | 'asomp'; obj: KubeObject | undefined },
   aksKinds: AksKinds,
 ): NonNullable<PoolInput['aks']> {
@@ -62,8 +62,7 @@ function aksInputOf(
       infra: obj,
       asoAgentPool: { state: 'unknown', reason: "the cluster does not serve ASO's ManagedClustersAgentPool" },
     };
-  const name = obj === null ? null : infra.kind === 'ammp' ? String(obj.metadata?.name) : embeddedAgentPoolName(obj);
-  return { infra: obj, asoAgentPool: name === null ? null : (index.caches.asoap.get(`${ns}/${name}`) ?? null) };
+  return { infra: obj, asoAgentPool: index.asoAgentPoolOf(poolKey) ?? null };
 }
 
 /** The scale-set key of the first ID the lists hold (see scaleSetKeyOf), or null when they hold none. */
@@ -92,7 +91,9 @@ export function buildPoolInput(
   const infra = index.infraOf(poolKey);
   const amp = infra?.kind === 'amp' ? (infra.obj ?? null) : null;
   const aks =
-    infra && infra.kind !== 'amp' ? aksInputOf(index, ns, { kind: infra.kind, obj: infra.obj }, aksKinds) : undefined;
+    infra && infra.kind !== 'amp'
+      ? aksInputOf(index, poolKey, { kind: infra.kind, obj: infra.obj }, aksKinds)
+      : undefined;
   const ampms = index.ampmsOf(`${ns}/${ampName}`);
   const machines = index.machinesOf(`${ns}/${mp.metadata?.name}`);
   const clusterName = String(mp.spec?.clusterName ?? '');

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from '@/lib/analyze';
+import type { InstanceRow } from '@/lib/api-types';
+import { buildAksPool } from '@/lib/fixtures/aks-pool';
 import { buildPool, type InstanceSpec } from '@/lib/fixtures/pool';
 import { parseStored, storedState, storedText, unpackDetail } from './pack';
 import { INSTANCE_ROW_PARTS, rowHash, sameShape, shapeOf, toStore } from './shape';
@@ -92,9 +94,18 @@ describe("pool states' shapes", () => {
       );
       expect(keys(row).filter((k) => !(k in INSTANCE_ROW_PARTS.fields))).toEqual([]);
       for (const part of ['sources', 'azure', 'ampm', 'machine', 'node', 'autoscaler'] as const) {
-        if (row[part] !== null) expect(keys(row[part]), part).toEqual(listed(INSTANCE_ROW_PARTS[part]));
+        // A Node's agentPool is an AKS Node's label: a self-managed pool's Nodes have none.
+        const skip = part === 'node' ? ['agentPool'] : [];
+        if (row[part] !== null)
+          expect(keys(row[part]), part).toEqual(listed(INSTANCE_ROW_PARTS[part]).filter((k) => !skip.includes(k)));
       }
     }
+    // An AKS pool's Nodes carry their agent pool, and it counts in the row's hash.
+    const aks = analyzePool(buildAksPool({ flavour: 'aks-aso', mpList: [0] }), { now: b.now });
+    expect(aks.instances[0]?.node?.agentPool).toBe('pool1');
+    const relabelled = structuredClone(aks.instances[0]) as InstanceRow;
+    (relabelled.node as NonNullable<InstanceRow['node']>).agentPool = 'other';
+    expect(rowHash(relabelled)).not.toBe(rowHash(aks.instances[0] as InstanceRow));
     // Each part is somewhere present, so the comparison above covered it.
     for (const part of ['azure', 'ampm', 'machine', 'node'] as const)
       expect(

@@ -124,7 +124,7 @@ export const INSTANCE_ROW_PARTS = {
   } satisfies Fields<InstanceRow['azure']>,
   ampm: { name: true, ready: true, provisioningState: true, nodeRef: true } satisfies Fields<InstanceRow['ampm']>,
   machine: { name: true, phase: true, nodeRef: true, deleting: true } satisfies Fields<InstanceRow['machine']>,
-  node: { name: true, ready: true, uninitializedTaint: true } satisfies Fields<InstanceRow['node']>,
+  node: { name: true, ready: true, uninitializedTaint: true, agentPool: true } satisfies Fields<InstanceRow['node']>,
   autoscaler: { key: true, visible: true } satisfies Fields<InstanceRow['autoscaler']>,
 };
 
@@ -184,6 +184,11 @@ function instanceRowHash(r: InstanceRow): void {
     leaf(n.name, id);
     leaf(n.ready, id);
     leaf(n.uninitializedTaint, id);
+    // Only when set (an AKS Node): a self-managed pool's row hashes as before the field existed.
+    if (n.agentPool !== undefined) {
+      mix(-199);
+      leaf(n.agentPool, id);
+    }
   }
   mix(-216);
   leaf(r.autoscaler.key, id);

@@ -10,6 +10,8 @@ export interface Fault {
   kind: 'error' | 'slow' | 'reset';
   /** HTTP status for `error` (default 503). */
   status?: number;
+  /** Retry-After of an injected 429 (default 30 s). */
+  retryAfterSeconds?: number;
   /** Delay for `slow` (ms). */
   delayMs?: number;
   /** How many requests it applies to (default: all until removed). */
@@ -42,16 +44,13 @@ export class FaultInjector {
       return true;
     }
     const status = f.status ?? 503;
+    const code = status === 429 ? 'TooManyRequests' : status === 503 ? 'ServiceUnavailable' : 'InternalServerError';
+    const retryAfter = status === 429 ? String(f.retryAfterSeconds ?? 30) : status === 503 ? '1' : null;
     send(
       res,
       status,
-      {
-        error: {
-          code: status === 503 ? 'ServiceUnavailable' : 'InternalServerError',
-          message: `Injected fault for ${op}.`,
-        },
-      },
-      status === 503 ? { 'Retry-After': '1' } : {},
+      { error: { code, message: `Injected fault for ${op}.` } },
+      retryAfter ? { 'Retry-After': retryAfter } : {},
     );
     return true;
   }

@@ -1,9 +1,11 @@
-// Routing an authenticated ARM request: the api-version check every request passes, then the path matched
-// segment by segment (case-insensitively, as ARM matches) to the scale set, VM and standalone VM routes.
+// Routing an authenticated ARM request: the api-version check every request passes (against its resource
+// provider's versions), then the path matched segment by segment (case-insensitively, as ARM matches) to the scale
+// set, VM and standalone VM routes (Microsoft.Compute) or the agent pool routes (Microsoft.ContainerService).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ArmCall, ArmServer } from './arm-call';
 import { ArmError, methodNotAllowed, noRoute } from './arm-http';
+import { getAgentPool, listAgentPools } from './routes-agent-pools';
 import { listStandaloneVms } from './routes-standalone-vms';
 import { getOperation, getScaleSet, listAllScaleSets, listScaleSets, updateScaleSet } from './routes-scale-sets';
 import { getVm, getVmInstanceView, listVms } from './routes-vms';
@@ -27,7 +29,10 @@ const API_VERSIONS = new Set([
   '2026-03-01',
 ]);
 
-function apiVersionOf(url: URL): string {
+/** api-versions Microsoft.ContainerService serves for agent pools (a subset: the SDKs' defaults and CAPZ's ASO's). */
+const AKS_API_VERSIONS = new Set(['2024-09-01', '2025-08-01', '2025-10-01', '2026-01-01', '2026-04-01', '2026-06-01']);
+
+function apiVersionOf(url: URL, versions: Set<string>): string {
   const apiVersion = url.searchParams.get('api-version');
   if (!apiVersion)
     throw new ArmError(
@@ -35,11 +40,11 @@ function apiVersionOf(url: URL): string {
       'MissingApiVersionParameter',
       'The api-version query parameter (?api-version=) is required for all requests.',
     );
-  if (!API_VERSIONS.has(apiVersion)) {
+  if (!versions.has(apiVersion)) {
     throw new ArmError(
       400,
       'InvalidApiVersionParameter',
-      `The api-version '${apiVersion}' is invalid. The supported versions are '${[...API_VERSIONS].join(',')}'.`,
+      `The api-version '${apiVersion}' is invalid. The supported versions are '${[...versions].join(',')}'.`,
     );
   }
   return apiVersion;
@@ -47,9 +52,10 @@ function apiVersionOf(url: URL): string {
 
 /** Answers an ARM request (a path under /subscriptions/) whose caller is already authenticated. */
 export async function routeArm(arm: ArmServer, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-  const apiVersion = apiVersionOf(url);
   const seg = url.pathname.split('/').filter(Boolean);
   const lower = seg.map((s) => s.toLowerCase());
+  const aks = lower[2] === 'resourcegroups' && lower[4] === 'providers' && lower[5] === 'microsoft.containerservice';
+  const apiVersion = apiVersionOf(url, aks ? AKS_API_VERSIONS : API_VERSIONS);
   const call: ArmCall = { req, res, url, method: req.method ?? 'GET', apiVersion, seg, lower, sub: seg[1] as string };
 
   // /subscriptions/{sub}/providers/Microsoft.Compute/locations/{loc}/operations/{id}
@@ -70,6 +76,7 @@ export async function routeArm(arm: ArmServer, req: IncomingMessage, res: Server
     call.method === 'GET'
   )
     return listAllScaleSets(arm, call);
+  if (aks) return routeAks(arm, call, seg[3] as string);
   if (lower[2] !== 'resourcegroups' || lower[4] !== 'providers' || lower[5] !== 'microsoft.compute')
     throw noRoute(url.pathname);
   const rg = seg[3] as string;
@@ -100,4 +107,13 @@ async function routeScaleSet(arm: ArmServer, call: ArmCall, rg: string): Promise
   if (seg.length === 10) return getVm(arm, call, rg, rec, vm);
   if (seg.length === 11 && lower[10] === 'instanceview') return getVmInstanceView(arm, call, rg, rec, vm);
   throw noRoute(call.url.pathname);
+}
+
+/** …/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters/{mc}/agentPools[/{pool}] */
+async function routeAks(arm: ArmServer, call: ArmCall, rg: string): Promise<void> {
+  const { seg, lower, method } = call;
+  if (lower[6] !== 'managedclusters' || lower[8] !== 'agentpools' || seg.length > 10) throw noRoute(call.url.pathname);
+  if (method !== 'GET') throw methodNotAllowed();
+  const cluster = seg[7] as string;
+  return seg.length === 9 ? listAgentPools(arm, call, rg, cluster) : getAgentPool(arm, call, rg, cluster);
 }

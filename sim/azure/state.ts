@@ -34,8 +34,22 @@ function props(o: Rest): Record<string, unknown> {
   return o.properties as Record<string, unknown>;
 }
 
+/** An AKS agent pool as `GET …/managedClusters/{mc}/agentPools/{pool}` returns it, with where it lives. */
+export interface AgentPoolRecord {
+  subscriptionId: string;
+  resourceGroup: string;
+  cluster: string;
+  name: string;
+  body: Rest;
+}
+
+const AGENT_POOL_ID =
+  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.ContainerService\/managedClusters\/([^/]+)\/agentPools\/([^/]+)$/i;
+
 export class AzureState {
   readonly scaleSets = new Map<string, ScaleSetRecord>();
+  /** AKS agent pools by `sub/rg/cluster/pool` (lower-case). */
+  readonly agentPools = new Map<string, AgentPoolRecord>();
   readonly operations = new Map<string, Operation>();
   private readonly listeners = new Set<() => void>();
 
@@ -70,6 +84,31 @@ export class AzureState {
     this.scaleSets.set(key(rec.subscriptionId, rec.resourceGroup, rec.name), rec);
     this.changed();
     return rec;
+  }
+
+  /** Adds or replaces an AKS agent pool given in REST form. */
+  putAgentPool(pool: Record<string, unknown>): AgentPoolRecord {
+    const body = structuredClone(pool) as Rest;
+    const m = AGENT_POOL_ID.exec(body.id ?? '');
+    if (!m) throw new Error(`agent pool id is not an AKS agent pool ARM id: ${String(body.id)}`);
+    const [, subscriptionId, resourceGroup, cluster, name] = m as unknown as [string, string, string, string, string];
+    const rec = { subscriptionId, resourceGroup, cluster, name, body };
+    this.agentPools.set(`${subscriptionId}/${resourceGroup}/${cluster}/${name}`.toLowerCase(), rec);
+    this.changed();
+    return rec;
+  }
+
+  getAgentPool(sub: string, rg: string, cluster: string, name: string): AgentPoolRecord | undefined {
+    return this.agentPools.get(`${sub}/${rg}/${cluster}/${name}`.toLowerCase());
+  }
+
+  /** The agent pools of one managed cluster, by name. */
+  listAgentPools(sub: string, rg: string, cluster: string): AgentPoolRecord[] {
+    const prefix = `${sub}/${rg}/${cluster}/`.toLowerCase();
+    return [...this.agentPools.entries()]
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([, r]) => r)
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
   private putVmInto(rec: ScaleSetRecord, vm: Record<string, unknown>): void {

@@ -1,10 +1,11 @@
 // A scenario's AKS pools (`aksPools:`): an AzureManagedMachinePool's or AzureASOManagedMachinePool's pool as the
 // unit fixtures describe one (lib/fixtures/aks-pool), built into its MachinePool, infra object, ASO agent pool
-// object and labelled Nodes, and moved to the present. The living world does not move them (it runs CAPZ's
-// AzureMachinePool controllers only): each stands in the state its spec gives, which for the demo's are states
-// that last (docs/domain.md, "AKS operator scenarios": K2 until ASO's resync, K5 until AKS succeeds).
+// object and labelled Nodes, with its agent pool and node resource group's scale set in Azure, and moved to the
+// present. Unless the scenario says `aksControllers: true` (sim/world/world-aks.ts moves them then), each stands in
+// the state its spec gives, which for the demo's are states that last (docs/domain.md, "AKS operator scenarios":
+// K2 until ASO's resync, K5 until AKS succeeds).
 
-import { buildAksPool, type AksPoolSpec } from '../../lib/fixtures/aks-pool';
+import { aksAzureOf, buildAksPool, type AksPoolSpec } from '../../lib/fixtures/aks-pool';
 import { NOW } from '../../lib/fixtures/objects';
 import { addObjects, addWorkload } from './scenario-pools';
 import { isObj, shiftTimes, type Reader } from './scenario-types';
@@ -32,5 +33,8 @@ export function readAksPools(rd: Reader): void {
     const shifted = shiftTimes(input, rd.now - Date.parse(NOW));
     addObjects(rd, p.management as string, shifted);
     addWorkload(rd, spec.clusterName ?? 'aks-weu', shifted);
+    const azure = aksAzureOf(spec);
+    rd.scenario.aksAgentPools.push(azure.agentPool);
+    rd.scenario.azure.push(azure.scaleSet);
   });
 }

@@ -19,9 +19,14 @@ const STEP_FIELDS = {
   pauseCluster: ['cluster', 'name', 'paused'],
   throttle: ['subscription', 'seconds'],
   unreachable: ['workload', 'unreachable'],
+  aksAutoscale: ['cluster', 'name', 'count'],
+  aksFailWrites: ['cluster', 'name', 'code'],
+  aksBusy: ['cluster', 'name', 'state', 'seconds'],
 } as const;
 type StepKind = keyof typeof STEP_FIELDS;
 const STEP_KINDS = Object.keys(STEP_FIELDS) as StepKind[];
+/** Actions on living AKS pools (sim/world/world-aks.ts). */
+const AKS_STEPS: readonly StepKind[] = ['aksAutoscale', 'aksFailWrites', 'aksBusy'];
 /** Actions on any cluster's objects (management or workload); the others name a management cluster. */
 const OBJECT_STEPS: readonly StepKind[] = ['apply', 'mergePatch', 'delete'];
 
@@ -51,6 +56,8 @@ function readStep(rd: Reader, s: unknown, i: number): Step {
   for (const f of STEP_FIELDS[kind]) if (body[f] === undefined) rd.fail(['steps', i, kind], `${kind} needs ${f}`);
   checkKinds(rd, kind, body, i);
   checkClusters(rd, kind, body, i);
+  if (AKS_STEPS.includes(kind) && !rd.scenario.aksControllers)
+    rd.fail(['steps', i, kind], `${kind} needs aksControllers: true (the world moves AKS pools only then)`);
   return { at, line: rd.lineOf(['steps', i]), [kind]: body } as unknown as Step;
 }
 
@@ -84,7 +91,10 @@ export function checkStepPools(scenario: Scenario): void {
       ('scale' in st && st.scale) ||
       ('failInstances' in st && st.failInstances) ||
       ('deleteVm' in st && st.deleteVm) ||
-      ('nodeJoins' in st && st.nodeJoins);
+      ('nodeJoins' in st && st.nodeJoins) ||
+      ('aksAutoscale' in st && st.aksAutoscale) ||
+      ('aksFailWrites' in st && st.aksFailWrites) ||
+      ('aksBusy' in st && st.aksBusy);
     if (!ref) continue;
     const exists =
       (scenario.management.get(ref.cluster) ?? []).some(

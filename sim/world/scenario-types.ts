@@ -37,6 +37,11 @@ export type Step =
   | { at: number; line: number; failInstances: PoolRef & { count: number; errorCode: string } }
   | { at: number; line: number; deleteVm: PoolRef & { member: string } }
   | { at: number; line: number; nodeJoins: PoolRef & { enabled: boolean } }
+  | { at: number; line: number; aksAutoscale: PoolRef & { count: number } }
+  /** `code: null` ends the failure. */
+  | { at: number; line: number; aksFailWrites: PoolRef & { code: string | null; message?: string } }
+  /** AKS's own operation (`state`, e.g. Upgrading) on the pool for `seconds` (simulated). */
+  | { at: number; line: number; aksBusy: PoolRef & { state: string; seconds: number } }
   | { at: number; line: number; pauseCluster: { cluster: string; namespace?: string; name: string; paused: boolean } }
   | { at: number; line: number; throttle: { subscription: string; seconds: number } }
   | { at: number; line: number; unreachable: { workload: string; unreachable: boolean } };
@@ -56,10 +61,14 @@ export interface Scenario {
   /** Simulated seconds per real second. */
   speed: number;
   /** Simulated seconds for VM provisioning and deletion, Node join and readiness. */
-  delays: Partial<Record<'provision' | 'delete' | 'join' | 'ready' | 'capzRequeue' | 'nodeGone', number>>;
+  delays: Partial<Record<'provision' | 'delete' | 'join' | 'ready' | 'capzRequeue' | 'asoSync' | 'nodeGone', number>>;
+  /** Whether AKS pools move (sim/world/world-aks.ts); else they stand as `aksPools:` put them. */
+  aksControllers: boolean;
   management: Map<string, KubeObject[]>;
   workload: Map<string, KubeObject[]>;
   azure: ScenarioAzureScaleSet[];
+  /** AKS agent pools, as `GET …/agentPools/{pool}` returns them. */
+  aksAgentPools: Record<string, unknown>[];
   /** Subscriptions throttled from the start, and workload clusters unreachable from the start. */
   throttled: { subscription: string; seconds: number }[];
   unreachable: string[];

@@ -40,9 +40,10 @@ const FIELDS = [
   'azure',
   'pools',
   'aksPools',
+  'aksControllers',
   'steps',
 ];
-const DELAYS = ['provision', 'delete', 'join', 'ready', 'capzRequeue', 'nodeGone'];
+const DELAYS = ['provision', 'delete', 'join', 'ready', 'capzRequeue', 'asoSync', 'nodeGone'];
 
 export function parseScenario(text: string, file: string, now = Date.now()): Scenario {
   const { root, fail, lineOf } = readYaml(text, file);
@@ -91,6 +92,10 @@ function readSettings(r: Record<string, unknown>, file: string, fail: Reader['fa
         : r.controllers === false || r.controllers === 'off'
           ? false
           : fail(['controllers'], 'controllers must be on or off');
+  if (r.aksControllers !== undefined && typeof r.aksControllers !== 'boolean')
+    fail(['aksControllers'], 'aksControllers must be true or false');
+  const aksControllers = r.aksControllers === true;
+  if (aksControllers && !controllers) fail(['aksControllers'], 'aksControllers needs controllers: on');
   const capz = (r.capz ?? 'main') as Scenario['capz'];
   const checkCapz = (v: unknown, at: string[]) => {
     if (!CAPZ_BEHAVIOURS.includes(v as CapzBehaviour)) fail(at, `capz must be one of ${CAPZ_BEHAVIOURS.join(', ')}`);
@@ -108,6 +113,7 @@ function readSettings(r: Record<string, unknown>, file: string, fail: Reader['fa
     name: String(r.name ?? file),
     description: String(r.description ?? ''),
     controllers,
+    aksControllers,
     capz,
     speed,
     delays,
@@ -115,6 +121,7 @@ function readSettings(r: Record<string, unknown>, file: string, fail: Reader['fa
     management: new Map(),
     workload: new Map(),
     azure: [],
+    aksAgentPools: [],
     throttled: [],
     unreachable: [],
     steps: [],
@@ -125,7 +132,7 @@ function readDelays(r: Record<string, unknown>, fail: Reader['fail']): Scenario[
   const delays: Scenario['delays'] = {};
   if (r.delays === undefined) return delays;
   if (!isObj(r.delays))
-    fail(['delays'], 'delays maps provision, delete, join, ready, capzRequeue and nodeGone to durations');
+    fail(['delays'], 'delays maps provision, delete, join, ready, capzRequeue, asoSync and nodeGone to durations');
   for (const [k, v] of Object.entries(r.delays as Record<string, unknown>)) {
     if (!DELAYS.includes(k)) fail(['delays', k], `unknown delay "${k}" (${DELAYS.join(', ')})`);
     const d = parseDuration(v);

@@ -137,6 +137,16 @@ describe('scenario errors name the file, the line and what is wrong', () => {
       'aksPools:\n  - management: m\n    spec: { flavour: aks-aso }\n',
       /^f\.yaml:3: mpList must be a list of instance numbers/,
     ],
+    [
+      'an AKS step where the world does not move AKS pools',
+      'aksPools:\n  - management: m\n    spec: { flavour: aks-aso, name: p, mpList: [0] }\nsteps:\n  - at: 5s\n    aksAutoscale: { cluster: m, name: p, count: 2 }\n',
+      /^f\.yaml:6: aksAutoscale needs aksControllers: true/,
+    ],
+    [
+      'aksControllers without the controllers',
+      'aksControllers: true\naksPools:\n  - management: m\n    spec: { flavour: aks-aso, mpList: [0] }\n',
+      /^f\.yaml:1: aksControllers needs controllers: on/,
+    ],
   ])('%s', (_name, text, message) => {
     expect(() => parseScenario(text, 'f.yaml')).toThrow(ScenarioError);
     expect(() => parseScenario(text, 'f.yaml')).toThrow(message);

@@ -30,7 +30,7 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 export function capi(w: WorldState, pool: Pool): void {
   const { store, ns } = pool;
   const mpName = String(pool.mp.metadata?.name);
-  const amp = store.get(R.amp, ns, String(pool.amp.metadata?.name));
+  const amp = store.get(pool.infraDef, ns, String(pool.amp.metadata?.name));
   const nodes = pool.workload ? capiNodesOf(w, pool.workload) : null;
   const machines = capiMachines(w, pool, nodes);
   const mp = store.get(R.mp, ns, mpName);

@@ -42,7 +42,7 @@ export function nodes(w: WorldState, pool: Pool): void {
     const name = String((p.osProfile as { computerName?: string } | undefined)?.computerName ?? vm.name);
     const providerID = providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id));
     if (!workload.has(R.node, undefined, name)) {
-      joinNode(w, workload, name, providerID, pool.rec.location);
+      joinNode(w, workload, { name, providerID, location: pool.rec.location, labels: pool.nodeLabels });
       plan.dueAt = now + w.delays.ready * 1000;
     } else {
       nodeReady(w, workload, name);
@@ -52,7 +52,12 @@ export function nodes(w: WorldState, pool: Pool): void {
 }
 
 /** A VM's Node as its kubelet registers it: tainted uninitialized, NotReady until the network is up. */
-function joinNode(w: WorldState, workload: ClusterStore, name: string, providerID: string, location: string): void {
+function joinNode(
+  w: WorldState,
+  workload: ClusterStore,
+  n: { name: string; providerID: string; location: string; labels?: Record<string, string> },
+): void {
+  const { name, providerID, location } = n;
   workload.create(R.node, undefined, {
     apiVersion: 'v1',
     kind: 'Node',
@@ -62,6 +67,7 @@ function joinNode(w: WorldState, workload: ClusterStore, name: string, providerI
         'kubernetes.io/hostname': name,
         'kubernetes.io/os': 'linux',
         'topology.kubernetes.io/region': location,
+        ...n.labels,
       },
     },
     spec: { providerID, taints: [{ key: 'node.cluster.x-k8s.io/uninitialized', effect: 'NoSchedule' }] },

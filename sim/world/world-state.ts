@@ -21,6 +21,8 @@ export interface WorldOptions {
   delays?: Partial<WorldDelays>;
   /** Seeds the order CAPZ's cache lists AzureMachinePoolMachines in (a test replays it); random by default. */
   seed?: number;
+  /** Whether AKS pools move (ASO, AKS and CAPZ's AKS controllers run); else they stand as the scenario put them. */
+  aksControllers?: boolean;
 }
 
 export interface WorldDelays {
@@ -30,6 +32,8 @@ export interface WorldDelays {
   ready: number;
   /** CAPZ's requeue: an AzureMachinePool is reconciled this often, and at once when spec.replicas changes. */
   capzRequeue: number;
+  /** ASO's periodic re-read of each agent pool from AKS (AZURE_SYNC_PERIOD, 1 h by default in ASO). */
+  asoSync: number;
   /**
    * How long a Node outlives its VM: its kubelet gone, the node lifecycle controller marks it Ready=Unknown
    * after its grace period (~40 s), and cloud-provider-azure's cloud node lifecycle controller, which checks
@@ -38,7 +42,15 @@ export interface WorldDelays {
   nodeGone: number;
 }
 
-const DEFAULT_DELAYS: WorldDelays = { provision: 20, delete: 10, join: 15, ready: 10, capzRequeue: 30, nodeGone: 45 };
+const DEFAULT_DELAYS: WorldDelays = {
+  provision: 20,
+  delete: 10,
+  join: 15,
+  ready: 10,
+  capzRequeue: 30,
+  asoSync: 3600,
+  nodeGone: 45,
+};
 
 interface VmPlan {
   /** Simulated time (ms) the next transition is due. */
@@ -60,6 +72,12 @@ export class WorldState {
   /** When CAPZ last reconciled each pool, and at which spec.replicas. */
   readonly lastCapz = new Map<string, { at: number; replicas: unknown }>();
   readonly lastCapi = new Map<string, { at: number; sig: string }>();
+  /** When ASO last read each agent pool from AKS (by ASO object key), for its periodic resync. */
+  readonly asoSynced = new Map<string, number>();
+  /** AKS agent pools (by ARM id, lower-case) whose next write from ASO fails, and how. */
+  readonly aksFailures = new Map<string, { code: string; message: string }>();
+  /** AKS agent pools (by ARM id, lower-case) busy with an operation of AKS's own until then (simulated ms). */
+  readonly aksBusyUntil = new Map<string, number>();
   /** Workload clusters whose API the management controllers cannot reach (a world event). */
   readonly unreachable = new Set<string>();
   /** Scale sets whose new VMs never get a Node (a world event). */

@@ -14,7 +14,9 @@ import { capz } from './world-capz';
 import { deleteMachinePool } from './world-deletion';
 import { nodes } from './world-nodes';
 import { R } from './world-objects';
-import { capiDue, capzDone, capzDue, resolve } from './world-pool';
+import { asoAndAks, capzAks } from './world-aks';
+import { resolveAks } from './world-aks-pool';
+import { aksCapzDone, aksCapzDue, capiDue, capzDone, capzDue, resolve, type Pool } from './world-pool';
 import { WorldState, type WorldOptions } from './world-state';
 
 export type { WorldOptions } from './world-state';
@@ -92,6 +94,45 @@ export class World {
     this.w.pendingFailures.set(scaleSetId.toLowerCase(), { count, errorCode });
   }
 
+  /** The living AKS pool behind MachinePool `ns/name` of management cluster `cluster`; throws when there is none. */
+  private aksPoolOf(cluster: string, ns: string, name: string): Pool & { aks: NonNullable<Pool['aks']> } {
+    const store = this.w.kube.cluster(cluster).store;
+    const pool = resolveAks(this.w, store, store.get(R.mp, ns, name));
+    if (!pool?.aks) throw new Error(`MachinePool ${ns}/${name} is not a living AKS pool (aksControllers: true)`);
+    return pool as Pool & { aks: NonNullable<Pool['aks']> };
+  }
+
+  /**
+   * AKS's autoscaler sets the agent pool's count, outside CAPI and ASO (K2 and K3 of
+   * docs/domain.md, "AKS operator scenarios").
+   */
+  aksAutoscale(cluster: string, ns: string, name: string, count: number): void {
+    const pool = this.aksPoolOf(cluster, ns, name);
+    const rec = pool.aks.agentPoolRec();
+    if (!rec) throw new Error(`MachinePool ${ns}/${name} has no AKS agent pool yet`);
+    (rec.body.properties as Record<string, unknown>).count = count;
+    if (pool.rec) this.w.azure.state.setCapacity(pool.rec, count);
+    this.w.azure.state.changed();
+  }
+
+  /** AKS runs an operation of its own on the pool (a node image upgrade, maintenance) for `seconds`. */
+  aksBusy(cluster: string, ns: string, name: string, state: string, seconds: number): void {
+    const rec = this.aksPoolOf(cluster, ns, name).aks.agentPoolRec();
+    if (!rec) throw new Error(`MachinePool ${ns}/${name} has no AKS agent pool yet`);
+    (rec.body.properties as Record<string, unknown>).provisioningState = state;
+    this.w.aksBusyUntil.set(String(rec.body.id).toLowerCase(), this.w.now() + seconds * 1000);
+    this.w.azure.state.changed();
+  }
+
+  /** AKS fails each write to the pool's agent pool with `failure` from now on, or (null) no longer. */
+  aksFailWrites(cluster: string, ns: string, name: string, failure: { code: string; message: string } | null): void {
+    const rec = this.aksPoolOf(cluster, ns, name).aks.agentPoolRec();
+    if (!rec) throw new Error(`MachinePool ${ns}/${name} has no AKS agent pool yet`);
+    const id = String(rec.body.id).toLowerCase();
+    if (failure) this.w.aksFailures.set(id, failure);
+    else this.w.aksFailures.delete(id);
+  }
+
   /** The work of the last whole controller pass (ms, its slices summed; the rests between them left out). */
   lastTickMs = 0;
 
@@ -129,14 +170,28 @@ export class World {
         }
         const pool = resolve(w, store, mp, ampmsByAmp);
         if (!pool) continue;
-        nodes(w, pool);
-        if (!pool.capzPaused && capzDue(w, name, pool)) {
-          capz(w, pool, typeof w.opts.capz === 'string' ? w.opts.capz : (w.opts.capz[name] ?? 'main'));
-          capzDone(w, name, pool);
+        if (pool.aks) this.aksPool(name, pool);
+        else {
+          nodes(w, pool);
+          if (!pool.capzPaused && capzDue(w, name, pool)) {
+            capz(w, pool, typeof w.opts.capz === 'string' ? w.opts.capz : (w.opts.capz[name] ?? 'main'));
+            capzDone(w, name, pool);
+          }
         }
         if (!pool.capiPaused && capiDue(w, name, pool)) capi(w, pool);
         yield;
       }
+    }
+  }
+
+  /** A living AKS pool's ASO and AKS, its Nodes, and CAPZ's AKS controller (world-aks.ts). */
+  private aksPool(cluster: string, pool: Pool): void {
+    const w = this.w;
+    asoAndAks(w, pool);
+    nodes(w, pool);
+    if (!pool.capzPaused && aksCapzDue(w, cluster, pool)) {
+      capzAks(w, pool);
+      aksCapzDone(w, cluster, pool);
     }
   }
 

@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { PoolRef, ResyncStatus } from '@/lib/api-types';
+import type { InfraKind, PoolRef, ResyncStatus } from '@/lib/api-types';
 import { RESYNC_ACTIONS } from '@/lib/resync-actions';
 import { resyncStatusOptions } from '@/components/data/queries';
 import { ResyncDialog } from './resync-dialog';
@@ -32,10 +32,13 @@ export function ResyncButton({
   poolRef,
   past,
   gone = null,
+  infraKind,
 }: {
   poolRef: PoolRef;
   past: boolean;
   gone?: 'deleted' | 'unwatched' | null;
+  /** The pool's infra kind, which the dialog names. */
+  infraKind?: InfraKind;
 }) {
   const status = useQuery({ ...resyncStatusOptions(poolRef), enabled: !past && !gone });
   const [open, setOpen] = useState(false);
@@ -68,7 +71,7 @@ export function ResyncButton({
       <p id="resync-why" className="text-sm text-slate-600 dark:text-slate-300">
         {why ?? `Signed in as ${status.data?.identity?.user} (${status.data?.identity?.via}).`}
       </p>
-      {open ? <ResyncDialog poolRef={poolRef} onClose={() => setOpen(false)} /> : null}
+      {open ? <ResyncDialog poolRef={poolRef} infraKind={infraKind} onClose={() => setOpen(false)} /> : null}
     </div>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { PoolRef } from '@/lib/api-types';
+import type { InfraKind, PoolRef } from '@/lib/api-types';
 import { freshResyncStatusOptions } from '@/components/data/queries';
 import { ResyncFlow } from './resync-flow';
 
@@ -11,7 +11,15 @@ import { ResyncFlow } from './resync-flow';
  * shows "Checking…" until that answers, never options remembered from before; live updates check again whenever
  * the pool changes while it is open.
  */
-export function ResyncDialog({ poolRef, onClose }: { poolRef: PoolRef; onClose: () => void }) {
+export function ResyncDialog({
+  poolRef,
+  onClose,
+  infraKind,
+}: {
+  poolRef: PoolRef;
+  onClose: () => void;
+  infraKind?: InfraKind;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const [openedAt] = useState(() => Date.now());
   const fresh = useQuery(freshResyncStatusOptions(poolRef));
@@ -39,6 +47,7 @@ export function ResyncDialog({ poolRef, onClose }: { poolRef: PoolRef; onClose: 
         {status ? (
           <ResyncFlow
             poolRef={poolRef}
+            infraKind={infraKind}
             status={status}
             checking={fresh.isFetching}
             checkProblem={fresh.isError ? fresh.error.message : null}

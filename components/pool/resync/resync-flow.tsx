@@ -2,7 +2,14 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { poolKey, type PoolRef, type ResyncMode, type ResyncStatus, type ResyncVerdictChanged } from '@/lib/api-types';
+import {
+  poolKey,
+  type InfraKind,
+  type PoolRef,
+  type ResyncMode,
+  type ResyncStatus,
+  type ResyncVerdictChanged,
+} from '@/lib/api-types';
 import { RESYNC_ACTIONS } from '@/lib/resync-actions';
 import { ApiRequestError } from '@/components/data/fetch-json';
 import {
@@ -38,8 +45,10 @@ export function ResyncFlow({
   checkProblem,
   recheck,
   close,
+  infraKind,
 }: {
   poolRef: PoolRef;
+  infraKind?: InfraKind;
   status: ResyncStatus;
   checking: boolean;
   checkProblem: string | null;
@@ -102,7 +111,13 @@ export function ResyncFlow({
   const canConfirm = mode !== null && preview.isSuccess && !checking && !apply.isPending && !done;
   return (
     <>
-      <ResyncModes status={status} mode={mode} onChange={setChosen} disabled={apply.isPending || done} />
+      <ResyncModes
+        status={status}
+        mode={mode}
+        onChange={setChosen}
+        disabled={apply.isPending || done}
+        infraKind={infraKind}
+      />
       {mode === null ? <p role="alert">Neither mode is possible for this pool now; the reasons are above.</p> : null}
       {checking && !confirmed ? (
         <p role="status" className="text-sm">

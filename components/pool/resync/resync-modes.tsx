@@ -1,7 +1,7 @@
 'use client';
 
-import type { ResyncMode, ResyncStatus } from '@/lib/api-types';
-import { RESYNC_ACTIONS } from '@/lib/resync-actions';
+import type { InfraKind, ResyncMode, ResyncStatus } from '@/lib/api-types';
+import { RESYNC_ACTIONS, actionDoes } from '@/lib/resync-actions';
 import { Badge } from '@/components/ui/badge';
 
 /** Why a mode cannot be chosen (the cluster's RBAC first, then poolscope's verdict), or null. */
@@ -19,11 +19,14 @@ export function ResyncModes({
   mode,
   onChange,
   disabled,
+  infraKind,
 }: {
   status: ResyncStatus;
   mode: ResyncMode | null;
   onChange: (m: ResyncMode) => void;
   disabled: boolean;
+  /** The pool's infra kind, named in what a mode does. */
+  infraKind?: InfraKind;
 }) {
   const v = status.verdict;
   return (
@@ -56,7 +59,7 @@ export function ResyncModes({
                   <Badge tone="neutral">would not change anything</Badge>
                 ) : null}
               </span>
-              <span className="block text-sm">{RESYNC_ACTIONS[m].does}</span>
+              <span className="block text-sm">{actionDoes(m, infraKind)}</span>
               <span className="block text-sm text-slate-700 dark:text-slate-300">{blocked ?? option?.reason}</span>
             </span>
           </label>

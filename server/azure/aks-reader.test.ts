@@ -1,0 +1,155 @@
+// Reading AKS agent pools: which ARM ids (read from ASO objects in a cluster, so untrusted) name one, and the reader
+// — the real @azure/arm-containerservice, built as production builds it — against the simulated ARM: the answer
+// as lib/ reads it, a missing pool, AKS's own budget running out (429 and Retry-After), and injected faults.
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ClientSecretCredential } from '@azure/identity';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { normaliseAgentPool } from '@/lib/aks-model';
+import { agentPoolArmId, makeAgentPool } from '@/lib/fixtures/aks-objects';
+import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
+import { findUpstreamDir } from '@/sim/kube/crd-schema';
+import { generateTls } from '@/sim/kube/tls';
+import { SimAzureServer } from '@/sim/azure/server';
+import { agentPoolRefOf, AksReader, type AgentPoolRef } from './aks-reader';
+
+const az = DEFAULT_AZURE;
+const ref = (name: string, cluster = 'aks-weu'): AgentPoolRef =>
+  agentPoolRefOf(agentPoolArmId(cluster, name)) as AgentPoolRef;
+
+describe('agentPoolRefOf', () => {
+  it('reads an agent pool id as ASO records it, resource group segment in any case', () => {
+    expect(agentPoolRefOf(agentPoolArmId('aks-weu', 'user'))).toEqual({
+      subscriptionId: az.subscriptionId,
+      resourceGroup: az.resourceGroup,
+      cluster: 'aks-weu',
+      name: 'user',
+    });
+    expect(
+      agentPoolRefOf(agentPoolArmId('aks-weu', 'user').replace('resourcegroups', 'resourceGroups')),
+    ).not.toBeNull();
+  });
+
+  it('refuses anything else: other resources, extra segments, traversal, query or host characters', () => {
+    const good = agentPoolArmId('aks-weu', 'user');
+    for (const bad of [
+      null,
+      '',
+      good.replace('Microsoft.ContainerService', 'Microsoft.Compute'),
+      `${good}/machines/m1`,
+      good.replace('/aks-weu/', '/../'),
+      good.replace('/aks-weu/', '/..%2F/'),
+      `${good}?api-version=2019-01-01`,
+      `${good}#x`,
+      good.replace('/user', '/user@evil.example'),
+      `https://evil.example${good}`,
+      good.replace(az.subscriptionId, 'not-a-subscription'),
+    ])
+      expect(agentPoolRefOf(bad), String(bad)).toBeNull();
+  });
+});
+
+describe('AksReader against the simulated ARM', () => {
+  let server: SimAzureServer;
+  let tight: SimAzureServer;
+  let reader: AksReader;
+  let tightReader: AksReader;
+  const stored = makeAgentPool({
+    cluster: 'aks-weu',
+    name: 'user',
+    state: {
+      count: 5,
+      provisioningState: 'Failed',
+      enableAutoScaling: true,
+      minCount: 2,
+      maxCount: 8,
+      provisioningError: { code: 'QuotaExceeded', message: 'Operation could not be completed: quota.' },
+    },
+  });
+
+  const credentialFor = (s: SimAzureServer) => {
+    const c = s.clients[0]!;
+    return new ClientSecretCredential(c.tenantId, c.clientId, c.clientSecret, {
+      authorityHost: s.url,
+      disableInstanceDiscovery: true,
+    });
+  };
+
+  beforeAll(async () => {
+    const tls = await generateTls({ caDir: process.env.POOLSCOPE_SIM_CA_DIR });
+    server = new SimAzureServer({ tls });
+    await server.start();
+    // AKS's budget down to two reads a minute, to spend it quickly.
+    tight = new SimAzureServer({
+      tls,
+      clients: server.clients,
+      state: server.state,
+      budgets: { AksReads: { capacity: 2, windowSeconds: 60 } },
+    });
+    await tight.start();
+    server.state.putAgentPool(stored);
+    reader = new AksReader(credentialFor(server), server.url);
+    tightReader = new AksReader(credentialFor(tight), tight.url);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await tight?.stop();
+  });
+
+  it('reads the agent pool as lib/ reads its REST shape, with the answer time', async () => {
+    const before = Date.now();
+    const r = await reader.read(ref('user'));
+    expect(r.state).toBe('ok');
+    if (r.state !== 'ok') return;
+    expect(normaliseAgentPool(r.agentPool)).toEqual(normaliseAgentPool(stored));
+    expect(normaliseAgentPool(r.agentPool)).toMatchObject({
+      count: 5,
+      provisioningState: 'Failed',
+      provisioningError: { code: 'QuotaExceeded' },
+      type: 'VirtualMachineScaleSets',
+      mode: 'User',
+    });
+    expect(Date.parse(r.readAt)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(r.calls).toBe(1);
+  });
+
+  const upstream = findUpstreamDir(path.resolve(import.meta.dirname, '..', '..'));
+  const example = upstream ? path.join(upstream, 'azure-rest-api-specs', 'aks', 'AgentPoolsGet.json') : null;
+  const haveExample = example !== null && existsSync(example);
+  it.skipIf(!haveExample)(
+    `reads upstream's agent pool example, served as AKS serves it, as lib/ reads the example itself${haveExample ? '' : ' (skipped: ../shared/upstream not found; CI has it)'}`,
+    async () => {
+      const body = (JSON.parse(readFileSync(example as string, 'utf8')) as { responses: { 200: { body: unknown } } })
+        .responses[200].body as Record<string, unknown>;
+      // The example's own subscription and names, moved into ours (the simulated Entra ID grants only that one).
+      const id = agentPoolArmId('clustername1', 'agentpool1');
+      server.state.putAgentPool({ ...body, id });
+      const r = await reader.read(ref('agentpool1', 'clustername1'));
+      expect(r.state).toBe('ok');
+      if (r.state === 'ok') expect(normaliseAgentPool(r.agentPool)).toEqual(normaliseAgentPool({ ...body, id }));
+    },
+  );
+
+  it('says not found for an agent pool AKS does not have', async () => {
+    const r = await reader.read(ref('gone'));
+    expect(r).toMatchObject({ state: 'not-found', calls: 1 });
+    if (r.state === 'not-found') expect(r.error).toMatch(/^ResourceNotFound: /);
+  });
+
+  it("says throttled, with AKS's Retry-After, once AKS's budget is spent", async () => {
+    const reads = [];
+    for (let i = 0; i < 3; i++) reads.push(await tightReader.read(ref('user')));
+    expect(reads.map((r) => r.state)).toEqual(['ok', 'ok', 'throttled']);
+    const last = reads[2];
+    if (last?.state === 'throttled') expect(last.retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it('says unreachable on a 5xx, and throttled on an injected 429 with its Retry-After', async () => {
+    server.addFault({ operation: 'agentPools.get', kind: 'error', status: 503, count: 1 });
+    expect(await reader.read(ref('user'))).toMatchObject({ state: 'unreachable', error: /^ServiceUnavailable/ });
+    server.addFault({ operation: 'agentPools.get', kind: 'error', status: 429, retryAfterSeconds: 17, count: 1 });
+    expect(await reader.read(ref('user'))).toMatchObject({ state: 'throttled', retryAfterSeconds: 17 });
+    expect((await reader.read(ref('user'))).state).toBe('ok');
+  });
+});

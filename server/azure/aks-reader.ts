@@ -1,0 +1,117 @@
+import 'server-only';
+// Reads one AKS agent pool (`GET …/managedClusters/{mc}/agentPools/{pool}`) through @azure/arm-containerservice, as
+// the plain REST-shaped object lib/ reads (never an SDK model), with the rate-limit headers of the answer. One GET per
+// read, and never a write: poolscope only looks at AKS (docs/security.md).
+
+import { ContainerServiceClient } from '@azure/arm-containerservice';
+import type { TokenCredential } from '@azure/core-auth';
+import { classifyArmError, httpDate, parseRateLimitHeaders } from './arm-answers';
+
+export interface AgentPoolRef {
+  subscriptionId: string;
+  resourceGroup: string;
+  cluster: string;
+  name: string;
+}
+
+export type AgentPoolRead = (
+  | { state: 'ok'; agentPool: Record<string, unknown>; readAt: string; remaining: Record<string, number> }
+  | { state: 'not-found'; error: string }
+  | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
+  | { state: 'unreachable'; error: string }
+) & { calls: number };
+
+/**
+ * An agent pool's ARM id, as ASO records it, split into its parts; null for anything else. The parts are what ARM
+ * allows in names (a cluster object may say anything): no slashes, dots-only or query characters reach a request.
+ */
+const NAME = '([A-Za-z0-9_.()-]{1,90})';
+const AGENT_POOL_ID = new RegExp(
+  `^/subscriptions/([0-9a-fA-F-]{36})/resourceGroups/${NAME}/providers/Microsoft\\.ContainerService/managedClusters/${NAME}/agentPools/([A-Za-z0-9]{1,12})$`,
+  'i',
+);
+
+export function agentPoolRefOf(id: string | null | undefined): AgentPoolRef | null {
+  const m = typeof id === 'string' ? AGENT_POOL_ID.exec(id) : null;
+  if (!m || /^\.+$/.test(m[2] as string) || /^\.+$/.test(m[3] as string)) return null;
+  return {
+    subscriptionId: m[1] as string,
+    resourceGroup: m[2] as string,
+    cluster: m[3] as string,
+    name: m[4] as string,
+  };
+}
+
+type Sdk = Record<string, unknown>;
+
+/** The SDK flattens `properties` (and renames `type`); lib/ reads the REST shape. Only the fields lib/ uses. */
+function restAgentPool(p: Sdk): Record<string, unknown> {
+  const power = p.powerState as { code?: string } | undefined;
+  const error = (p.status as { provisioningError?: { code?: string; message?: string } } | undefined)
+    ?.provisioningError;
+  return {
+    id: p.id,
+    name: p.name,
+    type: p.type,
+    properties: {
+      provisioningState: p.provisioningState,
+      count: p.count,
+      enableAutoScaling: p.enableAutoScaling,
+      minCount: p.minCount,
+      maxCount: p.maxCount,
+      powerState: power ? { code: power.code } : undefined,
+      orchestratorVersion: p.orchestratorVersion,
+      currentOrchestratorVersion: p.currentOrchestratorVersion,
+      nodeImageVersion: p.nodeImageVersion,
+      type: p.typePropertiesType,
+      mode: p.mode,
+      ...(error ? { status: { provisioningError: { code: error.code, message: error.message } } } : {}),
+    },
+  };
+}
+
+export class AksReader {
+  private readonly clients = new Map<string, ContainerServiceClient>();
+
+  constructor(
+    private readonly credential: TokenCredential,
+    private readonly endpoint: string,
+  ) {}
+
+  private client(sub: string): ContainerServiceClient {
+    let c = this.clients.get(sub);
+    if (!c) {
+      // No SDK retries: the lane's scheduler decides when to call again, so a 429's Retry-After is honoured.
+      c = new ContainerServiceClient(this.credential, sub, {
+        endpoint: this.endpoint,
+        retryOptions: { maxRetries: 0 },
+      });
+      this.clients.set(sub, c);
+    }
+    return c;
+  }
+
+  async read(ref: AgentPoolRef): Promise<AgentPoolRead> {
+    let remaining: Record<string, number> = {};
+    let answeredAt: string | null = null;
+    const asked = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
+    const onResponse = (r: { headers: { get(name: string): string | undefined } }) => {
+      remaining = parseRateLimitHeaders((n) => r.headers.get(n));
+      answeredAt = httpDate(r.headers.get('date'));
+    };
+    try {
+      const pool = await this.client(ref.subscriptionId).agentPools.get(ref.resourceGroup, ref.cluster, ref.name, {
+        onResponse,
+      });
+      return {
+        state: 'ok',
+        agentPool: restAgentPool(pool as unknown as Sdk),
+        readAt: answeredAt ?? asked,
+        remaining,
+        calls: 1,
+      };
+    } catch (e) {
+      return { ...classifyArmError(e), calls: 1 };
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// The collector reading AKS pools from Azure, against the simulated fleet over HTTPS with the real SDKs: each AKS
+// pool's agent pool from AKS (found by the id ASO records), an AzureManagedMachinePool's VMs from its node resource
+// group's scale set, and AKS failing or throttling: the pool then says AKS could not be read and falls back on ASO's
+// copy, its drift unchanged, and a 429's Retry-After is waited out without calls.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PoolDetail } from '@/lib/api-types';
+import { findByKind, type ResourceDef } from '@/sim/kube/resources';
+import { Scheduler } from '../azure/scheduler';
+import { harness, until, type Harness } from '../testing/sim-harness';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const AMMP = 'mgmt-weu/default/aks-user';
+const ASO_MP = 'mgmt-weu/default/aks-jobs';
+
+const finding = (p: PoolDetail | null, code: string) => p?.findings.find((f) => f.code === code);
+const driftOf = (p: PoolDetail | null) =>
+  (p?.drift ?? []).map((d) => `${d.kind}:${d.providerID?.split('/').pop()}`).sort();
+
+/** The stored pool once `ok` holds for it. */
+function poolWhen(h: Harness, key: string, what: string, ok: (p: PoolDetail) => boolean, ms = 15_000) {
+  return until(
+    what,
+    async () => {
+      const p = await h.store.currentPool(key);
+      return p && ok(p) ? p : undefined;
+    },
+    ms,
+  );
+}
+
+describe('AKS pools read from Azure', () => {
+  it("reads each AKS pool's agent pool from AKS, and an AzureManagedMachinePool's VMs from its scale set", async () => {
+    const h = await harness(cleanups, 'demo.yaml', 0.25);
+    await h.start();
+    // The AMMP: AKS itself reports the failure, and the VM that joined after the freeze is Azure's too.
+    const ammp = await poolWhen(h, AMMP, 'the AMMP analysed with AKS read', (p) =>
+      Boolean(finding(p, 'aks-pool-failed')?.detail.startsWith('AKS reports provisioningState Failed')),
+    );
+    expect(finding(ammp, 'aks-pool-failed')?.detail).toContain('error QuotaExceeded');
+    expect(ammp.sources.azure.state).toBe('ok');
+    expect(ammp.instances.find((r) => r.providerID.endsWith('/virtualMachines/3'))?.sources.azure).toBeTruthy();
+    expect(driftOf(ammp)).toContain('missing-from-machinepool:3');
+    // The ASO-MP: AKS's own count (5) beside ASO's cached one (3); its VMs are not read.
+    const aso = await poolWhen(h, ASO_MP, 'the ASO-MP analysed with AKS read', (p) =>
+      Boolean(finding(p, 'aks-replicas-cached')?.summary.includes('AKS counts 5')),
+    );
+    expect(aso.sources.azure.state).toBe('unknown');
+    expect(finding(aso, 'azure-unread')).toBeUndefined();
+    expect(h.sim.azure.requestCounts.get('agentPools.get')).toBeGreaterThanOrEqual(2);
+    // AKS's budget is the subscription's own, apart from Compute's regional ones.
+    const budgets = h.collector.budgets().map((b) => b.key);
+    expect(budgets.filter((k) => k.endsWith('|aks'))).toHaveLength(1);
+  }, 60_000);
+
+  it("says AKS could not be read when it fails or throttles, keeps the drift, and waits out a 429's Retry-After", async () => {
+    const h = await harness(cleanups, 'demo.yaml', 0.25);
+    await h.start();
+    const before = await poolWhen(h, ASO_MP, 'the ASO-MP analysed with AKS read', (p) =>
+      Boolean(finding(p, 'aks-replicas-cached')?.summary.includes('AKS counts 5')),
+    );
+    // AKS down: the pool says so, shows ASO's copy, and its drift (lists against Nodes) stands.
+    h.sim.azure.addFault({ operation: 'agentPools.get', kind: 'error', status: 503 });
+    const down = await poolWhen(h, ASO_MP, 'AKS reported unreadable', (p) => Boolean(finding(p, 'azure-unread')));
+    expect(finding(down, 'azure-unread')?.summary).toMatch(/could not be read: what is shown of AKS is ASO's cached/);
+    expect(finding(down, 'aks-replicas-cached')?.summary).not.toContain('AKS counts');
+    expect(driftOf(down)).toEqual(driftOf(before));
+    h.sim.azure.clearFaults();
+    await poolWhen(h, ASO_MP, 'AKS read again', (p) => !finding(p, 'azure-unread'));
+
+    // A 429: the subscription's AKS budget waits Retry-After, with no AKS call meanwhile.
+    h.sim.azure.addFault({ operation: 'agentPools.get', kind: 'error', status: 429, retryAfterSeconds: 3 });
+    const throttled = await poolWhen(h, ASO_MP, 'the throttling reported', (p) =>
+      Boolean(finding(p, 'azure-unread')?.summary.includes('AKS is throttling')),
+    );
+    h.sim.azure.clearFaults();
+    expect(driftOf(throttled)).toEqual(driftOf(before));
+    const blocked = h.collector.budgets().find((b) => b.key.endsWith('|aks'))?.blockedUntil;
+    expect(blocked, "the subscription's AKS budget is blocked until Retry-After").toBeTruthy();
+    const calls = h.sim.azure.requestCounts.get('agentPools.get') ?? 0;
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(blocked as string) - Date.now() - 150)));
+    expect(h.sim.azure.requestCounts.get('agentPools.get') ?? 0).toBe(calls);
+    await poolWhen(h, ASO_MP, 'AKS read after Retry-After', (p) => !finding(p, 'azure-unread'));
+    // Compute's reads went on meanwhile: the AMMP's scale set is still read.
+    expect((await h.store.currentPool(AMMP))?.sources.azure.state).toBe('ok');
+  }, 60_000);
+
+  it("says nothing is known of AKS when ASO's object is gone, and claims no drift while the workload cluster is down", async () => {
+    const h = await harness(cleanups, 'demo.yaml', 0.25);
+    await h.start();
+    const before = await poolWhen(h, ASO_MP, 'the ASO-MP analysed with AKS read', (p) =>
+      Boolean(finding(p, 'aks-replicas-cached')?.summary.includes('AKS counts 5')),
+    );
+    const asoKind = findByKind('containerservice.azure.com/v1api20250801', 'ManagedClustersAgentPool') as ResourceDef;
+    h.sim.kube.cluster('mgmt-weu').store.delete(asoKind, 'default', 'aks-weu-jobs');
+    const gone = await poolWhen(h, ASO_MP, 'the missing ASO object reported', (p) =>
+      Boolean(finding(p, 'azure-unread')?.summary.includes('is missing')),
+    );
+    expect(driftOf(gone)).toEqual(driftOf(before));
+
+    // The workload cluster down: its Nodes are unknown, so no ID is called gone.
+    h.sim.runStep({ at: 0, line: 0, unreachable: { workload: 'aks-weu', unreachable: true } });
+    const down = await poolWhen(h, ASO_MP, 'the workload cluster reported down', (p) =>
+      Boolean(finding(p, 'workload-cluster-unreachable')),
+    );
+    expect(down.sources.workload.state).toBe('unreachable');
+    expect(driftOf(down).filter((d) => d.startsWith('ghost-') || d.startsWith('node-without'))).toEqual([]);
+  }, 60_000);
+
+  it("keeps AKS reads within the share of AKS's budget, apart from Compute's", async () => {
+    const h = await harness(cleanups, 'demo.yaml', 0.25);
+    // A share of 2% of the assumed 190 reads per 3 minutes: 3 reads in the window, whatever the lanes want.
+    await h.start({ scheduler: new Scheduler({ fastSeconds: 0.5, slowSeconds: 3, budgetShare: 0.02 }) });
+    await new Promise((r) => setTimeout(r, 6000));
+    const aks = h.collector.budgets().find((b) => b.key.endsWith('|aks'));
+    expect(aks?.callsInWindow).toBeLessThanOrEqual(3);
+    expect(h.sim.azure.requestCounts.get('agentPools.get') ?? 0).toBeLessThanOrEqual(3);
+    expect(h.sim.azure.requestCounts.get('agentPools.get') ?? 0).toBeGreaterThan(0);
+  }, 30_000);
+});

@@ -1,0 +1,36 @@
+// The AKS agent pool routes (Microsoft.ContainerService): GET one agent pool and list a managed cluster's, as AKS
+// answers them. Read-only, as poolscope uses them; each read is charged to the subscription's AKS budget.
+
+import { enter, type ArmCall, type ArmServer } from './arm-call';
+import { ArmError, send } from './arm-http';
+import { charge } from './charge';
+
+/** AKS's per-subscription budget is not regional: its bucket is keyed by this in place of a region. */
+const AKS_BUDGET = 'aks';
+
+function aksNotFound(what: string, name: string, rg: string): ArmError {
+  return new ArmError(
+    404,
+    'ResourceNotFound',
+    `The Resource 'Microsoft.ContainerService/${what}/${name}' under resource group '${rg}' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix`,
+  );
+}
+
+/** GET …/managedClusters/{mc}/agentPools/{pool} */
+export async function getAgentPool(arm: ArmServer, call: ArmCall, rg: string, cluster: string): Promise<void> {
+  if (await enter(arm, call, 'agentPools.get')) return;
+  const name = call.seg[9] as string;
+  const rec = arm.state.getAgentPool(call.sub, rg, cluster, name);
+  const headers = charge(arm.throttler, { subscriptionId: call.sub, location: AKS_BUDGET }, ['AksReads'], false);
+  if (!rec) throw aksNotFound('managedClusters/agentPools', `${cluster}/${name}`, rg);
+  send(call.res, 200, rec.body, headers);
+}
+
+/** GET …/managedClusters/{mc}/agentPools */
+export async function listAgentPools(arm: ArmServer, call: ArmCall, rg: string, cluster: string): Promise<void> {
+  if (await enter(arm, call, 'agentPools.list')) return;
+  const recs = arm.state.listAgentPools(call.sub, rg, cluster);
+  const headers = charge(arm.throttler, { subscriptionId: call.sub, location: AKS_BUDGET }, ['AksReads'], false);
+  if (recs.length === 0) throw aksNotFound('managedClusters', cluster, rg);
+  send(call.res, 200, { value: recs.map((r) => r.body) }, headers);
+}

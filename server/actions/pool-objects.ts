@@ -166,7 +166,9 @@ export class PoolObjects {
   private async asoAgentPool(infra: KubeObject, kind: InfraKind): Promise<KubeObject | null | undefined> {
     const version = await this.asoVersion();
     const name = asoAgentPoolObjectName(infra, kind === 'AzureManagedMachinePool' ? 'ammp' : 'asomp');
-    if (version === null || name === null) return version === null ? undefined : null;
+    if (version === null) return undefined;
+    // The name is read from a cluster object: only a Kubernetes object name goes into the field selector.
+    if (name === null || !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name)) return null;
     // A list by name: the collector's read role lists these objects, and the resync needs no more rights. Without it
     // the verdict reads ASO's state as unknown: a resync is not refused for what would only explain it.
     try {

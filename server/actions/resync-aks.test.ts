@@ -6,11 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '@/lib/unstructured';
 import { findByKind, type ResourceDef } from '@/sim/kube/resources';
 import { parseEnv } from '../env';
-import { HttpError } from '../http/route';
 import { answerChecker } from '../testing/openapi';
 import { harness, until, type Harness } from '../testing/sim-harness';
 import { buildResyncService } from './index';
 import { RESYNC_ANNOTATION, type ResyncService } from './resync';
+import { refusal } from '../testing/refusal';
 
 const ASOMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureASOManagedMachinePool') as ResourceDef;
 const AMMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureManagedMachinePool') as ResourceDef;
@@ -77,16 +77,6 @@ async function setup(): Promise<{ h: Harness; svc: ResyncService; post(body: unk
       },
     });
   return { h, svc, post };
-}
-
-async function refusal(p: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof HttpError) return { status: e.status, code: e.code, message: e.message };
-    throw e;
-  }
-  throw new Error('expected the request to be refused');
 }
 
 const annotation = (o: KubeObject) => o.metadata?.annotations?.[RESYNC_ANNOTATION];

@@ -15,6 +15,7 @@ import { answerChecker } from '../testing/openapi';
 import { harness, until, type Harness } from '../testing/sim-harness';
 import { buildResyncService } from './index';
 import { RESYNC_ANNOTATION, type ResyncService } from './resync';
+import { refusal } from '../testing/refusal';
 
 const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
 const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef;
@@ -117,16 +118,6 @@ function checked(svc: ResyncService): ResyncService {
     run: (ref: Parameters<ResyncService['run']>[0], req: Request) => check('POST', svc.run(ref, req)),
     status: (...args: Parameters<ResyncService['status']>) => check('GET', svc.status(...args)),
   });
-}
-
-async function refusal(p: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof HttpError) return { status: e.status, code: e.code, message: e.message };
-    throw e;
-  }
-  throw new Error('expected the request to be refused');
 }
 
 const listOf = (o: KubeObject) => (o.spec as { providerIDList?: string[] }).providerIDList ?? [];

@@ -142,6 +142,21 @@ describe('AKS operator scenarios in the living simulator', () => {
     for (const name of ['ammp', 'asomp']) await when(h, name, 'back', settledAt(3), 60_000);
   }, 120_000);
 
+  it("K9: an ASO pool's Nodes relabelled: CAPZ lists none, CAPI keeps the old list, said as such", async () => {
+    const h = await start('k09-aks-nodes-unmapped.yaml', 4);
+    // CAPZ's next reconcile lists no Node; CAPI keeps the MachinePool's 3.
+    const p = await when(
+      h,
+      'asomp',
+      'the Nodes unmapped, the infra list empty',
+      (x) =>
+        x.lists.amp?.count === 0 &&
+        Boolean(finding(x, 'aks-nodes-unmapped')?.summary.includes("No Node carries agent pool jobs's label")),
+    );
+    expect(p.lists.mp.count).toBe(3);
+    expect(p.drift.filter((d) => d.kind.startsWith('ghost-'))).toEqual([]);
+  }, 90_000);
+
   it('K10: a paused cluster: nothing moves in CAPI or CAPZ while AKS does, and resync is refused', async () => {
     const h = await start('k10-aks-paused.yaml', 4);
     const p = await when(

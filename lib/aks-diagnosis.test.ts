@@ -1,6 +1,6 @@
 // The AKS operator scenarios (docs/domain.md, "AKS operator scenarios", K1–K10, and "What a resync can and cannot
 // do for AKS pools"): each state as the objects would stand, and what the diagnosis and the verdict say of it.
-// K7 (a perpetual diff that makes the pool flap) needs the pool's history, which one analysis does not have.
+// K7 (a perpetual diff that makes the pool flap) is told from the drops each analysis takes over from the one before.
 
 import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
@@ -208,6 +208,58 @@ describe('K4: an upgrade waits for the control plane', () => {
     expect(finding(d, 'aks-operation').summary).toMatch(/waits for the control plane to reach Kubernetes 1\.34/);
     expect(codes(d)).not.toContain('readiness-gate-frozen');
     expect(codes(d)).not.toContain('gate-closed');
+  });
+});
+
+describe('K7: a perpetual diff makes the pool flap', () => {
+  const ready: AksPoolSpec = {
+    flavour: 'aks-managed',
+    mpList: [0, 1],
+    aso: { ready: READY, state: { count: 2 } },
+    live: { count: 2 },
+  };
+  const writing: AksPoolSpec = {
+    ...ready,
+    infraReady: false,
+    aso: { ready: RECONCILING, state: { count: 2 }, generationBehind: true },
+    live: { count: 2, provisioningState: 'Updating' },
+  };
+
+  /** The pool analysed once a minute through `specs`, each analysis taking over the one before. */
+  function play(specs: AksPoolSpec[], from = Date.parse(AT)) {
+    let prev: PoolDetail | null = null;
+    const out: PoolDetail[] = [];
+    specs.forEach((spec, i) => {
+      prev = analyzePool(buildAksPool(spec), { now: new Date(from + i * 60_000).toISOString(), previous: prev });
+      out.push(prev);
+    });
+    return out;
+  }
+  const flaps = (n: number) => Array.from({ length: n }, () => [ready, writing]).flat();
+
+  it('is a loop from the sixth drop within the hour, and a resync is said to make it worse', () => {
+    const run = play(flaps(6));
+    const fifth = run[9] as PoolDetail;
+    expect(fifth.summary.readyDrops).toHaveLength(5);
+    expect(codes(fifth)).not.toContain('aks-update-loop');
+    const sixth = run[11] as PoolDetail;
+    const loop = finding(sixth, 'aks-update-loop');
+    expect(loop.summary).toBe(
+      'The AzureManagedMachinePool keeps going not ready and ready again: CAPZ rewrites agent pool pool1 at every reconcile, a perpetual update loop.',
+    );
+    expect(loop.detail).toMatch(/^It went not ready 6 times in the last hour/);
+    expect(loop.since).toBe(run[1]?.at);
+    expect(sixth.verdict.reconcile).toMatchObject({ canHelp: false, reason: expect.stringMatching(/one more write/) });
+    expect(sixth.verdict.recommended).toBeNull();
+  });
+
+  it('ends when the drops leave the hour, and a steady pool records none', () => {
+    const run = play([...flaps(6), ...Array.from({ length: 61 }, () => ready)]);
+    expect(codes(run[12] as PoolDetail)).toContain('aks-update-loop');
+    const last = run.at(-1) as PoolDetail;
+    expect(codes(last)).not.toContain('aks-update-loop');
+    expect(last.summary.readyDrops).toBeUndefined();
+    expect(play([ready, ready, ready]).at(-1)?.summary.readyDrops).toBeUndefined();
   });
 });
 

@@ -4,6 +4,7 @@
 
 import type { DriftItem, ResyncVerdict } from './api-types';
 import { aksFactsOf, type AksFacts } from './findings/aks-context';
+import { FLAP_THRESHOLD } from './flapping';
 import { gateClosed, listDiff } from './pool-lists';
 import type { PoolModel } from './pool-model';
 
@@ -19,9 +20,20 @@ function closedReason(a: AksFacts): string {
   return `The ${a.infraKind} is not ready: a reconcile re-runs CAPZ and CAPI, but cannot get past CAPI's readiness gate.`;
 }
 
-function reconcileOption(model: PoolModel, drift: readonly DriftItem[], a: AksFacts): ResyncVerdict['reconcile'] {
+function reconcileOption(
+  model: PoolModel,
+  drift: readonly DriftItem[],
+  a: AksFacts,
+  readyDrops: number,
+): ResyncVerdict['reconcile'] {
   const has = (kind: DriftItem['kind']) => drift.some((d) => d.kind === kind);
   const { add, remove } = listDiff(model);
+  if (readyDrops >= FLAP_THRESHOLD)
+    return {
+      allowed: true,
+      canHelp: false,
+      reason: `The ${a.infraKind} went not ready ${readyDrops} times in the last hour: CAPZ rewrites the agent pool at every reconcile, so a reconcile is one more write to AKS and one more not-ready window.`,
+    };
   if (model.workload.state === 'unreachable')
     return {
       allowed: true,
@@ -66,10 +78,17 @@ function reconcileOption(model: PoolModel, drift: readonly DriftItem[], a: AksFa
  * The verdict on an AKS pool: a reconcile trigger on its infra object and MachinePool, never a list copy. `blocked`:
  * why poolscope will not resync the pool at all (lib/verdict's refusal, shared by every kind), or null.
  */
-export function aksResyncVerdict(model: PoolModel, drift: readonly DriftItem[], blocked: string | null): ResyncVerdict {
+export function aksResyncVerdict(
+  model: PoolModel,
+  drift: readonly DriftItem[],
+  blocked: string | null,
+  readyDrops = 0,
+): ResyncVerdict {
   const a = aksFactsOf(model) as AksFacts;
   const { add, remove } = listDiff(model);
-  const reconcile = blocked ? { allowed: false, canHelp: false, reason: blocked } : reconcileOption(model, drift, a);
+  const reconcile = blocked
+    ? { allowed: false, canHelp: false, reason: blocked }
+    : reconcileOption(model, drift, a, readyDrops);
   return {
     recommended: reconcile.allowed && reconcile.canHelp ? 'reconcile' : null,
     reconcile,

@@ -13,6 +13,7 @@ import type {
 } from './api-types';
 import { poolKey } from './api-types';
 import { diagnose } from './diagnosis';
+import { readyDrops } from './flapping';
 import { awaitsAzureRead, computeDrift, countDrift, driftKindsFor } from './drift';
 import { displayId, joinSources, type JoinedId } from './join';
 import type { Condition } from './capi-model';
@@ -26,7 +27,8 @@ export interface AnalyzeOptions {
   /** Evaluation time (RFC 3339). */
   now: string;
   /** The previous result for this pool, to carry `since` of drift items and findings forward. */
-  previous?: Pick<PoolDetail, 'drift' | 'findings'> | null;
+  previous?:
+    (Pick<PoolDetail, 'drift' | 'findings'> & { summary?: Pick<PoolSummary, 'ampReady' | 'readyDrops'> }) | null;
   /** Last change time to report in the summary, when the caller tracks it. */
   lastChange?: string | null;
   /** State of the management-cluster source. */
@@ -162,13 +164,15 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
   const joined = joinSources(model);
   const kinds = joined.map((j) => driftKindsFor(j, model));
   const drift = computeDrift(model, joined, { now: opts.now, previous: opts.previous?.drift }, kinds);
+  const drops = readyDrops(opts.previous?.summary, infraReady(model), opts.now);
   const findings = diagnose(model, joined, drift, {
     now: opts.now,
     previous: opts.previous?.findings,
+    readyDrops: drops,
     ...(opts.kube ? { kube: opts.kube } : {}),
     ...(opts.frozenCriticalAfterMs !== undefined ? { frozenCriticalAfterMs: opts.frozenCriticalAfterMs } : {}),
   });
-  const verdict = resyncVerdict(model, joined, drift, opts.kube);
+  const verdict = resyncVerdict(model, joined, drift, opts.kube, drops.length);
   // Findings come sorted worst first.
   const worst = findings[0] ?? null;
   const summary: PoolSummary = {
@@ -190,6 +194,7 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
     activeFindings: findings
       .filter((f) => f.code !== 'healthy')
       .map((f) => ({ code: f.code, severity: f.severity, since: f.since ?? null })),
+    ...(drops.length ? { readyDrops: drops } : {}),
     lastChange: opts.lastChange ?? null,
   };
   return {

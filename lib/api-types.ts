@@ -133,6 +133,7 @@ export type FindingCode =
   | 'aks-operation'
   | 'aks-replicas-cached'
   | 'aks-nodes-unmapped'
+  | 'aks-update-loop'
   | 'healthy';
 
 export interface Finding {
@@ -404,6 +405,11 @@ export interface PoolSummary {
   /** Every active finding but `healthy`, in short (for metrics and alerts); absent in summaries stored before it. */
   activeFindings?: { code: FindingCode; severity: Severity; since: string | null }[];
   /** Last time anything about this pool changed (RFC 3339), when known. */
+  /**
+   * When the infra object went from ready to not ready within the hour before the analysis, oldest first (at most
+   * 30; lib/flapping). Absent when none did.
+   */
+  readyDrops?: string[];
   lastChange: string | null;
   /**
    * When poolscope saw the MachinePool gone from its management cluster (RFC 3339); absent while it exists. A deleted

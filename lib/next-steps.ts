@@ -124,6 +124,15 @@ function aksNextSteps(code: FindingCode, d: PoolDetail): NextStep[] {
     case 'aks-operation':
     case 'aks-pool-failed':
       return [aso];
+    case 'aks-update-loop':
+      return [
+        aso,
+        {
+          text: 'CAPZ #4116: taints or labels removed from the spec make the pool update forever',
+          href: `${CAPZ_ISSUES}4116`,
+        },
+        { text: "CAPZ #3976: a spot pool's taint makes CAPZ update it at every reconcile", href: `${CAPZ_ISSUES}3976` },
+      ];
     case 'aks-replicas-cached':
       return [{ text: "CAPZ #5985: the MachinePool's replicas follow ASO's cached count", href: `${CAPZ_ISSUES}5985` }];
     case 'aks-nodes-unmapped':

@@ -53,9 +53,10 @@ export function resyncVerdict(
   joined: readonly JoinedId[],
   drift: readonly DriftItem[],
   kube?: SourceState,
+  readyDrops = 0,
 ): ResyncVerdict {
   const blocked = refusal(model, kube);
-  if (model.flavour !== 'self-managed') return aksResyncVerdict(model, drift, blocked);
+  if (model.flavour !== 'self-managed') return aksResyncVerdict(model, drift, blocked, readyDrops);
   const { add, remove } = listDiff(model);
   const closed = gateClosed(model);
   const unreachable = model.workload.state === 'unreachable';

@@ -201,6 +201,14 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
       const s = step.aksBusy;
       if (!world) throw new Error('aksBusy needs controllers: on');
       world.aksBusy(s.cluster, s.namespace ?? 'default', s.name, s.state, s.seconds);
+    } else if ('aksControlPlane' in step) {
+      const s = step.aksControlPlane;
+      if (!world) throw new Error('aksControlPlane needs controllers: on');
+      world.aksControlPlane(s.cluster, s.namespace ?? 'default', s.name, s.version, s.seconds);
+    } else if ('aksPerpetualDiff' in step) {
+      const s = step.aksPerpetualDiff;
+      if (!world) throw new Error('aksPerpetualDiff needs controllers: on');
+      world.aksPerpetualDiff(s.cluster, s.namespace ?? 'default', s.name, s.enabled);
     } else if ('aksFailWrites' in step) {
       const s = step.aksFailWrites;
       if (!world) throw new Error('aksFailWrites needs controllers: on');

@@ -8,6 +8,7 @@ import { gateClosed, infraReady } from '../pool-lists';
 import { isPaused } from '../pool-model';
 import { asSentence, FROZEN_CRITICAL_AFTER_MS, type Context, type Draft } from './context';
 import { aksNotReadyCause, type AksFacts } from './aks-context';
+import { FLAP_THRESHOLD, FLAP_WINDOW_MS } from '../flapping';
 
 /** An error text from AKS or ASO, cut to a length a headline can carry. */
 function short(text: string | null, max = 240): string {
@@ -105,6 +106,15 @@ export function aksPoolFailed(c: Context): Draft | null {
   };
 }
 
+/** The version the agent pool is being upgraded to and from, when AKS (or ASO's copy) says one is asked. */
+function upgradeOf(a: AksFacts): { from: string; to: string } | null {
+  const pool = a.live ?? a.aso?.cached;
+  const to = pool?.orchestratorVersion;
+  const from = pool?.currentOrchestratorVersion;
+  if (!to || !from || to === from) return null;
+  return { from: short(from, 32), to: short(to, 32) };
+}
+
 /** What kind of operation runs: a version ASO waits for, a change ASO applies, or AKS's own (K1, K4, K6). */
 function operationKind(a: AksFacts): { summary: string; detail: string } {
   const message = a.aso?.ready?.message ?? '';
@@ -113,6 +123,12 @@ function operationKind(a: AksFacts): { summary: string; detail: string } {
     return {
       summary: `ASO waits for the control plane to reach Kubernetes ${short(version[1] as string, 32)} before it upgrades agent pool ${a.poolName}`,
       detail: `ASO upgrades an agent pool only after its cluster's control plane: ${asSentence(short(message, 400))}`,
+    };
+  const upgrade = upgradeOf(a);
+  if (upgrade && (a.asoReady === 'reconciling' || a.asoBehind || a.operation))
+    return {
+      summary: `AKS is upgrading agent pool ${a.poolName} from Kubernetes ${upgrade.from} to ${upgrade.to}${a.operation ? ` (${a.operation.from === 'AKS' ? 'AKS' : "ASO's copy"}: ${short(a.operation.state, 64)})` : ''}`,
+      detail: `AKS upgrades the pool's nodes a few at a time: it adds surge nodes, drains and reimages the others, then removes the surge. CAPI's view of the pool stays as it was before the upgrade for all of it; the surge nodes never reach the MachinePool's list.`,
     };
   if (a.asoReady === 'reconciling' || a.asoBehind)
     return {
@@ -151,6 +167,33 @@ export function aksOperation(c: Context): Draft | null {
     suggestedAction:
       "None: it ends when ASO reports the agent pool Ready (an AzureManagedMachinePool re-checks every 20 s). A resync cannot shorten it. Do not change ASO's agent pool object: that can make ASO write to AKS.",
     ...asoFalseSince(a),
+  };
+}
+
+/** Drops within the flapping span before `now`, oldest first. */
+function dropsInWindow(c: Context): string[] {
+  return (c.opts.readyDrops ?? []).filter((t) => c.nowMs - Date.parse(t) < FLAP_WINDOW_MS);
+}
+
+/**
+ * A perpetual update loop (K7): CAPZ's desired agent pool never matches ASO's object, so CAPZ writes it at every
+ * reconcile, each write an AKS PUT, and the infra object goes not ready each time.
+ */
+export function aksUpdateLoop(c: Context): Draft | null {
+  const { model, aks: a } = c;
+  const drops = dropsInWindow(c);
+  if (!a || drops.length < FLAP_THRESHOLD) return null;
+  const generation = a.aso?.generation != null ? ` (its generation is ${a.aso.generation} now)` : '';
+  const capz = model.capzVersion ? ` CAPZ here is ${short(model.capzVersion, 32)}.` : '';
+  return {
+    code: 'aks-update-loop',
+    severity: 'warning',
+    // The count is in the detail: a summary that changed at every drop would be a new entry in the pool's history.
+    summary: `The ${a.infraKind} keeps going not ready and ready again: CAPZ rewrites agent pool ${a.poolName} at every reconcile, a perpetual update loop.`,
+    detail: `It went not ready ${drops.length} times in the last hour (poolscope counts the drops it saw; two between its analyses count as one). Each time CAPZ finds the agent pool it wants different from ASO's object${generation}, it writes it; ASO puts it to AKS, and the ${a.infraKind} is not ready until AKS is done. So CAPI's gate closes at every write, the MachinePool's InfrastructureReady flaps and its phase goes between Running and Provisioned, and each write spends AKS's agent pool PUT budget. Known causes: a spot pool's taint and label (CAPZ #3976), taints or labels taken out of the spec (CAPZ #4116), and tags Azure Policy rewrites (as for AzureMachinePools in CAPZ #5019).${capz}`,
+    suggestedAction:
+      "Find the field CAPZ and AKS disagree on (compare ASO's agent pool object across two writes) and set it in the pool's spec as AKS keeps it, or upgrade CAPZ to a release with the fix. Do not resync: a reconcile is one more write.",
+    derivedSince: drops[0] as string,
   };
 }
 
@@ -243,6 +286,7 @@ export function aksUnread(c: Context): Draft | null {
 /** Findings that say why an AKS infra object is not ready: gate-closed would only repeat them. */
 const EXPLAINS_NOT_READY: readonly FindingCode[] = [
   'readiness-gate-frozen',
+  'aks-update-loop',
   'aks-pool-failed',
   'aks-operation',
   'aks-nodes-unmapped',

@@ -25,6 +25,8 @@ export interface DiagnosisOptions {
   previous?: readonly Finding[] | null;
   /** How poolscope reads the management cluster (ok when not given). */
   kube?: SourceState;
+  /** When the infra object went not ready within the last hour (lib/flapping). */
+  readyDrops?: readonly string[];
 }
 
 /** A finding before its `since` is settled; `warnFor`: a warning for that long from its start, then critical. */

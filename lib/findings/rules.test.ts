@@ -31,6 +31,7 @@ const ALL: Record<FindingCode, true> = {
   'aks-operation': true,
   'aks-replicas-cached': true,
   'aks-nodes-unmapped': true,
+  'aks-update-loop': true,
   healthy: true,
 };
 
@@ -45,6 +46,7 @@ describe('the rules', () => {
       'case-mismatch',
       'other-scale-set-ids',
       'paused',
+      'aks-update-loop',
       'aks-operation',
       'aks-nodes-unmapped',
       'vmss-failed',
@@ -83,6 +85,7 @@ describe('the rules', () => {
       'aks-pool-failed',
       'case-mismatch',
       'paused',
+      'aks-update-loop',
       'aks-operation',
       'aks-nodes-unmapped',
       'azure-unread',

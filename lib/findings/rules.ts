@@ -13,6 +13,7 @@ import {
   aksPoolFailed,
   aksReplicasCached,
   aksUnread,
+  aksUpdateLoop,
 } from './aks';
 import {
   azureUnread,
@@ -71,6 +72,8 @@ export const AKS_RULES: readonly Rule[] = [
   { code: 'aks-pool-failed', find: aksPoolFailed },
   { code: 'case-mismatch', find: caseMismatch },
   { code: 'paused', find: paused },
+  // The loop first: each of its writes is an operation, and the loop is what to fix.
+  { code: 'aks-update-loop', find: aksUpdateLoop },
   { code: 'aks-operation', find: aksOperation },
   { code: 'aks-nodes-unmapped', find: aksNodesUnmapped },
   { code: 'azure-unread', find: aksUnread },

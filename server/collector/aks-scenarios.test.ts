@@ -5,6 +5,7 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PoolDetail } from '@/lib/api-types';
+import { Scheduler } from '../azure/scheduler';
 import { harness, until, type Harness } from '../testing/sim-harness';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -38,9 +39,16 @@ async function when(h: Harness, name: string, what: string, ok: (p: PoolDetail) 
   }
 }
 
-async function start(scenario: string, speed: number): Promise<Harness> {
+/**
+ * The scenario read by a collector in mgmt-aks. `fastSeconds`: its fast lane; the harness's half a second would
+ * spend a scale set's own budget (60 reads per 3 minutes) in a scenario that keeps a pool moving for a minute.
+ */
+async function start(scenario: string, speed: number, fastSeconds?: number): Promise<Harness> {
   const h = await harness(cleanups, scenario, speed);
-  await h.start({ contexts: ['mgmt-aks'] });
+  await h.start({
+    contexts: ['mgmt-aks'],
+    ...(fastSeconds ? { scheduler: new Scheduler({ fastSeconds, slowSeconds: 6, budgetShare: 0.5 }) } : {}),
+  });
   return h;
 }
 
@@ -93,6 +101,35 @@ describe('AKS operator scenarios in the living simulator', () => {
     await when(h, 'user', "ASO's count caught up", (p) => p.summary.replicas.desired === 5, 60_000);
   }, 120_000);
 
+  it('K4: an upgrade waits for the control plane, then AKS upgrades the pools; the gate closed throughout', async () => {
+    const h = await start('k04-aks-upgrade.yaml', 4, 2);
+    for (const name of ['ammp', 'asomp']) {
+      const waiting = await when(h, name, 'ASO waiting for the control plane', (p) =>
+        Boolean(
+          finding(p, 'aks-operation')?.summary.includes('waits for the control plane to reach Kubernetes 1.34.1'),
+        ),
+      );
+      expect(waiting.summary.ampReady).toBe(false);
+      expect(finding(waiting, 'aks-operation')?.severity).toBe('warning');
+      expect(codes(waiting)).not.toContain('aks-pool-failed');
+      expect(waiting.verdict.reconcile.canHelp).toBe(false);
+    }
+    for (const name of ['ammp', 'asomp']) {
+      const upgrading = await when(h, name, 'AKS upgrading', (p) =>
+        Boolean(finding(p, 'aks-operation')?.summary.includes('upgrading agent pool')),
+      );
+      expect(finding(upgrading, 'aks-operation')?.summary).toMatch(/from Kubernetes 1\.33\.2 to 1\.34\.1/);
+      expect(upgrading.summary.ampReady).toBe(false);
+      expect(upgrading.verdict.reconcile.canHelp).toBe(false);
+    }
+    // The surge VM seen by poolscope and not by CAPI: the freeze is the upgrade's, expected.
+    const surge = await when(h, 'ammp', 'the surge VM', (p) =>
+      p.drift.some((d) => d.kind === 'missing-from-machinepool'),
+    );
+    expect(finding(surge, 'readiness-gate-frozen')?.cause).toBe('aks-operation');
+    for (const name of ['ammp', 'asomp']) await when(h, name, 'settled after the upgrade', settledAt(3), 90_000);
+  }, 180_000);
+
   it('K5: a scale that fails in AKS keeps the gate closed, chained to AKS’s error, until AKS succeeds', async () => {
     const h = await start('k05-aks-scale-failed.yaml', 6);
     for (const name of ['ammp', 'asomp']) {
@@ -128,6 +165,18 @@ describe('AKS operator scenarios in the living simulator', () => {
     expect(blocked.summary.ampReady).toBe(false);
     expect(codes(blocked)).not.toContain('aks-pool-failed');
     await when(h, 'asomp', 'settled after the operation', settledAt(3), 60_000);
+  }, 120_000);
+
+  it('K7: a perpetual diff: the pool flaps, poolscope calls it a loop and advises against a resync', async () => {
+    const h = await start('k07-aks-perpetual-diff.yaml', 6, 2);
+    const p = await when(h, 'spot', 'the loop seen', (x) => Boolean(finding(x, 'aks-update-loop')), 90_000);
+    expect(finding(p, 'aks-update-loop')?.summary).toMatch(
+      /^The AzureManagedMachinePool keeps going not ready and ready again: CAPZ rewrites agent pool spot/,
+    );
+    expect(finding(p, 'aks-update-loop')?.detail).toMatch(/^It went not ready \d+ times in the last hour/);
+    expect(p.summary.readyDrops?.length).toBeGreaterThanOrEqual(6);
+    expect(p.verdict.reconcile).toMatchObject({ canHelp: false, reason: expect.stringMatching(/one more write/) });
+    expect(codes(p)).not.toContain('aks-pool-failed');
   }, 120_000);
 
   it('K8: the AKS cluster unreachable: the ASO pool not ready, the AMMP ready, both said to be unreachable', async () => {

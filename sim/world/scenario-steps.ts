@@ -22,11 +22,19 @@ const STEP_FIELDS = {
   aksAutoscale: ['cluster', 'name', 'count'],
   aksFailWrites: ['cluster', 'name', 'code'],
   aksBusy: ['cluster', 'name', 'state', 'seconds'],
+  aksControlPlane: ['cluster', 'name', 'version', 'seconds'],
+  aksPerpetualDiff: ['cluster', 'name', 'enabled'],
 } as const;
 type StepKind = keyof typeof STEP_FIELDS;
 const STEP_KINDS = Object.keys(STEP_FIELDS) as StepKind[];
 /** Actions on living AKS pools (sim/world/world-aks.ts). */
-const AKS_STEPS: readonly StepKind[] = ['aksAutoscale', 'aksFailWrites', 'aksBusy'];
+const AKS_STEPS: readonly StepKind[] = [
+  'aksAutoscale',
+  'aksFailWrites',
+  'aksBusy',
+  'aksControlPlane',
+  'aksPerpetualDiff',
+];
 /** Actions on any cluster's objects (management or workload); the others name a management cluster. */
 const OBJECT_STEPS: readonly StepKind[] = ['apply', 'mergePatch', 'delete'];
 
@@ -94,7 +102,9 @@ export function checkStepPools(scenario: Scenario): void {
       ('nodeJoins' in st && st.nodeJoins) ||
       ('aksAutoscale' in st && st.aksAutoscale) ||
       ('aksFailWrites' in st && st.aksFailWrites) ||
-      ('aksBusy' in st && st.aksBusy);
+      ('aksBusy' in st && st.aksBusy) ||
+      ('aksControlPlane' in st && st.aksControlPlane) ||
+      ('aksPerpetualDiff' in st && st.aksPerpetualDiff);
     if (!ref) continue;
     const exists =
       (scenario.management.get(ref.cluster) ?? []).some(

@@ -42,6 +42,10 @@ export type Step =
   | { at: number; line: number; aksFailWrites: PoolRef & { code: string | null; message?: string } }
   /** AKS's own operation (`state`, e.g. Upgrading) on the pool for `seconds` (simulated). */
   | { at: number; line: number; aksBusy: PoolRef & { state: string; seconds: number } }
+  /** The control plane of the pool's AKS cluster upgrades to `version`, reaching it after `seconds` (simulated). */
+  | { at: number; line: number; aksControlPlane: PoolRef & { version: string; seconds: number } }
+  /** CAPZ's desired agent pool never matches ASO's object, so CAPZ writes it at every reconcile (K7), or no longer. */
+  | { at: number; line: number; aksPerpetualDiff: PoolRef & { enabled: boolean } }
   | { at: number; line: number; pauseCluster: { cluster: string; namespace?: string; name: string; paused: boolean } }
   | { at: number; line: number; throttle: { subscription: string; seconds: number } }
   | { at: number; line: number; unreachable: { workload: string; unreachable: boolean } };
@@ -61,7 +65,9 @@ export interface Scenario {
   /** Simulated seconds per real second. */
   speed: number;
   /** Simulated seconds for VM provisioning and deletion, Node join and readiness. */
-  delays: Partial<Record<'provision' | 'delete' | 'join' | 'ready' | 'capzRequeue' | 'asoSync' | 'nodeGone', number>>;
+  delays: Partial<
+    Record<'provision' | 'delete' | 'join' | 'ready' | 'capzRequeue' | 'asoSync' | 'aksUpgrade' | 'nodeGone', number>
+  >;
   /** Whether AKS pools move (sim/world/world-aks.ts); else they stand as `aksPools:` put them. */
   aksControllers: boolean;
   management: Map<string, KubeObject[]>;

@@ -43,7 +43,7 @@ const FIELDS = [
   'aksControllers',
   'steps',
 ];
-const DELAYS = ['provision', 'delete', 'join', 'ready', 'capzRequeue', 'asoSync', 'nodeGone'];
+const DELAYS = ['provision', 'delete', 'join', 'ready', 'capzRequeue', 'asoSync', 'aksUpgrade', 'nodeGone'];
 
 export function parseScenario(text: string, file: string, now = Date.now()): Scenario {
   const { root, fail, lineOf } = readYaml(text, file);
@@ -132,7 +132,10 @@ function readDelays(r: Record<string, unknown>, fail: Reader['fail']): Scenario[
   const delays: Scenario['delays'] = {};
   if (r.delays === undefined) return delays;
   if (!isObj(r.delays))
-    fail(['delays'], 'delays maps provision, delete, join, ready, capzRequeue, asoSync and nodeGone to durations');
+    fail(
+      ['delays'],
+      'delays maps provision, delete, join, ready, capzRequeue, asoSync, aksUpgrade and nodeGone to durations',
+    );
   for (const [k, v] of Object.entries(r.delays as Record<string, unknown>)) {
     if (!DELAYS.includes(k)) fail(['delays', k], `unknown delay "${k}" (${DELAYS.join(', ')})`);
     const d = parseDuration(v);

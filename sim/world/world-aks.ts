@@ -4,7 +4,9 @@
 //   a back-off: ASO retries a Failed pool) and its status copies AKS's pool; every AZURE_SYNC_PERIOD it reads AKS
 //   again (ReconciliationBlocked while AKS is busy then);
 // - AKS, on its agent pool: a PUT's count becomes the node resource group scale set's capacity, the pool Scaling
-//   until the scale set holds that many running VMs; a failure set on the pool fails the next PUT;
+//   until the scale set holds that many running VMs; a PUT of a new version Upgrading, with one surge VM, for
+//   `aksUpgrade`; a PUT that changes neither Updating for a few seconds; a failure set on the pool fails the next
+//   PUT. ASO holds a version back while the cluster's control plane has not reached it (ReconciliationBlocked);
 // - CAPZ's AzureManagedMachinePool and AzureASOManagedMachinePool controllers: the count asked of ASO, not ready
 //   while ASO is not done, and only on a whole success the list (an AMMP's from the scale set's VMs, an ASO-MP's
 //   from the labelled Nodes) with ready=true. CAPI's side is world-capi.ts's, as for any pool.
@@ -22,12 +24,50 @@ type Ready = { status: 'True' | 'False'; reason: string; severity?: string; mess
 
 /** ASO's back-off before it writes a Failed agent pool again (simulated ms). */
 const RETRY_MS = 20_000;
+/** How long AKS takes over a PUT that changes neither the count nor the version (simulated ms). */
+const UPDATE_MS = 8_000;
 
 const terminal = (state: unknown) => ['succeeded', 'failed', 'canceled'].includes(String(state).toLowerCase());
 const propsOf = (rec: AgentPoolRecord) => rec.body.properties as Props;
 const readyOf = (o: KubeObject) =>
   ((o.status?.conditions ?? []) as Props[]).find((c) => c.type === 'Ready') as
     (Props & { observedGeneration?: number }) | undefined;
+
+/** A living AKS pool's ASO object, as the world's maps key it. */
+export const asoKey = (pool: Pool) => `${pool.clusterName}/${pool.ns}/${pool.aks?.asoName}`;
+
+/** The managed cluster an agent pool belongs to, by its ARM id (lower-case). */
+export const managedClusterIdOf = (rec: AgentPoolRecord) =>
+  String(rec.body.id)
+    .toLowerCase()
+    .replace(/\/agentpools\/[^/]+$/, '');
+
+/** major.minor of a Kubernetes version, comparable as a number pair; null when not one. */
+function minorOf(v: string): [number, number] | null {
+  const m = /^v?(\d+)\.(\d+)/.exec(v);
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
+const newerMinor = (a: string, b: string) => {
+  const x = minorOf(a);
+  const y = minorOf(b);
+  return !!x && !!y && (x[0] > y[0] || (x[0] === y[0] && x[1] > y[1]));
+};
+
+/**
+ * Why ASO holds the agent pool's version back (ASO's pre-reconcile check): the cluster's control plane upgrading,
+ * or older than the pool asks for. Null: it may go on.
+ */
+function versionHold(w: WorldState, rec: AgentPoolRecord, want: string | undefined): string | null {
+  const cp = w.aksControlPlanes.get(managedClusterIdOf(rec));
+  if (!cp) return null;
+  const mc = managedClusterIdOf(rec).split('/').pop();
+  if (w.now() < cp.at) return `Managed cluster "${mc}" has not reached Kubernetes version "${cp.version}"`;
+  // The pool asks for a newer minor than the control plane has: the same wait, with no end in sight.
+  if (want && newerMinor(want, cp.version))
+    return `Managed cluster "${mc}" has not reached Kubernetes version "${want}"`;
+  return null;
+}
 
 /** ASO and AKS on one pool: ASO's object reconciled against AKS, and AKS's running operation moved on. */
 export function asoAndAks(w: WorldState, pool: Pool): void {
@@ -37,18 +77,28 @@ export function asoAndAks(w: WorldState, pool: Pool): void {
   aso(w, pool, rec);
 }
 
-/** AKS finishes a scale once the scale set holds as many running VMs as the pool counts, none leaving. */
+/**
+ * AKS moves its operation on: its own (or an upgrade) ends at its time, an upgrade giving back its surge VM; a
+ * scale or update ends once the scale set holds as many running VMs as the pool counts.
+ */
 function aksOperation(w: WorldState, pool: Pool, rec: AgentPoolRecord): void {
   const p = propsOf(rec);
   const id = String(rec.body.id).toLowerCase();
   const until = w.aksBusyUntil.get(id);
-  if (until !== undefined && w.now() >= until) {
-    // AKS's own operation is over.
+  if (until !== undefined && w.now() < until) return;
+  if (until !== undefined) {
     w.aksBusyUntil.delete(id);
-    p.provisioningState = 'Succeeded';
+    const upgrade = w.aksUpgrades.get(id);
+    w.aksUpgrades.delete(id);
+    if (upgrade) {
+      // The nodes run the new version; the surge VM goes, and the pool is done once it has.
+      p.currentOrchestratorVersion = upgrade.version;
+      if (pool.rec) w.azure.state.setCapacity(pool.rec, upgrade.count);
+      p.provisioningState = 'Scaling';
+    } else p.provisioningState = 'Succeeded';
     w.azure.state.changed();
   }
-  if (p.provisioningState !== 'Scaling' || !pool.rec) return;
+  if (!['Scaling', 'Updating'].includes(String(p.provisioningState)) || !pool.rec) return;
   const vms = [...pool.rec.vms.values()].map((v) => (v.properties as Props).provisioningState);
   if (vms.length === p.count && vms.every((s) => s === 'Succeeded')) {
     p.provisioningState = 'Succeeded';
@@ -56,17 +106,32 @@ function aksOperation(w: WorldState, pool: Pool, rec: AgentPoolRecord): void {
   }
 }
 
-/** AKS applies a PUT of `count`: Scaling towards it, or Failed with the failure set on the pool. */
-function aksPut(w: WorldState, pool: Pool, rec: AgentPoolRecord, count: number): void {
+/**
+ * AKS applies a PUT of ASO's spec: Upgrading (a new version), Scaling (a new count) or Updating; or Failed with the
+ * failure set on the pool.
+ */
+function aksPut(w: WorldState, pool: Pool, rec: AgentPoolRecord, spec: Props): void {
   const p = propsOf(rec);
-  const failure = w.aksFailures.get(String(rec.body.id).toLowerCase());
+  const id = String(rec.body.id).toLowerCase();
+  const failure = w.aksFailures.get(id);
+  const count = Number(spec.count ?? 0);
+  const version = typeof spec.orchestratorVersion === 'string' ? spec.orchestratorVersion : undefined;
+  const resized = count !== p.count;
   p.count = count;
   if (failure) {
     p.provisioningState = 'Failed';
     p.status = { provisioningError: { ...failure, details: [] } };
-  } else {
-    p.provisioningState = 'Scaling';
+  } else if (version && version !== p.currentOrchestratorVersion) {
+    p.orchestratorVersion = version;
+    p.provisioningState = 'Upgrading';
     delete p.status;
+    w.aksUpgrades.set(id, { version, count });
+    w.aksBusyUntil.set(id, w.now() + w.delays.aksUpgrade * 1000);
+    if (pool.rec) w.azure.state.setCapacity(pool.rec, count + 1);
+  } else {
+    p.provisioningState = resized ? 'Scaling' : 'Updating';
+    delete p.status;
+    if (!resized) w.aksBusyUntil.set(id, w.now() + UPDATE_MS);
     if (pool.rec) w.azure.state.setCapacity(pool.rec, count);
   }
   w.azure.state.changed();
@@ -93,7 +158,7 @@ function blocked(rec: AgentPoolRecord): Ready {
 function aso(w: WorldState, pool: Pool, rec: AgentPoolRecord): void {
   const obj = pool.aks?.aso();
   if (!obj) return;
-  const key = `${pool.clusterName}/${pool.ns}/${pool.aks?.asoName}`;
+  const key = asoKey(pool);
   const now = w.now();
   if (!w.asoSynced.has(key)) w.asoSynced.set(key, now);
   const gen = obj.metadata?.generation ?? 1;
@@ -101,26 +166,34 @@ function aso(w: WorldState, pool: Pool, rec: AgentPoolRecord): void {
   let observed = ready?.observedGeneration ?? gen;
   const skip = obj.metadata?.annotations?.['serviceoperator.azure.com/reconcile-policy'] === 'skip';
   const busy = !terminal(propsOf(rec).provisioningState);
+  const spec = (obj.spec ?? {}) as Props;
+  const hold = versionHold(w, rec, typeof spec.orchestratorVersion === 'string' ? spec.orchestratorVersion : undefined);
+  /** ASO writes the pool to AKS: Reconciling, or AKS's error at once. */
+  const put = (): Ready => {
+    aksPut(w, pool, rec, spec);
+    return propsOf(rec).provisioningState === 'Failed'
+      ? settled(rec)
+      : { status: 'False', reason: 'Reconciling', severity: 'Info' };
+  };
   let next: Ready | null = null;
   if (gen > observed && !skip) {
     if (busy) next = blocked(rec);
+    else if (hold) next = { status: 'False', reason: 'ReconciliationBlocked', severity: 'Warning', message: hold };
     else {
-      aksPut(w, pool, rec, Number((obj.spec as Props | undefined)?.count ?? 0));
+      next = put();
       observed = gen;
-      next =
-        propsOf(rec).provisioningState === 'Failed'
-          ? settled(rec)
-          : { status: 'False', reason: 'Reconciling', severity: 'Info' };
     }
   } else if (ready?.reason === 'Reconciling' || ready?.reason === 'ReconciliationBlocked') {
     if (!busy) next = settled(rec);
-  } else if (ready?.status === 'False' && !busy && !skip && now - (w.asoSynced.get(key) as number) >= RETRY_MS) {
+  } else if (
+    ready?.status === 'False' &&
+    !busy &&
+    !skip &&
+    !hold &&
+    now - (w.asoSynced.get(key) as number) >= RETRY_MS
+  ) {
     // A Failed pool: ASO writes it again after its back-off, and AKS tries again.
-    aksPut(w, pool, rec, Number((obj.spec as Props | undefined)?.count ?? 0));
-    next =
-      propsOf(rec).provisioningState === 'Failed'
-        ? settled(rec)
-        : { status: 'False', reason: 'Reconciling', severity: 'Info' };
+    next = put();
   } else if (now - (w.asoSynced.get(key) as number) >= w.delays.asoSync * 1000) {
     next = busy ? blocked(rec) : settled(rec);
   }
@@ -188,9 +261,10 @@ export function capzAks(w: WorldState, pool: Pool): void {
       ? Boolean(infra.spec?.scaling)
       : (aso.spec as Props | undefined)?.enableAutoScaling === true;
   const cached = (aso.status as Props | undefined)?.count;
-  const desired = autoscaling && typeof cached === 'number' ? cached : Number(mp.spec?.replicas ?? 1);
-  if ((aso.spec as Props | undefined)?.count !== desired) {
-    store.update(R.asoap, ns, a.asoName, { ...aso, spec: { ...(aso.spec ?? {}), count: desired } }, { force: true });
+  const asoSpec = (aso.spec ?? {}) as Props;
+  const want = desiredSpec(mp, asoSpec, autoscaling && typeof cached === 'number' ? cached : null);
+  if (!same(want, asoSpec)) {
+    store.update(R.asoap, ns, a.asoName, { ...aso, spec: want }, { force: true });
     return notReady(w, pool, infra, {
       reason: 'Creating',
       severity: 'Info',
@@ -215,10 +289,52 @@ export function capzAks(w: WorldState, pool: Pool): void {
   }
   const ids = listed(w, pool);
   if (!ids) return notReady(w, pool, infra, { reason: 'Failed', severity: 'Error', message: 'members not found' });
+  perpetualDiff(w, pool, aso);
   const replicas = a.flavour === 'aks-managed' ? ids.length : Number(cached ?? ids.length);
   writeInfra(w, pool, infra, { list: ids, replicas, ready: true, agentPools: { status: 'True' } });
   if (autoscaling && typeof cached === 'number') managedReplicas(pool, mp, cached);
 }
+
+/**
+ * What CAPZ asks of ASO: the MachinePool's count (ASO's cached one while AKS's autoscaler owns it) and its version
+ * (CAPZ's AzureManagedMachinePool takes the higher of it and the control plane's auto-upgrade version; no
+ * auto-upgrade here).
+ */
+function desiredSpec(mp: KubeObject, spec: Props, autoscaled: number | null): Props {
+  const count = autoscaled ?? Number(mp.spec?.replicas ?? 1);
+  const version = (mp.spec?.template as { spec?: { version?: unknown } } | undefined)?.spec?.version;
+  return {
+    ...spec,
+    count,
+    ...(typeof version === 'string' ? { orchestratorVersion: version.replace(/^v/, '') } : {}),
+  };
+}
+
+/**
+ * A perpetual diff (K7): CAPZ's desired agent pool never matches ASO's object (a spot taint AKS adds and CAPZ
+ * takes away, CAPZ #3976 and #4116), so CAPZ writes it again at its next reconcile, every `capzRequeue`. CAPZ
+ * judges readiness by the object as it found it (Ready), so the pool is ready until ASO takes the write up.
+ */
+function perpetualDiff(w: WorldState, pool: Pool, aso: KubeObject): void {
+  const key = asoKey(pool);
+  if (!w.aksPerpetualDiff.has(key)) return;
+  const last = w.lastDiffWrite.get(key) ?? 0;
+  if (w.now() - last < w.delays.capzRequeue * 1000) return;
+  w.lastDiffWrite.set(key, w.now());
+  const spec = (aso.spec ?? {}) as Props;
+  const taints = Array.isArray(spec.nodeTaints) && spec.nodeTaints.length ? [] : [SPOT_TAINT];
+  pool.store.update(
+    R.asoap,
+    pool.ns,
+    String(aso.metadata?.name),
+    { ...aso, spec: { ...spec, nodeTaints: taints } },
+    {
+      force: true,
+    },
+  );
+}
+
+const SPOT_TAINT = 'kubernetes.azure.com/scalesetpriority=spot:NoSchedule';
 
 /** The members CAPZ lists on success: an AMMP its scale set's VMs, an ASO-MP its labelled Nodes (null: cannot). */
 function listed(w: WorldState, pool: Pool): string[] | null {

@@ -34,6 +34,8 @@ export interface WorldDelays {
   capzRequeue: number;
   /** ASO's periodic re-read of each agent pool from AKS (AZURE_SYNC_PERIOD, 1 h by default in ASO). */
   asoSync: number;
+  /** How long AKS takes to upgrade an agent pool's nodes to a new Kubernetes version (surge, drain, reimage). */
+  aksUpgrade: number;
   /**
    * How long a Node outlives its VM: its kubelet gone, the node lifecycle controller marks it Ready=Unknown
    * after its grace period (~40 s), and cloud-provider-azure's cloud node lifecycle controller, which checks
@@ -49,6 +51,7 @@ const DEFAULT_DELAYS: WorldDelays = {
   ready: 10,
   capzRequeue: 30,
   asoSync: 3600,
+  aksUpgrade: 120,
   nodeGone: 45,
 };
 
@@ -78,6 +81,17 @@ export class WorldState {
   readonly aksFailures = new Map<string, { code: string; message: string }>();
   /** AKS agent pools (by ARM id, lower-case) busy with an operation of AKS's own until then (simulated ms). */
   readonly aksBusyUntil = new Map<string, number>();
+  /** AKS agent pools (by ARM id, lower-case) upgrading: to which version, and the count to return to after surge. */
+  readonly aksUpgrades = new Map<string, { version: string; count: number }>();
+  /**
+   * AKS control planes (by managed cluster ARM id, lower-case) told to upgrade: the version, and when they reach it
+   * (simulated ms). A control plane not here is at least as new as its pools.
+   */
+  readonly aksControlPlanes = new Map<string, { version: string; at: number }>();
+  /** ASO agent pool objects (by key, as asoSynced) CAPZ rewrites at every reconcile: a perpetual diff (K7). */
+  readonly aksPerpetualDiff = new Set<string>();
+  /** When CAPZ last rewrote each of those (simulated ms). */
+  readonly lastDiffWrite = new Map<string, number>();
   /** Workload clusters whose API the management controllers cannot reach (a world event). */
   readonly unreachable = new Set<string>();
   /** Scale sets whose new VMs never get a Node (a world event). */

@@ -14,7 +14,7 @@ import { capz } from './world-capz';
 import { deleteMachinePool } from './world-deletion';
 import { nodes } from './world-nodes';
 import { R } from './world-objects';
-import { asoAndAks, capzAks } from './world-aks';
+import { asoAndAks, asoKey, capzAks, managedClusterIdOf } from './world-aks';
 import { resolveAks } from './world-aks-pool';
 import { aksCapzDone, aksCapzDue, capiDue, capzDone, capzDue, resolve, type Pool } from './world-pool';
 import { WorldState, type WorldOptions } from './world-state';
@@ -122,6 +122,23 @@ export class World {
     (rec.body.properties as Record<string, unknown>).provisioningState = state;
     this.w.aksBusyUntil.set(String(rec.body.id).toLowerCase(), this.w.now() + seconds * 1000);
     this.w.azure.state.changed();
+  }
+
+  /**
+   * The control plane of the pool's AKS cluster upgrades to `version` and reaches it after `seconds`; ASO holds the
+   * cluster's pools back meanwhile (K4 of docs/domain.md, "AKS operator scenarios").
+   */
+  aksControlPlane(cluster: string, ns: string, name: string, version: string, seconds: number): void {
+    const rec = this.aksPoolOf(cluster, ns, name).aks.agentPoolRec();
+    if (!rec) throw new Error(`MachinePool ${ns}/${name} has no AKS agent pool yet`);
+    this.w.aksControlPlanes.set(managedClusterIdOf(rec), { version, at: this.w.now() + seconds * 1000 });
+  }
+
+  /** CAPZ writes the pool's ASO agent pool at every reconcile from now on (a perpetual diff, K7), or no longer. */
+  aksPerpetualDiff(cluster: string, ns: string, name: string, enabled: boolean): void {
+    const key = asoKey(this.aksPoolOf(cluster, ns, name));
+    if (enabled) this.w.aksPerpetualDiff.add(key);
+    else this.w.aksPerpetualDiff.delete(key);
   }
 
   /** AKS fails each write to the pool's agent pool with `failure` from now on, or (null) no longer. */

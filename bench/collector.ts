@@ -55,11 +55,12 @@ async function measuringEntry(loader: string, profiling: boolean): Promise<strin
   return [outfile];
 }
 
-/** How many pools a fleet spec (`<clusters>x<pools>x<instances>,…`) has. */
+/** How many pools a fleet spec (`<clusters>x<pools>x<instances>,…[,aks=N]`) has, AKS pools included. */
 function poolsOf(fleet: string): number {
   const m = /^(\d+)x(\d+)x\d+/.exec(fleet);
   if (!m) throw new Error(`POOLSCOPE_BENCH_FLEET: expected <clusters>x<pools>x<instances>, got ${fleet}`);
-  return Number(m[1]) * Number(m[2]);
+  const aks = Number(/,aks=(\d+)/.exec(fleet)?.[1] ?? 0);
+  return Number(m[1]) * (Number(m[2]) + aks);
 }
 
 export async function benchCollector(): Promise<Record<string, unknown>> {

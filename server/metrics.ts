@@ -328,7 +328,7 @@ export function createMetrics(
       ['vmss_get', c.azure.calls.vmssGet],
       ['vm_list', c.azure.calls.vmList],
       ['instance_view', c.azure.calls.instanceView],
-      ['agent_pool_get', c.azure.calls.agentPoolGet],
+      ['agent_pool_list', c.azure.calls.agentPoolList],
     ] as const)
       azureCalls.inc({ operation }, n);
     for (const [subscription, n] of c.azure.throttledBySubscription) azureThrottled.inc({ subscription }, n);

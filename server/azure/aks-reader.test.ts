@@ -12,7 +12,14 @@ import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import { findUpstreamDir } from '@/sim/kube/crd-schema';
 import { generateTls } from '@/sim/kube/tls';
 import { SimAzureServer } from '@/sim/azure/server';
-import { agentPoolRefOf, AksReader, type AgentPoolRef } from './aks-reader';
+import {
+  agentPoolRefOf,
+  AksReader,
+  managedClusterIdOf,
+  managedClusterRefOf,
+  type AgentPoolRef,
+  type ManagedClusterRef,
+} from './aks-reader';
 
 const az = DEFAULT_AZURE;
 const ref = (name: string, cluster = 'aks-weu'): AgentPoolRef =>
@@ -47,6 +54,20 @@ describe('agentPoolRefOf', () => {
       good.replace(az.subscriptionId, 'not-a-subscription'),
     ])
       expect(agentPoolRefOf(bad), String(bad)).toBeNull();
+  });
+});
+
+describe('managedClusterIdOf and managedClusterRefOf', () => {
+  it("name an agent pool's managed cluster, one id for the pools of one cluster whatever their case", () => {
+    const a = managedClusterIdOf(ref('user'));
+    expect(a).toBe(managedClusterIdOf(ref('JOBS')));
+    expect(managedClusterRefOf(a)).toEqual({
+      subscriptionId: az.subscriptionId,
+      resourceGroup: az.resourceGroup.toLowerCase(),
+      cluster: 'aks-weu',
+    });
+    for (const bad of [`${a}/agentPools/user`, a.replace('/aks-weu', '/..'), `${a}?x=1`, 'aks-weu'])
+      expect(managedClusterRefOf(bad), bad).toBeNull();
   });
 });
 
@@ -130,6 +151,20 @@ describe('AksReader against the simulated ARM', () => {
       if (r.state === 'ok') expect(normaliseAgentPool(r.agentPool)).toEqual(normaliseAgentPool({ ...body, id }));
     },
   );
+
+  it("lists a managed cluster's agent pools with one call, by name, as lib/ reads each", async () => {
+    server.state.putAgentPool(makeAgentPool({ cluster: 'aks-weu', name: 'jobs', state: { count: 2 } }));
+    const cluster = managedClusterRefOf(managedClusterIdOf(ref('user'))) as ManagedClusterRef;
+    const r = await reader.list(cluster);
+    expect(r).toMatchObject({ state: 'ok', calls: 1 });
+    if (r.state !== 'ok') return;
+    expect([...r.agentPools.keys()].sort()).toEqual(['jobs', 'user']);
+    expect(normaliseAgentPool(r.agentPools.get('user') as Record<string, unknown>)).toEqual(normaliseAgentPool(stored));
+    const none = await reader.list({ ...cluster, cluster: 'aks-none' });
+    expect(none).toMatchObject({ state: 'not-found', calls: 1 });
+    server.addFault({ operation: 'agentPools.list', kind: 'error', status: 429, retryAfterSeconds: 9, count: 1 });
+    expect(await reader.list(cluster)).toMatchObject({ state: 'throttled', retryAfterSeconds: 9 });
+  });
 
   it('says not found for an agent pool AKS does not have', async () => {
     const r = await reader.read(ref('gone'));

@@ -1,7 +1,8 @@
 import 'server-only';
-// Reads one AKS agent pool (`GET …/managedClusters/{mc}/agentPools/{pool}`) through @azure/arm-containerservice, as
-// the plain REST-shaped object lib/ reads (never an SDK model), with the rate-limit headers of the answer. One GET per
-// read, and never a write: poolscope only looks at AKS (docs/security.md).
+// Reads AKS agent pools through @azure/arm-containerservice, as the plain REST-shaped objects lib/ reads (never an SDK
+// model), with the rate-limit headers of the answer: a managed cluster's pools with one list (the collector's reads,
+// one call for all of a cluster's pools), or one pool with a GET (a resync's fresh look). Never a write: poolscope only
+// looks at AKS (docs/security.md).
 
 import { ContainerServiceClient } from '@azure/arm-containerservice';
 import type { TokenCredential } from '@azure/core-auth';
@@ -13,6 +14,24 @@ export interface AgentPoolRef {
   cluster: string;
   name: string;
 }
+
+/** A managed cluster, by the parts of its ARM id. */
+export interface ManagedClusterRef {
+  subscriptionId: string;
+  resourceGroup: string;
+  cluster: string;
+}
+
+/** A managed cluster's agent pools by name (lower-case), as one list answered them. */
+export type AgentPoolsRead = (
+  | { state: 'ok'; agentPools: Map<string, Record<string, unknown>>; readAt: string; remaining: Record<string, number> }
+  | { state: 'not-found'; error: string }
+  | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
+  | { state: 'unreachable'; error: string }
+) & { calls: number };
+
+/** AKS allows 100 agent pools a cluster: a list that goes on past this is not read further. */
+const MAX_LISTED = 1000;
 
 export type AgentPoolRead = (
   | { state: 'ok'; agentPool: Record<string, unknown>; readAt: string; remaining: Record<string, number> }
@@ -40,6 +59,26 @@ export function agentPoolRefOf(id: string | null | undefined): AgentPoolRef | nu
     cluster: m[3] as string,
     name: m[4] as string,
   };
+}
+
+const CLUSTER_ID = new RegExp(
+  `^/subscriptions/([0-9a-fA-F-]{36})/resourceGroups/${NAME}/providers/Microsoft\\.ContainerService/managedClusters/${NAME}$`,
+  'i',
+);
+
+/**
+ * The id the collector schedules an agent pool's reads by: its managed cluster's ARM id, lower-case (ARM ids are
+ * case-insensitive), so that the pools of one cluster share one list.
+ */
+export function managedClusterIdOf(ref: AgentPoolRef): string {
+  return `/subscriptions/${ref.subscriptionId}/resourceGroups/${ref.resourceGroup}/providers/Microsoft.ContainerService/managedClusters/${ref.cluster}`.toLowerCase();
+}
+
+/** A managed cluster's ARM id split into its parts; null for anything else (as agentPoolRefOf). */
+export function managedClusterRefOf(id: string | null | undefined): ManagedClusterRef | null {
+  const m = typeof id === 'string' ? CLUSTER_ID.exec(id) : null;
+  if (!m || /^\.+$/.test(m[2] as string) || /^\.+$/.test(m[3] as string)) return null;
+  return { subscriptionId: m[1] as string, resourceGroup: m[2] as string, cluster: m[3] as string };
 }
 
 type Sdk = Record<string, unknown>;
@@ -89,6 +128,32 @@ export class AksReader {
       this.clients.set(sub, c);
     }
     return c;
+  }
+
+  /** A managed cluster's agent pools, with one list (a call a page). */
+  async list(ref: ManagedClusterRef): Promise<AgentPoolsRead> {
+    let remaining: Record<string, number> = {};
+    let answeredAt: string | null = null;
+    let calls = 0;
+    const asked = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
+    const onResponse = (r: { headers: { get(name: string): string | undefined } }) => {
+      calls++;
+      remaining = { ...remaining, ...parseRateLimitHeaders((n) => r.headers.get(n)) };
+      answeredAt ??= httpDate(r.headers.get('date'));
+    };
+    const agentPools = new Map<string, Record<string, unknown>>();
+    try {
+      for await (const p of this.client(ref.subscriptionId).agentPools.list(ref.resourceGroup, ref.cluster, {
+        onResponse,
+      })) {
+        const pool = restAgentPool(p as unknown as Sdk);
+        if (typeof pool.name === 'string') agentPools.set(pool.name.toLowerCase(), pool);
+        if (agentPools.size >= MAX_LISTED) break;
+      }
+      return { state: 'ok', agentPools, readAt: answeredAt ?? asked, remaining, calls: Math.max(1, calls) };
+    } catch (e) {
+      return { ...classifyArmError(e), calls: Math.max(1, calls) };
+    }
   }
 
   async read(ref: AgentPoolRef): Promise<AgentPoolRead> {

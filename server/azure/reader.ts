@@ -8,7 +8,13 @@ import type { TokenCredential } from '@azure/core-auth';
 import { DefaultAzureCredential } from '@azure/identity';
 import type { PoolInput } from '@/lib/pool-model';
 import { parseProviderId } from '@/lib/provider-id';
-import { AksReader, type AgentPoolRead, type AgentPoolRef } from './aks-reader';
+import {
+  AksReader,
+  type AgentPoolRead,
+  type AgentPoolRef,
+  type AgentPoolsRead,
+  type ManagedClusterRef,
+} from './aks-reader';
 import { classifyArmError, httpDate, parseRateLimitHeaders } from './arm-answers';
 
 export interface ScaleSetRef {
@@ -129,6 +135,11 @@ export class AzureReader {
   /** One AKS agent pool, with the same credential and endpoint (./aks-reader). */
   readAgentPool(ref: AgentPoolRef): Promise<AgentPoolRead> {
     return this.aks.read(ref);
+  }
+
+  /** A managed cluster's agent pools, with one list (./aks-reader). */
+  readAgentPools(ref: ManagedClusterRef): Promise<AgentPoolsRead> {
+    return this.aks.list(ref);
   }
 
   private client(sub: string): ComputeManagementClient {

@@ -1,5 +1,5 @@
 // The collector reading AKS pools from Azure, against the simulated fleet over HTTPS with the real SDKs: each AKS
-// pool's agent pool from AKS (found by the id ASO records), an AzureManagedMachinePool's VMs from its node resource
+// pool's agent pool from AKS (found by the id ASO records, one list a managed cluster), an AzureManagedMachinePool's VMs from its node resource
 // group's scale set, and AKS failing or throttling: the pool then says AKS could not be read and falls back on ASO's
 // copy, its drift unchanged, and a 429's Retry-After is waited out without calls.
 
@@ -51,7 +51,9 @@ describe('AKS pools read from Azure', () => {
     );
     expect(aso.sources.azure.state).toBe('unknown');
     expect(finding(aso, 'azure-unread')).toBeUndefined();
-    expect(h.sim.azure.requestCounts.get('agentPools.get')).toBeGreaterThanOrEqual(2);
+    // Both pools are aks-weu's: one list brings them, and no pool is read on its own.
+    expect(h.sim.azure.requestCounts.get('agentPools.list')).toBeGreaterThanOrEqual(1);
+    expect(h.sim.azure.requestCounts.get('agentPools.get') ?? 0).toBe(0);
     // AKS's budget is the subscription's own, apart from Compute's regional ones.
     const budgets = h.collector.budgets().map((b) => b.key);
     expect(budgets.filter((k) => k.endsWith('|aks'))).toHaveLength(1);
@@ -64,7 +66,7 @@ describe('AKS pools read from Azure', () => {
       Boolean(finding(p, 'aks-replicas-cached')?.summary.includes('AKS counts 5')),
     );
     // AKS down: the pool says so, shows ASO's copy, and its drift (lists against Nodes) stands.
-    h.sim.azure.addFault({ operation: 'agentPools.get', kind: 'error', status: 503 });
+    h.sim.azure.addFault({ operation: 'agentPools.list', kind: 'error', status: 503 });
     const down = await poolWhen(h, ASO_MP, 'AKS reported unreadable', (p) => Boolean(finding(p, 'azure-unread')));
     expect(finding(down, 'azure-unread')?.summary).toMatch(/could not be read: what is shown of AKS is ASO's cached/);
     expect(finding(down, 'aks-replicas-cached')?.summary).not.toContain('AKS counts');
@@ -73,7 +75,7 @@ describe('AKS pools read from Azure', () => {
     await poolWhen(h, ASO_MP, 'AKS read again', (p) => !finding(p, 'azure-unread'));
 
     // A 429: the subscription's AKS budget waits Retry-After, with no AKS call meanwhile.
-    h.sim.azure.addFault({ operation: 'agentPools.get', kind: 'error', status: 429, retryAfterSeconds: 3 });
+    h.sim.azure.addFault({ operation: 'agentPools.list', kind: 'error', status: 429, retryAfterSeconds: 3 });
     const throttled = await poolWhen(h, ASO_MP, 'the throttling reported', (p) =>
       Boolean(finding(p, 'azure-unread')?.summary.includes('AKS is throttling')),
     );
@@ -81,12 +83,30 @@ describe('AKS pools read from Azure', () => {
     expect(driftOf(throttled)).toEqual(driftOf(before));
     const blocked = h.collector.budgets().find((b) => b.key.endsWith('|aks'))?.blockedUntil;
     expect(blocked, "the subscription's AKS budget is blocked until Retry-After").toBeTruthy();
-    const calls = h.sim.azure.requestCounts.get('agentPools.get') ?? 0;
+    const calls = h.sim.azure.requestCounts.get('agentPools.list') ?? 0;
     await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(blocked as string) - Date.now() - 150)));
-    expect(h.sim.azure.requestCounts.get('agentPools.get') ?? 0).toBe(calls);
+    expect(h.sim.azure.requestCounts.get('agentPools.list') ?? 0).toBe(calls);
     await poolWhen(h, ASO_MP, 'AKS read after Retry-After', (p) => !finding(p, 'azure-unread'));
     // Compute's reads went on meanwhile: the AMMP's scale set is still read.
     expect((await h.store.currentPool(AMMP))?.sources.azure.state).toBe('ok');
+  }, 60_000);
+
+  it("says AKS could not be read for a pool its managed cluster's list does not hold, the other pool read", async () => {
+    const h = await harness(cleanups, 'demo.yaml', 0.25);
+    await h.start();
+    await poolWhen(h, ASO_MP, 'the ASO-MP analysed with AKS read', (p) =>
+      Boolean(finding(p, 'aks-replicas-cached')?.summary.includes('AKS counts 5')),
+    );
+    // AKS's jobs pool gone (deleted outside CAPZ): the cluster's list no longer holds it.
+    for (const [k, rec] of h.sim.azure.state.agentPools)
+      if (rec.body.name === 'jobs') h.sim.azure.state.agentPools.delete(k);
+    const gone = await poolWhen(h, ASO_MP, 'the pool missing from the list', (p) =>
+      Boolean(finding(p, 'azure-unread')?.detail.includes('AKS lists no agent pool jobs')),
+    );
+    expect(finding(gone, 'azure-unread')?.summary).toMatch(/^AKS agent pool jobs could not be read/);
+    // The same list still brings the AMMP's pool.
+    const ammp = await h.store.currentPool(AMMP);
+    expect(finding(ammp, 'aks-pool-failed')?.detail).toMatch(/^AKS reports provisioningState Failed/);
   }, 60_000);
 
   it("says nothing is known of AKS when ASO's object is gone, and claims no drift while the workload cluster is down", async () => {
@@ -118,7 +138,7 @@ describe('AKS pools read from Azure', () => {
     await new Promise((r) => setTimeout(r, 6000));
     const aks = h.collector.budgets().find((b) => b.key.endsWith('|aks'));
     expect(aks?.callsInWindow).toBeLessThanOrEqual(3);
-    expect(h.sim.azure.requestCounts.get('agentPools.get') ?? 0).toBeLessThanOrEqual(3);
-    expect(h.sim.azure.requestCounts.get('agentPools.get') ?? 0).toBeGreaterThan(0);
+    expect(h.sim.azure.requestCounts.get('agentPools.list') ?? 0).toBeLessThanOrEqual(3);
+    expect(h.sim.azure.requestCounts.get('agentPools.list') ?? 0).toBeGreaterThan(0);
   }, 30_000);
 });

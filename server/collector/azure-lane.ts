@@ -3,14 +3,15 @@ import 'server-only';
 // them (at most a few at once, a round at a time, beside the collector's cycles: a slow ARM answer never holds up
 // Kubernetes changes), the last read of each kept for the pool model, throttling, and each subscription's health.
 // What a read brings, it hands to the collector (onRead), which analyses those pools at its next cycle. Scale sets
-// are budgeted per subscription+region (Compute's throttling), agent pools per subscription (AKS's own).
+// are budgeted per subscription+region (Compute's throttling). Agent pools are read a managed cluster at a time (one
+// list for all its pools), budgeted per subscription (AKS's own throttling).
 
 import { isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail } from '@/lib/api-types';
 import { forgetGoneVms } from '@/lib/forget';
 import { normaliseAzure } from '@/lib/azure-model';
 import type { PoolInput } from '@/lib/pool-model';
-import { agentPoolRefOf, type AgentPoolRead } from '../azure/aks-reader';
+import { agentPoolRefOf, managedClusterIdOf, managedClusterRefOf, type AgentPoolsRead } from '../azure/aks-reader';
 import type { AzureRead, AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { ReadPlan, Scheduler } from '../azure/scheduler';
@@ -41,9 +42,15 @@ type AgentPoolInput = NonNullable<NonNullable<PoolInput['aks']>['agentPool']>;
 /** The budget key part that stands for a region in an agent pool's budget: AKS throttles per subscription. */
 const AKS_BUDGET = 'aks';
 
-/** A read target's subscription: a scale set's (from its providerID) or an agent pool's (from its ARM id). */
+/** A read target's subscription: a scale set's (from its providerID), an agent pool's or a managed cluster's. */
 function subscriptionOf(id: string): string | undefined {
-  return (scaleSetRefOf(id) ?? agentPoolRefOf(id))?.subscriptionId.toLowerCase();
+  return (scaleSetRefOf(id) ?? agentPoolRefOf(id) ?? managedClusterRefOf(id))?.subscriptionId.toLowerCase();
+}
+
+/** The managed cluster whose list brings agent pool `id` (its ARM id): what the scheduler reads; null if none. */
+function clusterOf(id: string | null | undefined): string | null {
+  const ref = agentPoolRefOf(id);
+  return ref ? managedClusterIdOf(ref) : null;
 }
 
 export class AzureLane {
@@ -57,7 +64,8 @@ export class AzureLane {
     vmssGet: 0,
     vmList: 0,
     instanceView: 0,
-    agentPoolGet: 0,
+    /** Agent pool lists (a call a page). */
+    agentPoolList: 0,
   };
   /** 429s per subscription (lower-case). */
   readonly throttledBySubscription = new Map<string, number>();
@@ -72,8 +80,8 @@ export class AzureLane {
   /** Scale sets whose last read was throttled, with the error (their last good data is still shown). */
   private readonly throttled = new Map<string, string>();
   /**
-   * Scale set or agent pool → the pools it backs, and the reverse: rebuilt only when a pool came, went or moved (see
-   * poolChanged).
+   * Scale set or managed cluster → the pools it backs, and the reverse (each pool's scale set, and its agent pool):
+   * rebuilt only when a pool came, went or moved (see poolChanged).
    */
   private poolsByScaleSet = new Map<string, Set<string>>();
   private scaleSetByPool = new Map<string, string>();
@@ -93,7 +101,8 @@ export class AzureLane {
     if (this.scaleSetByPool.get(key) !== (id && scaleSetRefOf(id) ? id : undefined)) this.indexStale = true;
     if (this.agentPoolByPool.get(key) !== (agentPool ?? undefined)) this.indexStale = true;
     if (id) this.opts.scheduler.expedite(id, this.opts.now(), urgent);
-    if (agentPool) this.opts.scheduler.expedite(agentPool, this.opts.now(), urgent);
+    const cluster = clusterOf(agentPool);
+    if (cluster) this.opts.scheduler.expedite(cluster, this.opts.now(), urgent);
   }
 
   /** Starts a round of the reads that are due, unless one is running; `onError` hears of a round that failed. */
@@ -140,7 +149,7 @@ export class AzureLane {
    */
   nextRead(poolKey: string): { at: string; waitingFor: ReadPlan['waitingFor']; of: 'scale-set' | 'agent-pool' } | null {
     const scaleSet = this.scaleSetByPool.get(poolKey);
-    const id = scaleSet ?? this.agentPoolByPool.get(poolKey);
+    const id = scaleSet ?? clusterOf(this.agentPoolByPool.get(poolKey));
     const plan = id ? this.opts.scheduler.plan(id, this.opts.now()) : null;
     return (
       plan && {
@@ -196,15 +205,15 @@ export class AzureLane {
       await Promise.all(
         due.slice(i, i + limit).map(async (id) => {
           const ref = scaleSetRefOf(id);
-          const pool = ref ? null : agentPoolRefOf(id);
+          const cluster = ref ? null : managedClusterRefOf(id);
           let readAt: string | null = null;
           if (ref) {
             const read = await this.opts.azure.read(ref);
             this.record(id, ref.subscriptionId.toLowerCase(), read);
             if (read.state === 'ok') readAt = read.readAt;
-          } else if (pool) {
-            const read = await this.opts.azure.readAgentPool(pool);
-            this.recordAgentPool(id, pool.subscriptionId.toLowerCase(), read);
+          } else if (cluster) {
+            const read = await this.opts.azure.readAgentPools(cluster);
+            this.recordAgentPools(id, cluster.subscriptionId.toLowerCase(), read);
             // Azure's answer time of a pool whose scale set is not read (its figures are AKS's); the others' is
             // their scale set read's.
             const pools = [...(this.poolsByScaleSet.get(id) ?? [])];
@@ -236,10 +245,11 @@ export class AzureLane {
       for (const p of src.poolKeys()) {
         const key = `${ctx}/${p}`;
         const agentPool = src.agentPoolOf(p);
-        if (agentPool) {
-          add(agentPool, key);
+        const cluster = clusterOf(agentPool);
+        if (agentPool && cluster) {
+          add(cluster, key);
           agentPoolByPool.set(key, agentPool);
-          regions.set(agentPool, AKS_BUDGET);
+          regions.set(cluster, AKS_BUDGET);
         }
         const id = src.scaleSetOf(p);
         if (!id || !scaleSetRefOf(id)) continue;
@@ -252,9 +262,10 @@ export class AzureLane {
     this.scaleSetByPool = byPool;
     this.agentPoolByPool = agentPoolByPool;
     // Agent pools no pool names any more: their reads and their subscriptions' AKS health go.
-    for (const id of this.agentPoolReads.keys()) if (!index.has(id)) this.agentPoolReads.delete(id);
-    for (const id of this.agentPoolsAnswered) if (!index.has(id)) this.agentPoolsAnswered.delete(id);
-    const aksSubs = new Set([...index.keys()].flatMap((id) => (agentPoolRefOf(id) ? [subscriptionOf(id)] : [])));
+    const named = new Set(agentPoolByPool.values());
+    for (const id of this.agentPoolReads.keys()) if (!named.has(id)) this.agentPoolReads.delete(id);
+    for (const id of this.agentPoolsAnswered) if (!named.has(id)) this.agentPoolsAnswered.delete(id);
+    const aksSubs = new Set([...index.keys()].flatMap((id) => (managedClusterRefOf(id) ? [subscriptionOf(id)] : [])));
     for (const key of this.health.keys())
       if (key.endsWith(`|${AKS_BUDGET}`) && !aksSubs.has(key.slice(0, -AKS_BUDGET.length - 1))) this.health.delete(key);
     const { scheduler } = this.opts;
@@ -299,16 +310,19 @@ export class AzureLane {
   }
 
   /**
-   * Keeps an agent pool's read, counts it, and tells the scheduler when to read it again. A throttled read replaces
-   * the last good one: the pool then shows ASO's cached copy and says AKS could not be read, rather than an answer
-   * of unknown age.
+   * Keeps what a managed cluster's list says of each pool of it, counts it, and tells the scheduler when to list it
+   * again. A pool the list does not hold is not found. A throttled list replaces the last good answers: the pools then
+   * show ASO's cached copy and say AKS could not be read, rather than an answer of unknown age.
    */
-  private recordAgentPool(id: string, sub: string, read: AgentPoolRead): void {
+  private recordAgentPools(id: string, sub: string, read: AgentPoolsRead): void {
     const t = this.opts.now();
-    // A read that came back after its pool went: counted, not kept.
-    const kept = this.poolsByScaleSet.has(id);
     this.calls.total += read.calls;
-    this.calls.agentPoolGet += read.calls;
+    this.calls.agentPoolList += read.calls;
+    // Pools that went while the list was out are not in the index any more: their answers are not kept.
+    const agentPools = [...(this.poolsByScaleSet.get(id) ?? [])].flatMap((k) => {
+      const ap = this.agentPoolByPool.get(k);
+      return ap ? [ap] : [];
+    });
     const health = `${sub}|${AKS_BUDGET}`;
     if (read.state === 'throttled') {
       this.calls.throttled++;
@@ -316,7 +330,8 @@ export class AzureLane {
       this.setHealth(sub, 'throttled', read.error, health);
       const { retryAfterSeconds, remaining } = read;
       this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds, remaining, fast: true });
-      if (kept) this.agentPoolReads.set(id, { state: 'throttled', error: read.error, retryAfterSeconds });
+      for (const ap of agentPools)
+        this.agentPoolReads.set(ap, { state: 'throttled', error: read.error, retryAfterSeconds });
       return;
     }
     if (read.state === 'ok') this.calls.ok++;
@@ -324,20 +339,25 @@ export class AzureLane {
     if (read.state === 'unreachable') this.calls.unreachable++;
     const unreachable = read.state === 'unreachable';
     this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? read.error : undefined, health);
-    if (kept) this.agentPoolsAnswered.add(id);
-    if (kept)
-      this.agentPoolReads.set(
-        id,
-        read.state === 'ok'
-          ? { state: 'ok', agentPool: read.agentPool, readAt: Date.parse(read.readAt) }
-          : read.state === 'not-found'
-            ? { state: 'not-found', error: read.error }
-            : { state: 'unreachable', error: read.error },
-      );
+    for (const ap of agentPools) {
+      this.agentPoolsAnswered.add(ap);
+      this.agentPoolReads.set(ap, this.agentPoolAnswer(ap, read));
+    }
     this.opts.scheduler.record(id, t, {
       remaining: read.state === 'ok' ? read.remaining : undefined,
       fast: this.needsFastLane(id),
     });
+  }
+
+  /** What a managed cluster's list (not throttled) says of agent pool `ap`. */
+  private agentPoolAnswer(ap: string, read: Exclude<AgentPoolsRead, { state: 'throttled' }>): AgentPoolInput {
+    if (read.state === 'unreachable') return { state: 'unreachable', error: read.error };
+    if (read.state === 'not-found') return { state: 'not-found', error: read.error };
+    const name = agentPoolRefOf(ap)?.name.toLowerCase() ?? '';
+    const pool = read.agentPools.get(name);
+    return pool
+      ? { state: 'ok', agentPool: pool, readAt: Date.parse(read.readAt) }
+      : { state: 'not-found', error: `AKS lists no agent pool ${name} in its managed cluster` };
   }
 
   private setHealth(sub: string, state: AzureHealth['state'], error?: string, key = sub): void {

@@ -112,7 +112,7 @@ describe('a restart', () => {
   it('on a new store, stores each pool first as its sources all say, not with those not read yet', async () => {
     const h = await harness('demo.yaml', 0.25);
     // AKS answers the first agent pool reads late: the AKS pools wait for them.
-    h.sim.azure.addFault({ operation: 'agentPools.get', kind: 'slow', delayMs: 2500, count: 2 });
+    h.sim.azure.addFault({ operation: 'agentPools.list', kind: 'slow', delayMs: 2500, count: 2 });
     await h.start({ contexts: BOTH });
     const pools = await settled(h);
     for (const p of pools) {

@@ -1,6 +1,7 @@
 // The `fleet` generator: N management clusters × M pools × K instances over S subscriptions and R regions,
 // with a churn rate (instances replaced per simulated minute), for benchmarks and load tests.
 
+import { aksAzureOf, buildAksPool, type AksPoolSpec } from '../../lib/fixtures/aks-pool';
 import { buildPool, healthyInstances } from '../../lib/fixtures/pool';
 import { NOW } from '../../lib/fixtures/objects';
 import type { KubeObject } from '../../lib/unstructured';
@@ -20,6 +21,12 @@ export interface FleetOptions {
   capz?: CapzBehaviour;
   controllers?: boolean;
   speed?: number;
+  /**
+   * AKS pools per management cluster, in an AKS cluster of its own (`aks-<c>`): AzureManagedMachinePools and
+   * AzureASOManagedMachinePools in turn, each with its agent pool in AKS (all in one subscription, the AKS budget
+   * they share) and its scale set in the node resource group. They stand as made: the world does not move them.
+   */
+  aksPoolsPerCluster?: number;
 }
 
 export function parseFleetSpec(spec: string): FleetOptions {
@@ -27,7 +34,7 @@ export function parseFleetSpec(spec: string): FleetOptions {
   const m = /^(\d+)x(\d+)x(\d+)$/.exec(dims ?? '');
   if (!m)
     throw new Error(
-      `fleet spec must look like 50x20x100[,subs=10,regions=westeurope+northeurope,churn=0.01,spread], got "${spec}"`,
+      `fleet spec must look like 50x20x100[,subs=10,regions=westeurope+northeurope,churn=0.01,spread,aks=2], got "${spec}"`,
     );
   const out: FleetOptions = { clusters: Number(m[1]), poolsPerCluster: Number(m[2]), instancesPerPool: Number(m[3]) };
   for (const o of opts) {
@@ -38,6 +45,7 @@ export function parseFleetSpec(spec: string): FleetOptions {
     else if (k === 'capz') out.capz = v as CapzBehaviour;
     else if (k === 'static') out.controllers = false;
     else if (k === 'spread') out.churnSpread = true;
+    else if (k === 'aks') out.aksPoolsPerCluster = Number(v);
     else throw new Error(`unknown fleet option "${k}"`);
   }
   return out;
@@ -110,6 +118,34 @@ export function fleetScenario(o: FleetOptions, now = Date.now()): Scenario {
     }
     scenario.management.set(mgmt, objects);
     scenario.workload.set(cluster, nodes);
+    addAksPools(scenario, c, o, shift);
   }
   return scenario;
+}
+
+/** Management cluster `c`'s AKS pools (FleetOptions.aksPoolsPerCluster), in AKS cluster `aks-<c>`. */
+function addAksPools(scenario: Scenario, c: number, o: FleetOptions, shift: number): void {
+  const n = o.aksPoolsPerCluster ?? 0;
+  if (n <= 0) return;
+  const clusterName = `aks-${c}`;
+  const mgmt = scenario.management.get(`mgmt-${c}`) as KubeObject[];
+  const nodes: KubeObject[] = [];
+  const members = Array.from({ length: o.instancesPerPool }, (_, i) => i);
+  for (let p = 0; p < n; p++) {
+    const spec: AksPoolSpec = {
+      flavour: p % 2 === 0 ? 'aks-managed' : 'aks-aso',
+      clusterName,
+      name: `aks${p}`,
+      agentPool: `ap${p}`,
+      mpList: members,
+    };
+    const i = shiftTimes(buildAksPool(spec), shift);
+    if (p === 0 && i.cluster) mgmt.push(i.cluster);
+    mgmt.push(i.machinePool, ...[i.aks?.infra, i.aks?.asoAgentPool].filter((x): x is KubeObject => !!x));
+    if (i.workload?.state === 'ok') nodes.push(...i.workload.nodes);
+    const azure = aksAzureOf(spec);
+    scenario.aksAgentPools.push(azure.agentPool);
+    scenario.azure.push(azure.scaleSet);
+  }
+  scenario.workload.set(clusterName, nodes);
 }

@@ -11,6 +11,7 @@ import { harness, until, type Harness } from '../testing/sim-harness';
 import { buildResyncService } from './index';
 import { RESYNC_ANNOTATION, type ResyncService } from './resync';
 import { refusal } from '../testing/refusal';
+import { resyncPost } from '../testing/resync-request';
 
 const ASOMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureASOManagedMachinePool') as ResourceDef;
 const AMMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureManagedMachinePool') as ResourceDef;
@@ -65,17 +66,11 @@ async function setup(): Promise<{ h: Harness; svc: ResyncService; post(body: unk
     log: () => {},
   });
   const post = (body: unknown, user = 'operator') =>
-    new Request(`http://localhost:3000/api/pools/mgmt-weu/default/x/resync`, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: {
-        'content-type': 'application/json',
-        'x-poolscope-request': '1',
-        'sec-fetch-site': 'same-origin',
-        origin: 'http://localhost:3000',
-        authorization: `Bearer ${h.sim.kube.tokens.get(user) as string}`,
-      },
-    });
+    resyncPost(
+      'http://localhost:3000/api/pools/mgmt-weu/default/x/resync',
+      body,
+      h.sim.kube.tokens.get(user) as string,
+    );
   return { h, svc, post };
 }
 

@@ -16,6 +16,7 @@ import { harness, until, type Harness } from '../testing/sim-harness';
 import { buildResyncService } from './index';
 import { RESYNC_ANNOTATION, type ResyncService } from './resync';
 import { refusal } from '../testing/refusal';
+import { resyncPost } from '../testing/resync-request';
 
 const MP = findByKind('cluster.x-k8s.io/v1beta2', 'MachinePool') as ResourceDef;
 const AMP = findByKind('infrastructure.cluster.x-k8s.io/v1beta1', 'AzureMachinePool') as ResourceDef;
@@ -71,19 +72,7 @@ async function setup(scenario: string, opts: { speed?: number; env?: Record<stri
     logs,
     published,
     token,
-    post: (body, o = {}) =>
-      new Request(URL_, {
-        method: 'POST',
-        body: JSON.stringify(body),
-        headers: {
-          'content-type': 'application/json',
-          'x-poolscope-request': '1',
-          'sec-fetch-site': 'same-origin',
-          origin: 'http://localhost:3000',
-          ...(o.user === null ? {} : { authorization: `Bearer ${token(o.user ?? 'operator')}` }),
-          ...o.headers,
-        },
-      }),
+    post: (body, o = {}) => resyncPost(URL_, body, o.user === null ? null : token(o.user ?? 'operator'), o.headers),
     mp: () => server.store.get(MP, 'default', 'pool0'),
     mpPatches: () =>
       server.writes.filter((w) => w.verb === 'patch' && w.resource === 'machinepools' && !w.dryRun).length,

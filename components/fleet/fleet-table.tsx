@@ -92,8 +92,8 @@ function Replicas({ r, flavour }: { r: PoolSummary['replicas']; flavour: PoolFla
         })}
       </span>
       <span aria-hidden="true" className="sm:hidden">
-        desired {n(r.desired)} · VMSS {n(r.vmssCapacity)} · Azure {n(r.azureInstances)} · CAPZ {n(r.capz)} · CAPI{' '}
-        {n(r.capi)} · Ready {n(r.readyNodes)}
+        desired {n(r.desired)} · {flavour === 'self-managed' ? 'VMSS' : 'AKS'} {n(r.vmssCapacity)} · Azure{' '}
+        {n(r.azureInstances)} · CAPZ {n(r.capz)} · CAPI {n(r.capi)} · Ready {n(r.readyNodes)}
       </span>
     </span>
   );

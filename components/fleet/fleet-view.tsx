@@ -6,6 +6,7 @@ import { SOURCES_REFRESH_MS, fleetOptions } from '@/components/data/queries';
 import { StaleBanner, useStaleness } from '@/components/ui/stale-banner';
 import { useHydratedView } from '@/components/data/use-live-updates';
 import { ErrorPanel } from '@/components/ui/error-panel';
+import { plural } from '@/lib/format';
 import { flavourOf, hasSeverity, parseFleetParams, severityCounts } from '@/lib/url-state';
 import { FleetFilters } from './fleet-filters';
 import { FleetSkeleton } from './fleet-skeleton';
@@ -57,7 +58,9 @@ export function FleetView() {
       />
       <div className="flex flex-wrap items-center gap-x-6 gap-y-2">
         <p className="text-sm text-slate-600 dark:text-slate-300" aria-live="polite" data-testid="pool-count">
-          {shown.length === data.total ? `${data.total} pools` : `${shown.length} of ${data.total} pools match`}
+          {shown.length === data.total
+            ? plural(data.total, 'pool')
+            : `${shown.length} of ${plural(data.total, 'pool')} match`}
           {data.deleted > 0 && !filters.deleted ? ` (${data.deleted} deleted or not watched, not shown)` : null}
         </p>
         {data.pools.length > 0 || filters.severity ? (

@@ -4,7 +4,7 @@
 // and ready again in between) count as none: the count is a floor.
 
 /** The span the drops are counted over. */
-export const FLAP_WINDOW_MS = 60 * 60 * 1000;
+const FLAP_WINDOW_MS = 60 * 60 * 1000;
 
 /** This many drops within the span is a loop: ASO's hourly resync, a scale and an upgrade make one or two. */
 export const FLAP_THRESHOLD = 6;

@@ -8,7 +8,7 @@ import { gateClosed, infraReady } from '../pool-lists';
 import { isPaused } from '../pool-model';
 import { asSentence, FROZEN_CRITICAL_AFTER_MS, type Context, type Draft } from './context';
 import { aksNotReadyCause, type AksFacts } from './aks-context';
-import { FLAP_THRESHOLD, FLAP_WINDOW_MS } from '../flapping';
+import { FLAP_THRESHOLD } from '../flapping';
 
 /** An error text from AKS or ASO, cut to a length a headline can carry. */
 function short(text: string | null, max = 240): string {
@@ -170,18 +170,14 @@ export function aksOperation(c: Context): Draft | null {
   };
 }
 
-/** Drops within the flapping span before `now`, oldest first. */
-function dropsInWindow(c: Context): string[] {
-  return (c.opts.readyDrops ?? []).filter((t) => c.nowMs - Date.parse(t) < FLAP_WINDOW_MS);
-}
-
 /**
  * A perpetual update loop (K7): CAPZ's desired agent pool never matches ASO's object, so CAPZ writes it at every
  * reconcile, each write an AKS PUT, and the infra object goes not ready each time.
  */
 export function aksUpdateLoop(c: Context): Draft | null {
   const { model, aks: a } = c;
-  const drops = dropsInWindow(c);
+  // lib/flapping keeps only the drops within the hour before this analysis.
+  const drops = c.opts.readyDrops ?? [];
   if (!a || drops.length < FLAP_THRESHOLD) return null;
   const generation = a.aso?.generation != null ? ` (its generation is ${a.aso.generation} now)` : '';
   const capz = model.capzVersion ? ` CAPZ here is ${short(model.capzVersion, 32)}.` : '';

@@ -117,8 +117,8 @@ interface Settled {
   /** At the checkpoint before the window: the store's size, ARM calls and 429s since the start. */
   bytes0: number;
   calls0: number;
-  /** Of those, AKS agent pool lists. */
-  agentPoolLists0: number;
+  /** Of those, AKS's: agent pool lists, managed cluster GETs, and node resource groups' scale set lists. */
+  aks0: AksCalls;
   throttled0: number;
   /** The calibration before the window (CPU ms). */
   speed0: number;
@@ -146,7 +146,7 @@ async function settle({ col, dbFile }: Run, { pools }: Warm): Promise<Settled> {
   trace?.mark('checkpoint');
   const bytes0 = size();
   const calls0 = col.azure.calls.total;
-  const agentPoolLists0 = col.azure.calls.agentPoolList;
+  const aks0 = aksCalls(col);
   const throttled0 = col.azure.calls.throttled;
   // The machine's speed just before the window, measured outside it (its second of work would count in the
   // window's CPU, garbage collections, event-loop delays and change lags).
@@ -158,7 +158,7 @@ async function settle({ col, dbFile }: Run, { pools }: Warm): Promise<Settled> {
   collectGarbage();
   trace?.mark('pause');
   await new Promise((r) => setTimeout(r, 3000));
-  return { trace, probe, size, bytes0, calls0, agentPoolLists0, throttled0, speed0 };
+  return { trace, probe, size, bytes0, calls0, aks0, throttled0, speed0 };
 }
 
 /**
@@ -234,26 +234,51 @@ interface AtEnd {
  * The AKS pools' reads in the window: one list a managed cluster brings all its pools, so a pool's AKS figures are
  * as fresh as its cluster's lists are frequent. Null without AKS pools.
  */
-function aksFigures(pools: Warm['pools'], lists: number, wallMs: number) {
+interface AksCalls {
+  lists: number;
+  gets: number;
+  scaleSetLists: number;
+}
+
+const aksCalls = (col: Run['col']): AksCalls => ({
+  lists: col.azure.calls.agentPoolList,
+  gets: col.azure.calls.managedClusterGet,
+  scaleSetLists: col.azure.calls.scaleSetList,
+});
+
+/**
+ * The AKS reads in the window: agent pool lists per managed cluster, and all AKS calls (lists and managed cluster
+ * GETs, one budget) per 3 minutes; the node resource groups' scale set lists (Compute) per cluster an hour.
+ */
+function aksFigures(pools: Warm['pools'], calls: AksCalls, wallMs: number) {
   const aks = pools.filter((p) => (p.summary.flavour ?? 'self-managed') !== 'self-managed');
   if (!aks.length) return null;
   const clusters = new Set(aks.map((p) => `${p.summary.ref.context}/${p.summary.clusterName}`)).size;
   const per = (n: number) => Math.round(n * 10) / 10;
+  const hours = wallMs / 3_600_000;
   return {
     pools: aks.length,
     clusters,
-    listsPerClusterPerHour: per(lists / clusters / (wallMs / 3_600_000)),
-    listsPer3Min: per(lists / (wallMs / 180_000)),
+    listsPerClusterPerHour: per(calls.lists / clusters / hours),
+    managedClusterGetsPerClusterPerHour: per(calls.gets / clusters / hours),
+    aksCallsPer3Min: per((calls.lists + calls.gets) / (wallMs / 180_000)),
+    nodeResourceGroupListsPerClusterPerHour: per(calls.scaleSetLists / clusters / hours),
   };
 }
 
 /** After the window: the figures read once (the store's, the pools', memory), the heap breakdown last. */
 async function endOfRun({ rt, col }: Run, warm: Warm, settled: Settled, { end }: WindowRecord): Promise<AtEnd> {
   const hours = end.wallMs / 3_600_000;
-  const agentPoolLists = col.azure.calls.agentPoolList - settled.agentPoolLists0;
-  const scaleSetCalls = col.azure.calls.total - settled.calls0 - agentPoolLists;
+  const now = aksCalls(col);
+  const inWindow = {
+    lists: now.lists - settled.aks0.lists,
+    gets: now.gets - settled.aks0.gets,
+    scaleSetLists: now.scaleSetLists - settled.aks0.scaleSetLists,
+  };
+  const scaleSetCalls =
+    col.azure.calls.total - settled.calls0 - inWindow.lists - inWindow.gets - inWindow.scaleSetLists;
   const callsPerScaleSetHour = scaleSetCalls / Math.max(1, warm.scaleSets) / hours;
-  const aks = aksFigures(warm.pools, agentPoolLists, end.wallMs);
+  const aks = aksFigures(warm.pools, inWindow, end.wallMs);
   const stats = await rt.store.stats();
   const poolCount = warm.pools.length;
   const readAtStart = warm.pools.filter((p) => p.sources.azure.state === 'ok').length;

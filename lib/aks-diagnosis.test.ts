@@ -206,8 +206,66 @@ describe('K4: an upgrade waits for the control plane', () => {
       live: { count: 2 },
     });
     expect(finding(d, 'aks-operation').summary).toMatch(/waits for the control plane to reach Kubernetes 1\.34/);
+    expect(finding(d, 'aks-operation').detail).not.toContain('AKS says');
     expect(codes(d)).not.toContain('readiness-gate-frozen');
     expect(codes(d)).not.toContain('gate-closed');
+  });
+
+  it('adds what AKS says of the control plane, once the managed cluster is read; the summary unchanged', () => {
+    const spec: AksPoolSpec = {
+      flavour: 'aks-aso',
+      mpList: [0, 1],
+      infraReady: false,
+      aso: {
+        ready: {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ReconciliationBlocked',
+          severity: 'Warning',
+          message: 'Managed cluster "aks-weu" has not reached Kubernetes version "1.34.1"',
+        },
+        state: { count: 2 },
+        generationBehind: true,
+      },
+      live: { count: 2 },
+    };
+    const input = buildAksPool(spec);
+    const managedCluster = (properties: Record<string, unknown>) => ({
+      state: 'ok' as const,
+      managedCluster: {
+        id: '/subscriptions/x/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks-weu',
+        name: 'aks-weu',
+        properties,
+      },
+      readAt: Date.parse(AT),
+    });
+    const upgrading = analyzePool(
+      {
+        ...input,
+        aks: {
+          ...input.aks,
+          managedCluster: managedCluster({
+            provisioningState: 'Upgrading',
+            kubernetesVersion: '1.34.1',
+            currentKubernetesVersion: '1.33.2',
+          }),
+        },
+      },
+      { now: AT },
+    );
+    const f = finding(upgrading, 'aks-operation');
+    expect(f.summary).toBe(finding(analyse(spec), 'aks-operation').summary);
+    expect(f.detail).toMatch(
+      /AKS says the control plane of aks-weu runs Kubernetes 1\.33\.2, on its way to 1\.34\.1 \(Upgrading\)\. /,
+    );
+    const unread = analyzePool(
+      {
+        ...input,
+        aks: { ...input.aks, managedCluster: { state: 'throttled', error: 'TooManyRequests', retryAfterSeconds: 9 } },
+      },
+      { now: AT },
+    );
+    expect(finding(unread, 'aks-operation').detail).not.toContain('AKS says');
   });
 });
 

@@ -182,6 +182,33 @@ export function normaliseAgentPool(raw: unknown): AgentPoolModel | null {
   };
 }
 
+/** A managed cluster as `GET …/managedClusters/{mc}` returns it: its control plane and its node resource group. */
+export interface ManagedClusterModel {
+  name: string;
+  provisioningState: string | null;
+  /** `powerState.code`: Running or Stopped. */
+  powerState: string | null;
+  /** The version asked for; the control plane runs `currentKubernetesVersion` until it has reached it. */
+  kubernetesVersion: string | null;
+  currentKubernetesVersion: string | null;
+  nodeResourceGroup: string | null;
+}
+
+/** Normalises a managed cluster as the AKS REST API returns it; null without an id. */
+export function normaliseManagedCluster(raw: unknown): ManagedClusterModel | null {
+  const id = str(raw, 'id');
+  if (!id) return null;
+  const props = (raw as { properties?: unknown }).properties;
+  return {
+    name: str(raw, 'name') ?? id.split('/').pop() ?? id,
+    provisioningState: str(props, 'provisioningState'),
+    powerState: str(props, 'powerState', 'code'),
+    kubernetesVersion: str(props, 'kubernetesVersion'),
+    currentKubernetesVersion: str(props, 'currentKubernetesVersion'),
+    nodeResourceGroup: str(props, 'nodeResourceGroup'),
+  };
+}
+
 /**
  * Whether an AKS provisioning state means an operation is running: anything but Succeeded, Failed or Canceled
  * (case aside), as ASO's agent pool check has it. Unknown (null) is not taken for one.

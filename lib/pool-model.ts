@@ -8,7 +8,9 @@ import {
   normaliseAmmp,
   normaliseAsoAgentPool,
   normaliseAsoMp,
+  normaliseManagedCluster,
   type AgentPoolModel,
+  type ManagedClusterModel,
   type AksInfraModel,
   type AsoAgentPoolModel,
 } from './aks-model';
@@ -40,6 +42,8 @@ interface AksPoolModel {
   aso: { state: 'ok'; pool: AsoAgentPoolModel } | NotOk;
   /** The agent pool as AKS reports it now (a GET), or why it was not read. */
   agentPool: { state: 'ok'; pool: AgentPoolModel; readAt: number | null } | NotOk;
+  /** The pool's managed cluster as AKS reports it (a GET), or why it was not read. */
+  managedCluster: { state: 'ok'; cluster: ManagedClusterModel; readAt: number | null } | NotOk;
 }
 
 export interface PoolModel {
@@ -108,6 +112,8 @@ interface AksPoolInput {
   asoAgentPool?: KubeObject | null | NotOk;
   /** `GET …/agentPools/{pool}` as AKS answered it, or why it could not be read. */
   agentPool?: { state: 'ok'; agentPool: unknown; readAt?: number | null } | NotOk;
+  /** `GET …/managedClusters/{mc}` as AKS answered it, or why it could not be read. */
+  managedCluster?: { state: 'ok'; managedCluster: unknown; readAt?: number | null } | NotOk;
 }
 
 export interface DepartedAmpm {
@@ -209,7 +215,21 @@ function aksPart(flavour: Exclude<PoolFlavour, 'self-managed'>, input: AksPoolIn
   else if (rawAso === null) aso = { state: 'not-found', error: 'no ManagedClustersAgentPool of this pool was found' };
   else if (isSourceState(rawAso)) aso = rawAso;
   else aso = { state: 'ok', pool: normaliseAsoAgentPool(rawAso) };
-  return { infra, aso, agentPool: agentPoolOf(input.agentPool, notes) };
+  return {
+    infra,
+    aso,
+    agentPool: agentPoolOf(input.agentPool, notes),
+    managedCluster: managedClusterOf(input.managedCluster, notes),
+  };
+}
+
+function managedClusterOf(m: AksPoolInput['managedCluster'], notes: string[]): AksPoolModel['managedCluster'] {
+  if (!m) return { state: 'unknown', reason: 'AKS managed cluster not read' };
+  if (m.state !== 'ok') return m;
+  const cluster = normaliseManagedCluster(m.managedCluster);
+  if (cluster) return { state: 'ok', cluster, readAt: m.readAt ?? null };
+  notes.push('The AKS managed cluster answer has no id; it was not used.');
+  return { state: 'unknown', reason: 'the AKS managed cluster answer has no id' };
 }
 
 function agentPoolOf(a: AksPoolInput['agentPool'], notes: string[]): AksPoolModel['agentPool'] {

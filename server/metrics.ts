@@ -329,6 +329,8 @@ export function createMetrics(
       ['vm_list', c.azure.calls.vmList],
       ['instance_view', c.azure.calls.instanceView],
       ['agent_pool_list', c.azure.calls.agentPoolList],
+      ['managed_cluster_get', c.azure.calls.managedClusterGet],
+      ['scale_set_list', c.azure.calls.scaleSetList],
     ] as const)
       azureCalls.inc({ operation }, n);
     for (const [subscription, n] of c.azure.throttledBySubscription) azureThrottled.inc({ subscription }, n);

@@ -2,7 +2,13 @@
 // (docs/domain.md, "Drift checks for AKS pools", b, c and e): what ASO's agent pool says, whether an AKS operation
 // runs or failed, the pool's Nodes, and its counts.
 
-import { operationInProgress, type AgentPoolModel, type AksInfraModel, type AsoAgentPoolModel } from '../aks-model';
+import {
+  operationInProgress,
+  type AgentPoolModel,
+  type AksInfraModel,
+  type AsoAgentPoolModel,
+  type ManagedClusterModel,
+} from '../aks-model';
 import { INFRA_KINDS } from '../api-types';
 import type { NodeModel } from '../capi-model';
 import { plural } from '../format';
@@ -38,6 +44,8 @@ export interface AksFacts {
   cachedCount: number | null;
   /** The pool's power state (Running, Stopped), AKS's or ASO's copy. */
   powerState: string | null;
+  /** The pool's managed cluster as AKS reports it (its control plane); null when not read. */
+  controlPlane: ManagedClusterModel | null;
 }
 
 function asoReadyOf(aso: AsoAgentPoolModel | null): AsoReady | null {
@@ -90,6 +98,7 @@ export function aksFactsOf(model: PoolModel): AksFacts | null {
       aso?.generation != null && aso.ready?.observedGeneration != null && aso.generation > aso.ready.observedGeneration,
     live,
     operation: operationOf(live, aso),
+    controlPlane: aks.managedCluster.state === 'ok' ? aks.managedCluster.cluster : null,
     failure: failureOf(live, aso, asoReady),
     nodes,
     nodesWithoutId: nodes.filter((n) => !n.providerID).map((n) => n.name),

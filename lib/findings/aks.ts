@@ -115,6 +115,14 @@ function upgradeOf(a: AksFacts): { from: string; to: string } | null {
   return { from: short(from, 32), to: short(to, 32) };
 }
 
+/** What AKS says of the control plane, as a sentence to follow another (empty when the cluster was not read). */
+function controlPlaneWords(a: AksFacts): string {
+  const cp = a.controlPlane;
+  if (!cp?.currentKubernetesVersion) return '';
+  const target = cp.kubernetesVersion && cp.kubernetesVersion !== cp.currentKubernetesVersion;
+  return ` AKS says the control plane of ${short(cp.name, 64)} runs Kubernetes ${short(cp.currentKubernetesVersion, 32)}${target ? `, on its way to ${short(cp.kubernetesVersion as string, 32)}` : ''}${cp.provisioningState ? ` (${short(cp.provisioningState, 32)})` : ''}.`;
+}
+
 /** What kind of operation runs: a version ASO waits for, a change ASO applies, or AKS's own (K1, K4, K6). */
 function operationKind(a: AksFacts): { summary: string; detail: string } {
   const message = a.aso?.ready?.message ?? '';
@@ -122,7 +130,7 @@ function operationKind(a: AksFacts): { summary: string; detail: string } {
   if (a.asoReady === 'blocked' && version)
     return {
       summary: `ASO waits for the control plane to reach Kubernetes ${short(version[1] as string, 32)} before it upgrades agent pool ${a.poolName}`,
-      detail: `ASO upgrades an agent pool only after its cluster's control plane: ${asSentence(short(message, 400))}`,
+      detail: `ASO upgrades an agent pool only after its cluster's control plane: ${asSentence(short(message, 400))}${controlPlaneWords(a)}`,
     };
   const upgrade = upgradeOf(a);
   if (upgrade && (a.asoReady === 'reconciling' || a.asoBehind || a.operation))

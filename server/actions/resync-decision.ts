@@ -69,13 +69,9 @@ export async function freshVerdict(
   detail: PoolDetail | null,
 ): Promise<ResyncVerdict> {
   const aks = fresh.infraKind === 'AzureMachinePool' ? null : await freshAks(deps, fresh);
-  // An AzureManagedMachinePool's VMs are its node resource group's scale set's, which its list names; an
-  // AzureASOManagedMachinePool lists Nodes, and its VMs are not read (as the collector does).
-  const id =
-    fresh.infraKind === 'AzureManagedMachinePool'
-      ? scaleSetOfList((fresh.infra?.spec as { providerIDList?: unknown } | undefined)?.providerIDList)
-      : (fresh.amp?.spec as { providerID?: string } | undefined)?.providerID;
-  const ss = fresh.infraKind === 'AzureASOManagedMachinePool' ? null : scaleSetRefOf(id);
+  const ss = scaleSetRefOf(
+    aks ? aksScaleSetOf(fresh, detail) : (fresh.amp?.spec as { providerID?: string } | undefined)?.providerID,
+  );
   const azure: NonNullable<PoolInput['azure']> = ss
     ? azureInput(await deps.readAzure(ss))
     : {
@@ -83,7 +79,7 @@ export async function freshVerdict(
         reason:
           fresh.infraKind === 'AzureMachinePool'
             ? 'the AzureMachinePool names no scale set (spec.providerID)'
-            : `the ${fresh.infraKind} names no scale set poolscope reads`,
+            : "the agent pool's scale set is not known yet (the collector finds it in the node resource group)",
       };
   const input: PoolInput = {
     ...(aks ? { aks } : {}),
@@ -98,6 +94,20 @@ export async function freshVerdict(
     capzVersion: detail?.summary.capzVersion ?? null,
   };
   return analyzePool(input, { now: new Date().toISOString() }).verdict;
+}
+
+/**
+ * An AKS pool's scale set in its node resource group: the one the collector last read its VMs from (it finds it by
+ * AKS's pool tag), else the one an AzureManagedMachinePool's list names.
+ */
+function aksScaleSetOf(fresh: FreshPool, detail: PoolDetail | null): string | null {
+  const read = (detail?.instances ?? []).flatMap((r) => (r.sources.azure ? [r.providerID] : []));
+  return (
+    scaleSetOfList(read) ??
+    (fresh.infraKind === 'AzureManagedMachinePool'
+      ? scaleSetOfList((fresh.infra?.spec as { providerIDList?: unknown } | undefined)?.providerIDList)
+      : null)
+  );
 }
 
 /**

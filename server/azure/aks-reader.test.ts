@@ -1,12 +1,12 @@
 // Reading AKS agent pools: which ARM ids (read from ASO objects in a cluster, so untrusted) name one, and the reader
 // — the real @azure/arm-containerservice, built as production builds it — against the simulated ARM: the answer
-// as lib/ reads it, a missing pool, AKS's own budget running out (429 and Retry-After), and injected faults.
+// as lib/ reads it, the managed cluster, a missing pool, AKS's own budget running out (429 and Retry-After), and injected faults.
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ClientSecretCredential } from '@azure/identity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normaliseAgentPool } from '@/lib/aks-model';
+import { normaliseAgentPool, normaliseManagedCluster } from '@/lib/aks-model';
 import { agentPoolArmId, makeAgentPool } from '@/lib/fixtures/aks-objects';
 import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import { findUpstreamDir } from '@/sim/kube/crd-schema';
@@ -164,6 +164,25 @@ describe('AksReader against the simulated ARM', () => {
     expect(none).toMatchObject({ state: 'not-found', calls: 1 });
     server.addFault({ operation: 'agentPools.list', kind: 'error', status: 429, retryAfterSeconds: 9, count: 1 });
     expect(await reader.list(cluster)).toMatchObject({ state: 'throttled', retryAfterSeconds: 9 });
+  });
+
+  it('reads the managed cluster: its control plane, its node resource group', async () => {
+    const cluster = managedClusterRefOf(managedClusterIdOf(ref('user'))) as ManagedClusterRef;
+    const r = await reader.managedCluster(cluster);
+    expect(r).toMatchObject({ state: 'ok', calls: 1 });
+    if (r.state !== 'ok') return;
+    expect(normaliseManagedCluster(r.managedCluster)).toEqual({
+      name: 'aks-weu',
+      provisioningState: 'Succeeded',
+      powerState: 'Running',
+      kubernetesVersion: '1.33.2',
+      currentKubernetesVersion: '1.33.2',
+      nodeResourceGroup: `MC_${az.resourceGroup}_aks-weu_${az.location}`,
+    });
+    expect(r.managedCluster.location).toBe(az.location);
+    expect(await reader.managedCluster({ ...cluster, cluster: 'aks-none' })).toMatchObject({ state: 'not-found' });
+    server.addFault({ operation: 'managedClusters.get', kind: 'error', status: 429, retryAfterSeconds: 7, count: 1 });
+    expect(await reader.managedCluster(cluster)).toMatchObject({ state: 'throttled', retryAfterSeconds: 7 });
   });
 
   it('says not found for an agent pool AKS does not have', async () => {

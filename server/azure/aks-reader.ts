@@ -1,8 +1,8 @@
 import 'server-only';
-// Reads AKS agent pools through @azure/arm-containerservice, as the plain REST-shaped objects lib/ reads (never an SDK
-// model), with the rate-limit headers of the answer: a managed cluster's pools with one list (the collector's reads,
-// one call for all of a cluster's pools), or one pool with a GET (a resync's fresh look). Never a write: poolscope only
-// looks at AKS (docs/security.md).
+// Reads AKS through @azure/arm-containerservice, as the plain REST-shaped objects lib/ reads (never an SDK model), with
+// the rate-limit headers of the answer: a managed cluster's pools with one list (the collector's reads, one call for
+// all of a cluster's pools), one pool with a GET (a resync's fresh look), or the managed cluster itself (its control
+// plane's version, its node resource group). Never a write: poolscope only looks at AKS (docs/security.md).
 
 import { ContainerServiceClient } from '@azure/arm-containerservice';
 import type { TokenCredential } from '@azure/core-auth';
@@ -25,6 +25,14 @@ export interface ManagedClusterRef {
 /** A managed cluster's agent pools by name (lower-case), as one list answered them. */
 export type AgentPoolsRead = (
   | { state: 'ok'; agentPools: Map<string, Record<string, unknown>>; readAt: string; remaining: Record<string, number> }
+  | { state: 'not-found'; error: string }
+  | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
+  | { state: 'unreachable'; error: string }
+) & { calls: number };
+
+/** A managed cluster as one GET answered it (REST-shaped: `properties.nodeResourceGroup`, the versions, the states). */
+export type ManagedClusterRead = (
+  | { state: 'ok'; managedCluster: Record<string, unknown>; readAt: string; remaining: Record<string, number> }
   | { state: 'not-found'; error: string }
   | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
   | { state: 'unreachable'; error: string }
@@ -83,6 +91,42 @@ export function managedClusterRefOf(id: string | null | undefined): ManagedClust
 
 type Sdk = Record<string, unknown>;
 
+/**
+ * What the answers of one request (a call a page) said: the rate-limit headers, and Azure's time of the first answer
+ * (else the second the request was asked in).
+ */
+function tracker() {
+  let remaining: Record<string, number> = {};
+  let answeredAt: string | null = null;
+  let calls = 0;
+  const asked = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
+  return {
+    onResponse(r: { headers: { get(name: string): string | undefined } }) {
+      calls++;
+      remaining = { ...remaining, ...parseRateLimitHeaders((n) => r.headers.get(n)) };
+      answeredAt ??= httpDate(r.headers.get('date'));
+    },
+    answer: () => ({ readAt: answeredAt ?? asked, remaining, calls: Math.max(1, calls) }),
+  };
+}
+
+/** The REST shape of a managed cluster, with only the fields lib/ uses (the SDK flattens `properties`). */
+function restManagedCluster(m: Sdk): Record<string, unknown> {
+  const power = m.powerState as { code?: string } | undefined;
+  return {
+    id: m.id,
+    name: m.name,
+    location: m.location,
+    properties: {
+      provisioningState: m.provisioningState,
+      powerState: power ? { code: power.code } : undefined,
+      kubernetesVersion: m.kubernetesVersion,
+      currentKubernetesVersion: m.currentKubernetesVersion,
+      nodeResourceGroup: m.nodeResourceGroup,
+    },
+  };
+}
+
 /** The SDK flattens `properties` (and renames `type`); lib/ reads the REST shape. Only the fields lib/ uses. */
 function restAgentPool(p: Sdk): Record<string, unknown> {
   const power = p.powerState as { code?: string } | undefined;
@@ -132,17 +176,10 @@ export class AksReader {
 
   /** A managed cluster's agent pools, with one list (a call a page). */
   async list(ref: ManagedClusterRef): Promise<AgentPoolsRead> {
-    let remaining: Record<string, number> = {};
-    let answeredAt: string | null = null;
-    let calls = 0;
-    const asked = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
-    const onResponse = (r: { headers: { get(name: string): string | undefined } }) => {
-      calls++;
-      remaining = { ...remaining, ...parseRateLimitHeaders((n) => r.headers.get(n)) };
-      answeredAt ??= httpDate(r.headers.get('date'));
-    };
+    const t = tracker();
     const agentPools = new Map<string, Record<string, unknown>>();
     try {
+      const { onResponse } = t;
       for await (const p of this.client(ref.subscriptionId).agentPools.list(ref.resourceGroup, ref.cluster, {
         onResponse,
       })) {
@@ -150,31 +187,32 @@ export class AksReader {
         if (typeof pool.name === 'string') agentPools.set(pool.name.toLowerCase(), pool);
         if (agentPools.size >= MAX_LISTED) break;
       }
-      return { state: 'ok', agentPools, readAt: answeredAt ?? asked, remaining, calls: Math.max(1, calls) };
+      return { state: 'ok', agentPools, ...t.answer() };
     } catch (e) {
-      return { ...classifyArmError(e), calls: Math.max(1, calls) };
+      return { ...classifyArmError(e), calls: t.answer().calls };
     }
   }
 
   async read(ref: AgentPoolRef): Promise<AgentPoolRead> {
-    let remaining: Record<string, number> = {};
-    let answeredAt: string | null = null;
-    const asked = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
-    const onResponse = (r: { headers: { get(name: string): string | undefined } }) => {
-      remaining = parseRateLimitHeaders((n) => r.headers.get(n));
-      answeredAt = httpDate(r.headers.get('date'));
-    };
+    const t = tracker();
     try {
       const pool = await this.client(ref.subscriptionId).agentPools.get(ref.resourceGroup, ref.cluster, ref.name, {
-        onResponse,
+        onResponse: t.onResponse,
       });
-      return {
-        state: 'ok',
-        agentPool: restAgentPool(pool as unknown as Sdk),
-        readAt: answeredAt ?? asked,
-        remaining,
-        calls: 1,
-      };
+      return { state: 'ok', agentPool: restAgentPool(pool as unknown as Sdk), ...t.answer() };
+    } catch (e) {
+      return { ...classifyArmError(e), calls: 1 };
+    }
+  }
+
+  /** A managed cluster: its control plane's versions and state, and its node resource group. */
+  async managedCluster(ref: ManagedClusterRef): Promise<ManagedClusterRead> {
+    const t = tracker();
+    try {
+      const mc = await this.client(ref.subscriptionId).managedClusters.get(ref.resourceGroup, ref.cluster, {
+        onResponse: t.onResponse,
+      });
+      return { state: 'ok', managedCluster: restManagedCluster(mc as unknown as Sdk), ...t.answer() };
     } catch (e) {
       return { ...classifyArmError(e), calls: 1 };
     }

@@ -13,6 +13,7 @@ import {
   type AgentPoolRead,
   type AgentPoolRef,
   type AgentPoolsRead,
+  type ManagedClusterRead,
   type ManagedClusterRef,
 } from './aks-reader';
 import { classifyArmError, httpDate, parseRateLimitHeaders } from './arm-answers';
@@ -43,6 +44,23 @@ export type AzureRead = (
   | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
   | { state: 'unreachable'; error: string }
 ) & { calls: number; ops: AzureOps };
+
+/** A scale set as a resource group's list names it. */
+export interface ListedScaleSet {
+  id: string;
+  location: string;
+  tags: Record<string, unknown>;
+}
+
+export type ScaleSetsRead = (
+  | { state: 'ok'; scaleSets: ListedScaleSet[]; remaining: Record<string, number> }
+  | { state: 'not-found'; error: string }
+  | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
+  | { state: 'unreachable'; error: string }
+) & { calls: number };
+
+/** A node resource group holds a scale set per agent pool (at most 100): a list longer than this is not read on. */
+const MAX_SCALE_SETS = 1000;
 
 export function scaleSetRefOf(providerID: string | null | undefined): ScaleSetRef | null {
   const p = parseProviderId(providerID);
@@ -142,6 +160,11 @@ export class AzureReader {
     return this.aks.list(ref);
   }
 
+  /** A managed cluster itself (./aks-reader). */
+  readManagedCluster(ref: ManagedClusterRef): Promise<ManagedClusterRead> {
+    return this.aks.managedCluster(ref);
+  }
+
   private client(sub: string): ComputeManagementClient {
     let c = this.clients.get(sub);
     if (!c) {
@@ -200,6 +223,30 @@ export class AzureReader {
       const failed = classifyArmError(e);
       if (failed.state === 'throttled') remaining = { ...remaining, ...failed.remaining };
       return { ...failed, ...(failed.state === 'throttled' ? { remaining } : {}), calls: calls(), ops };
+    }
+  }
+
+  /**
+   * The scale sets of a resource group (an AKS cluster's node resource group): each one's id, region and tags, which
+   * say the agent pool AKS made it for. One call a page; at most MAX_SCALE_SETS.
+   */
+  async listScaleSets(sub: string, resourceGroup: string): Promise<ScaleSetsRead> {
+    let remaining: Record<string, number> = {};
+    let calls = 0;
+    const onResponse = (r: { headers: { get(name: string): string | undefined } }) => {
+      calls++;
+      remaining = { ...remaining, ...parseRateLimitHeaders((n) => r.headers.get(n)) };
+    };
+    const scaleSets: ListedScaleSet[] = [];
+    try {
+      for await (const v of this.client(sub).virtualMachineScaleSets.list(resourceGroup, { onResponse })) {
+        const tags = (v.tags ?? {}) as Record<string, unknown>;
+        scaleSets.push({ id: String(v.id ?? ''), location: String(v.location ?? ''), tags });
+        if (scaleSets.length >= MAX_SCALE_SETS) break;
+      }
+      return { state: 'ok', scaleSets, remaining, calls: Math.max(1, calls) };
+    } catch (e) {
+      return { ...classifyArmError(e), calls: Math.max(1, calls) };
     }
   }
 }

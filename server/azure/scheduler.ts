@@ -181,6 +181,28 @@ export class Scheduler {
     return out;
   }
 
+  /**
+   * Whether a call outside the tracked reads (a node resource group's scale set list) may go now on the budget of
+   * `subscription`+`region`: not blocked by a Retry-After, and within its share.
+   */
+  allows(subscription: string, region: string, now: number): boolean {
+    const b = this.budget(`${subscription.toLowerCase()}|${region.toLowerCase()}`);
+    this.prune(b, now);
+    return this.nextSlot(b, now) <= now;
+  }
+
+  /** Counts such a call on its budget, and blocks the budget for its Retry-After when Azure throttled it. */
+  spend(
+    subscription: string,
+    region: string,
+    now: number,
+    r: { calls: number; throttled?: boolean; retryAfterSeconds?: number | null },
+  ): void {
+    const b = this.budget(`${subscription.toLowerCase()}|${region.toLowerCase()}`);
+    for (let i = 0; i < r.calls; i++) b.calls.push(now);
+    if (r.throttled) b.blockedUntil = Math.max(b.blockedUntil, now + (r.retryAfterSeconds ?? 60) * 1000);
+  }
+
   /** Records a read's outcome: its region, the budget headers, throttling, and when to read next. */
   record(
     id: string,

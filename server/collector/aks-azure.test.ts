@@ -1,7 +1,7 @@
 // The collector reading AKS pools from Azure, against the simulated fleet over HTTPS with the real SDKs: each AKS
-// pool's agent pool from AKS (found by the id ASO records, one list a managed cluster), an AzureManagedMachinePool's VMs from its node resource
-// group's scale set, and AKS failing or throttling: the pool then says AKS could not be read and falls back on ASO's
-// copy, its drift unchanged, and a 429's Retry-After is waited out without calls.
+// pool's agent pool from AKS (found by the id ASO records, one list a managed cluster), its VMs from the node resource
+// group's scale set AKS tagged with the agent pool's name, and AKS failing or throttling: the pool then says AKS could
+// not be read and falls back on ASO's copy, its drift unchanged, and a 429's Retry-After is waited out without calls.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PoolDetail } from '@/lib/api-types';
@@ -34,7 +34,7 @@ function poolWhen(h: Harness, key: string, what: string, ok: (p: PoolDetail) => 
 }
 
 describe('AKS pools read from Azure', () => {
-  it("reads each AKS pool's agent pool from AKS, and an AzureManagedMachinePool's VMs from its scale set", async () => {
+  it("reads each AKS pool's agent pool from AKS, and its VMs from the scale set AKS tagged for it", async () => {
     const h = await harness(cleanups, 'demo.yaml', 0.25);
     await h.start();
     // The AMMP: AKS itself reports the failure, and the VM that joined after the freeze is Azure's too.
@@ -45,12 +45,15 @@ describe('AKS pools read from Azure', () => {
     expect(ammp.sources.azure.state).toBe('ok');
     expect(ammp.instances.find((r) => r.providerID.endsWith('/virtualMachines/3'))?.sources.azure).toBeTruthy();
     expect(driftOf(ammp)).toContain('missing-from-machinepool:3');
-    // The ASO-MP: AKS's own count (5) beside ASO's cached one (3); its VMs are not read.
-    const aso = await poolWhen(h, ASO_MP, 'the ASO-MP analysed with AKS read', (p) =>
-      Boolean(finding(p, 'aks-replicas-cached')?.summary.includes('AKS counts 5')),
+    // The ASO-MP: AKS's own count (5) beside ASO's cached one (3); its VMs from the scale set AKS tagged with its
+    // agent pool's name, found by listing the node resource group (its lists name Nodes, not the scale set).
+    const aso = await poolWhen(h, ASO_MP, 'the ASO-MP analysed with AKS and its VMs read', (p) =>
+      Boolean(finding(p, 'aks-replicas-cached')?.summary.includes('AKS counts 5') && p.sources.azure.state === 'ok'),
     );
-    expect(aso.sources.azure.state).toBe('unknown');
+    expect(aso.instances.filter((r) => r.sources.azure)).toHaveLength(5);
     expect(finding(aso, 'azure-unread')).toBeUndefined();
+    expect(h.sim.azure.requestCounts.get('managedClusters.get')).toBeGreaterThanOrEqual(1);
+    expect(h.sim.azure.requestCounts.get('vmss.listByResourceGroup')).toBeGreaterThanOrEqual(1);
     // Both pools are aks-weu's: one list brings them, and no pool is read on its own.
     expect(h.sim.azure.requestCounts.get('agentPools.list')).toBeGreaterThanOrEqual(1);
     expect(h.sim.azure.requestCounts.get('agentPools.get') ?? 0).toBe(0);

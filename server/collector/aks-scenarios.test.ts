@@ -114,6 +114,14 @@ describe('AKS operator scenarios in the living simulator', () => {
       expect(codes(waiting)).not.toContain('aks-pool-failed');
       expect(waiting.verdict.reconcile.canHelp).toBe(false);
     }
+    // AKS's own word on the control plane, from the managed cluster's GET.
+    await when(h, 'ammp', "AKS's control plane upgrading", (p) =>
+      Boolean(
+        finding(p, 'aks-operation')?.detail.includes(
+          'AKS says the control plane of aks-weu runs Kubernetes 1.33.2, on its way to 1.34.1 (Upgrading).',
+        ),
+      ),
+    );
     for (const name of ['ammp', 'asomp']) {
       const upgrading = await when(h, name, 'AKS upgrading', (p) =>
         Boolean(finding(p, 'aks-operation')?.summary.includes('upgrading agent pool')),

@@ -16,6 +16,7 @@ import type { AzureRead, AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { ReadPlan, Scheduler } from '../azure/scheduler';
 import type { ContextSource } from '../kube/context-source';
+import { AksLooks, type LookResult } from './aks-looks';
 
 export interface AzureLaneOptions {
   azure: AzureReader;
@@ -66,6 +67,10 @@ export class AzureLane {
     instanceView: 0,
     /** Agent pool lists (a call a page). */
     agentPoolList: 0,
+    /** Managed cluster GETs. */
+    managedClusterGet: 0,
+    /** Node resource groups' scale set lists (a call a page). */
+    scaleSetList: 0,
   };
   /** 429s per subscription (lower-case). */
   readonly throttledBySubscription = new Map<string, number>();
@@ -89,8 +94,29 @@ export class AzureLane {
   private indexStale = true;
   /** The round of reads in progress, if any. */
   private reading: Promise<void> | null = null;
+  /** Each managed cluster itself, and its node resource group's scale sets by agent pool. */
+  private readonly looks: AksLooks;
 
-  constructor(private readonly opts: AzureLaneOptions) {}
+  constructor(private readonly opts: AzureLaneOptions) {
+    this.looks = new AksLooks(opts.azure, opts.scheduler, opts.now);
+  }
+
+  /**
+   * The scale set a pool's VMs are read from: for an AKS pool, the one AKS tagged with its agent pool's name in the
+   * node resource group once a list found it (else, for an AzureManagedMachinePool, the one its list names); for a
+   * self-managed pool, its AzureMachinePool's.
+   */
+  scaleSetOf(src: ContextSource, poolKey: string): string | null {
+    const ap = agentPoolRefOf(src.agentPoolOf(poolKey));
+    const tagged = ap ? this.looks.scaleSetOf(managedClusterIdOf(ap), ap.name) : null;
+    return tagged ?? src.scaleSetOf(poolKey);
+  }
+
+  /** What an AKS pool's model takes for its managed cluster (agent pool `id`'s): its last GET, or why none. */
+  managedClusterInputFor(id: string): ReturnType<AksLooks['managedClusterInput']> {
+    const cluster = clusterOf(id);
+    return cluster ? this.looks.managedClusterInput(cluster) : { state: 'unknown', reason: 'not read yet' };
+  }
 
   /**
    * A Kubernetes change to a pool, now backed by scale set `id` and agent pool `agentPool` (or none yet): the index
@@ -213,7 +239,12 @@ export class AzureLane {
             if (read.state === 'ok') readAt = read.readAt;
           } else if (cluster) {
             const read = await this.opts.azure.readAgentPools(cluster);
-            this.recordAgentPools(id, cluster.subscriptionId.toLowerCase(), read);
+            const look =
+              read.state === 'ok'
+                ? await this.looks.look(id, cluster, this.agentPoolNamesOf(id), this.needsFastLane(id))
+                : null;
+            this.recordAgentPools(id, cluster.subscriptionId.toLowerCase(), read, look);
+            if (look?.moved) this.indexStale = true;
             // Azure's answer time of a pool whose scale set is not read (its figures are AKS's); the others' is
             // their scale set read's.
             const pools = [...(this.poolsByScaleSet.get(id) ?? [])];
@@ -251,11 +282,11 @@ export class AzureLane {
           agentPoolByPool.set(key, agentPool);
           regions.set(cluster, AKS_BUDGET);
         }
-        const id = src.scaleSetOf(p);
+        const id = this.scaleSetOf(src, p);
         if (!id || !scaleSetRefOf(id)) continue;
         add(id, key);
         byPool.set(key, id);
-        if (!regions.get(id)) regions.set(id, src.regionOf(p));
+        if (!regions.get(id)) regions.set(id, cluster ? this.looks.regionOf(cluster) : src.regionOf(p));
       }
     }
     this.poolsByScaleSet = index;
@@ -263,6 +294,7 @@ export class AzureLane {
     this.agentPoolByPool = agentPoolByPool;
     // Agent pools no pool names any more: their reads and their subscriptions' AKS health go.
     const named = new Set(agentPoolByPool.values());
+    this.looks.keepOnly(new Set([...named].flatMap((ap) => clusterOf(ap) ?? [])));
     for (const id of this.agentPoolReads.keys()) if (!named.has(id)) this.agentPoolReads.delete(id);
     for (const id of this.agentPoolsAnswered) if (!named.has(id)) this.agentPoolsAnswered.delete(id);
     const aksSubs = new Set([...index.keys()].flatMap((id) => (managedClusterRefOf(id) ? [subscriptionOf(id)] : [])));
@@ -314,10 +346,12 @@ export class AzureLane {
    * again. A pool the list does not hold is not found. A throttled list replaces the last good answers: the pools then
    * show ASO's cached copy and say AKS could not be read, rather than an answer of unknown age.
    */
-  private recordAgentPools(id: string, sub: string, read: AgentPoolsRead): void {
+  private recordAgentPools(id: string, sub: string, read: AgentPoolsRead, look: LookResult | null): void {
     const t = this.opts.now();
-    this.calls.total += read.calls;
+    this.calls.total += read.calls + (look ? look.aksCalls + look.computeCalls : 0);
     this.calls.agentPoolList += read.calls;
+    this.calls.managedClusterGet += look?.aksCalls ?? 0;
+    this.calls.scaleSetList += look?.computeCalls ?? 0;
     // Pools that went while the list was out are not in the index any more: their answers are not kept.
     const agentPools = [...(this.poolsByScaleSet.get(id) ?? [])].flatMap((k) => {
       const ap = this.agentPoolByPool.get(k);
@@ -343,10 +377,21 @@ export class AzureLane {
       this.agentPoolsAnswered.add(ap);
       this.agentPoolReads.set(ap, this.agentPoolAnswer(ap, read));
     }
+    // The managed cluster's GET is on the same AKS budget: a 429 to it holds the cluster's next list back too.
+    const throttled = look?.throttled;
     this.opts.scheduler.record(id, t, {
-      remaining: read.state === 'ok' ? read.remaining : undefined,
+      remaining: throttled?.remaining ?? (read.state === 'ok' ? read.remaining : undefined),
       fast: this.needsFastLane(id),
+      extraCalls: look?.aksCalls ?? 0,
+      ...(throttled ? { throttled: true, retryAfterSeconds: throttled.retryAfterSeconds } : {}),
     });
+  }
+
+  /** The names of the agent pools whose pools managed cluster `id` backs. */
+  private agentPoolNamesOf(id: string): string[] {
+    return [...(this.poolsByScaleSet.get(id) ?? [])].flatMap(
+      (k) => agentPoolRefOf(this.agentPoolByPool.get(k))?.name ?? [],
+    );
   }
 
   /** What a managed cluster's list (not throttled) says of agent pool `ap`. */

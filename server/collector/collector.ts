@@ -133,12 +133,6 @@ export interface CollectorOptions {
 
 export type { AzureHealth } from '@/lib/api-types';
 
-/** What an AzureASOManagedMachinePool's model gets for Azure's VMs: it lists Nodes, so its VMs are not read. */
-const ASO_VMS_NOT_READ = {
-  state: 'unknown',
-  reason: 'an AzureASOManagedMachinePool lists its Nodes, not VMs: its scale set is not read',
-} as const;
-
 /** Why an AKS pool's agent pool is not read: ASO has not recorded its id, or records one that is not an agent pool's. */
 function noAgentPool(input: PoolInput): NonNullable<NonNullable<PoolInput['aks']>['agentPool']> {
   const aso = input.aks?.asoAgentPool;
@@ -403,19 +397,17 @@ export class Collector {
   }
 
   private scaleSetIdOf(ctx: string, pool: string): string | null {
-    return this.sources.get(ctx)?.scaleSetOf(pool) ?? null;
+    const src = this.sources.get(ctx);
+    return src ? this.azure.scaleSetOf(src, pool) : null;
   }
 
   /**
-   * What a pool's model takes for Azure's VMs: its scale set's last read. An AzureManagedMachinePool's scale set is
-   * the one its list names, not known before it lists a VM; an AzureASOManagedMachinePool's is not read at all.
+   * What a pool's model takes for Azure's VMs: its scale set's last read. An AKS pool's scale set is the one AKS
+   * tagged with its agent pool's name in the node resource group (the lane lists that group), unknown before then.
    */
   private azureInputOf(input: PoolInput, id: string | null): PoolInput['azure'] {
-    const ref = (input.machinePool.spec?.template as { spec?: { infrastructureRef?: { kind?: unknown } } } | undefined)
-      ?.spec?.infrastructureRef;
-    if (input.aks && ref?.kind === 'AzureASOManagedMachinePool') return ASO_VMS_NOT_READ;
     if (input.aks && !id)
-      return { state: 'unknown', reason: 'the AzureManagedMachinePool lists no VM yet, so its scale set is not known' };
+      return { state: 'unknown', reason: "the node resource group's scale set of this agent pool is not found yet" };
     return this.azure.inputFor(id);
   }
 
@@ -527,6 +519,7 @@ export class Collector {
       const aks = input.aks && {
         ...input.aks,
         agentPool: agentPool ? this.azure.agentPoolInputFor(agentPool) : noAgentPool(input),
+        ...(agentPool ? { managedCluster: this.azure.managedClusterInputFor(agentPool) } : {}),
       };
       detail = analyzePool(
         { ...input, azure, ...(aks ? { aks } : {}) },

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ArmCall, ArmServer } from './arm-call';
 import { ArmError, methodNotAllowed, noRoute } from './arm-http';
-import { getAgentPool, listAgentPools } from './routes-agent-pools';
+import { getAgentPool, getManagedCluster, listAgentPools } from './routes-agent-pools';
 import { listStandaloneVms } from './routes-standalone-vms';
 import { getOperation, getScaleSet, listAllScaleSets, listScaleSets, updateScaleSet } from './routes-scale-sets';
 import { getVm, getVmInstanceView, listVms } from './routes-vms';
@@ -109,11 +109,13 @@ async function routeScaleSet(arm: ArmServer, call: ArmCall, rg: string): Promise
   throw noRoute(call.url.pathname);
 }
 
-/** …/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters/{mc}/agentPools[/{pool}] */
+/** …/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters/{mc}[/agentPools[/{pool}]] */
 async function routeAks(arm: ArmServer, call: ArmCall, rg: string): Promise<void> {
   const { seg, lower, method } = call;
-  if (lower[6] !== 'managedclusters' || lower[8] !== 'agentpools' || seg.length > 10) throw noRoute(call.url.pathname);
-  if (method !== 'GET') throw methodNotAllowed();
   const cluster = seg[7] as string;
+  if (lower[6] !== 'managedclusters' || seg.length < 8 || seg.length > 10) throw noRoute(call.url.pathname);
+  if (seg.length > 8 && lower[8] !== 'agentpools') throw noRoute(call.url.pathname);
+  if (method !== 'GET') throw methodNotAllowed();
+  if (seg.length === 8) return getManagedCluster(arm, call, rg, cluster);
   return seg.length === 9 ? listAgentPools(arm, call, rg, cluster) : getAgentPool(arm, call, rg, cluster);
 }

@@ -1,5 +1,5 @@
-// The AKS agent pool routes (Microsoft.ContainerService): GET one agent pool and list a managed cluster's, as AKS
-// answers them. Read-only, as poolscope uses them; each read is charged to the subscription's AKS budget.
+// The AKS routes (Microsoft.ContainerService): GET a managed cluster, GET one agent pool and list a managed cluster's,
+// as AKS answers them. Read-only, as poolscope uses them; each read is charged to the subscription's AKS budget.
 
 import { enter, type ArmCall, type ArmServer } from './arm-call';
 import { ArmError, send } from './arm-http';
@@ -14,6 +14,20 @@ function aksNotFound(what: string, name: string, rg: string): ArmError {
     'ResourceNotFound',
     `The Resource 'Microsoft.ContainerService/${what}/${name}' under resource group '${rg}' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix`,
   );
+}
+
+/** GET …/managedClusters/{mc}: the cluster, its agent pool profiles taken from its agent pools as they stand. */
+export async function getManagedCluster(arm: ArmServer, call: ArmCall, rg: string, cluster: string): Promise<void> {
+  if (await enter(arm, call, 'managedClusters.get')) return;
+  const rec = arm.state.getManagedCluster(call.sub, rg, cluster);
+  const headers = charge(arm.throttler, { subscriptionId: call.sub, location: AKS_BUDGET }, ['AksReads'], false);
+  if (!rec) throw aksNotFound('managedClusters', cluster, rg);
+  const profiles = arm.state.listAgentPools(call.sub, rg, cluster).map((p) => ({
+    name: p.name,
+    ...(p.body.properties as Record<string, unknown>),
+  }));
+  const props = rec.body.properties as Record<string, unknown>;
+  send(call.res, 200, { ...rec.body, properties: { ...props, agentPoolProfiles: profiles } }, headers);
 }
 
 /** GET …/managedClusters/{mc}/agentPools/{pool} */

@@ -43,6 +43,20 @@ export interface AgentPoolRecord {
   body: Rest;
 }
 
+/**
+ * An AKS managed cluster as `GET …/managedClusters/{mc}` returns it (its agent pool profiles are filled in from the
+ * agent pools when it is read), with where it lives.
+ */
+export interface ManagedClusterRecord {
+  subscriptionId: string;
+  resourceGroup: string;
+  name: string;
+  body: Rest;
+}
+
+/** The region a managed cluster made for an agent pool is in: the fixtures' (AKS pools carry no location). */
+const AKS_LOCATION = 'westeurope';
+
 const AGENT_POOL_ID =
   /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.ContainerService\/managedClusters\/([^/]+)\/agentPools\/([^/]+)$/i;
 
@@ -50,6 +64,8 @@ export class AzureState {
   readonly scaleSets = new Map<string, ScaleSetRecord>();
   /** AKS agent pools by `sub/rg/cluster/pool` (lower-case). */
   readonly agentPools = new Map<string, AgentPoolRecord>();
+  /** AKS managed clusters by `sub/rg/cluster` (lower-case). */
+  readonly managedClusters = new Map<string, ManagedClusterRecord>();
   readonly operations = new Map<string, Operation>();
   private readonly listeners = new Set<() => void>();
 
@@ -94,8 +110,38 @@ export class AzureState {
     const [, subscriptionId, resourceGroup, cluster, name] = m as unknown as [string, string, string, string, string];
     const rec = { subscriptionId, resourceGroup, cluster, name, body };
     this.agentPools.set(`${subscriptionId}/${resourceGroup}/${cluster}/${name}`.toLowerCase(), rec);
+    this.ensureManagedCluster(subscriptionId, resourceGroup, cluster, props(body));
     this.changed();
     return rec;
+  }
+
+  /**
+   * The managed cluster of an agent pool, made as AKS makes one when it is not there yet: Succeeded and Running, its
+   * control plane at the pool's version, its node resource group AKS's default `MC_<rg>_<cluster>_<location>`.
+   */
+  private ensureManagedCluster(sub: string, rg: string, cluster: string, pool: Record<string, unknown>): void {
+    const k = key(sub, rg, cluster);
+    if (this.managedClusters.has(k)) return;
+    const version = String(pool.currentOrchestratorVersion ?? pool.orchestratorVersion ?? '1.33.2');
+    const body: Rest = {
+      id: `/subscriptions/${sub}/resourcegroups/${rg}/providers/Microsoft.ContainerService/managedClusters/${cluster}`,
+      name: cluster,
+      type: 'Microsoft.ContainerService/ManagedClusters',
+      location: AKS_LOCATION,
+      properties: {
+        provisioningState: 'Succeeded',
+        powerState: { code: 'Running' },
+        kubernetesVersion: version,
+        currentKubernetesVersion: version,
+        dnsPrefix: cluster,
+        nodeResourceGroup: `MC_${rg}_${cluster}_${AKS_LOCATION}`,
+      },
+    };
+    this.managedClusters.set(k, { subscriptionId: sub, resourceGroup: rg, name: cluster, body });
+  }
+
+  getManagedCluster(sub: string, rg: string, cluster: string): ManagedClusterRecord | undefined {
+    return this.managedClusters.get(key(sub, rg, cluster));
   }
 
   getAgentPool(sub: string, rg: string, cluster: string, name: string): AgentPoolRecord | undefined {

@@ -6,7 +6,8 @@
 // - AKS, on its agent pool: a PUT's count becomes the node resource group scale set's capacity, the pool Scaling
 //   until the scale set holds that many running VMs; a PUT of a new version Upgrading, with one surge VM, for
 //   `aksUpgrade`; a PUT that changes neither Updating for a few seconds; a failure set on the pool fails the next
-//   PUT. ASO holds a version back while the cluster's control plane has not reached it (ReconciliationBlocked);
+//   PUT. ASO holds a version back while the cluster's control plane has not reached it (ReconciliationBlocked); the
+//   managed cluster is Upgrading meanwhile;
 // - CAPZ's AzureManagedMachinePool and AzureASOManagedMachinePool controllers: the count asked of ASO, not ready
 //   while ASO is not done, and only on a whole success the list (an AMMP's from the scale set's VMs, an ASO-MP's
 //   from the labelled Nodes) with ready=true. CAPI's side is world-capi.ts's, as for any pool.
@@ -69,10 +70,31 @@ function versionHold(w: WorldState, rec: AgentPoolRecord, want: string | undefin
   return null;
 }
 
+/**
+ * AKS's managed cluster as its control plane stands: Upgrading to the version an `aksControlPlane` step asked for
+ * until it reaches it, then Succeeded at that version.
+ */
+function controlPlane(w: WorldState, rec: AgentPoolRecord): void {
+  const cp = w.aksControlPlanes.get(managedClusterIdOf(rec));
+  const mc = cp && w.azure.state.getManagedCluster(rec.subscriptionId, rec.resourceGroup, rec.cluster);
+  if (!cp || !mc) return;
+  const p = mc.body.properties as Props;
+  const reached = w.now() >= cp.at;
+  const want = {
+    kubernetesVersion: cp.version,
+    currentKubernetesVersion: reached ? cp.version : p.currentKubernetesVersion,
+    provisioningState: reached ? 'Succeeded' : 'Upgrading',
+  };
+  if (Object.entries(want).every(([k, v]) => p[k] === v)) return;
+  Object.assign(p, want);
+  w.azure.state.changed();
+}
+
 /** ASO and AKS on one pool: ASO's object reconciled against AKS, and AKS's running operation moved on. */
 export function asoAndAks(w: WorldState, pool: Pool): void {
   const rec = pool.aks?.agentPoolRec();
   if (!rec) return;
+  controlPlane(w, rec);
   aksOperation(w, pool, rec);
   aso(w, pool, rec);
 }

@@ -1,7 +1,7 @@
 // AKS pools in a management cluster, read by the real client against the simulated API server: the kinds are
 // found by discovery, an AzureManagedMachinePool's and an AzureASOManagedMachinePool's pool get their infra object
 // and ASO's agent pool object in their input, a Node of their agent pool joins them before any list names it,
-// and a change to ASO's object or to such a Node re-analyses its pool.
+// a change to ASO's object or to such a Node re-analyses its pool, and kinds served only later are watched then.
 
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +142,55 @@ describe('ContextSource with AKS pools', () => {
     await until('the Event delivered', () => (events.some((e) => e.reason === 'ReconcileError') ? true : undefined));
     expect(events.find((e) => e.reason === 'ReconcileError')?.pools).toEqual(['default/aks1']);
   });
+});
+
+describe('ContextSource on a cluster that serves the AKS kinds only later', () => {
+  it('watches them once they are served, and its AKS pools get their infra object then', async () => {
+    const pool = objectsOf(
+      buildAksPool({ flavour: 'aks-managed', name: 'aks1', clusterName: 'prod-weu', mpList: [0] }),
+    );
+    const seed = seedObjects();
+    const sim = await startKubeSimulator({
+      clusters: [{ name: 'mgmt-weu', role: 'management', objects: [...seed.management, ...pool.management] }],
+      log: () => {},
+    });
+    // CAPZ's AKS CRDs and ASO not installed yet.
+    const aksResources = [
+      'infrastructure.cluster.x-k8s.io/azuremanagedmachinepools',
+      'infrastructure.cluster.x-k8s.io/azureasomanagedmachinepools',
+      'containerservice.azure.com/managedclustersagentpools',
+    ];
+    for (const r of aksResources) sim.cluster('mgmt-weu').hidden.add(r);
+    const kc = new KubeConfig();
+    kc.loadFromFile(sim.kubeconfigPath);
+    kc.setCurrentContext('mgmt-weu');
+    const changed: string[][] = [];
+    // A refresh tick of 20 ms: the kinds are looked for again every 100 ms.
+    const source = new ContextSource(
+      'mgmt-weu',
+      kc,
+      (pools) => changed.push(pools),
+      () => {},
+      20,
+    );
+    try {
+      await source.start();
+      await until('the MachinePools listed', () => (source.poolInput('default/aks1') ? true : undefined));
+      expect(source.aksKinds).toEqual({ ammp: false, asomp: null, asoap: null });
+      expect(source.poolInput('default/aks1')?.aks?.infra ?? null).toBeNull();
+      sim.cluster('mgmt-weu').hidden.clear();
+      const input = await until('the AzureManagedMachinePool read', () => {
+        const i = source.poolInput('default/aks1');
+        return i?.aks?.infra && i.aks.asoAgentPool && 'kind' in i.aks.asoAgentPool ? i : undefined;
+      });
+      expect(input.aks?.infra?.kind).toBe('AzureManagedMachinePool');
+      expect(source.aksKinds).toEqual({ ammp: true, asomp: 'v1beta1', asoap: 'v1api20250801' });
+      expect(changed.some((pools) => pools.includes('default/aks1'))).toBe(true);
+    } finally {
+      source.stop();
+      await sim.stop();
+    }
+  }, 30_000);
 });
 
 describe('aksKindsOf', () => {

@@ -120,12 +120,14 @@ export class ContextSource {
     this.kindHealth.starting('discovery');
     // Kubeconfig Secrets are read one by one (get, not list/watch: poolscope needs no right to read every Secret):
     // when a Cluster appears, every minute while its workload cluster is not live (recoveries), and every five
-    // minutes while it is (rotations); the CAPZ version every five minutes. Each read is a new TLS connection.
+    // minutes while it is (rotations); the CAPZ version and the AKS kinds served every five minutes. Each read is a
+    // new TLS connection.
     let ticks = 0;
     this.secretTimer = setInterval(() => {
       const full = ++ticks % REFRESH_EVERY_TICKS === 0;
       void this.workloads.refreshWorkloads(full);
       if (full) void this.refreshCapzVersion();
+      if (full) void this.refreshAksKinds();
     }, this.refreshTickMs);
     void this.connect();
   }
@@ -188,33 +190,61 @@ export class ContextSource {
       },
       ...aksInformerKinds(this.aksKinds),
     ];
-    for (const k of kinds) {
-      // The informer's items are this source's cache of the kind.
-      const informer = new Informer({
-        kc: this.kc,
-        path: `/apis/${k.group}/${k.version}/${k.plural}`,
-        kind: k.name,
-        labelSelector: k.labelSelector,
-        items: this.caches[k.name],
-        onState: (st, error) => this.setKindHealth(k.name, st, error),
-        onRestart: () => this.restarted(k.name),
-        // A MachinePool's Machine is named after its AMPM: the two caches share their key strings.
-        keysFrom: k.name === 'ampm' ? this.caches.machine : k.name === 'machine' ? this.caches.ampm : undefined,
-      });
-      informer.on('add', (o, _old, key) => this.upserted(k.name, o, key));
-      informer.on('update', (o, old, key) => this.upserted(k.name, o, key, old));
-      informer.on('delete', (o, _old, key) => this.removed(k.name, o, key));
-      this.kindHealth.starting(k.name);
-      informer.start();
-      this.informers.push(informer);
-      if (k.name === 'mp') this.mpInformer = informer;
-    }
+    for (const k of kinds) this.startInformer(k);
     this.informers.push(this.events.start());
   }
 
   /**
+   * AKS pool kinds the cluster has come to serve since the informers started (CAPZ's AKS CRDs or ASO installed
+   * later) are watched from now on, and their pools analysed with them. A kind no longer served keeps its informer,
+   * which reports the kind failing.
+   */
+  private async refreshAksKinds(): Promise<void> {
+    if (this.stopped || !this.mpInformer) return;
+    const served = await this.discoverAksKinds();
+    const watched = new Set(aksInformerKinds(this.aksKinds).map((k) => k.name));
+    const added = aksInformerKinds(served).filter((k) => !watched.has(k.name));
+    if (added.length === 0 || this.stopped) return;
+    this.aksKinds = {
+      ammp: this.aksKinds.ammp || served.ammp,
+      asomp: this.aksKinds.asomp ?? served.asomp,
+      asoap: this.aksKinds.asoap ?? served.asoap,
+    };
+    log().info(
+      { context: this.context, kinds: added.map((k) => k.plural) },
+      'AKS pool kinds now served: watching them',
+    );
+    for (const k of added) this.startInformer(k);
+    // Every pool's input may change: an AKS pool's infra object or ASO's agent pool is now read.
+    this.onChange(this.poolKeys());
+  }
+
+  /** Starts the informer of one kind: its items are this source's cache of the kind. */
+  private startInformer(k: Kind): void {
+    const informer = new Informer({
+      kc: this.kc,
+      path: `/apis/${k.group}/${k.version}/${k.plural}`,
+      kind: k.name,
+      labelSelector: k.labelSelector,
+      items: this.caches[k.name],
+      onState: (st, error) => this.setKindHealth(k.name, st, error),
+      onRestart: () => this.restarted(k.name),
+      // A MachinePool's Machine is named after its AMPM: the two caches share their key strings.
+      keysFrom: k.name === 'ampm' ? this.caches.machine : k.name === 'machine' ? this.caches.ampm : undefined,
+    });
+    informer.on('add', (o, _old, key) => this.upserted(k.name, o, key));
+    informer.on('update', (o, old, key) => this.upserted(k.name, o, key, old));
+    informer.on('delete', (o, _old, key) => this.removed(k.name, o, key));
+    this.kindHealth.starting(k.name);
+    informer.start();
+    this.informers.push(informer);
+    if (k.name === 'mp') this.mpInformer = informer;
+  }
+
+  /**
    * The AKS kinds the cluster serves. A failure here does not hold up the cluster's other kinds: poolscope then
-   * watches none of them, says so in its log, and its AKS pools' analyses say their infra object was not found.
+   * watches none of them until the next refresh finds them, says so in its log, and its AKS pools' analyses say
+   * their infra object was not found.
    */
   private async discoverAksKinds(): Promise<AksKinds> {
     try {

@@ -9,16 +9,21 @@ interface DiscoveryServer {
   url: string;
   /** Kubernetes version the server reports. */
   gitVersion?: string;
+  /** Resources (`group/plural`) the server does not serve: their CRDs are not installed. */
+  hidden?: ReadonlySet<string>;
 }
 
-const groupDoc = (g: string) => {
+/** The resources a server serves: all but those it hides. */
+function servedBy(server: DiscoveryServer): readonly ResourceDef[] {
+  const hidden = server.hidden;
+  return hidden?.size ? RESOURCES.filter((r) => !hidden.has(`${r.group}/${r.plural}`)) : RESOURCES;
+}
+
+const groupDoc = (all: readonly ResourceDef[], g: string) => {
   const versions = [
-    ...new Set(
-      RESOURCES.filter((r) => r.group === g).flatMap((r) => r.versions.filter((v) => v.served).map((v) => v.name)),
-    ),
+    ...new Set(all.filter((r) => r.group === g).flatMap((r) => r.versions.filter((v) => v.served).map((v) => v.name))),
   ];
-  const preferred =
-    RESOURCES.find((r) => r.group === g && r.versions.length > 1) ?? RESOURCES.find((r) => r.group === g);
+  const preferred = all.find((r) => r.group === g && r.versions.length > 1) ?? all.find((r) => r.group === g);
   const pv = preferred ? storageVersion(preferred) : versions[0];
   return {
     name: g,
@@ -66,13 +71,13 @@ const resourceEntries = (r: ResourceDef) => [
     : []),
 ];
 
-const resourceList = (g: string, v: string) => ({
+const resourceList = (all: readonly ResourceDef[], g: string, v: string) => ({
   kind: 'APIResourceList',
   apiVersion: 'v1',
   groupVersion: apiVersionOf(g, v),
-  resources: RESOURCES.filter((r) => r.group === g && r.versions.some((x) => x.name === v && x.served)).flatMap(
-    resourceEntries,
-  ),
+  resources: all
+    .filter((r) => r.group === g && r.versions.some((x) => x.name === v && x.served))
+    .flatMap(resourceEntries),
 });
 
 function versionDoc(gitVersion: string | undefined): unknown {
@@ -93,32 +98,33 @@ function versionDoc(gitVersion: string | undefined): unknown {
 
 /** The discovery (or version, or OpenAPI) document at `path`, or undefined when `path` is not one. */
 export function discoveryDoc(path: string, server: DiscoveryServer): unknown | undefined {
-  const groups = [...new Set(RESOURCES.filter((r) => r.group).map((r) => r.group))];
+  const all = servedBy(server);
+  const groups = [...new Set(all.filter((r) => r.group).map((r) => r.group))];
   if (path === '/version') return versionDoc(server.gitVersion);
-  if (path === '/openapi/v3') return openapiRoot();
+  if (path === '/openapi/v3') return openapiRoot(all);
   const oa = /^\/openapi\/v3\/(api\/v1|apis\/[^/]+\/[^/]+)$/.exec(path);
-  if (oa) return openapiGroupVersion(oa[1] as string, server.gitVersion);
+  if (oa) return openapiGroupVersion(all, oa[1] as string, server.gitVersion);
   if (path === '/api')
     return {
       kind: 'APIVersions',
       versions: ['v1'],
       serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: server.url.replace('https://', '') }],
     };
-  if (path === '/api/v1') return resourceList('', 'v1');
-  if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map(groupDoc) };
+  if (path === '/api/v1') return resourceList(all, '', 'v1');
+  if (path === '/apis') return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map((g) => groupDoc(all, g)) };
   const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
   if (m && groups.includes(m[1] as string)) {
-    if (!m[2]) return { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(m[1] as string) };
-    const list = resourceList(m[1] as string, m[2]);
+    if (!m[2]) return { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(all, m[1] as string) };
+    const list = resourceList(all, m[1] as string, m[2]);
     return list.resources.length ? list : undefined;
   }
   return undefined;
 }
 
 /** The OpenAPI v3 index kubectl reads to learn that the server validates fields itself. */
-function openapiRoot(): unknown {
+function openapiRoot(all: readonly ResourceDef[]): unknown {
   const gvs = new Set<string>();
-  for (const r of RESOURCES)
+  for (const r of all)
     for (const v of r.versions) if (v.served) gvs.add(r.group ? `apis/${r.group}/${v.name}` : `api/${v.name}`);
   return {
     paths: Object.fromEntries(
@@ -134,9 +140,9 @@ function openapiRoot(): unknown {
  * One group-version's OpenAPI v3 document: paths with the operations and the `fieldValidation` parameter,
  * and an open schema per kind (the server validates against the real CRD schemas itself).
  */
-function openapiGroupVersion(gv: string, gitVersion: string | undefined): unknown {
+function openapiGroupVersion(all: readonly ResourceDef[], gv: string, gitVersion: string | undefined): unknown {
   const [group, version] = gv.startsWith('api/') ? ['', gv.slice(4)] : (gv.slice(5).split('/') as [string, string]);
-  const rs = RESOURCES.filter((r) => r.group === group && r.versions.some((v) => v.name === version && v.served));
+  const rs = all.filter((r) => r.group === group && r.versions.some((v) => v.name === version && v.served));
   if (rs.length === 0) return undefined;
   const schemaName = (r: ResourceDef) =>
     `${group ? group.split('.').reverse().join('.') : 'io.k8s.api.core'}.${version}.${r.kind}`;

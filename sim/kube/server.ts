@@ -72,6 +72,11 @@ export class SimApiServer {
   available = true;
   /** TLS connections accepted since start (clients that reuse connections open few), and those open now. */
   connections = { accepted: 0, open: 0 };
+  /**
+   * Resources (`group/plural`) this server does not serve, as when their CRDs are not installed: absent from
+   * discovery, 404 at their paths. Deleting one installs it.
+   */
+  readonly hidden = new Set<string>();
 
   constructor(private readonly opts: ApiServerOptions) {
     this.name = opts.name;
@@ -171,14 +176,18 @@ export class SimApiServer {
     }
     const user = this.access.authenticate(req);
     const method = req.method ?? 'GET';
-    const doc = method === 'GET' ? discoveryDoc(path, { url: this.url_, gitVersion: this.opts.gitVersion }) : undefined;
+    const doc =
+      method === 'GET'
+        ? discoveryDoc(path, { url: this.url_, gitVersion: this.opts.gitVersion, hidden: this.hidden })
+        : undefined;
     if (doc !== undefined) {
       this.count('discovery');
       send(res, 200, doc);
       return;
     }
     const route = parseRoute(path);
-    if (!route) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (!route || this.hidden.has(`${route.resource.group}/${route.resource.plural}`))
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     await this.serveResource(req, res, method, user, route, url.searchParams);
   }
 

@@ -16,6 +16,15 @@ describe('scheduler', () => {
     expect(s.due(15_000 + 120_000)).toEqual(['a']);
   });
 
+  it('reads a target with a rhythm of its own when its read says when', () => {
+    const s = new Scheduler(opts);
+    s.track('g', 'sub', 0, 'westeurope');
+    expect(s.due(0)).toEqual(['g']);
+    s.record('g', 0, { fast: false, afterSeconds: 900 });
+    expect(s.due(800_000)).toEqual([]);
+    expect(s.due(1_000_000)).toEqual(['g']);
+  });
+
   it('reads a scale set at once when someone acts on its pool, but not twice within 5 s', () => {
     const s = new Scheduler(opts);
     s.track('a', 'sub', 0);

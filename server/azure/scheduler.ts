@@ -181,28 +181,6 @@ export class Scheduler {
     return out;
   }
 
-  /**
-   * Whether a call outside the tracked reads (a node resource group's scale set list) may go now on the budget of
-   * `subscription`+`region`: not blocked by a Retry-After, and within its share.
-   */
-  allows(subscription: string, region: string, now: number): boolean {
-    const b = this.budget(`${subscription.toLowerCase()}|${region.toLowerCase()}`);
-    this.prune(b, now);
-    return this.nextSlot(b, now) <= now;
-  }
-
-  /** Counts such a call on its budget, and blocks the budget for its Retry-After when Azure throttled it. */
-  spend(
-    subscription: string,
-    region: string,
-    now: number,
-    r: { calls: number; throttled?: boolean; retryAfterSeconds?: number | null },
-  ): void {
-    const b = this.budget(`${subscription.toLowerCase()}|${region.toLowerCase()}`);
-    for (let i = 0; i < r.calls; i++) b.calls.push(now);
-    if (r.throttled) b.blockedUntil = Math.max(b.blockedUntil, now + (r.retryAfterSeconds ?? 60) * 1000);
-  }
-
   /** Records a read's outcome: its region, the budget headers, throttling, and when to read next. */
   record(
     id: string,
@@ -214,6 +192,8 @@ export class Scheduler {
       throttled?: boolean;
       fast: boolean;
       extraCalls?: number;
+      /** When to read it next, in place of its lane's period (a read with a rhythm of its own). */
+      afterSeconds?: number;
     },
   ): void {
     const e = this.entries.get(id);
@@ -239,7 +219,7 @@ export class Scheduler {
     }
     e.fast = r.fast;
     e.lastAt = now;
-    e.nextAt = now + this.jitter(r.fast ? this.opts.fastSeconds : this.opts.slowSeconds);
+    e.nextAt = now + this.jitter(r.afterSeconds ?? (r.fast ? this.opts.fastSeconds : this.opts.slowSeconds));
   }
 
   /**

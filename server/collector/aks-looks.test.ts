@@ -1,17 +1,16 @@
-// Looking at AKS managed clusters: each agent pool's scale set found by AKS's pool tag in the node resource group,
-// when the cluster is GET and its group listed again, and both within their budgets (Compute's regional one for the
-// list, with its Retry-After).
+// Looking at AKS managed clusters: when the cluster is GET again, the node resource group it names (the id its list
+// is scheduled by), each agent pool's scale set found there by AKS's pool tag, and when the group is listed again.
 
 import { describe, expect, it } from 'vitest';
 import type { ManagedClusterRead, ManagedClusterRef } from '../azure/aks-reader';
 import type { AzureReader, ListedScaleSet, ScaleSetsRead } from '../azure/reader';
-import { Scheduler } from '../azure/scheduler';
-import { AksLooks } from './aks-looks';
+import { AksLooks, nodeGroupRefOf } from './aks-looks';
 
 const SUB = '6f0a3c1e-2b4d-4e8f-9a1b-7c5d3e2f1a0b';
 const REF: ManagedClusterRef = { subscriptionId: SUB, resourceGroup: 'prod-weu', cluster: 'aks-weu' };
 const ID = `/subscriptions/${SUB}/resourcegroups/prod-weu/providers/microsoft.containerservice/managedclusters/aks-weu`;
 const NODE_RG = 'MC_prod-weu_aks-weu_westeurope';
+const GROUP = `/subscriptions/${SUB}/resourcegroups/${NODE_RG}`.toLowerCase();
 
 const scaleSet = (name: string, tags: Record<string, unknown>): ListedScaleSet => ({
   id: `/subscriptions/${SUB}/resourceGroups/${NODE_RG}/providers/Microsoft.Compute/virtualMachineScaleSets/${name}`,
@@ -20,9 +19,11 @@ const scaleSet = (name: string, tags: Record<string, unknown>): ListedScaleSet =
 });
 const key = (name: string) =>
   `azure:///subscriptions/${SUB}/resourcegroups/${NODE_RG}/providers/microsoft.compute/virtualmachinescalesets/${name}`.toLowerCase();
+const listed = (...scaleSets: ListedScaleSet[]): ScaleSetsRead => ({ state: 'ok', scaleSets, remaining: {}, calls: 1 });
 
 /** An AzureReader that answers from what the test sets, counting the calls. */
-function fakeAzure() {
+function setup() {
+  let t = 1_000_000;
   const f = {
     cluster: {
       state: 'ok',
@@ -36,7 +37,7 @@ function fakeAzure() {
       remaining: {},
       calls: 1,
     } as ManagedClusterRead,
-    list: { state: 'ok', scaleSets: [], remaining: {}, calls: 1 } as ScaleSetsRead,
+    list: listed(),
     gets: 0,
     lists: [] as string[],
   };
@@ -50,89 +51,95 @@ function fakeAzure() {
       return f.list;
     },
   } as unknown as AzureReader;
-  return { f, reader };
-}
-
-function setup() {
-  let t = 1_000_000;
-  const { f, reader } = fakeAzure();
-  const scheduler = new Scheduler({ fastSeconds: 15, slowSeconds: 120, budgetShare: 0.1, random: () => 0.5 });
-  const looks = new AksLooks(reader, scheduler, () => t);
-  return { f, looks, scheduler, advance: (ms: number) => (t += ms), now: () => t };
+  const looks = new AksLooks(reader, () => t);
+  return { f, looks, advance: (ms: number) => (t += ms) };
 }
 
 describe('AksLooks', () => {
-  it("finds each agent pool's scale set by AKS's tag in the node resource group the cluster names", async () => {
-    const { f, looks } = setup();
-    f.list = {
-      state: 'ok',
-      scaleSets: [
-        scaleSet('aks-user-1-vmss', { 'aks-managed-poolName': 'user' }),
-        scaleSet('aks-jobs-2-vmss', { poolName: 'Jobs' }),
-        scaleSet('other', { team: 'x' }),
-      ],
-      remaining: {},
-      calls: 1,
-    };
-    const r = await looks.look(ID, REF, ['user', 'jobs'], false);
-    expect(r).toEqual({ aksCalls: 1, computeCalls: 1, moved: true });
-    expect(f.lists).toEqual([NODE_RG]);
-    expect(looks.scaleSetOf(ID, 'user')).toBe(key('aks-user-1-vmss'));
-    expect(looks.scaleSetOf(ID, 'JOBS')).toBe(key('aks-jobs-2-vmss'));
+  it('names the node resource group the cluster names, by an id only that group parses as', async () => {
+    const { looks } = setup();
+    expect(await looks.look(ID, REF, false)).toEqual({ aksCalls: 1, moved: true });
+    expect(looks.nodeGroupOf(ID)).toBe(GROUP);
+    expect(looks.clusterOf(GROUP)).toBe(ID);
+    expect(nodeGroupRefOf(GROUP)).toEqual({ subscriptionId: SUB, resourceGroup: NODE_RG.toLowerCase() });
+    expect(nodeGroupRefOf(ID)).toBeNull();
+    expect(nodeGroupRefOf(`${GROUP}/../x`)).toBeNull();
     expect(looks.regionOf(ID)).toBe('westeurope');
     expect(looks.managedClusterInput(ID)).toMatchObject({ state: 'ok', readAt: Date.parse('2026-12-07T00:00:00Z') });
   });
 
-  it('looks again while a pool moves, lists again for a pool not found (at most a minute apart), else rests', async () => {
-    const { f, looks, advance } = setup();
-    f.list = { state: 'ok', scaleSets: [scaleSet('a', { 'aks-managed-poolName': 'user' })], remaining: {}, calls: 1 };
-    await looks.look(ID, REF, ['user'], false);
-    advance(30_000);
-    expect(await looks.look(ID, REF, ['user'], false)).toEqual({ aksCalls: 0, computeCalls: 0, moved: false });
-    expect(await looks.look(ID, REF, ['user'], true)).toMatchObject({ aksCalls: 1, computeCalls: 0 });
-    // A new pool whose scale set the last list did not hold: listed again, once a minute has passed.
-    expect(await looks.look(ID, REF, ['user', 'jobs'], false)).toMatchObject({ computeCalls: 0 });
-    advance(30_000);
-    f.list = {
-      state: 'ok',
-      scaleSets: [scaleSet('a', { 'aks-managed-poolName': 'user' }), scaleSet('b', { 'aks-managed-poolName': 'jobs' })],
-      remaining: {},
-      calls: 1,
-    };
-    expect(await looks.look(ID, REF, ['user', 'jobs'], false)).toEqual({ aksCalls: 0, computeCalls: 1, moved: true });
-    expect(f).toMatchObject({ gets: 2, lists: [NODE_RG, NODE_RG] });
-    // Settled: both looked at again only after a quarter of an hour.
-    advance(14 * 60_000);
-    expect(await looks.look(ID, REF, ['user', 'jobs'], false)).toEqual({ aksCalls: 0, computeCalls: 0, moved: false });
-    advance(60_000);
-    expect(await looks.look(ID, REF, ['user', 'jobs'], false)).toEqual({ aksCalls: 1, computeCalls: 1, moved: false });
+  it("finds each agent pool's scale set by AKS's tag, and says when to list again", async () => {
+    const { f, looks } = setup();
+    await looks.look(ID, REF, false);
+    f.list = listed(
+      scaleSet('aks-user-1-vmss', { 'aks-managed-poolName': 'user' }),
+      scaleSet('aks-jobs-2-vmss', { poolName: 'Jobs' }),
+      scaleSet('other', { team: 'x' }),
+    );
+    expect(await looks.list(GROUP, ['user', 'jobs'])).toMatchObject({ state: 'ok', moved: true, afterSeconds: 900 });
+    expect(f.lists).toEqual([NODE_RG.toLowerCase()]);
+    expect(looks.scaleSetOf(ID, 'user')).toBe(key('aks-user-1-vmss'));
+    expect(looks.scaleSetOf(ID, 'JOBS')).toBe(key('aks-jobs-2-vmss'));
+    // A pool whose scale set is not there yet: listed again in a minute; the same answer has nothing new.
+    expect(await looks.list(GROUP, ['user', 'jobs', 'spot'])).toMatchObject({ moved: false, afterSeconds: 60 });
+    // The node resource group gone: no scale set is known any more.
+    f.list = { state: 'not-found', error: 'ResourceGroupNotFound', calls: 1 };
+    expect(await looks.list(GROUP, ['user'])).toMatchObject({ state: 'not-found', moved: true, afterSeconds: 60 });
+    expect(looks.scaleSetOf(ID, 'user')).toBeNull();
   });
 
-  it("keeps the last good answers when AKS throttles its GET, and waits out Compute's Retry-After", async () => {
-    const { f, looks, advance, scheduler, now } = setup();
-    f.list = { state: 'ok', scaleSets: [scaleSet('a', { 'aks-managed-poolName': 'user' })], remaining: {}, calls: 1 };
-    await looks.look(ID, REF, ['user'], false);
-    f.cluster = { state: 'throttled', error: 'TooManyRequests', retryAfterSeconds: 30, remaining: {}, calls: 1 };
-    const r = await looks.look(ID, REF, ['user'], true);
-    expect(r.throttled).toEqual({ retryAfterSeconds: 30, remaining: {} });
-    expect(looks.managedClusterInput(ID).state).toBe('ok');
-    // The node resource group's list throttled: nothing lost, and no list again until its Retry-After is over.
+  it('keeps what it found when the list fails or is throttled, with its Retry-After', async () => {
+    const { f, looks } = setup();
+    await looks.look(ID, REF, false);
+    f.list = listed(scaleSet('a', { 'aks-managed-poolName': 'user' }));
+    await looks.list(GROUP, ['user']);
+    f.list = { state: 'unreachable', error: 'ServiceUnavailable', calls: 1 };
+    expect(await looks.list(GROUP, ['user'])).toMatchObject({ state: 'unreachable', moved: false, afterSeconds: 60 });
     f.list = { state: 'throttled', error: 'TooManyRequests', retryAfterSeconds: 120, remaining: {}, calls: 1 };
-    advance(15 * 60_000);
-    await looks.look(ID, REF, ['user', 'jobs'], false);
+    expect(await looks.list(GROUP, ['user'])).toMatchObject({ state: 'throttled', retryAfterSeconds: 120 });
     expect(looks.scaleSetOf(ID, 'user')).toBe(key('a'));
-    expect(scheduler.allows(SUB, 'westeurope', now())).toBe(false);
-    advance(60_000);
-    expect(await looks.look(ID, REF, ['user', 'jobs'], false)).toMatchObject({ computeCalls: 0 });
-    advance(61_000);
-    expect(await looks.look(ID, REF, ['user', 'jobs'], false)).toMatchObject({ computeCalls: 1 });
   });
 
-  it('lists nothing before the cluster has named its node resource group, and forgets clusters gone', async () => {
+  it('GETs the cluster again while a pool moves or after a quarter of an hour, keeping a good answer on a 429', async () => {
+    const { f, looks, advance } = setup();
+    await looks.look(ID, REF, false);
+    advance(30_000);
+    expect(await looks.look(ID, REF, false)).toEqual({ aksCalls: 0, moved: false });
+    expect(await looks.look(ID, REF, true)).toEqual({ aksCalls: 1, moved: false });
+    f.cluster = { state: 'throttled', error: 'TooManyRequests', retryAfterSeconds: 30, remaining: {}, calls: 1 };
+    expect((await looks.look(ID, REF, true)).throttled).toEqual({ retryAfterSeconds: 30, remaining: {} });
+    expect(looks.managedClusterInput(ID).state).toBe('ok');
+    advance(14 * 60_000);
+    expect((await looks.look(ID, REF, false)).aksCalls).toBe(0);
+    advance(60_000);
+    expect((await looks.look(ID, REF, false)).aksCalls).toBe(1);
+    expect(f.gets).toBe(4);
+  });
+
+  it('says a scale set may still be found until the node resource group has answered a list (not a 429)', async () => {
+    const { f, looks } = setup();
+    expect(looks.pending(ID)).toBe(true);
+    await looks.look(ID, REF, false);
+    expect(looks.pending(ID)).toBe(true);
+    f.list = { state: 'throttled', error: 'TooManyRequests', retryAfterSeconds: 5, remaining: {}, calls: 1 };
+    await looks.list(GROUP, ['user']);
+    expect(looks.pending(ID)).toBe(true);
+    f.list = { state: 'unreachable', error: 'ServiceUnavailable', calls: 1 };
+    await looks.list(GROUP, ['user']);
+    expect(looks.pending(ID)).toBe(false);
+    // A cluster that does not answer names no group: nothing is pending on it.
+    const other = setup();
+    other.f.cluster = { state: 'not-found', error: 'ResourceNotFound', calls: 1 };
+    await other.looks.look(ID, REF, false);
+    expect(other.looks.pending(ID)).toBe(false);
+  });
+
+  it('names no node resource group before the cluster answers, and forgets clusters gone', async () => {
     const { f, looks } = setup();
     f.cluster = { state: 'unreachable', error: 'ServiceUnavailable', calls: 1 };
-    expect(await looks.look(ID, REF, ['user'], false)).toEqual({ aksCalls: 1, computeCalls: 0, moved: false });
+    expect(await looks.look(ID, REF, false)).toEqual({ aksCalls: 1, moved: false });
     expect(looks.managedClusterInput(ID)).toEqual({ state: 'unreachable', error: 'ServiceUnavailable' });
+    expect(looks.nodeGroupOf(ID)).toBeNull();
     looks.keepOnly(new Set());
     expect(looks.managedClusterInput(ID)).toEqual({ state: 'unknown', reason: 'not read yet' });
   });

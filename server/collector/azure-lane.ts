@@ -16,7 +16,7 @@ import type { AzureRead, AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { ReadPlan, Scheduler } from '../azure/scheduler';
 import type { ContextSource } from '../kube/context-source';
-import { AksLooks, type LookResult } from './aks-looks';
+import { AksLooks, nodeGroupRefOf, type LookResult, type NodeGroupList } from './aks-looks';
 
 export interface AzureLaneOptions {
   azure: AzureReader;
@@ -43,9 +43,17 @@ type AgentPoolInput = NonNullable<NonNullable<PoolInput['aks']>['agentPool']>;
 /** The budget key part that stands for a region in an agent pool's budget: AKS throttles per subscription. */
 const AKS_BUDGET = 'aks';
 
-/** A read target's subscription: a scale set's (from its providerID), an agent pool's or a managed cluster's. */
+/**
+ * A read target's subscription: a scale set's (from its providerID), an agent pool's, a managed cluster's or a node
+ * resource group's.
+ */
 function subscriptionOf(id: string): string | undefined {
-  return (scaleSetRefOf(id) ?? agentPoolRefOf(id) ?? managedClusterRefOf(id))?.subscriptionId.toLowerCase();
+  return (
+    scaleSetRefOf(id) ??
+    agentPoolRefOf(id) ??
+    managedClusterRefOf(id) ??
+    nodeGroupRefOf(id)
+  )?.subscriptionId.toLowerCase();
 }
 
 /** The managed cluster whose list brings agent pool `id` (its ARM id): what the scheduler reads; null if none. */
@@ -98,7 +106,7 @@ export class AzureLane {
   private readonly looks: AksLooks;
 
   constructor(private readonly opts: AzureLaneOptions) {
-    this.looks = new AksLooks(opts.azure, opts.scheduler, opts.now);
+    this.looks = new AksLooks(opts.azure, opts.now);
   }
 
   /**
@@ -110,6 +118,15 @@ export class AzureLane {
     const ap = agentPoolRefOf(src.agentPoolOf(poolKey));
     const tagged = ap ? this.looks.scaleSetOf(managedClusterIdOf(ap), ap.name) : null;
     return tagged ?? src.scaleSetOf(poolKey);
+  }
+
+  /**
+   * Whether AKS pool `agentPool`'s scale set (its ARM id) may still be found: its cluster not answered yet, or its
+   * node resource group not listed yet. A pool is held back at start meanwhile, as for a scale set not read yet.
+   */
+  scaleSetPending(agentPool: string): boolean {
+    const cluster = clusterOf(agentPool);
+    return cluster !== null && this.looks.pending(cluster);
   }
 
   /** What an AKS pool's model takes for its managed cluster (agent pool `id`'s): its last GET, or why none. */
@@ -227,41 +244,44 @@ export class AzureLane {
     if (this.indexStale) this.reindex(now);
     const due = this.opts.scheduler.due(now);
     const limit = this.opts.concurrency ?? 4;
-    for (let i = 0; i < due.length; i += limit) {
-      await Promise.all(
-        due.slice(i, i + limit).map(async (id) => {
-          const ref = scaleSetRefOf(id);
-          const cluster = ref ? null : managedClusterRefOf(id);
-          let readAt: string | null = null;
-          if (ref) {
-            const read = await this.opts.azure.read(ref);
-            this.record(id, ref.subscriptionId.toLowerCase(), read);
-            if (read.state === 'ok') readAt = read.readAt;
-          } else if (cluster) {
-            const read = await this.opts.azure.readAgentPools(cluster);
-            const look =
-              read.state === 'ok'
-                ? await this.looks.look(id, cluster, this.agentPoolNamesOf(id), this.needsFastLane(id))
-                : null;
-            this.recordAgentPools(id, cluster.subscriptionId.toLowerCase(), read, look);
-            if (look?.moved) this.indexStale = true;
-            // Azure's answer time of a pool whose scale set is not read (its figures are AKS's); the others' is
-            // their scale set read's.
-            const pools = [...(this.poolsByScaleSet.get(id) ?? [])];
-            this.opts.onRead(
-              pools.filter((k) => this.scaleSetByPool.has(k)),
-              null,
-            );
-            this.opts.onRead(
-              pools.filter((k) => !this.scaleSetByPool.has(k)),
-              read.state === 'ok' ? read.readAt : null,
-            );
-            return;
-          } else return;
-          this.opts.onRead(this.poolsByScaleSet.get(id) ?? [], readAt);
-        }),
-      );
+    for (let i = 0; i < due.length; i += limit)
+      await Promise.all(due.slice(i, i + limit).map((id) => this.readOne(id)));
+  }
+
+  /** One scheduled read: a scale set, a managed cluster (its agent pools, and itself), or a node resource group. */
+  private async readOne(id: string): Promise<void> {
+    const ref = scaleSetRefOf(id);
+    if (ref) {
+      const read = await this.opts.azure.read(ref);
+      this.record(id, ref.subscriptionId.toLowerCase(), read);
+      this.opts.onRead(this.poolsByScaleSet.get(id) ?? [], read.state === 'ok' ? read.readAt : null);
+      return;
     }
+    const cluster = managedClusterRefOf(id);
+    if (cluster) {
+      const read = await this.opts.azure.readAgentPools(cluster);
+      const look = read.state === 'ok' ? await this.looks.look(id, cluster, this.needsFastLane(id)) : null;
+      this.recordAgentPools(id, cluster.subscriptionId.toLowerCase(), read, look);
+      if (look?.moved) this.indexStale = true;
+      // Azure's answer time of a pool whose scale set is not read (its figures are AKS's); the others' is their
+      // scale set read's.
+      const pools = [...(this.poolsByScaleSet.get(id) ?? [])];
+      this.opts.onRead(
+        pools.filter((k) => this.scaleSetByPool.has(k)),
+        null,
+      );
+      this.opts.onRead(
+        pools.filter((k) => !this.scaleSetByPool.has(k)),
+        read.state === 'ok' ? read.readAt : null,
+      );
+      return;
+    }
+    const group = nodeGroupRefOf(id);
+    const owner = group && this.looks.clusterOf(id);
+    if (!group || !owner) return;
+    const list = await this.looks.list(id, this.agentPoolNamesOf(owner));
+    this.recordNodeGroup(id, group.subscriptionId, list);
+    if (list.moved) this.indexStale = true;
   }
 
   /** Rebuilds the scale set ↔ pool index from the sources, and tells the scheduler which scale sets to read. */
@@ -281,6 +301,12 @@ export class AzureLane {
           add(cluster, key);
           agentPoolByPool.set(key, agentPool);
           regions.set(cluster, AKS_BUDGET);
+          // Its node resource group's list, on the region's Compute budget, finds its scale set.
+          const group = this.looks.nodeGroupOf(cluster);
+          if (group) {
+            add(group, key);
+            regions.set(group, this.looks.regionOf(cluster));
+          }
         }
         const id = this.scaleSetOf(src, p);
         if (!id || !scaleSetRefOf(id)) continue;
@@ -348,10 +374,9 @@ export class AzureLane {
    */
   private recordAgentPools(id: string, sub: string, read: AgentPoolsRead, look: LookResult | null): void {
     const t = this.opts.now();
-    this.calls.total += read.calls + (look ? look.aksCalls + look.computeCalls : 0);
+    this.calls.total += read.calls + (look?.aksCalls ?? 0);
     this.calls.agentPoolList += read.calls;
     this.calls.managedClusterGet += look?.aksCalls ?? 0;
-    this.calls.scaleSetList += look?.computeCalls ?? 0;
     // Pools that went while the list was out are not in the index any more: their answers are not kept.
     const agentPools = [...(this.poolsByScaleSet.get(id) ?? [])].flatMap((k) => {
       const ap = this.agentPoolByPool.get(k);
@@ -385,6 +410,29 @@ export class AzureLane {
       extraCalls: look?.aksCalls ?? 0,
       ...(throttled ? { throttled: true, retryAfterSeconds: throttled.retryAfterSeconds } : {}),
     });
+  }
+
+  /** Counts a node resource group's list, and tells the scheduler when to list it again (the list says when). */
+  private recordNodeGroup(id: string, sub: string, list: NodeGroupList): void {
+    const t = this.opts.now();
+    this.calls.total += list.calls;
+    this.calls.scaleSetList += list.calls;
+    if (list.state === 'throttled') {
+      this.calls.throttled++;
+      this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
+      this.setHealth(sub, 'throttled', list.error);
+      const { retryAfterSeconds, remaining } = list;
+      this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds, remaining, fast: true });
+      return;
+    }
+    if (list.calls > 0) {
+      if (list.state === 'ok') this.calls.ok++;
+      if (list.state === 'not-found') this.calls.notFound++;
+      if (list.state === 'unreachable') this.calls.unreachable++;
+      const unreachable = list.state === 'unreachable';
+      this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? list.error : undefined);
+    }
+    this.opts.scheduler.record(id, t, { remaining: list.remaining, fast: false, afterSeconds: list.afterSeconds });
   }
 
   /** The names of the agent pools whose pools managed cluster `id` backs. */

@@ -265,8 +265,8 @@ export class Collector {
   /**
    * Which of a pool's sources has said nothing since start, if any: the management cluster (not every kind listed),
    * the workload cluster (its Nodes not listed; a Cluster that is not there is an answer) or Azure (its scale set,
-   * or an AKS pool's agent pool, not read, or throttled with no data yet; a pool without either has nothing to
-   * read). An error is an answer: the pool is stored with it, as it would be later.
+   * or an AKS pool's agent pool, not read, or throttled with no data yet; an AKS pool's scale set not looked for yet
+   * in its node resource group; a pool without either has nothing to read). An error is an answer: the pool is stored with it, as it would be later.
    */
   private unreadSource(
     ctx: string,
@@ -280,6 +280,7 @@ export class Collector {
     }
     if (input.workload?.state === 'unknown' && input.cluster) return 'workload';
     if (ids.agentPool && this.azure.unread(ids.agentPool)) return 'azure';
+    if (ids.agentPool && !ids.scaleSet && this.azure.scaleSetPending(ids.agentPool)) return 'azure';
     if (!ids.scaleSet || !scaleSetRefOf(ids.scaleSet)) return null;
     return this.azure.unread(ids.scaleSet) ? 'azure' : null;
   }

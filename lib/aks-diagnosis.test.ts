@@ -187,48 +187,34 @@ describe('K2 and K3: AKS’s autoscaler moves the pool; ASO’s count lags (#598
 });
 
 describe('K4: an upgrade waits for the control plane', () => {
-  it('says what ASO waits for; no freeze while nothing moved', () => {
-    const d = analyse({
-      flavour: 'aks-aso',
-      mpList: [0, 1],
-      infraReady: false,
-      aso: {
-        ready: {
-          type: 'Ready',
-          status: 'False',
-          reason: 'ReconciliationBlocked',
-          severity: 'Warning',
-          message: 'Managed cluster "aks-weu" has not reached Kubernetes version "1.34"',
-        },
-        state: { count: 2 },
-        generationBehind: true,
+  const blocked: AksPoolSpec = {
+    flavour: 'aks-aso',
+    mpList: [0, 1],
+    infraReady: false,
+    aso: {
+      ready: {
+        type: 'Ready',
+        status: 'False',
+        reason: 'ReconciliationBlocked',
+        severity: 'Warning',
+        message: 'Managed cluster "aks-weu" has not reached Kubernetes version "1.34.1"',
       },
-      live: { count: 2 },
-    });
-    expect(finding(d, 'aks-operation').summary).toMatch(/waits for the control plane to reach Kubernetes 1\.34/);
+      state: { count: 2 },
+      generationBehind: true,
+    },
+    live: { count: 2 },
+  };
+
+  it('says what ASO waits for; no freeze while nothing moved', () => {
+    const d = analyse(blocked);
+    expect(finding(d, 'aks-operation').summary).toMatch(/waits for the control plane to reach Kubernetes 1\.34\.1/);
     expect(finding(d, 'aks-operation').detail).not.toContain('AKS says');
     expect(codes(d)).not.toContain('readiness-gate-frozen');
     expect(codes(d)).not.toContain('gate-closed');
   });
 
   it('adds what AKS says of the control plane, once the managed cluster is read; the summary unchanged', () => {
-    const spec: AksPoolSpec = {
-      flavour: 'aks-aso',
-      mpList: [0, 1],
-      infraReady: false,
-      aso: {
-        ready: {
-          type: 'Ready',
-          status: 'False',
-          reason: 'ReconciliationBlocked',
-          severity: 'Warning',
-          message: 'Managed cluster "aks-weu" has not reached Kubernetes version "1.34.1"',
-        },
-        state: { count: 2 },
-        generationBehind: true,
-      },
-      live: { count: 2 },
-    };
+    const spec = blocked;
     const input = buildAksPool(spec);
     const managedCluster = (properties: Record<string, unknown>) => ({
       state: 'ok' as const,
@@ -266,6 +252,28 @@ describe('K4: an upgrade waits for the control plane', () => {
       { now: AT },
     );
     expect(finding(unread, 'aks-operation').detail).not.toContain('AKS says');
+  });
+});
+
+describe('K4: AKS upgrades the pool', () => {
+  it("says from which version to which, and how many of the pool's Nodes run each", () => {
+    const input = buildAksPool({
+      flavour: 'aks-managed',
+      mpList: [0, 1, 2],
+      nodes: [0, 1, 2, 3],
+      infraReady: false,
+      aso: { ready: RECONCILING, state: { count: 3 }, generationBehind: true },
+      live: { count: 3, provisioningState: 'Upgrading' },
+    });
+    const live = input.aks?.agentPool as { agentPool: { properties: Record<string, unknown> } };
+    live.agentPool.properties.orchestratorVersion = '1.34.1';
+    const nodes = input.workload?.state === 'ok' ? input.workload.nodes : [];
+    // The surge Node and one reimaged Node run the new version.
+    for (const n of nodes.slice(2)) n.status = { ...n.status, nodeInfo: { kubeletVersion: 'v1.34.1' } };
+    const d = analyzePool(input, { now: AT });
+    const f = finding(d, 'aks-operation');
+    expect(f.summary).toMatch(/upgrading agent pool \S+ from Kubernetes 1\.33\.2 to 1\.34\.1/);
+    expect(f.detail).toContain('Its Nodes now: 2 at v1.34.1, 2 at v1.33.2.');
   });
 });
 

@@ -95,6 +95,8 @@ export interface NodeModel {
   uninitializedTaint: boolean;
   /** An AKS Node's agent pool (label kubernetes.azure.com/agentpool); null on other Nodes. */
   agentPool: string | null;
+  /** An AKS Node's kubelet version (status.nodeInfo.kubeletVersion), for an upgrade's progress; null on others. */
+  kubeletVersion: string | null;
 }
 
 export interface ClusterModel {
@@ -280,6 +282,7 @@ export function normaliseNode(obj: KubeObject): NodeModel {
       ready: obj.ready === undefined ? null : obj.ready === 'True',
       uninitializedTaint: obj.taints?.some((t) => t.key === UNINITIALIZED_TAINT) ?? false,
       agentPool: obj.agentPool ?? null,
+      kubeletVersion: obj.kubeletVersion ?? null,
     };
   }
   const ready = arr(obj, 'status', 'conditions').find((c) => str(c, 'type') === 'Ready');
@@ -290,6 +293,9 @@ export function normaliseNode(obj: KubeObject): NodeModel {
     ready: readyStatus === null ? null : readyStatus === 'True',
     uninitializedTaint: arr(obj, 'spec', 'taints').some((t) => str(t, 'key') === UNINITIALIZED_TAINT),
     agentPool: obj.metadata?.labels?.[AKS_AGENT_POOL_LABEL] ?? null,
+    kubeletVersion: obj.metadata?.labels?.[AKS_AGENT_POOL_LABEL]
+      ? str(obj, 'status', 'nodeInfo', 'kubeletVersion')
+      : null,
   };
 }
 

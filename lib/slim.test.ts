@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzePool } from './analyze';
 import { SCENARIOS, buildScenario } from './fixtures/scenarios';
 import {
+  AKS_AGENT_POOL_LABEL,
   AMPM_POOL_LABEL,
   MACHINE_POOL_LABEL,
   compactTimeMs,
@@ -71,6 +72,20 @@ describe('slim', () => {
       },
       status: { conditions: [{ type: 'Ready', status: 'True' }] },
     });
+    // An AKS Node keeps its agent pool label and its kubelet version (an upgrade's progress), and a new version is
+    // a change of content.
+    const aks = (v: string) =>
+      slim('node', {
+        ...node,
+        metadata: { ...node.metadata, labels: { [AKS_AGENT_POOL_LABEL]: 'user' } },
+        status: { ...node.status, nodeInfo: { kubeletVersion: v } },
+      });
+    expect((aks('v1.33.0') as SlimNode).toJSON()).toMatchObject({
+      metadata: { labels: { [AKS_AGENT_POOL_LABEL]: 'user' } },
+      status: { nodeInfo: { kubeletVersion: 'v1.33.0' } },
+    });
+    expect(sameContent(aks('v1.33.0'), aks('v1.33.0'))).toBe(true);
+    expect(sameContent(aks('v1.33.0'), aks('v1.34.1'))).toBe(false);
   });
 
   it('keeps only the pool label of an AzureMachinePoolMachine and drops managedFields elsewhere', () => {

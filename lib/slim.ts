@@ -258,6 +258,8 @@ export class SlimNode extends SlimInstance {
     readonly ready: string | undefined,
     /** An AKS Node's agent pool (label AKS_AGENT_POOL_LABEL), the one label the pool model reads. */
     readonly agentPool?: string,
+    /** An AKS Node's kubelet version (kept for AKS Nodes only: an upgrade's progress is said for AKS pools). */
+    readonly kubeletVersion?: string,
   ) {
     super();
   }
@@ -272,7 +274,10 @@ export class SlimNode extends SlimInstance {
   }
 
   get status(): Record<string, unknown> {
-    return defined({ conditions: this.ready === undefined ? undefined : [{ type: 'Ready', status: this.ready }] });
+    return defined({
+      conditions: this.ready === undefined ? undefined : [{ type: 'Ready', status: this.ready }],
+      nodeInfo: this.kubeletVersion === undefined ? undefined : { kubeletVersion: this.kubeletVersion },
+    });
   }
 }
 
@@ -382,7 +387,8 @@ export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): Ku
       );
     }
     case 'node': {
-      // The pool model reads a Node's providerID, its uninitialized taint, whether it is Ready and its AKS pool.
+      // The pool model reads a Node's providerID, its uninitialized taint, whether it is Ready, its AKS pool and (of
+      // an AKS Node) its kubelet version.
       const m = obj.metadata ?? {};
       const ready = Array.isArray(status.conditions)
         ? status.conditions.find((c) => rec(c).type === 'Ready')
@@ -397,6 +403,7 @@ export function slim(kind: SlimKind, obj: KubeObject, previous?: KubeObject): Ku
         taints,
         ready === undefined ? undefined : intern(str(rec(ready).status)),
         intern(m.labels?.[AKS_AGENT_POOL_LABEL]),
+        m.labels?.[AKS_AGENT_POOL_LABEL] ? intern(str(rec(status.nodeInfo).kubeletVersion)) : undefined,
       );
     }
     case 'event': {

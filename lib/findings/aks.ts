@@ -115,6 +115,19 @@ function upgradeOf(a: AksFacts): { from: string; to: string } | null {
   return { from: short(from, 32), to: short(to, 32) };
 }
 
+/** How many of the pool's Nodes run each kubelet version, most first, as a sentence (empty when none says). */
+function nodeVersionWords(a: AksFacts): string {
+  const counts = new Map<string, number>();
+  for (const n of a.nodes) if (n.kubeletVersion) counts.set(n.kubeletVersion, (counts.get(n.kubeletVersion) ?? 0) + 1);
+  if (counts.size === 0) return '';
+  const shown = [...counts]
+    .sort(([v1, n1], [v2, n2]) => n2 - n1 || v2.localeCompare(v1, 'en', { numeric: true }))
+    .slice(0, 4)
+    .map(([v, n]) => `${n} at ${short(v, 32)}`);
+  const more = counts.size > 4 ? `, and ${plural(counts.size - 4, 'other version')}` : '';
+  return ` Its Nodes now: ${shown.join(', ')}${more}.`;
+}
+
 /** What AKS says of the control plane, as a sentence to follow another (empty when the cluster was not read). */
 function controlPlaneWords(a: AksFacts): string {
   const cp = a.controlPlane;
@@ -136,7 +149,7 @@ function operationKind(a: AksFacts): { summary: string; detail: string } {
   if (upgrade && (a.asoReady === 'reconciling' || a.asoBehind || a.operation))
     return {
       summary: `AKS is upgrading agent pool ${a.poolName} from Kubernetes ${upgrade.from} to ${upgrade.to}${a.operation ? ` (${a.operation.from === 'AKS' ? 'AKS' : "ASO's copy"}: ${short(a.operation.state, 64)})` : ''}`,
-      detail: `AKS upgrades the pool's nodes a few at a time: it adds surge nodes, drains and reimages the others, then removes the surge. CAPI's view of the pool stays as it was before the upgrade for all of it; the surge nodes never reach the MachinePool's list.`,
+      detail: `AKS upgrades the pool's nodes a few at a time: it adds surge nodes, drains and reimages the others, then removes the surge.${nodeVersionWords(a)} CAPI's view of the pool stays as it was before the upgrade for all of it; the surge nodes never reach the MachinePool's list.`,
     };
   if (a.asoReady === 'reconciling' || a.asoBehind)
     return {

@@ -130,6 +130,10 @@ describe('AKS operator scenarios in the living simulator', () => {
       expect(upgrading.summary.ampReady).toBe(false);
       expect(upgrading.verdict.reconcile.canHelp).toBe(false);
     }
+    // The surge Node joins at the new version: the finding counts the pool's Nodes by version.
+    await when(h, 'ammp', 'a Node at the new version', (p) =>
+      Boolean(finding(p, 'aks-operation')?.detail.match(/Its Nodes now: (\d at v1\.3\d\.\d, )?\d at v1\.34\.1/)),
+    );
     // The surge VM seen by poolscope and not by CAPI: the freeze is the upgrade's, expected.
     const surge = await when(h, 'ammp', 'the surge VM', (p) =>
       p.drift.some((d) => d.kind === 'missing-from-machinepool'),

@@ -56,6 +56,9 @@ export function resolveAks(w: WorldState, store: ClusterStore, mp: KubeObject): 
     return m ? w.azure.state.getAgentPool(m[1] as string, m[2] as string, m[3] as string, m[4] as string) : undefined;
   };
   const workload = w.kube.clusters.get(clusterName)?.store ?? null;
+  // AKS makes a new node (a surge one too) at the version the pool asks for.
+  const version = (agentPoolRec()?.body.properties as { orchestratorVersion?: unknown } | undefined)
+    ?.orchestratorVersion;
   return {
     store,
     ns,
@@ -67,6 +70,7 @@ export function resolveAks(w: WorldState, store: ClusterStore, mp: KubeObject): 
       'kubernetes.azure.com/agentpool': agentPool,
       'kubernetes.azure.com/cluster': `MC_rg_${clusterName}`,
     },
+    ...(typeof version === 'string' ? { nodeVersion: `v${version.replace(/^v/, '')}` } : {}),
     rec: scaleSetOf(w, agentPool, clusterName),
     clusterName,
     workload: workload && !w.unreachable.has(clusterName) ? workload : null,

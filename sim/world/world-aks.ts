@@ -99,6 +99,26 @@ export function asoAndAks(w: WorldState, pool: Pool): void {
   aso(w, pool, rec);
 }
 
+/** The pool's Nodes report `version` once AKS has upgraded them (their kubelet's, as a reimage leaves it). */
+function upgradeNodes(w: WorldState, pool: Pool, version: string): void {
+  const label = pool.nodeLabels?.['kubernetes.azure.com/agentpool'];
+  if (!pool.workload || !label) return;
+  const kubelet = `v${version.replace(/^v/, '')}`;
+  for (const node of nodesOf(w, pool.workload).all) {
+    const info = (node.status?.nodeInfo ?? {}) as Props;
+    if (node.metadata?.labels?.['kubernetes.azure.com/agentpool'] !== label || info.kubeletVersion === kubelet)
+      continue;
+    const name = String(node.metadata?.name);
+    pool.workload.update(
+      R.node,
+      undefined,
+      name,
+      { ...node, status: { ...node.status, nodeInfo: { ...info, kubeletVersion: kubelet } } },
+      { subresource: 'status' },
+    );
+  }
+}
+
 /**
  * AKS moves its operation on: its own (or an upgrade) ends at its time, an upgrade giving back its surge VM; a
  * scale or update ends once the scale set holds as many running VMs as the pool counts.
@@ -115,6 +135,7 @@ function aksOperation(w: WorldState, pool: Pool, rec: AgentPoolRecord): void {
     if (upgrade) {
       // The nodes run the new version; the surge VM goes, and the pool is done once it has.
       p.currentOrchestratorVersion = upgrade.version;
+      upgradeNodes(w, pool, upgrade.version);
       if (pool.rec) w.azure.state.setCapacity(pool.rec, upgrade.count);
       p.provisioningState = 'Scaling';
     } else p.provisioningState = 'Succeeded';

@@ -42,7 +42,13 @@ export function nodes(w: WorldState, pool: Pool): void {
     const name = String((p.osProfile as { computerName?: string } | undefined)?.computerName ?? vm.name);
     const providerID = providerIdFromArmId(String(vm.virtualMachineResourceId ?? vm.id));
     if (!workload.has(R.node, undefined, name)) {
-      joinNode(w, workload, { name, providerID, location: pool.rec.location, labels: pool.nodeLabels });
+      joinNode(w, workload, {
+        name,
+        providerID,
+        location: pool.rec.location,
+        labels: pool.nodeLabels,
+        version: pool.nodeVersion,
+      });
       plan.dueAt = now + w.delays.ready * 1000;
     } else {
       nodeReady(w, workload, name);
@@ -55,7 +61,7 @@ export function nodes(w: WorldState, pool: Pool): void {
 function joinNode(
   w: WorldState,
   workload: ClusterStore,
-  n: { name: string; providerID: string; location: string; labels?: Record<string, string> },
+  n: { name: string; providerID: string; location: string; labels?: Record<string, string>; version?: string },
 ): void {
   const { name, providerID, location } = n;
   workload.create(R.node, undefined, {
@@ -104,7 +110,7 @@ function joinNode(
             lastTransitionTime: w.iso(),
           },
         ],
-        nodeInfo: { kubeletVersion: 'v1.33.4' },
+        nodeInfo: { kubeletVersion: n.version ?? 'v1.33.4' },
       },
     },
     { subresource: 'status' },

@@ -20,6 +20,8 @@ export interface Pool {
   aks: AksPart | null;
   /** Labels its Nodes join with (an AKS pool's agent pool labels). */
   nodeLabels?: Record<string, string>;
+  /** The kubelet version its new Nodes report (an AKS pool's: the agent pool's orchestratorVersion). */
+  nodeVersion?: string;
   rec: ScaleSetRecord | null;
   clusterName: string;
   /** The workload cluster's store, or null while it is unreachable. */

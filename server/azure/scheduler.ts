@@ -64,6 +64,11 @@ export class Scheduler {
 
   constructor(private readonly opts: SchedulerOptions) {}
 
+  /** The fast lane's period (s): how often a moving pool's scale set is read at most. */
+  get fastSeconds(): number {
+    return this.opts.fastSeconds;
+  }
+
   private jitter(seconds: number): number {
     const r = this.opts.random?.() ?? Math.random();
     return seconds * 1000 * (0.9 + 0.2 * r);

@@ -51,7 +51,7 @@ function setup() {
       return f.list;
     },
   } as unknown as AzureReader;
-  const looks = new AksLooks(reader, () => t);
+  const looks = new AksLooks(reader, () => t, 15);
   return { f, looks, advance: (ms: number) => (t += ms) };
 }
 
@@ -100,13 +100,16 @@ describe('AksLooks', () => {
     expect(looks.scaleSetOf(ID, 'user')).toBe(key('a'));
   });
 
-  it('GETs the cluster again while a pool moves or after a quarter of an hour, keeping a good answer on a 429', async () => {
+  it('GETs the cluster every 2 minutes while a pool moves, else every 15, keeping a good answer on a 429', async () => {
     const { f, looks, advance } = setup();
     await looks.look(ID, REF, false);
-    advance(30_000);
+    advance(60_000);
     expect(await looks.look(ID, REF, false)).toEqual({ aksCalls: 0, moved: false });
+    expect(await looks.look(ID, REF, true)).toEqual({ aksCalls: 0, moved: false });
+    advance(60_000);
     expect(await looks.look(ID, REF, true)).toEqual({ aksCalls: 1, moved: false });
     f.cluster = { state: 'throttled', error: 'TooManyRequests', retryAfterSeconds: 30, remaining: {}, calls: 1 };
+    advance(120_000);
     expect((await looks.look(ID, REF, true)).throttled).toEqual({ retryAfterSeconds: 30, remaining: {} });
     expect(looks.managedClusterInput(ID).state).toBe('ok');
     advance(14 * 60_000);

@@ -4,8 +4,8 @@ import 'server-only';
 // list of its node resource group's scale sets, each agent pool's scale set, by the `aks-managed-poolName` tag AKS
 // puts on it (CAPZ finds an AzureManagedMachinePool's scale set the same way).
 //
-// The cluster is looked at when it is new, while one of its pools moves (so an upgrade's control plane version is
-// current) and every LOOK_REFRESH_MS. Its node resource group is a read of its own for the lane's scheduler, on the
+// The cluster is looked at when it is new, every MOVING_REFRESH_PERIODS fast lane periods while one of its pools moves (so an upgrade's
+// control plane version is current) and else every LOOK_REFRESH_MS. Its node resource group is a read of its own for the lane's scheduler, on the
 // region's Compute budget beside the scale set reads: listed at once, again after RELIST_MS while one of its agent
 // pools has no scale set found, and else every LOOK_REFRESH_MS.
 
@@ -17,6 +17,12 @@ type ManagedClusterInput = NonNullable<NonNullable<PoolInput['aks']>['managedClu
 
 /** How often a settled cluster is looked at again, and its node resource group listed again (ms). */
 const LOOK_REFRESH_MS = 15 * 60_000;
+/**
+ * How often a cluster is looked at while one of its pools moves, in fast lane periods (2 minutes at the default 15 s):
+ * its GET shares the AKS budget with the agent pool lists, which come every period at best then, and a control plane
+ * upgrade takes many minutes.
+ */
+const MOVING_REFRESH_PERIODS = 8;
 /** How soon a node resource group is listed again while a pool's scale set is not found in it (ms). */
 const RELIST_MS = 60_000;
 
@@ -86,10 +92,16 @@ export class AksLooks {
   /** Node resource group id → the managed cluster that named it. */
   private readonly clusterOfGroup = new Map<string, string>();
 
+  private readonly movingRefreshMs: number;
+
   constructor(
     private readonly azure: AzureReader,
     private readonly now: () => number,
-  ) {}
+    /** The fast lane's period (s). */
+    fastSeconds: number,
+  ) {
+    this.movingRefreshMs = MOVING_REFRESH_PERIODS * fastSeconds * 1000;
+  }
 
   /** The managed cluster `id` (lower-case ARM id) as lib/ takes it: its last GET, or why there is none. */
   managedClusterInput(id: string): ManagedClusterInput {
@@ -136,11 +148,12 @@ export class AksLooks {
       }
   }
 
-  /** GETs managed cluster `id` if it is due: new, `moving`, or not looked at for LOOK_REFRESH_MS. */
+  /** GETs managed cluster `id` if it is due: new, or not looked at for 8 fast periods (`moving`) or LOOK_REFRESH_MS. */
   async look(id: string, ref: ManagedClusterRef, moving: boolean): Promise<LookResult> {
     const t = this.now();
     const was = this.looks.get(id);
-    if (was && !moving && t - was.lookedAt < LOOK_REFRESH_MS) return { aksCalls: 0, moved: false };
+    if (was && t - was.lookedAt < (moving ? this.movingRefreshMs : LOOK_REFRESH_MS))
+      return { aksCalls: 0, moved: false };
     const look: Look = was ?? {
       managedCluster: { state: 'unknown', reason: 'not read yet' },
       lookedAt: t,

@@ -106,7 +106,7 @@ export class AzureLane {
   private readonly looks: AksLooks;
 
   constructor(private readonly opts: AzureLaneOptions) {
-    this.looks = new AksLooks(opts.azure, opts.now);
+    this.looks = new AksLooks(opts.azure, opts.now, opts.scheduler.fastSeconds);
   }
 
   /**

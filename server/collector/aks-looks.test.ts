@@ -100,7 +100,7 @@ describe('AksLooks', () => {
     expect(looks.scaleSetOf(ID, 'user')).toBe(key('a'));
   });
 
-  it('GETs the cluster every 2 minutes while a pool moves, else every 15, keeping a good answer on a 429', async () => {
+  it('GETs the cluster every 2 minutes while an AKS operation runs, else every 15, keeping a good answer on a 429', async () => {
     const { f, looks, advance } = setup();
     await looks.look(ID, REF, false);
     advance(60_000);

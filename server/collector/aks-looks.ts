@@ -4,10 +4,11 @@ import 'server-only';
 // list of its node resource group's scale sets, each agent pool's scale set, by the `aks-managed-poolName` tag AKS
 // puts on it (CAPZ finds an AzureManagedMachinePool's scale set the same way).
 //
-// The cluster is looked at when it is new, every MOVING_REFRESH_PERIODS fast lane periods while one of its pools moves (so an upgrade's
-// control plane version is current) and else every LOOK_REFRESH_MS. Its node resource group is a read of its own for the lane's scheduler, on the
-// region's Compute budget beside the scale set reads: listed at once, again after RELIST_MS while one of its agent
-// pools has no scale set found, and else every LOOK_REFRESH_MS.
+// The cluster is looked at when it is new, every BUSY_REFRESH_PERIODS fast lane periods while an AKS operation runs
+// on one of its pools (so an upgrade's control plane version is current), and else every LOOK_REFRESH_MS. Its node
+// resource group is a read of its own for the lane's scheduler, on the region's Compute budget beside the scale set
+// reads: listed at once, again after RELIST_MS while one of its agent pools has no scale set found, and else every
+// LOOK_REFRESH_MS.
 
 import type { PoolInput } from '@/lib/pool-model';
 import type { ManagedClusterRef } from '../azure/aks-reader';
@@ -18,11 +19,11 @@ type ManagedClusterInput = NonNullable<NonNullable<PoolInput['aks']>['managedClu
 /** How often a settled cluster is looked at again, and its node resource group listed again (ms). */
 const LOOK_REFRESH_MS = 15 * 60_000;
 /**
- * How often a cluster is looked at while one of its pools moves, in fast lane periods (2 minutes at the default 15 s):
- * its GET shares the AKS budget with the agent pool lists, which come every period at best then, and a control plane
- * upgrade takes many minutes.
+ * How often a cluster is looked at while an AKS operation runs on one of its pools, in fast lane periods (2 minutes at
+ * the default 15 s): its GET shares the AKS budget with the agent pool lists, which come every period at best then,
+ * and a control plane upgrade takes many minutes.
  */
-const MOVING_REFRESH_PERIODS = 8;
+const BUSY_REFRESH_PERIODS = 8;
 /** How soon a node resource group is listed again while a pool's scale set is not found in it (ms). */
 const RELIST_MS = 60_000;
 
@@ -92,7 +93,7 @@ export class AksLooks {
   /** Node resource group id → the managed cluster that named it. */
   private readonly clusterOfGroup = new Map<string, string>();
 
-  private readonly movingRefreshMs: number;
+  private readonly busyRefreshMs: number;
 
   constructor(
     private readonly azure: AzureReader,
@@ -100,7 +101,7 @@ export class AksLooks {
     /** The fast lane's period (s). */
     fastSeconds: number,
   ) {
-    this.movingRefreshMs = MOVING_REFRESH_PERIODS * fastSeconds * 1000;
+    this.busyRefreshMs = BUSY_REFRESH_PERIODS * fastSeconds * 1000;
   }
 
   /** The managed cluster `id` (lower-case ARM id) as lib/ takes it: its last GET, or why there is none. */
@@ -148,12 +149,14 @@ export class AksLooks {
       }
   }
 
-  /** GETs managed cluster `id` if it is due: new, or not looked at for 8 fast periods (`moving`) or LOOK_REFRESH_MS. */
-  async look(id: string, ref: ManagedClusterRef, moving: boolean): Promise<LookResult> {
+  /**
+   * GETs managed cluster `id` if it is due: new, or not looked at for 8 fast periods (while an AKS operation runs on
+   * one of its pools: `busy`) or LOOK_REFRESH_MS.
+   */
+  async look(id: string, ref: ManagedClusterRef, busy: boolean): Promise<LookResult> {
     const t = this.now();
     const was = this.looks.get(id);
-    if (was && t - was.lookedAt < (moving ? this.movingRefreshMs : LOOK_REFRESH_MS))
-      return { aksCalls: 0, moved: false };
+    if (was && t - was.lookedAt < (busy ? this.busyRefreshMs : LOOK_REFRESH_MS)) return { aksCalls: 0, moved: false };
     const look: Look = was ?? {
       managedCluster: { state: 'unknown', reason: 'not read yet' },
       lookedAt: t,

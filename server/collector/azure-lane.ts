@@ -260,7 +260,7 @@ export class AzureLane {
     const cluster = managedClusterRefOf(id);
     if (cluster) {
       const read = await this.opts.azure.readAgentPools(cluster);
-      const look = read.state === 'ok' ? await this.looks.look(id, cluster, this.needsFastLane(id)) : null;
+      const look = read.state === 'ok' ? await this.looks.look(id, cluster, this.aksOperationRuns(id)) : null;
       this.recordAgentPools(id, cluster.subscriptionId.toLowerCase(), read, look);
       if (look?.moved) this.indexStale = true;
       // Azure's answer time of a pool whose scale set is not read (its figures are AKS's); the others' is their
@@ -433,6 +433,16 @@ export class AzureLane {
       this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? list.error : undefined);
     }
     this.opts.scheduler.record(id, t, { remaining: list.remaining, fast: false, afterSeconds: list.afterSeconds });
+  }
+
+  /**
+   * Whether an AKS operation ran on a pool of managed cluster `id` at its last analysis (an upgrade, ASO waiting for
+   * the control plane, a change being applied): what the cluster's GET then tells is followed closely.
+   */
+  private aksOperationRuns(id: string): boolean {
+    for (const key of this.poolsByScaleSet.get(id) ?? [])
+      if (this.opts.previous.get(key)?.findings.some((f) => f.code === 'aks-operation')) return true;
+    return false;
   }
 
   /** The names of the agent pools whose pools managed cluster `id` backs. */

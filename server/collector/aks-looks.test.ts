@@ -75,11 +75,17 @@ describe('AksLooks', () => {
       scaleSet('aks-user-1-vmss', { 'aks-managed-poolName': 'user' }),
       scaleSet('aks-jobs-2-vmss', { poolName: 'Jobs' }),
       scaleSet('other', { team: 'x' }),
+      // Outside the group listed: not taken, whatever it says.
+      {
+        ...scaleSet('elsewhere', { 'aks-managed-poolName': 'spot' }),
+        id: scaleSet('x', {}).id.replace(NODE_RG, 'prod-weu'),
+      },
     );
     expect(await looks.list(GROUP, ['user', 'jobs'])).toMatchObject({ state: 'ok', moved: true, afterSeconds: 900 });
     expect(f.lists).toEqual([NODE_RG.toLowerCase()]);
     expect(looks.scaleSetOf(ID, 'user')).toBe(key('aks-user-1-vmss'));
     expect(looks.scaleSetOf(ID, 'JOBS')).toBe(key('aks-jobs-2-vmss'));
+    expect(looks.scaleSetOf(ID, 'spot')).toBeNull();
     // A pool whose scale set is not there yet: listed again in a minute; the same answer has nothing new.
     expect(await looks.list(GROUP, ['user', 'jobs', 'spot'])).toMatchObject({ moved: false, afterSeconds: 60 });
     // The node resource group gone: no scale set is known any more.

@@ -71,13 +71,16 @@ function scaleSetKey(armId: string): string | null {
     : null;
 }
 
-/** Each agent pool's scale set in a node resource group's list, by AKS's tag. */
-function byPoolTag(scaleSets: ListedScaleSet[]): Map<string, string> {
+/**
+ * Each agent pool's scale set in node resource group `group`'s list (its id), by AKS's tag. Only a scale set of that
+ * group is taken: an answer naming another subscription or group does not steer a read there.
+ */
+function byPoolTag(group: string, scaleSets: ListedScaleSet[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const s of scaleSets) {
     const tag = POOL_TAGS.map((t) => s.tags[t]).find((v) => typeof v === 'string' && v !== '');
     const key = scaleSetKey(s.id);
-    if (typeof tag === 'string' && key) out.set(tag.toLowerCase(), key);
+    if (typeof tag === 'string' && key?.startsWith(`azure://${group}/providers/`)) out.set(tag.toLowerCase(), key);
   }
   return out;
 }
@@ -209,7 +212,7 @@ export class AksLooks {
     if (read.state === 'throttled') return { ...read, moved: false };
     const found =
       read.state === 'ok'
-        ? byPoolTag(read.scaleSets)
+        ? byPoolTag(nodeGroup, read.scaleSets)
         : read.state === 'not-found'
           ? new Map<string, string>()
           : look.scaleSets;

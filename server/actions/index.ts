@@ -22,7 +22,32 @@ export interface ResyncWiring {
   contexts?: string[];
   readAzure?: (ref: ScaleSetRef) => Promise<AzureRead>;
   readAgentPool?: (ref: AgentPoolRef) => Promise<AgentPoolRead>;
+  /** This process's collector's Azure budgets, where it collects: a fresh AKS read waits out their Retry-After. */
+  budgets?: () => { key: string; blockedUntil: string | null }[];
   log?: ResyncDeps['log'];
+}
+
+/**
+ * `read`, unless AKS asked the collector to wait (a 429's Retry-After on the subscription's AKS budget): then an
+ * answer saying so, without a call, as the collector itself would not call before then.
+ */
+function heedingAks(
+  read: (ref: AgentPoolRef) => Promise<AgentPoolRead>,
+  budgets: NonNullable<ResyncWiring['budgets']>,
+): (ref: AgentPoolRef) => Promise<AgentPoolRead> {
+  return async (ref) => {
+    const key = `${ref.subscriptionId.toLowerCase()}|aks`;
+    const until = budgets().find((b) => b.key === key)?.blockedUntil;
+    const waitMs = until ? Date.parse(until) - Date.now() : 0;
+    if (waitMs <= 0) return read(ref);
+    return {
+      state: 'throttled',
+      error: `AKS asked poolscope to wait until ${until}: not read again before then`,
+      retryAfterSeconds: Math.ceil(waitMs / 1000),
+      remaining: {},
+      calls: 0,
+    };
+  };
 }
 
 export function buildResyncService(w: ResyncWiring): ResyncService {
@@ -51,6 +76,7 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
     readAzure = (ref) => azure.read(ref);
     readAgentPool ??= (ref) => azure.readAgentPool(ref);
   }
+  if (readAgentPool && w.budgets) readAgentPool = heedingAks(readAgentPool, w.budgets);
   return new ResyncService({
     contexts,
     kubeconfigFor,
@@ -70,7 +96,13 @@ export async function resyncService(): Promise<ResyncService> {
   const rt = await runtime();
   let s = services.get(rt);
   if (!s) {
-    s = buildResyncService({ env: rt.env, store: rt.store, publish: (c) => rt.publish(c) });
+    const { collector } = rt;
+    s = buildResyncService({
+      env: rt.env,
+      store: rt.store,
+      publish: (c) => rt.publish(c),
+      ...(collector ? { budgets: () => collector.budgets() } : {}),
+    });
     services.set(rt, s);
   }
   return s;

@@ -27,7 +27,10 @@ afterEach(async () => {
 /** Someone who may patch MachinePools and AzureMachinePools, but not the AKS kinds. */
 const AMP_ONLY = 'amp-only';
 
-async function setup(): Promise<{ h: Harness; svc: ResyncService; post(body: unknown, user?: string): Request }> {
+/** The fleet, and a resync service on it (`heedBudgets`: waiting out the collector's AKS Retry-After, as in production). */
+async function setup(
+  heedBudgets = false,
+): Promise<{ h: Harness; svc: ResyncService; post(body: unknown, user?: string): Request }> {
   const h = await harness(cleanups, 'demo.yaml', 0.25, {
     sim: {
       users: [{ name: AMP_ONLY, groups: ['amp-operators'] }],
@@ -63,6 +66,7 @@ async function setup(): Promise<{ h: Harness; svc: ResyncService; post(body: unk
     contexts: ['mgmt-weu'],
     readAzure: (ref) => h.azure.read(ref),
     readAgentPool: (ref) => h.azure.readAgentPool(ref),
+    ...(heedBudgets ? { budgets: () => h.collector.budgets() } : {}),
     log: () => {},
   });
   const post = (body: unknown, user = 'operator') =>
@@ -77,6 +81,26 @@ async function setup(): Promise<{ h: Harness; svc: ResyncService; post(body: unk
 const annotation = (o: KubeObject) => o.metadata?.annotations?.[RESYNC_ANNOTATION];
 
 describe('resync of AKS pools', () => {
+  it('does not read AKS afresh while AKS has asked the collector to wait', async () => {
+    const { h, svc, post } = await setup(true);
+    // AKS answers the collector's next list with a 429 and a long Retry-After.
+    h.sim.azure.addFault({
+      operation: 'agentPools.list',
+      kind: 'error',
+      status: 429,
+      retryAfterSeconds: 600,
+      count: 1,
+    });
+    await until('the AKS budget blocked', () =>
+      h.collector.budgets().some((b) => b.key.endsWith('|aks') && b.blockedUntil) ? true : undefined,
+    );
+    const gets = () => h.sim.azure.requestCounts.get('agentPools.get') ?? 0;
+    const before = gets();
+    const preview = await svc.run(USER, post({ mode: 'reconcile', dryRun: true }));
+    expect(preview.outcome).toBe('dry-run');
+    expect(gets()).toBe(before);
+  }, 60_000);
+
   it('annotates the AzureASOManagedMachinePool and the MachinePool, refuses a list copy, and asks RBAC about the AKS kind', async () => {
     const { h, svc, post } = await setup();
     const store = h.sim.kube.cluster('mgmt-weu').store;

@@ -24,30 +24,68 @@ export interface ResyncWiring {
   readAgentPool?: (ref: AgentPoolRef) => Promise<AgentPoolRead>;
   /** This process's collector's Azure budgets, where it collects: a fresh AKS read waits out their Retry-After. */
   budgets?: () => { key: string; blockedUntil: string | null }[];
+  /** Until when this process's collector waits before reading a scale set (a 429's Retry-After), where it collects. */
+  scaleSetWait?: (id: string) => string | null;
   log?: ResyncDeps['log'];
 }
 
 /**
- * `read`, unless AKS asked the collector to wait (a 429's Retry-After on the subscription's AKS budget): then an
- * answer saying so, without a call, as the collector itself would not call before then.
+ * `read`, unless the collector was asked to wait before reading what `ref` names (a 429's Retry-After, until the time
+ * `waitUntil` gives): then `waited`, an answer saying so, without a call, as the collector itself would not call.
  */
+function heeding<Ref, Read>(
+  read: (ref: Ref) => Promise<Read>,
+  waitUntil: (ref: Ref) => string | null | undefined,
+  waited: (until: string, retryAfterSeconds: number) => Read,
+): (ref: Ref) => Promise<Read> {
+  return async (ref) => {
+    const until = waitUntil(ref);
+    const waitMs = until ? Date.parse(until) - Date.now() : 0;
+    return until && waitMs > 0 ? waited(until, Math.ceil(waitMs / 1000)) : read(ref);
+  };
+}
+
+const waitedWords = (who: string, until: string) =>
+  `${who} asked poolscope to wait until ${until}: not read again before then`;
+
+/** A scale set's read, heeding its subscription and region's Retry-After. */
+function heedingCompute(
+  read: (ref: ScaleSetRef) => Promise<AzureRead>,
+  wait: NonNullable<ResyncWiring['scaleSetWait']>,
+): (ref: ScaleSetRef) => Promise<AzureRead> {
+  const id = (ref: ScaleSetRef) =>
+    `azure:///subscriptions/${ref.subscriptionId}/resourceGroups/${ref.resourceGroup}/providers/Microsoft.Compute/virtualMachineScaleSets/${ref.name}`.toLowerCase();
+  return heeding(
+    read,
+    (ref) => wait(id(ref)),
+    (until, retryAfterSeconds) => ({
+      state: 'throttled',
+      error: waitedWords('Azure', until),
+      retryAfterSeconds,
+      remaining: {},
+      calls: 0,
+      ops: { vmssGet: 0, vmList: 0, instanceView: 0 },
+    }),
+  );
+}
+
+/** An agent pool's read, heeding its subscription's AKS Retry-After. */
 function heedingAks(
   read: (ref: AgentPoolRef) => Promise<AgentPoolRead>,
   budgets: NonNullable<ResyncWiring['budgets']>,
 ): (ref: AgentPoolRef) => Promise<AgentPoolRead> {
-  return async (ref) => {
-    const key = `${ref.subscriptionId.toLowerCase()}|aks`;
-    const until = budgets().find((b) => b.key === key)?.blockedUntil;
-    const waitMs = until ? Date.parse(until) - Date.now() : 0;
-    if (waitMs <= 0) return read(ref);
-    return {
+  const key = (ref: AgentPoolRef) => `${ref.subscriptionId.toLowerCase()}|aks`;
+  return heeding(
+    read,
+    (ref) => budgets().find((b) => b.key === key(ref))?.blockedUntil,
+    (until, retryAfterSeconds) => ({
       state: 'throttled',
-      error: `AKS asked poolscope to wait until ${until}: not read again before then`,
-      retryAfterSeconds: Math.ceil(waitMs / 1000),
+      error: waitedWords('AKS', until),
+      retryAfterSeconds,
       remaining: {},
       calls: 0,
-    };
-  };
+    }),
+  );
 }
 
 export function buildResyncService(w: ResyncWiring): ResyncService {
@@ -77,6 +115,7 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
     readAgentPool ??= (ref) => azure.readAgentPool(ref);
   }
   if (readAgentPool && w.budgets) readAgentPool = heedingAks(readAgentPool, w.budgets);
+  if (w.scaleSetWait) readAzure = heedingCompute(readAzure, w.scaleSetWait);
   return new ResyncService({
     contexts,
     kubeconfigFor,
@@ -101,7 +140,9 @@ export async function resyncService(): Promise<ResyncService> {
       env: rt.env,
       store: rt.store,
       publish: (c) => rt.publish(c),
-      ...(collector ? { budgets: () => collector.budgets() } : {}),
+      ...(collector
+        ? { budgets: () => collector.budgets(), scaleSetWait: (id: string) => collector.azure.throttledUntil(id) }
+        : {}),
     });
     services.set(rt, s);
   }

@@ -44,7 +44,11 @@ interface Setup {
   mpPatches(): number;
 }
 
-async function setup(scenario: string, opts: { speed?: number; env?: Record<string, string> } = {}): Promise<Setup> {
+/** The fleet and a resync service on it (`heed`: waiting out the collector's Retry-After, as in production). */
+async function setup(
+  scenario: string,
+  opts: { speed?: number; env?: Record<string, string>; heed?: boolean } = {},
+): Promise<Setup> {
   const h = await harness(cleanups, scenario, opts.speed ?? 1);
   await h.start();
   // The collector has read the pool, its Nodes and its scale set: the stored state the resync starts from.
@@ -61,6 +65,7 @@ async function setup(scenario: string, opts: { speed?: number; env?: Record<stri
       kubeconfig: h.kubeconfig,
       contexts: ['mgmt-weu'],
       readAzure: (ref) => h.azure.read(ref),
+      ...(opts.heed ? { scaleSetWait: (id: string) => h.collector.azure.throttledUntil(id) } : {}),
       log: (l) => logs.push(l),
     }),
   );
@@ -112,6 +117,20 @@ function checked(svc: ResyncService): ResyncService {
 const listOf = (o: KubeObject) => (o.spec as { providerIDList?: string[] }).providerIDList ?? [];
 
 describe('sync-provider-ids on a frozen pool (S1)', () => {
+  it('does not read the scale set afresh while Azure has asked the collector to wait', async () => {
+    const s = await setup('s01-scale-up-pre-fix.yaml', { heed: true });
+    // Compute answers the collector's next read of the scale set with a 429 and a long Retry-After.
+    s.h.sim.azure.addFault({ operation: 'vmss.get', kind: 'error', status: 429, retryAfterSeconds: 600, count: 1 });
+    await until('the scale set throttled', () =>
+      s.h.collector.nextAzureRead(POOL)?.waitingFor === 'throttled' ? true : undefined,
+    );
+    const gets = () => s.h.sim.azure.requestCounts.get('vmss.get') ?? 0;
+    const before = gets();
+    const preview = await s.svc.run(REF, s.post({ mode: 'reconcile', dryRun: true }));
+    expect(preview.outcome).toBe('dry-run');
+    expect(gets()).toBe(before);
+  }, 60_000);
+
   it('previews with a server-side dry run that changes nothing, then copies the list once, with an audit trail', async () => {
     const s = await setup('s01-scale-up-pre-fix.yaml');
     const before = s.mp();

@@ -203,6 +203,12 @@ export class AzureLane {
     );
   }
 
+  /** Until when Azure asked not to read scale set `id` (its subscription and region's Retry-After), if it did. */
+  throttledUntil(id: string): string | null {
+    const plan = this.opts.scheduler.plan(id, this.opts.now());
+    return plan?.waitingFor === 'throttled' ? new Date(plan.at).toISOString() : null;
+  }
+
   /** The Azure read budget per subscription+region as the scheduler sees it. */
   budgets(): ReturnType<Scheduler['budgetsView']> {
     return this.opts.scheduler.budgetsView(this.opts.now());

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import {
+  agentPoolOfScaleSetTags,
   aksProviderId,
   flavourOf,
   normaliseAgentPool,
@@ -145,5 +146,14 @@ describe('AKS pools in the model', () => {
     ).toBe(
       'azure:///subscriptions/s/resourceGroups/mc_rg_c_westeurope/providers/Microsoft.Compute/virtualMachineScaleSets/aks-a-1-vmss/virtualMachines/0',
     );
+  });
+});
+
+describe('agentPoolOfScaleSetTags', () => {
+  it("names the agent pool AKS made a scale set for, by either of AKS's tags, and nothing for an untagged one", () => {
+    expect(agentPoolOfScaleSetTags({ 'aks-managed-poolName': 'User1', team: 'x' })).toBe('user1');
+    expect(agentPoolOfScaleSetTags({ poolName: 'jobs' })).toBe('jobs');
+    expect(agentPoolOfScaleSetTags({ 'aks-managed-poolName': '', poolName: 'old' })).toBe('old');
+    expect(agentPoolOfScaleSetTags({ 'aks-managed-poolName': 7, team: 'x' })).toBeNull();
   });
 });

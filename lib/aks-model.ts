@@ -182,6 +182,18 @@ export function normaliseAgentPool(raw: unknown): AgentPoolModel | null {
   };
 }
 
+/** The tags AKS names a node pool's scale set by (`poolName` on clusters made before 2020). */
+const POOL_TAGS = ['aks-managed-poolName', 'poolName'];
+
+/**
+ * The agent pool a scale set of a node resource group was made for, by AKS's tags on it (as CAPZ finds an
+ * AzureManagedMachinePool's scale set), lower-case; null for a scale set AKS did not tag.
+ */
+export function agentPoolOfScaleSetTags(tags: Record<string, unknown>): string | null {
+  const tag = POOL_TAGS.map((t) => tags[t]).find((v) => typeof v === 'string' && v !== '');
+  return typeof tag === 'string' ? tag.toLowerCase() : null;
+}
+
 /** A managed cluster as `GET …/managedClusters/{mc}` returns it: its control plane and its node resource group. */
 export interface ManagedClusterModel {
   name: string;

@@ -22,31 +22,28 @@ export interface ManagedClusterRef {
   cluster: string;
 }
 
-/** A managed cluster's agent pools by name (lower-case), as one list answered them. */
-export type AgentPoolsRead = (
-  | { state: 'ok'; agentPools: Map<string, Record<string, unknown>>; readAt: string; remaining: Record<string, number> }
+/**
+ * What one AKS request answered: `T` with Azure's answer time and the rate-limit headers, or why not; and the calls it
+ * took (a call a page).
+ */
+type AksAnswer<T> = (
+  | (T & { state: 'ok'; readAt: string; remaining: Record<string, number> })
   | { state: 'not-found'; error: string }
   | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
   | { state: 'unreachable'; error: string }
 ) & { calls: number };
 
+/** A managed cluster's agent pools by name (lower-case), as one list answered them. */
+export type AgentPoolsRead = AksAnswer<{ agentPools: Map<string, Record<string, unknown>> }>;
+
 /** A managed cluster as one GET answered it (REST-shaped: `properties.nodeResourceGroup`, the versions, the states). */
-export type ManagedClusterRead = (
-  | { state: 'ok'; managedCluster: Record<string, unknown>; readAt: string; remaining: Record<string, number> }
-  | { state: 'not-found'; error: string }
-  | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
-  | { state: 'unreachable'; error: string }
-) & { calls: number };
+export type ManagedClusterRead = AksAnswer<{ managedCluster: Record<string, unknown> }>;
+
+/** One agent pool as a GET answered it. */
+export type AgentPoolRead = AksAnswer<{ agentPool: Record<string, unknown> }>;
 
 /** AKS allows 100 agent pools a cluster: a list that goes on past this is not read further. */
 const MAX_LISTED = 1000;
-
-export type AgentPoolRead = (
-  | { state: 'ok'; agentPool: Record<string, unknown>; readAt: string; remaining: Record<string, number> }
-  | { state: 'not-found'; error: string }
-  | { state: 'throttled'; error: string; retryAfterSeconds: number | null; remaining: Record<string, number> }
-  | { state: 'unreachable'; error: string }
-) & { calls: number };
 
 /**
  * An agent pool's ARM id, as ASO records it, split into its parts; null for anything else. The parts are what ARM

@@ -10,6 +10,7 @@ import 'server-only';
 // reads: listed at once, again after RELIST_MS while one of its agent pools has no scale set found, and else every
 // LOOK_REFRESH_MS.
 
+import { agentPoolOfScaleSetTags } from '@/lib/aks-model';
 import type { PoolInput } from '@/lib/pool-model';
 import type { ManagedClusterRef } from '../azure/aks-reader';
 import type { AzureReader, ListedScaleSet } from '../azure/reader';
@@ -26,9 +27,6 @@ const LOOK_REFRESH_MS = 15 * 60_000;
 const BUSY_REFRESH_PERIODS = 8;
 /** How soon a node resource group is listed again while a pool's scale set is not found in it (ms). */
 const RELIST_MS = 60_000;
-
-/** The tags AKS names a node pool's scale set by (`poolName` on clusters made before 2020). */
-const POOL_TAGS = ['aks-managed-poolName', 'poolName'];
 
 /** A node resource group as the lane's scheduler names its list: its ARM id, lower-case. */
 const NODE_GROUP_ID = /^\/subscriptions\/([0-9a-f-]{36})\/resourcegroups\/([a-z0-9_.()-]{1,90})$/;
@@ -78,9 +76,9 @@ function scaleSetKey(armId: string): string | null {
 function byPoolTag(group: string, scaleSets: ListedScaleSet[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const s of scaleSets) {
-    const tag = POOL_TAGS.map((t) => s.tags[t]).find((v) => typeof v === 'string' && v !== '');
+    const pool = agentPoolOfScaleSetTags(s.tags);
     const key = scaleSetKey(s.id);
-    if (typeof tag === 'string' && key?.startsWith(`azure://${group}/providers/`)) out.set(tag.toLowerCase(), key);
+    if (pool && key?.startsWith(`azure://${group}/providers/`)) out.set(pool, key);
   }
   return out;
 }

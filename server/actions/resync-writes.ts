@@ -156,10 +156,14 @@ export async function reconcile(run: Run, waitSeconds: number, cannotHelp: strin
     };
   }
   const observed = await observe(run, waitSeconds, ampAfter, mpAfter);
+  // 'finished' is the answer's step only: while the audit is written the pool's status still shows the watch.
+  const steps = [...run.steps];
+  note(steps, 'finished', `Finished after ${observed.waitedSeconds} s. ${observed.summary}`);
   const expected =
     cannotHelp && !(observed.listsAgree && observed.ampReady === true) ? ` As poolscope expected: ${cannotHelp}` : '';
   return {
     ...base,
+    steps,
     outcome: 'done',
     observed,
     finishedAt: finishedAt(),
@@ -227,7 +231,6 @@ async function observe(
   }
   const waited = Math.round((Date.now() - start) / 100) / 10;
   const observed = observation(waited, run.fresh.infraKind, { ampPatched, mpPatched, amp, mp });
-  note(run.steps, 'finished', `Finished after ${observed.waitedSeconds} s. ${observed.summary}`);
   return observed;
 }
 

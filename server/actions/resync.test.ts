@@ -376,18 +376,21 @@ describe('reconcile on the seed scenario', () => {
     );
     // While the POST waits for the controllers, the pool's status shows its steps as they happen.
     const seen: string[][] = [];
+    let last: { code: string }[] = [];
     let settled = false;
     const running = s.svc.run(REF, s.post({ mode: 'reconcile' })).finally(() => {
       settled = true;
     });
     while (!settled) {
       const st = await s.svc.status(REF, s.post({}).headers);
-      if (!settled && st.running) seen.push(st.running.steps.map((x) => x.code));
+      if (!settled && st.running) seen.push((last = st.running.steps).map((x) => x.code));
       await new Promise((r) => setTimeout(r, 200));
     }
     const r = await running;
     expect(seen.some((codes) => codes.includes('amp-annotated') && codes.includes('watching'))).toBe(true);
     expect(seen.every((codes) => !codes.includes('finished'))).toBe(true);
+    // The running view's steps as the run left them, the audit written too: 'finished' is the answer's alone.
+    expect(last.map((x) => x.code)).not.toContain('finished');
     const codes = r.steps.map((x) => x.code);
     expect(codes.slice(0, 4)).toEqual(['checked', 'amp-annotated', 'mp-annotated', 'watching']);
     expect(codes.at(-1)).toBe('finished');

@@ -93,6 +93,32 @@ describe('an AKS pool', () => {
     // With ASO's object there, an unread AKS is only not read yet: nothing to say.
     expect(codes(analyse({ flavour: 'aks-aso', mpList: [0, 1], nodes: [0, 1] }))).not.toContain('azure-unread');
   });
+
+  it('of type VirtualMachines says it has no scale set and how to list its VMs, and keeps the drift', () => {
+    const d = analyse({
+      flavour: 'aks-aso',
+      mpList: [0, 1],
+      nodes: [0, 1, 2],
+      live: { count: 3, type: 'virtualmachines' },
+    });
+    expect(finding(d, 'azure-unread')).toMatchObject({
+      severity: 'info',
+      summary: 'Agent pool pool1 is of type VirtualMachines: it has no scale set, so poolscope does not read its VMs.',
+    });
+    expect(finding(d, 'azure-unread').suggestedAction).toMatch(
+      /`az aks machine list --subscription [0-9a-f-]{36} -g prod-weu --cluster-name aks-weu --nodepool-name pool1` lists them\.$/,
+    );
+    expect(finding(d, 'azure-unread').detail).not.toMatch(/outside CAPZ/);
+    expect(kinds(d)).toEqual(['missing-from-azuremachinepool', 'missing-from-machinepool']);
+    const ammp = analyse({ flavour: 'aks-managed', mpList: [0, 1], live: { count: 2, type: 'AvailabilitySet' } });
+    expect(finding(ammp, 'azure-unread').summary).toMatch(/of type AvailabilitySet: it has no scale set/);
+    expect(finding(ammp, 'azure-unread').detail).toMatch(/made or changed outside CAPZ/);
+    // A pool of scale sets, or of a type poolscope does not know, is only not read yet: nothing to say.
+    for (const type of ['VirtualMachineScaleSets', 'SomethingNew'])
+      expect(codes(analyse({ flavour: 'aks-aso', mpList: [0, 1], live: { count: 2, type } }))).not.toContain(
+        'azure-unread',
+      );
+  });
 });
 
 describe('K1: a scale CAPZ asked for, through ASO', () => {

@@ -182,6 +182,22 @@ export function normaliseAgentPool(raw: unknown): AgentPoolModel | null {
   };
 }
 
+/** Agent pool types with no scale set behind them, by their lower-case spelling. */
+const SCALE_SETLESS: Record<string, 'VirtualMachines' | 'AvailabilitySet'> = {
+  virtualmachines: 'VirtualMachines',
+  availabilityset: 'AvailabilitySet',
+};
+
+/**
+ * An agent pool's type when no scale set stands behind it: a `VirtualMachines` pool's VMs stand alone, a legacy
+ * `AvailabilitySet` pool's are in an availability set. Null for a pool of scale sets (AKS's default, and what CAPZ
+ * asks for), and for a type poolscope does not know.
+ */
+export function scaleSetlessType(type: string | null): 'VirtualMachines' | 'AvailabilitySet' | null {
+  const key = type?.toLowerCase() ?? '';
+  return Object.hasOwn(SCALE_SETLESS, key) ? (SCALE_SETLESS[key] ?? null) : null;
+}
+
 /** The tags AKS names a node pool's scale set by (`poolName` on clusters made before 2020). */
 const POOL_TAGS = ['aks-managed-poolName', 'poolName'];
 

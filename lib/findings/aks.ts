@@ -9,6 +9,8 @@ import { isPaused } from '../pool-model';
 import { asSentence, FROZEN_CRITICAL_AFTER_MS, type Context, type Draft } from './context';
 import { aksNotReadyCause, type AksFacts } from './aks-context';
 import { FLAP_THRESHOLD } from '../flapping';
+import { scaleSetlessType } from '../aks-model';
+import { shellQuote } from '../next-steps';
 
 /** An error text from AKS or ASO, cut to a length a headline can carry. */
 function short(text: string | null, max = 240): string {
@@ -289,7 +291,8 @@ export function aksUnread(c: Context): Draft | null {
         "Check poolscope's Azure credentials and its reader role on the managed cluster; if AKS throttles, poolscope waits out Retry-After.",
     };
   }
-  if (s.state !== 'unknown' || !asoMissing) return null;
+  const noScaleSet = vmsUnread(c);
+  if (noScaleSet || s.state !== 'unknown' || !asoMissing) return noScaleSet;
   return {
     code: 'azure-unread',
     severity: 'warning',
@@ -297,6 +300,35 @@ export function aksUnread(c: Context): Draft | null {
     detail: `poolscope finds the AKS agent pool by the id ASO records on that object, and CAPZ reconciles the pool through it, so without it neither AKS's state nor ASO's copy of it is known. The drift shown compares the lists with the Nodes.`,
     suggestedAction:
       'Check that ASO runs and that CAPZ has created the ManagedClustersAgentPool (kubectl get managedclustersagentpools -A); CAPZ recreates it at its next reconcile.',
+  };
+}
+
+/** An agent pool's ARM id, its parts named as `az aks` takes them. */
+const AGENT_POOL_ID =
+  /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.ContainerService\/managedClusters\/([^/]+)\/agentPools\/([^/]+)$/i;
+
+/**
+ * An agent pool with no scale set behind it (AKS says its type is VirtualMachines or AvailabilitySet): the scale set
+ * read finds none, and AKS's machines API, which lists such a pool's VMs, is not read.
+ */
+function vmsUnread(c: Context): Draft | null {
+  const { model, aks: a } = c;
+  const type = scaleSetlessType(a?.live?.type ?? null);
+  if (!a?.live || !type || model.azure.state === 'ok') return null;
+  const id = AGENT_POOL_ID.exec(a.live.id);
+  const list = id
+    ? ` \`az aks machine list --subscription ${shellQuote(id[1] as string)} -g ${shellQuote(id[2] as string)} --cluster-name ${shellQuote(id[3] as string)} --nodepool-name ${shellQuote(id[4] as string)}\` lists them.`
+    : '';
+  const ammp =
+    a.infra?.flavour === 'aks-managed'
+      ? " CAPZ reads an AzureManagedMachinePool's VMs from the scale set too, and makes every pool it creates of scale sets: this one was made or changed outside CAPZ."
+      : '';
+  return {
+    code: 'azure-unread',
+    severity: 'info',
+    summary: `Agent pool ${a.poolName} is of type ${type}: it has no scale set, so poolscope does not read its VMs.`,
+    detail: `AKS runs the VMs of a ${type} pool on their own, not in a scale set, so the node resource group holds no scale set tagged for it. AKS lists them through its machines API, which poolscope does not read yet. The drift shown compares the lists with the Nodes: a VM that never joined as a Node is not seen.${ammp}`,
+    suggestedAction: `To see the pool's VMs, ask AKS.${list}`,
   };
 }
 

@@ -134,6 +134,33 @@ describe('AKS pools read from Azure', () => {
     expect(driftOf(down).filter((d) => d.startsWith('ghost-') || d.startsWith('node-without'))).toEqual([]);
   }, 60_000);
 
+  it('says a pool of type VirtualMachines has no scale set, and does not list its node resource group for one', async () => {
+    const h = await harness(cleanups, 'demo.yaml', 0.25);
+    // The jobs pool made of standalone VMs: AKS says so, and no scale set is tagged for it.
+    for (const rec of h.sim.azure.state.agentPools.values())
+      if (rec.body.name === 'jobs') (rec.body.properties as Record<string, unknown>).type = 'VirtualMachines';
+    for (const [k, rec] of h.sim.azure.state.scaleSets)
+      if ((rec.body.tags as Record<string, unknown> | undefined)?.['aks-managed-poolName'] === 'jobs')
+        h.sim.azure.state.scaleSets.delete(k);
+    const scheduler = new Scheduler({ fastSeconds: 0.5, slowSeconds: 3, budgetShare: 0.5 });
+    await h.start({ scheduler });
+    const p = await poolWhen(h, ASO_MP, 'the pool said to have no scale set', (x) =>
+      Boolean(finding(x, 'azure-unread')?.summary.includes('is of type VirtualMachines')),
+    );
+    expect(finding(p, 'azure-unread')?.severity).toBe('info');
+    expect(p.sources.azure).toEqual({
+      state: 'unknown',
+      reason: 'an agent pool of type VirtualMachines has no scale set, and its VMs are not read',
+    });
+    // The node resource group is listed as for a cluster whose pools' scale sets are all found: in 15 minutes, not 1.
+    const group = scheduler.tracked().find((id) => /^\/subscriptions\/[^/]+\/resourcegroups\/[^/]+$/.test(id));
+    const next = scheduler.plan(group as string, Date.now());
+    expect(h.sim.azure.requestCounts.get('vmss.listByResourceGroup')).toBe(1);
+    expect((next?.at ?? 0) - Date.now()).toBeGreaterThan(10 * 60_000);
+    // The AMMP's scale set is found and read as before.
+    expect((await h.store.currentPool(AMMP))?.sources.azure.state).toBe('ok');
+  }, 60_000);
+
   it("keeps AKS reads within the share of AKS's budget, apart from Compute's", async () => {
     const h = await harness(cleanups, 'demo.yaml', 0.25);
     // A share of 2% of the assumed 190 reads per 3 minutes: 3 reads in the window, whatever the lanes want.

@@ -6,11 +6,13 @@ import 'server-only';
 // are budgeted per subscription+region (Compute's throttling). Agent pools are read a managed cluster at a time (one
 // list for all its pools), budgeted per subscription (AKS's own throttling).
 
+import { scaleSetlessType } from '@/lib/aks-model';
 import { isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail } from '@/lib/api-types';
 import { forgetGoneVms } from '@/lib/forget';
 import { normaliseAzure } from '@/lib/azure-model';
 import type { PoolInput } from '@/lib/pool-model';
+import { str } from '@/lib/unstructured';
 import { agentPoolRefOf, managedClusterIdOf, managedClusterRefOf, type AgentPoolsRead } from '../azure/aks-reader';
 import type { AzureRead, AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
@@ -451,11 +453,17 @@ export class AzureLane {
     return false;
   }
 
-  /** The names of the agent pools whose pools managed cluster `id` backs. */
+  /**
+   * The names of the agent pools whose pools managed cluster `id` backs and which have a scale set: not those AKS says
+   * are of a type without one (VirtualMachines), whose scale set no list would find.
+   */
   private agentPoolNamesOf(id: string): string[] {
-    return [...(this.poolsByScaleSet.get(id) ?? [])].flatMap(
-      (k) => agentPoolRefOf(this.agentPoolByPool.get(k))?.name ?? [],
-    );
+    return [...(this.poolsByScaleSet.get(id) ?? [])].flatMap((k) => {
+      const ap = this.agentPoolByPool.get(k);
+      const read = ap ? this.agentPoolReads.get(ap) : undefined;
+      if (read?.state === 'ok' && scaleSetlessType(str(read.agentPool, 'properties', 'type'))) return [];
+      return agentPoolRefOf(ap)?.name ?? [];
+    });
   }
 
   /** What a managed cluster's list (not throttled) says of agent pool `ap`. */

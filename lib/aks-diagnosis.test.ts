@@ -3,8 +3,10 @@
 // K7 (a perpetual diff that makes the pool flap) is told from the drops each analysis takes over from the one before.
 
 import { describe, expect, it } from 'vitest';
+import { normaliseMachines } from './aks-model';
 import { analyzePool } from './analyze';
 import type { Finding, PoolDetail } from './api-types';
+import { aksVmProviderId } from './fixtures/aks-objects';
 import { buildAksPool, type AksPoolSpec } from './fixtures/aks-pool';
 import { makeMachinePool, minutesBefore, NOW } from './fixtures/objects';
 
@@ -94,30 +96,47 @@ describe('an AKS pool', () => {
     expect(codes(analyse({ flavour: 'aks-aso', mpList: [0, 1], nodes: [0, 1] }))).not.toContain('azure-unread');
   });
 
-  it('of type VirtualMachines says it has no scale set and how to list its VMs, and keeps the drift', () => {
-    const d = analyse({
-      flavour: 'aks-aso',
-      mpList: [0, 1],
-      nodes: [0, 1, 2],
-      live: { count: 3, type: 'virtualmachines' },
-    });
+  it('of type VirtualMachines, its machines not read, says how to list its VMs, and keeps the drift', () => {
+    const live = { count: 3, type: 'virtualmachines' };
+    const d = analyse({ flavour: 'aks-aso', mpList: [0, 1], nodes: [0, 1, 2], live });
     expect(finding(d, 'azure-unread')).toMatchObject({
       severity: 'info',
-      summary: 'Agent pool pool1 is of type VirtualMachines: it has no scale set, so poolscope does not read its VMs.',
+      summary:
+        "Agent pool pool1 is of type VirtualMachines, with no scale set, and AKS's list of its machines is not read yet: its VMs are not known now.",
     });
     expect(finding(d, 'azure-unread').suggestedAction).toMatch(
       /`az aks machine list --subscription [0-9a-f-]{36} -g prod-weu --cluster-name aks-weu --nodepool-name pool1` lists them\.$/,
     );
     expect(finding(d, 'azure-unread').detail).not.toMatch(/outside CAPZ/);
     expect(kinds(d)).toEqual(['missing-from-azuremachinepool', 'missing-from-machinepool']);
-    const ammp = analyse({ flavour: 'aks-managed', mpList: [0, 1], live: { count: 2, type: 'AvailabilitySet' } });
-    expect(finding(ammp, 'azure-unread').summary).toMatch(/of type AvailabilitySet: it has no scale set/);
-    expect(finding(ammp, 'azure-unread').detail).toMatch(/made or changed outside CAPZ/);
+    const input = buildAksPool({ flavour: 'aks-managed', mpList: [0, 1], live: { count: 2, type: 'AvailabilitySet' } });
+    const down = analyzePool(
+      { ...input, azure: { state: 'throttled', error: 'Too many requests', retryAfterSeconds: 9 } },
+      { now: AT },
+    );
+    expect(finding(down, 'azure-unread')).toMatchObject({
+      severity: 'warning',
+      summary: expect.stringMatching(/of type AvailabilitySet, with no scale set, and AKS's list .* is throttled/),
+      detail: expect.stringMatching(/AKS answered: Too many requests\. .*made or changed outside CAPZ/),
+    });
     // A pool of scale sets, or of a type poolscope does not know, is only not read yet: nothing to say.
     for (const type of ['VirtualMachineScaleSets', 'SomethingNew'])
       expect(codes(analyse({ flavour: 'aks-aso', mpList: [0, 1], live: { count: 2, type } }))).not.toContain(
         'azure-unread',
       );
+  });
+
+  it("of type VirtualMachines, its machines read: each VM is Azure's, one without a Node and unlisted is drift", () => {
+    const input = buildAksPool({ flavour: 'aks-aso', mpList: [0, 1], live: { count: 3, type: 'VirtualMachines' } });
+    const vm = (n: number) =>
+      aksVmProviderId({ clusterName: 'aks-weu', agentPool: 'pool1', instanceId: n }).slice('azure://'.length);
+    const machines = [0, 1, 2].map((n) => ({ name: `vm${n}`, properties: { resourceId: vm(n) } }));
+    const d = analyzePool({ ...input, azure: normaliseMachines([...machines, { name: 'x' }], AT) }, { now: AT });
+    expect(d.sources.azure.state).toBe('ok');
+    expect(codes(d)).not.toContain('azure-unread');
+    expect(d.instances.filter((r) => r.sources.azure)).toHaveLength(3);
+    expect(d.drift.map((x) => [x.kind, x.providerID?.split('/').pop()])).toEqual([['missing-from-machinepool', '2']]);
+    expect(d.notes).toContain('AKS listed a machine without properties.resourceId; it was skipped.');
   });
 });
 

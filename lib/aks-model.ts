@@ -4,7 +4,9 @@
 
 import type { PoolFlavour } from './api-types';
 import { conditionsAt, findCondition, PAUSED_ANNOTATION, providerIdList, type Condition } from './capi-model';
-import { arr, bool, num, str, type KubeObject } from './unstructured';
+import type { InstanceModel, NormalisedAzure } from './azure-model';
+import { intern } from './slim';
+import { arr, bool, num, str, toMs, type KubeObject } from './unstructured';
 
 const FLAVOURS: Record<string, PoolFlavour> = {
   AzureMachinePool: 'self-managed',
@@ -261,4 +263,36 @@ export function normaliseAksMachines(raw: readonly unknown[]): { name: string; p
     const vm = str(m, 'properties', 'resourceId');
     return { name: str(m, 'name') ?? '', providerID: vm ? aksProviderId(vm) : null };
   });
+}
+
+/**
+ * An agent pool's machines as the Azure source of its pool (one with no scale set, type VirtualMachines): an instance
+ * each, named by its VM; the list says nothing of a VM's state.
+ */
+export function normaliseMachines(raw: readonly unknown[], readAt?: string | null): NormalisedAzure {
+  const notes: string[] = [];
+  const instances: InstanceModel[] = [];
+  for (const m of normaliseAksMachines(raw)) {
+    if (m.providerID === null) {
+      notes.push('AKS listed a machine without properties.resourceId; it was skipped.');
+      continue;
+    }
+    instances.push({
+      providerID: intern(m.providerID),
+      name: m.name || (m.providerID.split('/').pop() as string),
+      instanceId: null,
+      provisioningState: null,
+      powerState: null,
+      latestModelApplied: null,
+      errorCode: null,
+      errorMessage: null,
+      computerName: null,
+      createdAt: null,
+    });
+  }
+  return {
+    state: 'normalised',
+    azure: { state: 'ok', vmss: null, instances, readAt: toMs(readAt ?? undefined) },
+    notes,
+  };
 }

@@ -50,7 +50,8 @@ function replicaCounts(model: PoolModel, joined: readonly JoinedId[]): ReplicaCo
   return {
     desired: model.mp.replicas,
     // An AKS pool's capacity is the agent pool's count as AKS reports it (it sizes the scale set to it).
-    vmssCapacity: model.aks?.agentPool.state === 'ok' ? model.aks.agentPool.pool.count : az ? az.vmss.capacity : null,
+    vmssCapacity:
+      model.aks?.agentPool.state === 'ok' ? model.aks.agentPool.pool.count : az ? (az.vmss?.capacity ?? null) : null,
     azureInstances: az ? az.instances.length : null,
     azureSucceeded: az ? az.instances.filter((i) => i.provisioningState === 'Succeeded').length : null,
     azureFailed: az ? az.instances.filter((i) => i.provisioningState === 'Failed').length : null,
@@ -181,7 +182,7 @@ export function analyzeModel(model: PoolModel, opts: AnalyzeOptions): PoolDetail
     flavour: model.flavour,
     clusterName: model.mp.clusterName,
     orchestrationMode:
-      model.azure.state === 'ok' ? model.azure.vmss.orchestrationMode : (model.amp?.orchestrationMode ?? null),
+      (model.azure.state === 'ok' ? model.azure.vmss?.orchestrationMode : null) ?? model.amp?.orchestrationMode ?? null,
     replicas: replicaCounts(model, joined),
     provisioningState: model.amp?.provisioningState ?? aksProvisioningState(model),
     ampReady: infraReady(model),

@@ -49,7 +49,11 @@ export interface InstanceModel {
 export type AzureData =
   | {
       state: 'ok';
-      vmss: VmssModel;
+      /**
+       * The scale set; null for an AKS agent pool without one (type VirtualMachines), whose VMs AKS's machines API
+       * lists (normaliseMachines).
+       */
+      vmss: VmssModel | null;
       instances: InstanceModel[];
       /**
        * When Azure listed the VMs (its response's Date header), milliseconds since the epoch; null when unknown. An

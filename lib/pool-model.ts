@@ -167,7 +167,7 @@ export function buildPoolModel(input: PoolInput): PoolModel {
     azure = a;
   }
 
-  const scaleSetRaw = amp?.providerID ?? (azure.state === 'ok' ? azure.vmss.providerID : null);
+  const scaleSetRaw = amp?.providerID ?? (azure.state === 'ok' ? (azure.vmss?.providerID ?? null) : null);
   const parsed = scaleSetRaw === null ? null : parseProviderId(scaleSetRaw);
   if (parsed && !parsed.ok)
     notes.push(`AzureMachinePool spec.providerID is malformed (${parsed.reason}): ${parsed.raw}`);

@@ -67,7 +67,7 @@ describe('metrics', () => {
     expect(sample(text, 'poolscope_azure_calls_total', 'operation="vmss_get"')).toBeGreaterThan(0);
     expect(sample(text, 'poolscope_azure_calls_total', 'operation="vm_list"')).toBeGreaterThan(0);
     // No AKS pool here, so no AKS read: the counters are there, at zero.
-    for (const operation of ['agent_pool_list', 'managed_cluster_get', 'scale_set_list'])
+    for (const operation of ['agent_pool_list', 'managed_cluster_get', 'scale_set_list', 'machines_list'])
       expect(sample(text, 'poolscope_azure_calls_total', `operation="${operation}"`)).toBe(0);
     expect(text).toMatch(/^poolscope_azure_budget_remaining\{budget="[^"]+"\} \d+/m);
 

@@ -331,6 +331,7 @@ export function createMetrics(
       ['agent_pool_list', c.azure.calls.agentPoolList],
       ['managed_cluster_get', c.azure.calls.managedClusterGet],
       ['scale_set_list', c.azure.calls.scaleSetList],
+      ['machines_list', c.azure.calls.machinesList],
     ] as const)
       azureCalls.inc({ operation }, n);
     for (const [subscription, n] of c.azure.throttledBySubscription) azureThrottled.inc({ subscription }, n);

@@ -308,26 +308,28 @@ const AGENT_POOL_ID =
   /^\/subscriptions\/([^/]+)\/resourceGroups\/([^/]+)\/providers\/Microsoft\.ContainerService\/managedClusters\/([^/]+)\/agentPools\/([^/]+)$/i;
 
 /**
- * An agent pool with no scale set behind it (AKS says its type is VirtualMachines or AvailabilitySet): the scale set
- * read finds none, and AKS's machines API, which lists such a pool's VMs, is not read.
+ * An agent pool with no scale set behind it (AKS says its type is VirtualMachines or AvailabilitySet), whose machines
+ * AKS could not list (or has not yet): its VMs are not known now.
  */
 function vmsUnread(c: Context): Draft | null {
   const { model, aks: a } = c;
   const type = scaleSetlessType(a?.live?.type ?? null);
-  if (!a?.live || !type || model.azure.state === 'ok') return null;
+  const az = model.azure;
+  if (!a?.live || !type || az.state === 'ok') return null;
   const id = AGENT_POOL_ID.exec(a.live.id);
   const list = id
     ? ` \`az aks machine list --subscription ${shellQuote(id[1] as string)} -g ${shellQuote(id[2] as string)} --cluster-name ${shellQuote(id[3] as string)} --nodepool-name ${shellQuote(id[4] as string)}\` lists them.`
     : '';
   const ammp =
     a.infra?.flavour === 'aks-managed'
-      ? " CAPZ reads an AzureManagedMachinePool's VMs from the scale set too, and makes every pool it creates of scale sets: this one was made or changed outside CAPZ."
+      ? " CAPZ reads an AzureManagedMachinePool's VMs from a scale set, and makes every pool it creates of scale sets: this one was made or changed outside CAPZ."
       : '';
+  const answered = az.state === 'unknown' ? '' : `AKS answered: ${asSentence(short(az.error, 400))} `;
   return {
     code: 'azure-unread',
-    severity: 'info',
-    summary: `Agent pool ${a.poolName} is of type ${type}: it has no scale set, so poolscope does not read its VMs.`,
-    detail: `AKS runs the VMs of a ${type} pool on their own, not in a scale set, so the node resource group holds no scale set tagged for it. AKS lists them through its machines API, which poolscope does not read yet. The drift shown compares the lists with the Nodes: a VM that never joined as a Node is not seen.${ammp}`,
+    severity: az.state === 'unknown' ? 'info' : 'warning',
+    summary: `Agent pool ${a.poolName} is of type ${type}, with no scale set, and AKS's list of its machines ${az.state === 'throttled' ? 'is throttled' : az.state === 'unknown' ? 'is not read yet' : 'could not be read'}: its VMs are not known now.`,
+    detail: `AKS runs the VMs of a ${type} pool on their own, not in a scale set; poolscope reads them through AKS's machines API, which names each VM but not its state. ${answered}The drift shown compares the lists with the Nodes: a VM that never joined as a Node is not seen.${ammp}`,
     suggestedAction: `To see the pool's VMs, ask AKS.${list}`,
   };
 }

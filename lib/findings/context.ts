@@ -87,10 +87,11 @@ export function contextOf(
     versionText: readiness ? ` ${CAPZ_READINESS_TEXT[readiness]}` : '',
     failed: failedInstances(model, joined),
     invisible: drift.filter((d) => d.kind === 'missing-from-machinepool').length,
-    vmssName: model.azure.state === 'ok' ? model.azure.vmss.name : (model.scaleSet?.scaleSet ?? amp?.name ?? '?'),
+    vmssName:
+      (model.azure.state === 'ok' ? model.azure.vmss?.name : null) ?? model.scaleSet?.scaleSet ?? amp?.name ?? '?',
     vmssFailed:
       model.azure.state === 'ok'
-        ? model.azure.vmss.provisioningState === 'Failed'
+        ? model.azure.vmss?.provisioningState === 'Failed'
         : amp?.provisioningState === 'Failed',
     stuck: unjoined(model, joined, nowMs),
     aks: aksFactsOf(model),
@@ -171,7 +172,7 @@ function unjoined(model: PoolModel, joined: readonly JoinedId[], nowMs: number):
 export function scalingNow(model: PoolModel): boolean {
   const amp = model.amp;
   if (!amp) return false;
-  const state = model.azure.state === 'ok' ? model.azure.vmss.provisioningState : amp.provisioningState;
+  const state = model.azure.state === 'ok' ? (model.azure.vmss?.provisioningState ?? null) : amp.provisioningState;
   const phase = model.mp.phase;
   return (
     (amp.replicas !== null && model.mp.replicas !== null && amp.replicas !== model.mp.replicas) ||

@@ -28,7 +28,7 @@ function motionOf(c: Context): Motion {
   const hit = motions.get(c);
   if (hit) return hit;
   const { model, joined, nowMs, mp, amp } = c;
-  const capacity = model.azure.state === 'ok' ? model.azure.vmss.capacity : null;
+  const capacity = (model.azure.state === 'ok' ? model.azure.vmss?.capacity : null) ?? null;
   const activeInstances =
     model.azure.state === 'ok'
       ? model.azure.instances.filter((i) => i.provisioningState !== 'Deleting' && i.provisioningState !== 'Deleted')

@@ -2,7 +2,7 @@ import 'server-only';
 // The process's resync service, built on first use from the validated settings and the runtime's store.
 
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { AgentPoolRead, AgentPoolRef } from '../azure/aks-reader';
+import type { AgentPoolRead, AgentPoolRef, MachinesRead } from '../azure/aks-reader';
 import { AzureReader, type AzureRead, type ScaleSetRef } from '../azure/reader';
 import { runtime, resolveContexts, type Runtime } from '../runtime';
 import type { Env } from '../env';
@@ -22,6 +22,7 @@ export interface ResyncWiring {
   contexts?: string[];
   readAzure?: (ref: ScaleSetRef) => Promise<AzureRead>;
   readAgentPool?: (ref: AgentPoolRef) => Promise<AgentPoolRead>;
+  readMachines?: (ref: AgentPoolRef) => Promise<MachinesRead>;
   /** This process's collector's Azure budgets, where it collects: a fresh AKS read waits out their Retry-After. */
   budgets?: () => { key: string; blockedUntil: string | null }[];
   /** Until when this process's collector waits before reading a scale set (a 429's Retry-After), where it collects. */
@@ -69,22 +70,17 @@ function heedingCompute(
   );
 }
 
-/** An agent pool's read, heeding its subscription's AKS Retry-After. */
-function heedingAks(
-  read: (ref: AgentPoolRef) => Promise<AgentPoolRead>,
+/** An AKS read of an agent pool (the pool, or its machines), heeding its subscription's AKS Retry-After. */
+function heedingAks<Read extends AgentPoolRead | MachinesRead>(
+  read: (ref: AgentPoolRef) => Promise<Read>,
   budgets: NonNullable<ResyncWiring['budgets']>,
-): (ref: AgentPoolRef) => Promise<AgentPoolRead> {
+): (ref: AgentPoolRef) => Promise<Read> {
   const key = (ref: AgentPoolRef) => `${ref.subscriptionId.toLowerCase()}|aks`;
   return heeding(
     read,
     (ref) => budgets().find((b) => b.key === key(ref))?.blockedUntil,
-    (until, retryAfterSeconds) => ({
-      state: 'throttled',
-      error: waitedWords('AKS', until),
-      retryAfterSeconds,
-      remaining: {},
-      calls: 0,
-    }),
+    (until, retryAfterSeconds) =>
+      ({ state: 'throttled', error: waitedWords('AKS', until), retryAfterSeconds, remaining: {}, calls: 0 }) as Read,
   );
 }
 
@@ -105,7 +101,7 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
     e.POOLSCOPE_TRUSTED_PROXY && e.POOLSCOPE_TRUSTED_PROXY_SECRET
       ? { name: e.POOLSCOPE_TRUSTED_PROXY, secret: e.POOLSCOPE_TRUSTED_PROXY_SECRET }
       : undefined;
-  let { readAzure, readAgentPool } = w;
+  let { readAzure, readAgentPool, readMachines } = w;
   if (!readAzure) {
     const azure = new AzureReader({
       endpoint: e.POOLSCOPE_ARM_ENDPOINT,
@@ -113,8 +109,10 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
     });
     readAzure = (ref) => azure.read(ref);
     readAgentPool ??= (ref) => azure.readAgentPool(ref);
+    readMachines ??= (ref) => azure.readMachines(ref);
   }
   if (readAgentPool && w.budgets) readAgentPool = heedingAks(readAgentPool, w.budgets);
+  if (readMachines && w.budgets) readMachines = heedingAks(readMachines, w.budgets);
   if (w.scaleSetWait) readAzure = heedingCompute(readAzure, w.scaleSetWait);
   return new ResyncService({
     contexts,
@@ -123,6 +121,7 @@ export function buildResyncService(w: ResyncWiring): ResyncService {
     store: w.store,
     readAzure,
     ...(readAgentPool ? { readAgentPool } : {}),
+    ...(readMachines ? { readMachines } : {}),
     publish: w.publish,
     readOnly: e.POOLSCOPE_READ_ONLY,
     timeoutMs,

@@ -27,9 +27,13 @@ afterEach(async () => {
 /** Someone who may patch MachinePools and AzureMachinePools, but not the AKS kinds. */
 const AMP_ONLY = 'amp-only';
 
-/** The fleet, and a resync service on it (`heedBudgets`: waiting out the collector's AKS Retry-After, as in production). */
+/**
+ * The fleet, and a resync service on it (`heedBudgets`: waiting out the collector's AKS Retry-After, as in
+ * production; `before`: a change to the fleet before the collector starts).
+ */
 async function setup(
   heedBudgets = false,
+  before: (h: Harness) => void = () => {},
 ): Promise<{ h: Harness; svc: ResyncService; post(body: unknown, user?: string): Request }> {
   const h = await harness(cleanups, 'demo.yaml', 0.25, {
     sim: {
@@ -52,6 +56,7 @@ async function setup(
       ],
     },
   });
+  before(h);
   await h.start();
   await until('the AKS pools analysed', async () =>
     (await h.store.currentPool('mgmt-weu/default/aks-jobs')) && (await h.store.currentPool('mgmt-weu/default/aks-user'))
@@ -66,6 +71,7 @@ async function setup(
     contexts: ['mgmt-weu'],
     readAzure: (ref) => h.azure.read(ref),
     readAgentPool: (ref) => h.azure.readAgentPool(ref),
+    readMachines: (ref) => h.azure.readMachines(ref),
     ...(heedBudgets ? { budgets: () => h.collector.budgets() } : {}),
     log: () => {},
   });
@@ -155,5 +161,28 @@ describe('resync of AKS pools', () => {
     expect(done.observed?.summary).toMatch(/AzureManagedMachinePool is still not ready/);
     expect(done.observed?.summary).toMatch(/it opens when CAPZ finds the agent pool done/);
     expect(done.observed?.summary).not.toMatch(/Copy providerIDs/);
+  }, 60_000);
+
+  it('decides on a VirtualMachines pool with its machines listed afresh, as the collector read them', async () => {
+    const { h, svc, post } = await setup(false, (fleet) => {
+      // The jobs pool made of standalone VMs: AKS says so, and Compute shows no scale set for them.
+      const { state } = fleet.sim.azure;
+      for (const rec of state.agentPools.values())
+        if (rec.body.name === 'jobs') (rec.body.properties as Record<string, unknown>).type = 'VirtualMachines';
+      for (const rec of state.scaleSets.values())
+        if ((rec.body.tags as Record<string, unknown> | undefined)?.['aks-managed-poolName'] === 'jobs')
+          rec.standalone = true;
+    });
+    await until('the jobs pool read from its machines', async () =>
+      (await h.store.currentPool('mgmt-weu/default/aks-jobs'))?.sources.azure.state === 'ok' ? true : undefined,
+    );
+    const lists = () => h.sim.azure.requestCounts.get('machines.list') ?? 0;
+    const before = lists();
+    const status = await svc.status(JOBS, post({}).headers, { fresh: true });
+    expect(status.verdictSource).toBe('fresh');
+    expect(lists()).toBe(before + 1);
+    // Its VMs as the collector has them: the fresh verdict is the collected one.
+    const collected = await svc.status(JOBS, post({}).headers);
+    expect(status.verdict).toEqual(collected.verdict);
   }, 60_000);
 });

@@ -2,6 +2,7 @@ import 'server-only';
 // The decision a resync is made on (server/actions/resync.ts), re-made on fresh reads of the cluster and Azure just
 // before it writes: refused, changed since the preview the operator confirmed, or go.
 
+import { normaliseMachines, scaleSetlessType } from '@/lib/aks-model';
 import { analyzePool } from '@/lib/analyze';
 import {
   poolKey,
@@ -18,8 +19,8 @@ import { UNINITIALIZED_TAINT } from '@/lib/capi-model';
 import { scaleSetOfList } from '@/lib/provider-id';
 import { AKS_AGENT_POOL_LABEL } from '@/lib/slim';
 import type { PoolInput } from '@/lib/pool-model';
-import type { KubeObject } from '@/lib/unstructured';
-import { agentPoolRefOf } from '../azure/aks-reader';
+import { str, type KubeObject } from '@/lib/unstructured';
+import { agentPoolRefOf, type AgentPoolRef } from '../azure/aks-reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import { HttpError } from '../http/route';
 import type { FreshPool, PoolObjects } from './pool-objects';
@@ -63,24 +64,27 @@ function workloadFromDetail(d: PoolDetail | null): NonNullable<PoolInput['worklo
  * preview of either mode and for its confirm, so their digests compare.
  */
 export async function freshVerdict(
-  deps: Pick<ResyncDeps, 'readAzure' | 'readAgentPool'>,
+  deps: Pick<ResyncDeps, 'readAzure' | 'readAgentPool' | 'readMachines'>,
   ref: PoolRef,
   fresh: FreshPool,
   detail: PoolDetail | null,
 ): Promise<ResyncVerdict> {
-  const aks = fresh.infraKind === 'AzureMachinePool' ? null : await freshAks(deps, fresh);
+  const { aks, machinesOf } =
+    fresh.infraKind === 'AzureMachinePool' ? { aks: null, machinesOf: null } : await freshAks(deps, fresh);
   const ss = scaleSetRefOf(
     aks ? aksScaleSetOf(fresh, detail) : (fresh.amp?.spec as { providerID?: string } | undefined)?.providerID,
   );
-  const azure: NonNullable<PoolInput['azure']> = ss
-    ? azureInput(await deps.readAzure(ss))
-    : {
-        state: 'unknown',
-        reason:
-          fresh.infraKind === 'AzureMachinePool'
-            ? 'the AzureMachinePool names no scale set (spec.providerID)'
-            : "the agent pool's scale set is not known yet (the collector finds it in the node resource group)",
-      };
+  const azure: NonNullable<PoolInput['azure']> = machinesOf
+    ? await freshMachines(deps, machinesOf)
+    : ss
+      ? azureInput(await deps.readAzure(ss))
+      : {
+          state: 'unknown',
+          reason:
+            fresh.infraKind === 'AzureMachinePool'
+              ? 'the AzureMachinePool names no scale set (spec.providerID)'
+              : "the agent pool's scale set is not known yet (the collector finds it in the node resource group)",
+        };
   const input: PoolInput = {
     ...(aks ? { aks } : {}),
     context: ref.context,
@@ -117,12 +121,15 @@ function aksScaleSetOf(fresh: FreshPool, detail: PoolDetail | null): string | nu
 async function freshAks(
   deps: Pick<ResyncDeps, 'readAgentPool'>,
   fresh: FreshPool,
-): Promise<NonNullable<PoolInput['aks']>> {
+): Promise<{ aks: NonNullable<PoolInput['aks']>; machinesOf: AgentPoolRef | null }> {
   const aso = fresh.asoAgentPool;
   const ap = agentPoolRefOf((aso?.status as { id?: unknown } | undefined)?.id as string | undefined);
   let agentPool: NonNullable<PoolInput['aks']>['agentPool'] = { state: 'unknown', reason: 'AKS agent pool not read' };
+  // An agent pool AKS says has no scale set: its VMs are its machines.
+  let scaleSetless = false;
   if (ap && deps.readAgentPool) {
     const r = await deps.readAgentPool(ap);
+    scaleSetless = r.state === 'ok' && scaleSetlessType(str(r.agentPool, 'properties', 'type')) !== null;
     agentPool =
       r.state === 'ok'
         ? { state: 'ok', agentPool: r.agentPool, readAt: Date.parse(r.readAt) }
@@ -130,7 +137,23 @@ async function freshAks(
           ? { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds }
           : { state: r.state, error: r.error };
   }
-  return { infra: fresh.infra, ...(aso !== undefined ? { asoAgentPool: aso } : {}), agentPool };
+  return {
+    aks: { infra: fresh.infra, ...(aso !== undefined ? { asoAgentPool: aso } : {}), agentPool },
+    machinesOf: scaleSetless ? ap : null,
+  };
+}
+
+/** The machines of agent pool `ref` (one with no scale set) as the pool model takes its Azure VMs. */
+async function freshMachines(
+  deps: Pick<ResyncDeps, 'readMachines'>,
+  ref: AgentPoolRef,
+): Promise<NonNullable<PoolInput['azure']>> {
+  if (!deps.readMachines) return { state: 'unknown', reason: "the agent pool's machines are not read" };
+  const r = await deps.readMachines(ref);
+  if (r.state === 'ok') return normaliseMachines(r.machines, r.readAt);
+  return r.state === 'throttled'
+    ? { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds }
+    : { state: r.state, error: r.error };
 }
 
 /**
@@ -138,7 +161,7 @@ async function freshAks(
  * confirms (409 `verdict-changed`, with the new preview; nothing is written), or go.
  */
 export async function decide(
-  deps: Pick<ResyncDeps, 'readAzure' | 'readAgentPool' | 'store'>,
+  deps: Pick<ResyncDeps, 'readAzure' | 'readAgentPool' | 'readMachines' | 'store'>,
   a: {
     objects: PoolObjects;
     ref: PoolRef;

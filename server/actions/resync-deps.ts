@@ -3,7 +3,7 @@ import 'server-only';
 // split into can each take the few of these they use.
 
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { AgentPoolRead, AgentPoolRef } from '../azure/aks-reader';
+import type { AgentPoolRead, AgentPoolRef, MachinesRead } from '../azure/aks-reader';
 import type { AzureRead, ScaleSetRef } from '../azure/reader';
 import type { TimelineStore } from '../store/store';
 import type { Access } from './identity';
@@ -16,6 +16,8 @@ export interface ResyncDeps {
   readAzure(ref: ScaleSetRef): Promise<AzureRead>;
   /** An AKS pool's agent pool, for the verdict on fresh reads (without it, AKS counts as not read). */
   readAgentPool?(ref: AgentPoolRef): Promise<AgentPoolRead>;
+  /** The machines of an AKS agent pool with no scale set (type VirtualMachines): its VMs, for the same verdict. */
+  readMachines?(ref: AgentPoolRef): Promise<MachinesRead>;
   /** Tells this process's live viewers that a pool's timeline changed. */
   publish(change: { poolKey: string; at: string; fields: string[] }): void;
   readOnly: boolean;

@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ClientSecretCredential } from '@azure/identity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normaliseAgentPool, normaliseManagedCluster } from '@/lib/aks-model';
-import { agentPoolArmId, makeAgentPool } from '@/lib/fixtures/aks-objects';
+import { normaliseAgentPool, normaliseAksMachines, normaliseManagedCluster } from '@/lib/aks-model';
+import { agentPoolArmId, aksVmProviderId, makeAgentPool, makeAksScaleSet } from '@/lib/fixtures/aks-objects';
 import { DEFAULT_AZURE } from '@/lib/fixtures/objects';
 import { findUpstreamDir } from '@/sim/kube/crd-schema';
 import { generateTls } from '@/sim/kube/tls';
@@ -20,6 +20,7 @@ import {
   type AgentPoolRef,
   type ManagedClusterRef,
 } from './aks-reader';
+import { AzureReader } from './reader';
 
 const az = DEFAULT_AZURE;
 const ref = (name: string, cluster = 'aks-weu'): AgentPoolRef =>
@@ -97,8 +98,10 @@ describe('AksReader against the simulated ARM', () => {
     });
   };
 
+  let tls: Awaited<ReturnType<typeof generateTls>>;
+
   beforeAll(async () => {
-    const tls = await generateTls({ caDir: process.env.POOLSCOPE_SIM_CA_DIR });
+    tls = await generateTls({ caDir: process.env.POOLSCOPE_SIM_CA_DIR });
     server = new SimAzureServer({ tls });
     await server.start();
     // AKS's budget down to two reads a minute, to spend it quickly.
@@ -183,6 +186,45 @@ describe('AksReader against the simulated ARM', () => {
     expect(await reader.managedCluster({ ...cluster, cluster: 'aks-none' })).toMatchObject({ state: 'not-found' });
     server.addFault({ operation: 'managedClusters.get', kind: 'error', status: 429, retryAfterSeconds: 7, count: 1 });
     expect(await reader.managedCluster(cluster)).toMatchObject({ state: 'throttled', retryAfterSeconds: 7 });
+  });
+
+  it("lists an agent pool's machines a page a call, each naming its VM; Compute shows no scale set of a VMs pool", async () => {
+    const { vmss, vms } = makeAksScaleSet({ cluster: 'aks-weu', agentPool: 'user', instances: [0, 1, 2] });
+    const rec = server.state.putScaleSet(vmss, vms);
+    const paged = new SimAzureServer({
+      tls,
+      clients: server.clients,
+      state: server.state,
+      pageSize: 2,
+    });
+    await paged.start();
+    try {
+      const r = await new AksReader(credentialFor(paged), paged.url).machines(ref('user'));
+      expect(r).toMatchObject({ state: 'ok', calls: 2 });
+      if (r.state !== 'ok') return;
+      expect(normaliseAksMachines(r.machines).map((m) => m.providerID)).toEqual(
+        [0, 1, 2].map((n) => aksVmProviderId({ clusterName: 'aks-weu', agentPool: 'user', instanceId: n })),
+      );
+      // A VirtualMachines pool's VMs: AKS lists them, Compute has no scale set for them.
+      rec.standalone = true;
+      expect(await reader.machines(ref('user'))).toMatchObject({ state: 'ok', machines: { length: 3 } });
+      const compute = new AzureReader({
+        endpoint: server.url,
+        disableInstanceDiscovery: true,
+        credential: credentialFor(server),
+      });
+      const listed = await compute.listScaleSets(az.subscriptionId, rec.resourceGroup);
+      expect(listed).toMatchObject({ state: 'ok', scaleSets: [] });
+      expect(
+        await compute.read({ subscriptionId: az.subscriptionId, resourceGroup: rec.resourceGroup, name: rec.name }),
+      ).toMatchObject({ state: 'not-found' });
+    } finally {
+      await paged.stop();
+      server.state.deleteScaleSet(rec.subscriptionId, rec.resourceGroup, rec.name);
+    }
+    expect(await reader.machines(ref('gone'))).toMatchObject({ state: 'not-found', calls: 1 });
+    server.addFault({ operation: 'machines.list', kind: 'error', status: 429, retryAfterSeconds: 5, count: 1 });
+    expect(await reader.machines(ref('user'))).toMatchObject({ state: 'throttled', retryAfterSeconds: 5 });
   });
 
   it('says not found for an agent pool AKS does not have', async () => {

@@ -42,8 +42,13 @@ export type ManagedClusterRead = AksAnswer<{ managedCluster: Record<string, unkn
 /** One agent pool as a GET answered it. */
 export type AgentPoolRead = AksAnswer<{ agentPool: Record<string, unknown> }>;
 
+/** An agent pool's machines as one list answered them (REST-shaped: `name`, `properties.resourceId`). */
+export type MachinesRead = AksAnswer<{ machines: Record<string, unknown>[] }>;
+
 /** AKS allows 100 agent pools a cluster: a list that goes on past this is not read further. */
 const MAX_LISTED = 1000;
+/** AKS allows 1000 nodes an agent pool: a machines list that goes on past this many is not read further. */
+const MAX_MACHINES = 5000;
 
 /**
  * An agent pool's ARM id, as ASO records it, split into its parts; null for anything else. The parts are what ARM
@@ -103,7 +108,8 @@ function tracker() {
       remaining = { ...remaining, ...parseRateLimitHeaders((n) => r.headers.get(n)) };
       answeredAt ??= httpDate(r.headers.get('date'));
     },
-    answer: () => ({ readAt: answeredAt ?? asked, remaining, calls: Math.max(1, calls) }),
+    /** `pages`: the pages a list took (the SDK tells only a list's first answer to onResponse). */
+    answer: (pages = 1) => ({ readAt: answeredAt ?? asked, remaining, calls: Math.max(1, calls, pages) }),
   };
 }
 
@@ -150,6 +156,12 @@ function restAgentPool(p: Sdk): Record<string, unknown> {
   };
 }
 
+/** The REST shape of a machine, with only the fields lib/ uses. */
+function restMachine(m: Sdk): Record<string, unknown> {
+  const props = m.properties as { resourceId?: unknown } | undefined;
+  return { id: m.id, name: m.name, properties: { resourceId: props?.resourceId } };
+}
+
 export class AksReader {
   private readonly clients = new Map<string, ContainerServiceClient>();
 
@@ -175,18 +187,22 @@ export class AksReader {
   async list(ref: ManagedClusterRef): Promise<AgentPoolsRead> {
     const t = tracker();
     const agentPools = new Map<string, Record<string, unknown>>();
+    let pages = 0;
     try {
       const { onResponse } = t;
-      for await (const p of this.client(ref.subscriptionId).agentPools.list(ref.resourceGroup, ref.cluster, {
-        onResponse,
-      })) {
-        const pool = restAgentPool(p as unknown as Sdk);
-        if (typeof pool.name === 'string') agentPools.set(pool.name.toLowerCase(), pool);
+      const list = this.client(ref.subscriptionId).agentPools.list(ref.resourceGroup, ref.cluster, { onResponse });
+      for await (const page of list.byPage()) {
+        pages++;
+        for (const p of page) {
+          const pool = restAgentPool(p as unknown as Sdk);
+          if (typeof pool.name === 'string' && agentPools.size < MAX_LISTED)
+            agentPools.set(pool.name.toLowerCase(), pool);
+        }
         if (agentPools.size >= MAX_LISTED) break;
       }
-      return { state: 'ok', agentPools, ...t.answer() };
+      return { state: 'ok', agentPools, ...t.answer(pages) };
     } catch (e) {
-      return { ...classifyArmError(e), calls: t.answer().calls };
+      return { ...classifyArmError(e), calls: t.answer(pages + 1).calls };
     }
   }
 
@@ -199,6 +215,30 @@ export class AksReader {
       return { state: 'ok', agentPool: restAgentPool(pool as unknown as Sdk), ...t.answer() };
     } catch (e) {
       return { ...classifyArmError(e), calls: 1 };
+    }
+  }
+
+  /**
+   * An agent pool's machines, with one list (a call a page): each names the VM behind it. The only Azure read of the
+   * VMs of a pool without a scale set (type VirtualMachines).
+   */
+  async machines(ref: AgentPoolRef): Promise<MachinesRead> {
+    const t = tracker();
+    const machines: Record<string, unknown>[] = [];
+    let pages = 0;
+    try {
+      const { onResponse } = t;
+      const list = this.client(ref.subscriptionId).machines.list(ref.resourceGroup, ref.cluster, ref.name, {
+        onResponse,
+      });
+      for await (const page of list.byPage()) {
+        pages++;
+        for (const m of page) machines.push(restMachine(m as unknown as Sdk));
+        if (machines.length >= MAX_MACHINES) break;
+      }
+      return { state: 'ok', machines: machines.slice(0, MAX_MACHINES), ...t.answer(pages) };
+    } catch (e) {
+      return { ...classifyArmError(e), calls: t.answer(pages + 1).calls };
     }
   }
 

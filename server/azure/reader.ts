@@ -13,6 +13,7 @@ import {
   type AgentPoolRead,
   type AgentPoolRef,
   type AgentPoolsRead,
+  type MachinesRead,
   type ManagedClusterRead,
   type ManagedClusterRef,
 } from './aks-reader';
@@ -158,6 +159,11 @@ export class AzureReader {
   /** A managed cluster's agent pools, with one list (./aks-reader). */
   readAgentPools(ref: ManagedClusterRef): Promise<AgentPoolsRead> {
     return this.aks.list(ref);
+  }
+
+  /** An agent pool's machines, with one list (./aks-reader). */
+  readMachines(ref: AgentPoolRef): Promise<MachinesRead> {
+    return this.aks.machines(ref);
   }
 
   /** A managed cluster itself (./aks-reader). */

@@ -134,31 +134,52 @@ describe('AKS pools read from Azure', () => {
     expect(driftOf(down).filter((d) => d.startsWith('ghost-') || d.startsWith('node-without'))).toEqual([]);
   }, 60_000);
 
-  it('says a pool of type VirtualMachines has no scale set, and does not list its node resource group for one', async () => {
+  it("reads a VirtualMachines pool's VMs from AKS's machines list, and says when AKS cannot list them", async () => {
     const h = await harness(cleanups, 'demo.yaml', 0.25);
-    // The jobs pool made of standalone VMs: AKS says so, and no scale set is tagged for it.
+    // The jobs pool made of standalone VMs: AKS says so, and Compute shows no scale set for them.
     for (const rec of h.sim.azure.state.agentPools.values())
       if (rec.body.name === 'jobs') (rec.body.properties as Record<string, unknown>).type = 'VirtualMachines';
-    for (const [k, rec] of h.sim.azure.state.scaleSets)
+    for (const rec of h.sim.azure.state.scaleSets.values())
       if ((rec.body.tags as Record<string, unknown> | undefined)?.['aks-managed-poolName'] === 'jobs')
-        h.sim.azure.state.scaleSets.delete(k);
+        rec.standalone = true;
     const scheduler = new Scheduler({ fastSeconds: 0.5, slowSeconds: 3, budgetShare: 0.5 });
     await h.start({ scheduler });
-    const p = await poolWhen(h, ASO_MP, 'the pool said to have no scale set', (x) =>
-      Boolean(finding(x, 'azure-unread')?.summary.includes('is of type VirtualMachines')),
-    );
-    expect(finding(p, 'azure-unread')?.severity).toBe('info');
-    expect(p.sources.azure).toEqual({
-      state: 'unknown',
-      reason: 'an agent pool of type VirtualMachines has no scale set, and its VMs are not read',
-    });
+    const p = await poolWhen(h, ASO_MP, 'the VMs read from AKS', (x) => x.sources.azure.state === 'ok');
+    expect(p.instances.filter((r) => r.sources.azure)).toHaveLength(5);
+    expect(finding(p, 'azure-unread')).toBeUndefined();
+    // At start the pool waited for its machines, as for a scale set's first read: its record never says otherwise.
+    const history = await h.store.timeline(ASO_MP, '2000-01-01T00:00:00Z', new Date(Date.now() + 60_000).toISOString());
+    expect(history.filter((e) => e.field === 'source.azure').map((e) => `${e.from}→${e.to}`)).toEqual(['null→ok']);
+    expect(h.sim.azure.requestCounts.get('machines.list')).toBeGreaterThanOrEqual(1);
     // The node resource group is listed as for a cluster whose pools' scale sets are all found: in 15 minutes, not 1.
     const group = scheduler.tracked().find((id) => /^\/subscriptions\/[^/]+\/resourcegroups\/[^/]+$/.test(id));
-    const next = scheduler.plan(group as string, Date.now());
     expect(h.sim.azure.requestCounts.get('vmss.listByResourceGroup')).toBe(1);
-    expect((next?.at ?? 0) - Date.now()).toBeGreaterThan(10 * 60_000);
-    // The AMMP's scale set is found and read as before.
+    expect((scheduler.plan(group as string, Date.now())?.at ?? 0) - Date.now()).toBeGreaterThan(10 * 60_000);
     expect((await h.store.currentPool(AMMP))?.sources.azure.state).toBe('ok');
+
+    // AKS cannot list them: the pool says so, with how to list them by hand, and its drift stands.
+    h.sim.azure.addFault({ operation: 'machines.list', kind: 'error', status: 503 });
+    const down = await poolWhen(h, ASO_MP, 'the machines list reported unreadable', (x) =>
+      Boolean(finding(x, 'azure-unread')?.summary.includes('is of type VirtualMachines')),
+    );
+    expect(finding(down, 'azure-unread')).toMatchObject({
+      severity: 'warning',
+      summary: expect.stringMatching(/AKS's list of its machines could not be read/),
+      suggestedAction: expect.stringMatching(/`az aks machine list .* --nodepool-name jobs`/),
+    });
+    expect(driftOf(down)).toEqual(driftOf(p));
+    // A 429 after a good list: the pool says Azure throttles, and keeps the VMs it last read.
+    h.sim.azure.clearFaults();
+    await poolWhen(h, ASO_MP, 'the VMs read again', (x) => x.sources.azure.state === 'ok');
+    h.sim.azure.addFault({ operation: 'machines.list', kind: 'error', status: 429, retryAfterSeconds: 2 });
+    const throttled = await poolWhen(
+      h,
+      ASO_MP,
+      'the throttling reported',
+      (x) => x.sources.azure.state === 'throttled',
+    );
+    expect(throttled.instances.filter((r) => r.sources.azure)).toHaveLength(5);
+    h.sim.azure.clearFaults();
   }, 60_000);
 
   it("keeps AKS reads within the share of AKS's budget, apart from Compute's", async () => {

@@ -6,14 +6,20 @@ import 'server-only';
 // are budgeted per subscription+region (Compute's throttling). Agent pools are read a managed cluster at a time (one
 // list for all its pools), budgeted per subscription (AKS's own throttling).
 
-import { scaleSetlessType } from '@/lib/aks-model';
+import { normaliseMachines, scaleSetlessType } from '@/lib/aks-model';
 import { isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail } from '@/lib/api-types';
 import { forgetGoneVms } from '@/lib/forget';
 import { normaliseAzure } from '@/lib/azure-model';
 import type { PoolInput } from '@/lib/pool-model';
 import { str } from '@/lib/unstructured';
-import { agentPoolRefOf, managedClusterIdOf, managedClusterRefOf, type AgentPoolsRead } from '../azure/aks-reader';
+import {
+  agentPoolRefOf,
+  managedClusterIdOf,
+  managedClusterRefOf,
+  type AgentPoolsRead,
+  type MachinesRead,
+} from '../azure/aks-reader';
 import type { AzureRead, AzureReader } from '../azure/reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import type { ReadPlan, Scheduler } from '../azure/scheduler';
@@ -46,15 +52,29 @@ type AgentPoolInput = NonNullable<NonNullable<PoolInput['aks']>['agentPool']>;
 const AKS_BUDGET = 'aks';
 
 /**
- * A read target's subscription: a scale set's (from its providerID), an agent pool's, a managed cluster's or a node
- * resource group's.
+ * The id the collector schedules the machines list of agent pool `agentPool` (its ARM id) by: for a pool with no
+ * scale set, the only read of its VMs.
+ */
+function machinesIdOf(agentPool: string): string {
+  return `${agentPool.toLowerCase()}/machines`;
+}
+
+/** The agent pool whose machines list `id` names (see machinesIdOf); null for any other id. */
+function machinesRefOf(id: string) {
+  return id.endsWith('/machines') ? agentPoolRefOf(id.slice(0, -'/machines'.length)) : null;
+}
+
+/**
+ * A read target's subscription: a scale set's (from its providerID), an agent pool's, a managed cluster's, a node
+ * resource group's or an agent pool's machines list's.
  */
 function subscriptionOf(id: string): string | undefined {
   return (
     scaleSetRefOf(id) ??
     agentPoolRefOf(id) ??
     managedClusterRefOf(id) ??
-    nodeGroupRefOf(id)
+    nodeGroupRefOf(id) ??
+    machinesRefOf(id)
   )?.subscriptionId.toLowerCase();
 }
 
@@ -81,6 +101,8 @@ export class AzureLane {
     managedClusterGet: 0,
     /** Node resource groups' scale set lists (a call a page). */
     scaleSetList: 0,
+    /** Agent pools' machines lists (a call a page). */
+    machinesList: 0,
   };
   /** 429s per subscription (lower-case). */
   readonly throttledBySubscription = new Map<string, number>();
@@ -90,9 +112,16 @@ export class AzureLane {
   private readonly agentPoolReads = new Map<string, AgentPoolInput>();
   /** Agent pools AKS has answered for (not only throttled) since start. */
   private readonly agentPoolsAnswered = new Set<string>();
+  /** Agent pools whose last answer says they have no scale set (type VirtualMachines): their machines are listed. */
+  private readonly scaleSetless = new Set<string>();
+  /** Latest machines list per machines id (see machinesIdOf), kept across rounds; `ok`: it is data. */
+  private readonly machinesReads = new Map<string, LastRead>();
   /** Health per subscription (lower-case), and per `subscription|aks` for its AKS reads. */
   private readonly health = new Map<string, AzureHealth>();
-  /** Scale sets whose last read was throttled, with the error (their last good data is still shown). */
+  /**
+   * Scale sets (and machines lists) whose last read was throttled, with the error (their last good data is still
+   * shown).
+   */
   private readonly throttled = new Map<string, string>();
   /**
    * Scale set or managed cluster → the pools it backs, and the reverse (each pool's scale set, and its agent pool):
@@ -176,9 +205,27 @@ export class AzureLane {
     return this.agentPoolReads.get(id) ?? { state: 'unknown', reason: 'not read yet' };
   }
 
+  /**
+   * What the model of a pool whose agent pool (`agentPool`, its ARM id) has no scale set takes for Azure's VMs: its
+   * machines list's last answer; null for a pool of scale sets.
+   */
+  machinesInputFor(agentPool: string): PoolInput['azure'] | null {
+    if (!this.scaleSetless.has(agentPool)) return null;
+    return this.machinesReads.get(machinesIdOf(agentPool))?.input ?? { state: 'unknown', reason: 'not read yet' };
+  }
+
+  /** Whether agent pool `agentPool` has no scale set and its machines have not answered a list yet (a 429 is none). */
+  machinesPending(agentPool: string): boolean {
+    if (!this.scaleSetless.has(agentPool)) return false;
+    const read = this.machinesReads.get(machinesIdOf(agentPool));
+    return !read || (!read.ok && read.input.state === 'throttled');
+  }
+
   /** The error of the scale set's last read if Azure throttled it (its last good data stands meanwhile). */
-  throttledError(id: string | null): string | undefined {
-    return id ? this.throttled.get(id) : undefined;
+  throttledError(id: string | null, agentPool: string | null = null): string | undefined {
+    // A pool without a scale set: its machines list's.
+    const read = id ?? (agentPool && this.scaleSetless.has(agentPool) ? machinesIdOf(agentPool) : null);
+    return read ? this.throttled.get(read) : undefined;
   }
 
   /** Whether the scale set (or agent pool) has not been read yet: no answer, or only a throttled one without data. */
@@ -245,6 +292,7 @@ export class AzureLane {
   dropReads(): void {
     this.reads.clear();
     this.agentPoolReads.clear();
+    this.machinesReads.clear();
   }
 
   private async round(): Promise<void> {
@@ -262,6 +310,13 @@ export class AzureLane {
     if (ref) {
       const read = await this.opts.azure.read(ref);
       this.record(id, ref.subscriptionId.toLowerCase(), read);
+      this.opts.onRead(this.poolsByScaleSet.get(id) ?? [], read.state === 'ok' ? read.readAt : null);
+      return;
+    }
+    const machines = machinesRefOf(id);
+    if (machines) {
+      const read = await this.opts.azure.readMachines(machines);
+      this.recordMachines(id, machines.subscriptionId.toLowerCase(), read);
       this.opts.onRead(this.poolsByScaleSet.get(id) ?? [], read.state === 'ok' ? read.readAt : null);
       return;
     }
@@ -315,6 +370,11 @@ export class AzureLane {
             add(group, key);
             regions.set(group, this.looks.regionOf(cluster));
           }
+          // A pool with no scale set: its machines, on the AKS budget.
+          if (this.scaleSetless.has(agentPool)) {
+            add(machinesIdOf(agentPool), key);
+            regions.set(machinesIdOf(agentPool), AKS_BUDGET);
+          }
         }
         const id = this.scaleSetOf(src, p);
         if (!id || !scaleSetRefOf(id)) continue;
@@ -331,6 +391,9 @@ export class AzureLane {
     this.looks.keepOnly(new Set([...named].flatMap((ap) => clusterOf(ap) ?? [])));
     for (const id of this.agentPoolReads.keys()) if (!named.has(id)) this.agentPoolReads.delete(id);
     for (const id of this.agentPoolsAnswered) if (!named.has(id)) this.agentPoolsAnswered.delete(id);
+    for (const id of this.scaleSetless) if (!named.has(id)) this.scaleSetless.delete(id);
+    for (const id of this.machinesReads.keys()) if (!index.has(id)) this.machinesReads.delete(id);
+    for (const id of this.throttled.keys()) if (machinesRefOf(id) && !index.has(id)) this.throttled.delete(id);
     const aksSubs = new Set([...index.keys()].flatMap((id) => (managedClusterRefOf(id) ? [subscriptionOf(id)] : [])));
     for (const key of this.health.keys())
       if (key.endsWith(`|${AKS_BUDGET}`) && !aksSubs.has(key.slice(0, -AKS_BUDGET.length - 1))) this.health.delete(key);
@@ -408,7 +471,15 @@ export class AzureLane {
     this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? read.error : undefined, health);
     for (const ap of agentPools) {
       this.agentPoolsAnswered.add(ap);
-      this.agentPoolReads.set(ap, this.agentPoolAnswer(ap, read));
+      const answer = this.agentPoolAnswer(ap, read);
+      this.agentPoolReads.set(ap, answer);
+      // A pool's type is only changed by AKS's answer: an error keeps what the last answer said.
+      if (answer.state !== 'ok') continue;
+      const without = scaleSetlessType(str(answer.agentPool, 'properties', 'type')) !== null;
+      if (without === this.scaleSetless.has(ap)) continue;
+      if (without) this.scaleSetless.add(ap);
+      else this.scaleSetless.delete(ap);
+      this.indexStale = true;
     }
     // The managed cluster's GET is on the same AKS budget: a 429 to it holds the cluster's next list back too.
     const throttled = look?.throttled;
@@ -444,6 +515,43 @@ export class AzureLane {
   }
 
   /**
+   * Counts an agent pool's machines list, keeps what it brought (a 429 keeps the last good list, as for a scale set),
+   * and tells the scheduler when to list again.
+   */
+  private recordMachines(id: string, sub: string, read: MachinesRead): void {
+    const t = this.opts.now();
+    this.calls.total += read.calls;
+    this.calls.machinesList += read.calls;
+    const health = `${sub}|${AKS_BUDGET}`;
+    const prev = this.machinesReads.get(id);
+    if (read.state === 'throttled') {
+      this.calls.throttled++;
+      this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
+      this.setHealth(sub, 'throttled', read.error, health);
+      const { retryAfterSeconds, remaining } = read;
+      this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds, remaining, fast: true });
+      const input = { state: 'throttled' as const, error: read.error, retryAfterSeconds };
+      this.machinesReads.set(id, prev?.ok ? prev : { input, ok: false });
+      this.throttled.set(id, read.error);
+      return;
+    }
+    this.throttled.delete(id);
+    if (read.state === 'ok') this.calls.ok++;
+    if (read.state === 'not-found') this.calls.notFound++;
+    if (read.state === 'unreachable') this.calls.unreachable++;
+    const unreachable = read.state === 'unreachable';
+    this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? read.error : undefined, health);
+    const input =
+      read.state === 'ok' ? normaliseMachines(read.machines, read.readAt) : { state: read.state, error: read.error };
+    if (read.state === 'ok' || read.state === 'not-found') forgetGoneVms(prev?.input, input);
+    this.machinesReads.set(id, { input, ok: read.state === 'ok' });
+    this.opts.scheduler.record(id, t, {
+      remaining: read.state === 'ok' ? read.remaining : undefined,
+      fast: this.needsFastLane(id),
+    });
+  }
+
+  /**
    * Whether an AKS operation ran on a pool of managed cluster `id` at its last analysis (an upgrade, ASO waiting for
    * the control plane, a change being applied): what the cluster's GET then tells is followed closely.
    */
@@ -460,9 +568,7 @@ export class AzureLane {
   private agentPoolNamesOf(id: string): string[] {
     return [...(this.poolsByScaleSet.get(id) ?? [])].flatMap((k) => {
       const ap = this.agentPoolByPool.get(k);
-      const read = ap ? this.agentPoolReads.get(ap) : undefined;
-      if (read?.state === 'ok' && scaleSetlessType(str(read.agentPool, 'properties', 'type'))) return [];
-      return agentPoolRefOf(ap)?.name ?? [];
+      return ap && !this.scaleSetless.has(ap) ? (agentPoolRefOf(ap)?.name ?? []) : [];
     });
   }
 

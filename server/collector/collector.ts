@@ -9,7 +9,6 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { scaleSetlessType } from '@/lib/aks-model';
 import { analyzePool } from '@/lib/analyze';
 import {
   goneSince,
@@ -21,7 +20,6 @@ import {
 } from '@/lib/api-types';
 import type { PoolInput } from '@/lib/pool-model';
 import { diffDetails } from '@/lib/transitions';
-import { str } from '@/lib/unstructured';
 import type { AzureReader } from '../azure/reader';
 import { scaleSetRefOf } from '../azure/reader';
 import type { Scheduler } from '../azure/scheduler';
@@ -283,6 +281,7 @@ export class Collector {
     if (input.workload?.state === 'unknown' && input.cluster) return 'workload';
     if (ids.agentPool && this.azure.unread(ids.agentPool)) return 'azure';
     if (ids.agentPool && !ids.scaleSet && this.azure.scaleSetPending(ids.agentPool)) return 'azure';
+    if (ids.agentPool && !ids.scaleSet && this.azure.machinesPending(ids.agentPool)) return 'azure';
     if (!ids.scaleSet || !scaleSetRefOf(ids.scaleSet)) return null;
     return this.azure.unread(ids.scaleSet) ? 'azure' : null;
   }
@@ -406,14 +405,12 @@ export class Collector {
 
   /**
    * What a pool's model takes for Azure's VMs: its scale set's last read. An AKS pool's scale set is the one AKS
-   * tagged with its agent pool's name in the node resource group (the lane lists that group), unknown before then,
-   * and for ever for a pool AKS (`aks`, as the lane read it) says is of a type without one.
+   * tagged with its agent pool's name in the node resource group (the lane lists that group), unknown before then.
+   * A pool AKS says has none (type VirtualMachines) takes its machines list.
    */
-  private azureInputOf(aks: PoolInput['aks'], id: string | null): PoolInput['azure'] {
-    const ap = aks?.agentPool;
-    const type = ap?.state === 'ok' ? scaleSetlessType(str(ap.agentPool, 'properties', 'type')) : null;
-    if (aks && !id && type)
-      return { state: 'unknown', reason: `an agent pool of type ${type} has no scale set, and its VMs are not read` };
+  private azureInputOf(aks: PoolInput['aks'], agentPool: string | null, id: string | null): PoolInput['azure'] {
+    const machines = agentPool && !id ? this.azure.machinesInputFor(agentPool) : null;
+    if (machines) return machines;
     if (aks && !id)
       return { state: 'unknown', reason: "the node resource group's scale set of this agent pool is not found yet" };
     return this.azure.inputFor(id);
@@ -521,14 +518,14 @@ export class Collector {
       const agentPool = input.aks ? src.agentPoolOf(`${ns}/${name}`) : null;
       if (this.starting && this.unreadSource(ctx, src, input, { scaleSet: id, agentPool })) return 'held';
       // Azure throttled: analyse with the last good data, but report the source as throttled.
-      const throttledError = this.azure.throttledError(id);
+      const throttledError = this.azure.throttledError(id, agentPool);
       const kube: SourceState = src.kubeState();
       const aks = input.aks && {
         ...input.aks,
         agentPool: agentPool ? this.azure.agentPoolInputFor(agentPool) : noAgentPool(input),
         ...(agentPool ? { managedCluster: this.azure.managedClusterInputFor(agentPool) } : {}),
       };
-      const azure = this.azureInputOf(aks, id);
+      const azure = this.azureInputOf(aks, agentPool, id);
       detail = analyzePool(
         { ...input, azure, ...(aks ? { aks } : {}) },
         {

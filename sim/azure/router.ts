@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ArmCall, ArmServer } from './arm-call';
 import { ArmError, methodNotAllowed, noRoute } from './arm-http';
-import { getAgentPool, getManagedCluster, listAgentPools } from './routes-agent-pools';
+import { getAgentPool, getManagedCluster, listAgentPools, listMachines } from './routes-agent-pools';
 import { listStandaloneVms } from './routes-standalone-vms';
 import { getOperation, getScaleSet, listAllScaleSets, listScaleSets, updateScaleSet } from './routes-scale-sets';
 import { getVm, getVmInstanceView, listVms } from './routes-vms';
@@ -95,7 +95,9 @@ export async function routeArm(arm: ArmServer, req: IncomingMessage, res: Server
 /** …/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets/{name}[/virtualMachines[/{id}[/instanceView]]] */
 async function routeScaleSet(arm: ArmServer, call: ArmCall, rg: string): Promise<void> {
   const { seg, lower, method } = call;
-  const rec = arm.state.get(call.sub, rg, seg[7] as string);
+  // An AKS VirtualMachines pool's VMs are kept as a scale set that Compute does not show.
+  const found = arm.state.get(call.sub, rg, seg[7] as string);
+  const rec = found?.standalone ? undefined : found;
   if (seg.length === 8) {
     if (method === 'GET') return getScaleSet(arm, call, rg, rec);
     if (method === 'PATCH') return updateScaleSet(arm, call, rg, rec);
@@ -109,13 +111,15 @@ async function routeScaleSet(arm: ArmServer, call: ArmCall, rg: string): Promise
   throw noRoute(call.url.pathname);
 }
 
-/** …/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters/{mc}[/agentPools[/{pool}]] */
+/** …/resourceGroups/{rg}/providers/Microsoft.ContainerService/managedClusters/{mc}[/agentPools[/{pool}[/machines]]] */
 async function routeAks(arm: ArmServer, call: ArmCall, rg: string): Promise<void> {
   const { seg, lower, method } = call;
   const cluster = seg[7] as string;
-  if (lower[6] !== 'managedclusters' || seg.length < 8 || seg.length > 10) throw noRoute(call.url.pathname);
+  if (lower[6] !== 'managedclusters' || seg.length < 8 || seg.length > 11) throw noRoute(call.url.pathname);
   if (seg.length > 8 && lower[8] !== 'agentpools') throw noRoute(call.url.pathname);
+  if (seg.length === 11 && lower[10] !== 'machines') throw noRoute(call.url.pathname);
   if (method !== 'GET') throw methodNotAllowed();
   if (seg.length === 8) return getManagedCluster(arm, call, rg, cluster);
+  if (seg.length === 11) return listMachines(arm, call, rg, cluster);
   return seg.length === 9 ? listAgentPools(arm, call, rg, cluster) : getAgentPool(arm, call, rg, cluster);
 }

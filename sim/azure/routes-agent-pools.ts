@@ -1,7 +1,8 @@
 // The AKS routes (Microsoft.ContainerService): GET a managed cluster, GET one agent pool and list a managed cluster's,
-// as AKS answers them. Read-only, as poolscope uses them; each read is charged to the subscription's AKS budget.
+// and list an agent pool's machines, as AKS answers them. Read-only, as poolscope uses them; each read is charged to the subscription's AKS budget.
 
 import { enter, type ArmCall, type ArmServer } from './arm-call';
+import { page } from './answers';
 import { ArmError, send } from './arm-http';
 import { charge } from './charge';
 
@@ -47,4 +48,14 @@ export async function listAgentPools(arm: ArmServer, call: ArmCall, rg: string, 
   const headers = charge(arm.throttler, { subscriptionId: call.sub, location: AKS_BUDGET }, ['AksReads'], false);
   if (recs.length === 0) throw aksNotFound('managedClusters', cluster, rg);
   send(call.res, 200, { value: recs.map((r) => r.body) }, headers);
+}
+
+/** GET …/managedClusters/{mc}/agentPools/{pool}/machines: a page of the pool's machines (`nextLink` for more). */
+export async function listMachines(arm: ArmServer, call: ArmCall, rg: string, cluster: string): Promise<void> {
+  if (await enter(arm, call, 'machines.list')) return;
+  const name = call.seg[9] as string;
+  const rec = arm.state.getAgentPool(call.sub, rg, cluster, name);
+  const headers = charge(arm.throttler, { subscriptionId: call.sub, location: AKS_BUDGET }, ['AksReads'], false);
+  if (!rec) throw aksNotFound('managedClusters/agentPools', `${cluster}/${name}`, rg);
+  page(arm, call, arm.state.machinesOf(rec), headers);
 }

@@ -33,7 +33,7 @@ export function getOperation(arm: ArmServer, call: ArmCall): void {
 /** /subscriptions/{sub}/providers/Microsoft.Compute/virtualMachineScaleSets */
 export async function listAllScaleSets(arm: ArmServer, call: ArmCall): Promise<void> {
   if (await enter(arm, call, 'vmss.listAll')) return;
-  const recs = arm.state.listBySubscription(call.sub);
+  const recs = arm.state.listBySubscription(call.sub).filter((r) => !r.standalone);
   const headers = charge(
     arm.throttler,
     { subscriptionId: call.sub, location: recs[0]?.location ?? 'global' },
@@ -46,7 +46,7 @@ export async function listAllScaleSets(arm: ArmServer, call: ArmCall): Promise<v
 /** /subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Compute/virtualMachineScaleSets */
 export async function listScaleSets(arm: ArmServer, call: ArmCall, rg: string): Promise<void> {
   if (await enter(arm, call, 'vmss.listByResourceGroup')) return;
-  const recs = arm.state.listByResourceGroup(call.sub, rg);
+  const recs = arm.state.listByResourceGroup(call.sub, rg).filter((r) => !r.standalone);
   const headers = charge(
     arm.throttler,
     { subscriptionId: call.sub, location: recs[0]?.location ?? 'global' },

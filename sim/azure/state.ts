@@ -16,6 +16,11 @@ export interface ScaleSetRecord {
   /** VMs by instanceId (Uniform) or VM name (Flexible), as the VMSS-VMs list returns them with `$expand=instanceView`. */
   vms: Map<string, Rest>;
   nextInstanceId: number;
+  /**
+   * The VMs of an AKS agent pool of type VirtualMachines, kept as a scale set here: Compute shows no scale set for
+   * them (its reads answer as if there were none), AKS's machines list names them.
+   */
+  standalone?: boolean;
 }
 
 export interface Operation {
@@ -183,6 +188,28 @@ export class AzureState {
     return [...this.scaleSets.values()].filter(
       (r) => r.subscriptionId.toLowerCase() === sub.toLowerCase() && r.resourceGroup.toLowerCase() === rg.toLowerCase(),
     );
+  }
+
+  /**
+   * An agent pool's machines as `GET …/agentPools/{pool}/machines` lists them: the VMs of the scale sets AKS tagged
+   * with the pool's name in its cluster's node resource group, each naming its VM.
+   */
+  machinesOf(pool: AgentPoolRecord): Rest[] {
+    const mc = this.getManagedCluster(pool.subscriptionId, pool.resourceGroup, pool.cluster);
+    const nodeRg = String((mc?.body.properties as { nodeResourceGroup?: unknown } | undefined)?.nodeResourceGroup);
+    return this.listByResourceGroup(pool.subscriptionId, nodeRg)
+      .filter((r) => (r.body.tags as Record<string, unknown> | undefined)?.['aks-managed-poolName'] === pool.name)
+      .flatMap((r) =>
+        [...r.vms.values()].map((vm) => {
+          const name = String((props(vm).osProfile as { computerName?: unknown } | undefined)?.computerName ?? vm.name);
+          return {
+            id: `${pool.body.id}/machines/${name}`,
+            name,
+            type: 'Microsoft.ContainerService/managedClusters/agentPools/machines',
+            properties: { network: { ipAddresses: [] }, resourceId: vm.id },
+          } as Rest;
+        }),
+      );
   }
 
   listBySubscription(sub: string): ScaleSetRecord[] {

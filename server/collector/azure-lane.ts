@@ -411,22 +411,14 @@ export class AzureLane {
     this.calls.instanceView += read.ops.instanceView;
     if (read.state === 'throttled') {
       this.throttled.set(id, read.error);
-      this.calls.throttled++;
-      this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
-      this.setHealth(sub, 'throttled', read.error);
-      const { retryAfterSeconds, remaining } = read;
-      this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds, remaining, fast: true });
+      this.countThrottled(id, sub, read);
       // Keep the last good data; the pool shows Azure as throttled.
       const prev = this.reads.get(id);
       this.reads.set(id, prev?.ok ? prev : { input: azureInput(read), ok: false });
       return;
     }
     this.throttled.delete(id);
-    if (read.state === 'ok') this.calls.ok++;
-    if (read.state === 'not-found') this.calls.notFound++;
-    if (read.state === 'unreachable') this.calls.unreachable++;
-    const unreachable = read.state === 'unreachable';
-    this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? read.error : undefined);
+    this.countAnswer(sub, read);
     const input = read.state === 'ok' ? normaliseAzure(read.vmss, read.vms, read.readAt) : azureInput(read);
     // VMs gone from the scale set (or with it): their IDs leave lib/'s shared tables.
     if (read.state === 'ok' || read.state === 'not-found') forgetGoneVms(this.reads.get(id)?.input, input);
@@ -455,20 +447,13 @@ export class AzureLane {
     });
     const health = `${sub}|${AKS_BUDGET}`;
     if (read.state === 'throttled') {
-      this.calls.throttled++;
-      this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
-      this.setHealth(sub, 'throttled', read.error, health);
-      const { retryAfterSeconds, remaining } = read;
-      this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds, remaining, fast: true });
+      this.countThrottled(id, sub, read, health);
+      const { retryAfterSeconds } = read;
       for (const ap of agentPools)
         this.agentPoolReads.set(ap, { state: 'throttled', error: read.error, retryAfterSeconds });
       return;
     }
-    if (read.state === 'ok') this.calls.ok++;
-    if (read.state === 'not-found') this.calls.notFound++;
-    if (read.state === 'unreachable') this.calls.unreachable++;
-    const unreachable = read.state === 'unreachable';
-    this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? read.error : undefined, health);
+    this.countAnswer(sub, read, health);
     for (const ap of agentPools) {
       this.agentPoolsAnswered.add(ap);
       const answer = this.agentPoolAnswer(ap, read);
@@ -497,20 +482,10 @@ export class AzureLane {
     this.calls.total += list.calls;
     this.calls.scaleSetList += list.calls;
     if (list.state === 'throttled') {
-      this.calls.throttled++;
-      this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
-      this.setHealth(sub, 'throttled', list.error);
-      const { retryAfterSeconds, remaining } = list;
-      this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds, remaining, fast: true });
+      this.countThrottled(id, sub, list);
       return;
     }
-    if (list.calls > 0) {
-      if (list.state === 'ok') this.calls.ok++;
-      if (list.state === 'not-found') this.calls.notFound++;
-      if (list.state === 'unreachable') this.calls.unreachable++;
-      const unreachable = list.state === 'unreachable';
-      this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? list.error : undefined);
-    }
+    if (list.calls > 0) this.countAnswer(sub, list);
     this.opts.scheduler.record(id, t, { remaining: list.remaining, fast: false, afterSeconds: list.afterSeconds });
   }
 
@@ -525,22 +500,14 @@ export class AzureLane {
     const health = `${sub}|${AKS_BUDGET}`;
     const prev = this.machinesReads.get(id);
     if (read.state === 'throttled') {
-      this.calls.throttled++;
-      this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
-      this.setHealth(sub, 'throttled', read.error, health);
-      const { retryAfterSeconds, remaining } = read;
-      this.opts.scheduler.record(id, t, { throttled: true, retryAfterSeconds, remaining, fast: true });
-      const input = { state: 'throttled' as const, error: read.error, retryAfterSeconds };
+      this.countThrottled(id, sub, read, health);
+      const input = { state: 'throttled' as const, error: read.error, retryAfterSeconds: read.retryAfterSeconds };
       this.machinesReads.set(id, prev?.ok ? prev : { input, ok: false });
       this.throttled.set(id, read.error);
       return;
     }
     this.throttled.delete(id);
-    if (read.state === 'ok') this.calls.ok++;
-    if (read.state === 'not-found') this.calls.notFound++;
-    if (read.state === 'unreachable') this.calls.unreachable++;
-    const unreachable = read.state === 'unreachable';
-    this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? read.error : undefined, health);
+    this.countAnswer(sub, read, health);
     const input =
       read.state === 'ok' ? normaliseMachines(read.machines, read.readAt) : { state: read.state, error: read.error };
     if (read.state === 'ok' || read.state === 'not-found') forgetGoneVms(prev?.input, input);
@@ -581,6 +548,32 @@ export class AzureLane {
     return pool
       ? { state: 'ok', agentPool: pool, readAt: Date.parse(read.readAt) }
       : { state: 'not-found', error: `AKS lists no agent pool ${name} in its managed cluster` };
+  }
+
+  /**
+   * Counts a 429 to read `id` and holds its budget until Azure's Retry-After; the subscription's health (or its AKS
+   * reads', `health`) says it is throttled.
+   */
+  private countThrottled(
+    id: string,
+    sub: string,
+    read: { error: string; retryAfterSeconds: number | null; remaining: Record<string, number> },
+    health = sub,
+  ): void {
+    this.calls.throttled++;
+    this.throttledBySubscription.set(sub, (this.throttledBySubscription.get(sub) ?? 0) + 1);
+    this.setHealth(sub, 'throttled', read.error, health);
+    const { retryAfterSeconds, remaining } = read;
+    this.opts.scheduler.record(id, this.opts.now(), { throttled: true, retryAfterSeconds, remaining, fast: true });
+  }
+
+  /** Counts an answer that is not a 429 by its outcome; the subscription's health (or `health`) follows it. */
+  private countAnswer(sub: string, read: { state: string; error?: string }, health = sub): void {
+    if (read.state === 'ok') this.calls.ok++;
+    if (read.state === 'not-found') this.calls.notFound++;
+    if (read.state === 'unreachable') this.calls.unreachable++;
+    const unreachable = read.state === 'unreachable';
+    this.setHealth(sub, unreachable ? 'unreachable' : 'live', unreachable ? read.error : undefined, health);
   }
 
   private setHealth(sub: string, state: AzureHealth['state'], error?: string, key = sub): void {

@@ -227,6 +227,38 @@ describe('AksReader against the simulated ARM', () => {
     expect(await reader.machines(ref('user'))).toMatchObject({ state: 'throttled', retryAfterSeconds: 5 });
   });
 
+  it('sends a read once more when its connection is reset before an answer, and only once', async () => {
+    const gets = () => server.requestCounts.get('agentPools.get') ?? 0;
+    let before = gets();
+    server.addFault({ operation: 'agentPools.get', kind: 'reset', count: 1 });
+    expect(await reader.read(ref('user'))).toMatchObject({ state: 'ok', calls: 1 });
+    expect(gets()).toBe(before + 2);
+    before = gets();
+    server.addFault({ operation: 'agentPools.get', kind: 'reset', count: 2 });
+    expect(await reader.read(ref('user'))).toMatchObject({
+      state: 'unreachable',
+      error: expect.stringMatching(/^ECONNRESET/),
+    });
+    expect(gets()).toBe(before + 2);
+    // Compute's reads the same way: the scale set's GET, then its VMs.
+    const { vmss, vms } = makeAksScaleSet({ cluster: 'aks-weu', agentPool: 'reset', instances: [0] });
+    const rec = server.state.putScaleSet(vmss, vms);
+    const compute = new AzureReader({
+      endpoint: server.url,
+      disableInstanceDiscovery: true,
+      credential: credentialFor(server),
+    });
+    server.addFault({ operation: 'vmss.get', kind: 'reset', count: 1 });
+    server.addFault({ operation: 'vms.list', kind: 'reset', count: 1 });
+    const read = await compute.read({
+      subscriptionId: az.subscriptionId,
+      resourceGroup: rec.resourceGroup,
+      name: rec.name,
+    });
+    expect(read).toMatchObject({ state: 'ok', vms: { length: 1 } });
+    server.state.deleteScaleSet(rec.subscriptionId, rec.resourceGroup, rec.name);
+  });
+
   it('says not found for an agent pool AKS does not have', async () => {
     const r = await reader.read(ref('gone'));
     expect(r).toMatchObject({ state: 'not-found', calls: 1 });

@@ -6,7 +6,7 @@ import 'server-only';
 
 import { ContainerServiceClient } from '@azure/arm-containerservice';
 import type { TokenCredential } from '@azure/core-auth';
-import { classifyArmError, httpDate, parseRateLimitHeaders } from './arm-answers';
+import { classifyArmError, httpDate, parseRateLimitHeaders, retryGetOnReset } from './arm-answers';
 
 export interface AgentPoolRef {
   subscriptionId: string;
@@ -173,10 +173,12 @@ export class AksReader {
   private client(sub: string): ContainerServiceClient {
     let c = this.clients.get(sub);
     if (!c) {
-      // No SDK retries: the lane's scheduler decides when to call again, so a 429's Retry-After is honoured.
+      // No SDK retries: the lane's scheduler decides when to call again, so a 429's Retry-After is honoured. A GET
+      // whose idle connection was reset under it is sent once more.
       c = new ContainerServiceClient(this.credential, sub, {
         endpoint: this.endpoint,
         retryOptions: { maxRetries: 0 },
+        additionalPolicies: [{ policy: retryGetOnReset, position: 'perRetry' }],
       });
       this.clients.set(sub, c);
     }

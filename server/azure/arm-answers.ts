@@ -42,3 +42,22 @@ export function classifyArmError(
   }
   return { state: 'unreachable', error: message };
 }
+
+/**
+ * An HTTP pipeline policy (core-rest-pipeline's shape) that sends a GET once more when its connection was reset before
+ * any answer came: the server closed an idle keep-alive socket just as the request went out on it. Such a reset says
+ * nothing of Azure, and the repeat is safe (a GET). Any other failure, an answer or a second reset, is the read's
+ * outcome, and when to read again the scheduler's (the clients make no retries of their own).
+ */
+export const retryGetOnReset = {
+  name: 'poolscopeRetryGetOnReset',
+  async sendRequest<Req extends { method: string }, Res>(request: Req, next: (r: Req) => Promise<Res>): Promise<Res> {
+    try {
+      return await next(request);
+    } catch (e) {
+      const err = e as { code?: string; statusCode?: number };
+      if (request.method !== 'GET' || err.code !== 'ECONNRESET' || err.statusCode !== undefined) throw e;
+      return next(request);
+    }
+  },
+};

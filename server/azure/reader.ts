@@ -17,7 +17,7 @@ import {
   type ManagedClusterRead,
   type ManagedClusterRef,
 } from './aks-reader';
-import { classifyArmError, httpDate, parseRateLimitHeaders } from './arm-answers';
+import { classifyArmError, httpDate, parseRateLimitHeaders, retryGetOnReset } from './arm-answers';
 
 export interface ScaleSetRef {
   subscriptionId: string;
@@ -174,10 +174,12 @@ export class AzureReader {
   private client(sub: string): ComputeManagementClient {
     let c = this.clients.get(sub);
     if (!c) {
-      // No SDK retries: the scheduler decides when to call again, so 429s are honoured for the whole budget.
+      // No SDK retries: the scheduler decides when to call again, so 429s are honoured for the whole budget. A GET
+      // whose idle connection was reset under it is sent once more.
       c = new ComputeManagementClient(this.credential, sub, {
         endpoint: this.opts.endpoint,
         retryOptions: { maxRetries: 0 },
+        additionalPolicies: [{ policy: retryGetOnReset, position: 'perRetry' }],
       });
       this.clients.set(sub, c);
     }

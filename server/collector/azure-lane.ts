@@ -4,7 +4,8 @@ import 'server-only';
 // Kubernetes changes), the last read of each kept for the pool model, throttling, and each subscription's health.
 // What a read brings, it hands to the collector (onRead), which analyses those pools at its next cycle. Scale sets
 // are budgeted per subscription+region (Compute's throttling). Agent pools are read a managed cluster at a time (one
-// list for all its pools), budgeted per subscription (AKS's own throttling).
+// list for all its pools), budgeted per subscription (AKS's own throttling), as are the machines of an agent pool
+// that has no scale set (type VirtualMachines), which stand for its VMs.
 
 import { normaliseMachines, scaleSetlessType } from '@/lib/aks-model';
 import { isUnsettled } from '@/lib/analyze';

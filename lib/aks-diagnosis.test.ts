@@ -135,6 +135,8 @@ describe('an AKS pool', () => {
     expect(d.sources.azure.state).toBe('ok');
     expect(codes(d)).not.toContain('azure-unread');
     expect(d.instances.filter((r) => r.sources.azure)).toHaveLength(3);
+    // The list says nothing of a VM's state: no count of succeeded or failed VMs, rather than none.
+    expect(d.summary.replicas).toMatchObject({ azureInstances: 3, azureSucceeded: null, azureFailed: null });
     expect(d.drift.map((x) => [x.kind, x.providerID?.split('/').pop()])).toEqual([['missing-from-machinepool', '2']]);
     expect(d.notes).toContain('AKS listed a machine without properties.resourceId; it was skipped.');
   });

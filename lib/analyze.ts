@@ -53,8 +53,9 @@ function replicaCounts(model: PoolModel, joined: readonly JoinedId[]): ReplicaCo
     vmssCapacity:
       model.aks?.agentPool.state === 'ok' ? model.aks.agentPool.pool.count : az ? (az.vmss?.capacity ?? null) : null,
     azureInstances: az ? az.instances.length : null,
-    azureSucceeded: az ? az.instances.filter((i) => i.provisioningState === 'Succeeded').length : null,
-    azureFailed: az ? az.instances.filter((i) => i.provisioningState === 'Failed').length : null,
+    // AKS's machines list (a pool without a scale set) says nothing of a VM's state: no count rather than 0.
+    azureSucceeded: az?.vmss ? az.instances.filter((i) => i.provisioningState === 'Succeeded').length : null,
+    azureFailed: az?.vmss ? az.instances.filter((i) => i.provisioningState === 'Failed').length : null,
     capz: model.amp?.replicas ?? model.aks?.infra?.replicas ?? null,
     capi: model.mp.statusReplicas,
     readyNodes,

@@ -100,7 +100,7 @@ export async function startSimulation(scenario: Scenario, opts: SimulationOption
   });
   const azure = new SimAzureServer({ tls, pageSize: opts.armPageSize });
   await azure.start();
-  for (const s of scenario.azure) azure.state.putScaleSet(s.vmss, s.vms);
+  for (const s of scenario.azure) azure.state.putScaleSet(s.vmss, s.vms).standalone = s.standalone;
   for (const p of scenario.aksAgentPools) azure.state.putAgentPool(p);
   for (const t of scenario.throttled) azure.throttler.throttleSubscription(t.subscription, t.seconds);
   for (const w of scenario.unreachable) kube.clusters.get(w)?.setAvailable(false);

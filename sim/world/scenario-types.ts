@@ -53,6 +53,8 @@ export type Step =
 interface ScenarioAzureScaleSet {
   vmss: Record<string, unknown>;
   vms: Record<string, unknown>[];
+  /** The VMs of an AKS agent pool of type VirtualMachines: Compute shows no scale set (see ScaleSetRecord). */
+  standalone?: boolean;
 }
 
 export interface Scenario {

@@ -467,3 +467,14 @@ describe('raw scenario format', () => {
     expect(vms).toEqual(['0', '1', '2']);
   });
 });
+
+describe('an AKS pool of type VirtualMachines', () => {
+  it('keeps its VMs as a scale set Compute does not show; a pool of scale sets shows its own', () => {
+    const text = (type: string) =>
+      `aksPools:\n  - management: m\n    spec: { flavour: aks-aso, mpList: [0], live: { count: 1, type: ${type} } }\n`;
+    expect(parseScenario(text('VirtualMachines'), 'f.yaml').azure.map((s) => s.standalone)).toEqual([true]);
+    expect(parseScenario(text('VirtualMachineScaleSets'), 'f.yaml').azure.map((s) => s.standalone)).toEqual([
+      undefined,
+    ]);
+  });
+});

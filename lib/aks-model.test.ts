@@ -7,6 +7,7 @@ import {
   aksProviderId,
   flavourOf,
   normaliseAgentPool,
+  hasNoScaleSet,
   normaliseAksMachines,
   normaliseAmmp,
   normaliseAsoAgentPool,
@@ -155,5 +156,19 @@ describe('agentPoolOfScaleSetTags', () => {
     expect(agentPoolOfScaleSetTags({ poolName: 'jobs' })).toBe('jobs');
     expect(agentPoolOfScaleSetTags({ 'aks-managed-poolName': '', poolName: 'old' })).toBe('old');
     expect(agentPoolOfScaleSetTags({ 'aks-managed-poolName': 7, team: 'x' })).toBeNull();
+  });
+});
+
+describe('an agent pool without a scale set', () => {
+  it('is one whose type AKS says is VirtualMachines or AvailabilitySet, in any case; an unknown type has one', () => {
+    const pool = (type?: unknown) => ({ id: 'x', properties: type === undefined ? {} : { type } });
+    expect(['VirtualMachines', 'virtualmachines', 'AvailabilitySet'].map((t) => hasNoScaleSet(pool(t)))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(
+      ['VirtualMachineScaleSets', 'SomethingNew', 'toString', 7, undefined].map((t) => hasNoScaleSet(pool(t))),
+    ).toEqual([false, false, false, false, false]);
   });
 });

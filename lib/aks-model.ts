@@ -200,6 +200,11 @@ export function scaleSetlessType(type: string | null): 'VirtualMachines' | 'Avai
   return Object.hasOwn(SCALE_SETLESS, key) ? (SCALE_SETLESS[key] ?? null) : null;
 }
 
+/** Whether an agent pool as the AKS REST API returns it has no scale set behind it (see scaleSetlessType). */
+export function hasNoScaleSet(rawAgentPool: unknown): boolean {
+  return scaleSetlessType(str(rawAgentPool, 'properties', 'type')) !== null;
+}
+
 /** The tags AKS names a node pool's scale set by (`poolName` on clusters made before 2020). */
 const POOL_TAGS = ['aks-managed-poolName', 'poolName'];
 

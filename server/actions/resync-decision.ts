@@ -2,7 +2,7 @@ import 'server-only';
 // The decision a resync is made on (server/actions/resync.ts), re-made on fresh reads of the cluster and Azure just
 // before it writes: refused, changed since the preview the operator confirmed, or go.
 
-import { normaliseMachines, scaleSetlessType } from '@/lib/aks-model';
+import { hasNoScaleSet, normaliseMachines } from '@/lib/aks-model';
 import { analyzePool } from '@/lib/analyze';
 import {
   poolKey,
@@ -19,8 +19,8 @@ import { UNINITIALIZED_TAINT } from '@/lib/capi-model';
 import { scaleSetOfList } from '@/lib/provider-id';
 import { AKS_AGENT_POOL_LABEL } from '@/lib/slim';
 import type { PoolInput } from '@/lib/pool-model';
-import { str, type KubeObject } from '@/lib/unstructured';
-import { agentPoolRefOf, type AgentPoolRef } from '../azure/aks-reader';
+import type { KubeObject } from '@/lib/unstructured';
+import { agentPoolRefOf, type AgentPoolRead, type AgentPoolRef, type MachinesRead } from '../azure/aks-reader';
 import { azureInput, scaleSetRefOf } from '../azure/reader';
 import { HttpError } from '../http/route';
 import type { FreshPool, PoolObjects } from './pool-objects';
@@ -129,13 +129,8 @@ async function freshAks(
   let scaleSetless = false;
   if (ap && deps.readAgentPool) {
     const r = await deps.readAgentPool(ap);
-    scaleSetless = r.state === 'ok' && scaleSetlessType(str(r.agentPool, 'properties', 'type')) !== null;
-    agentPool =
-      r.state === 'ok'
-        ? { state: 'ok', agentPool: r.agentPool, readAt: Date.parse(r.readAt) }
-        : r.state === 'throttled'
-          ? { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds }
-          : { state: r.state, error: r.error };
+    scaleSetless = r.state === 'ok' && hasNoScaleSet(r.agentPool);
+    agentPool = r.state === 'ok' ? { state: 'ok', agentPool: r.agentPool, readAt: Date.parse(r.readAt) } : notRead(r);
   }
   return {
     aks: { infra: fresh.infra, ...(aso !== undefined ? { asoAgentPool: aso } : {}), agentPool },
@@ -150,9 +145,13 @@ async function freshMachines(
 ): Promise<NonNullable<PoolInput['azure']>> {
   if (!deps.readMachines) return { state: 'unknown', reason: "the agent pool's machines are not read" };
   const r = await deps.readMachines(ref);
-  if (r.state === 'ok') return normaliseMachines(r.machines, r.readAt);
+  return r.state === 'ok' ? normaliseMachines(r.machines, r.readAt) : notRead(r);
+}
+
+/** An AKS read that brought no data, as the pool model takes a source that could not be read. */
+function notRead(r: Exclude<AgentPoolRead | MachinesRead, { state: 'ok' }>) {
   return r.state === 'throttled'
-    ? { state: 'throttled', error: r.error, retryAfterSeconds: r.retryAfterSeconds }
+    ? { state: 'throttled' as const, error: r.error, retryAfterSeconds: r.retryAfterSeconds }
     : { state: r.state, error: r.error };
 }
 

@@ -7,13 +7,12 @@ import 'server-only';
 // list for all its pools), budgeted per subscription (AKS's own throttling), as are the machines of an agent pool
 // that has no scale set (type VirtualMachines), which stand for its VMs.
 
-import { normaliseMachines, scaleSetlessType } from '@/lib/aks-model';
+import { hasNoScaleSet, normaliseMachines } from '@/lib/aks-model';
 import { isUnsettled } from '@/lib/analyze';
 import type { AzureHealth, PoolDetail } from '@/lib/api-types';
 import { forgetGoneVms } from '@/lib/forget';
 import { normaliseAzure } from '@/lib/azure-model';
 import type { PoolInput } from '@/lib/pool-model';
-import { str } from '@/lib/unstructured';
 import {
   agentPoolRefOf,
   managedClusterIdOf,
@@ -461,7 +460,7 @@ export class AzureLane {
       this.agentPoolReads.set(ap, answer);
       // A pool's type is only changed by AKS's answer: an error keeps what the last answer said.
       if (answer.state !== 'ok') continue;
-      const without = scaleSetlessType(str(answer.agentPool, 'properties', 'type')) !== null;
+      const without = hasNoScaleSet(answer.agentPool);
       if (without === this.scaleSetless.has(ap)) continue;
       if (without) this.scaleSetless.add(ap);
       else this.scaleSetless.delete(ap);

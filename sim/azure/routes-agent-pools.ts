@@ -1,5 +1,6 @@
 // The AKS routes (Microsoft.ContainerService): GET a managed cluster, GET one agent pool and list a managed cluster's,
-// and list an agent pool's machines, as AKS answers them. Read-only, as poolscope uses them; each read is charged to the subscription's AKS budget.
+// and list an agent pool's machines, as AKS answers them. Read-only, as poolscope uses them; each read is charged to
+// the subscription's AKS budget.
 
 import { enter, type ArmCall, type ArmServer } from './arm-call';
 import { page } from './answers';

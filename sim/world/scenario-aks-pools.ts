@@ -5,7 +5,7 @@
 // the state its spec gives, which for the demo's are states that last (docs/domain.md, "AKS operator scenarios":
 // K2 until ASO's resync, K5 until AKS succeeds).
 
-import { scaleSetlessType } from '../../lib/aks-model';
+import { hasNoScaleSet } from '../../lib/aks-model';
 import { aksAzureOf, buildAksPool, type AksPoolSpec } from '../../lib/fixtures/aks-pool';
 import { NOW } from '../../lib/fixtures/objects';
 import { addObjects, addWorkload } from './scenario-pools';
@@ -37,8 +37,7 @@ export function readAksPools(rd: Reader): void {
     const azure = aksAzureOf(spec);
     rd.scenario.aksAgentPools.push(azure.agentPool);
     // A pool of type VirtualMachines has no scale set: its VMs are kept as one that Compute does not show.
-    const type = (azure.agentPool.properties as { type?: unknown } | undefined)?.type;
-    const standalone = scaleSetlessType(typeof type === 'string' ? type : null) !== null;
+    const standalone = hasNoScaleSet(azure.agentPool);
     rd.scenario.azure.push({ ...azure.scaleSet, ...(standalone ? { standalone } : {}) });
   });
 }
